@@ -1,0 +1,338 @@
+/**
+ * Starts the simulator: three loopback listeners standing in for the three hosts of the real
+ * service (cloud API + WebSocket, registry + proxy, signed-URL storage). Tests call
+ * `startSimulator(options)` in-process; `npm run simulator` calls it from cli.ts.
+ */
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+
+import { createCloudArea, type CloudArea } from './cloud';
+import {
+	type Account,
+	type Counters,
+	type Faults,
+	type LoggedRequest,
+	type SimRequest,
+	Router,
+	delay,
+	malformedJsonResponses,
+	maskHeaders,
+	sendError,
+} from './core';
+import { createProxyArea, type ProxyArea } from './proxy';
+import { createRegistryArea, type RegistryArea } from './registry';
+import { SignedStorage } from './storage';
+
+export interface SimulatorOptions {
+	host?: string;
+	/** Port of the cloud API; 0 (default) picks a free one. The other two hosts always pick free ports. */
+	port?: number;
+	apiKey?: string;
+	accessToken?: string;
+	/** Settings of the default account. */
+	parallelLimit?: number;
+	credits?: number;
+	subscriptionActive?: boolean;
+	/** More accounts (for "other users" tests); missing fields get generated values. */
+	extraAccounts?: Array<Partial<Account> & { id: string }>;
+	/** Area A: how long each node of a cloud job takes, in ms. */
+	nodeMs?: number;
+	/** Area A: whether GET /api/jobs/{id} returns `outputs` once terminal. */
+	jobsEndpointOutputs?: boolean;
+	/** Area A: largest accepted upload, in bytes. */
+	uploadLimitBytes?: number;
+	/** Area A: extra messages for other jobs of the same user interleaved on every connection. */
+	interleaveOtherJobs?: boolean;
+	/** Area C: time between image task status changes, in ms. */
+	imageStepMs?: number;
+	/** Area C: time between video task state changes, in ms. */
+	videoStepMs?: number;
+	/** Area C: attempts and first back-off of notification deliveries answered with a non-2xx. */
+	notifyAttempts?: number;
+	notifyBackoffMs?: number;
+	/** Lifetime of signed storage URLs, in ms. */
+	signedUrlTtlMs?: number;
+	/** Readable request log lines go here (the CLI prints them); silent when absent. */
+	log?: (line: string) => void;
+}
+
+export type ResolvedOptions = Required<Omit<SimulatorOptions, 'log' | 'extraAccounts' | 'port'>> & {
+	port: number;
+	log?: (line: string) => void;
+};
+
+/** What an area module gets: routers to register on, shared state, and the storage host. */
+export interface AreaContext {
+	/** Routes of the cloud host ({base_url}). */
+	cloudRouter: Router;
+	/** Routes of the registry host ({registry_url}), proxy endpoints included. */
+	registryRouter: Router;
+	storage: SignedStorage;
+	options: ResolvedOptions;
+	faults: Faults;
+	counters: Counters;
+	accounts: Account[];
+	urls: () => SimulatorUrls;
+	accountByApiKey(key: string | undefined): Account | undefined;
+	accountByToken(token: string | undefined): Account | undefined;
+	log(line: string): void;
+}
+
+export interface SimulatorUrls {
+	baseUrl: string;
+	wsBaseUrl: string;
+	registryUrl: string;
+	storageUrl: string;
+}
+
+export interface Simulator extends SimulatorUrls {
+	apiKey: string;
+	accessToken: string;
+	options: ResolvedOptions;
+	/** Flip these at run time to inject faults; reset() clears them. */
+	faults: Faults;
+	requests: LoggedRequest[];
+	counters: Counters;
+	accounts: Account[];
+	storage: SignedStorage;
+	cloud: CloudArea;
+	registry: RegistryArea;
+	proxy: ProxyArea;
+	/** Requests that reached a host, optionally filtered by method and path prefix. */
+	requestsTo(method?: string, pathPrefix?: string): LoggedRequest[];
+	/** Forget jobs, registry data, tasks, uploads, the log, counters and faults. */
+	reset(): void;
+	close(): Promise<void>;
+}
+
+const BODY_LOG_LIMIT = 4096;
+
+function resolveOptions(options: SimulatorOptions): ResolvedOptions {
+	return {
+		host: options.host ?? '127.0.0.1',
+		port: options.port ?? 0,
+		apiKey: options.apiKey ?? 'sim-api-key',
+		accessToken: options.accessToken ?? 'sim-access-token',
+		parallelLimit: options.parallelLimit ?? 3,
+		credits: options.credits ?? 1000,
+		subscriptionActive: options.subscriptionActive ?? true,
+		nodeMs: options.nodeMs ?? 20,
+		jobsEndpointOutputs: options.jobsEndpointOutputs ?? true,
+		uploadLimitBytes: options.uploadLimitBytes ?? 20 * 1024 * 1024,
+		interleaveOtherJobs: options.interleaveOtherJobs ?? true,
+		imageStepMs: options.imageStepMs ?? 50,
+		videoStepMs: options.videoStepMs ?? 50,
+		notifyAttempts: options.notifyAttempts ?? 8,
+		notifyBackoffMs: options.notifyBackoffMs ?? 100,
+		signedUrlTtlMs: options.signedUrlTtlMs ?? 15 * 60 * 1000,
+		log: options.log,
+	};
+}
+
+function makeAccounts(o: ResolvedOptions, extra: SimulatorOptions['extraAccounts'] = []): Account[] {
+	const main: Account = {
+		id: 'user-1',
+		name: 'Sim User',
+		email: 'sim@example.com',
+		apiKey: o.apiKey,
+		accessToken: o.accessToken,
+		parallelLimit: o.parallelLimit,
+		credits: o.credits,
+		subscriptionActive: o.subscriptionActive,
+		repohostToken: 'sim-repohost-token',
+		repohostUser: 'sim-user',
+	};
+	return [
+		main,
+		...extra.map((a, i) => ({
+			name: `Other User ${i + 1}`,
+			email: `other${i + 1}@example.com`,
+			apiKey: `sim-api-key-${a.id}`,
+			accessToken: `sim-access-token-${a.id}`,
+			parallelLimit: 3,
+			credits: 1000,
+			subscriptionActive: true,
+			repohostToken: `sim-repohost-token-${a.id}`,
+			repohostUser: a.id,
+			...a,
+		})),
+	];
+}
+
+function listen(server: Server, host: string, port: number): Promise<number> {
+	return new Promise((resolve, reject) => {
+		server.once('error', reject);
+		server.listen(port, host, () => resolve((server.address() as AddressInfo).port));
+	});
+}
+
+function readBody(req: IncomingMessage): Promise<Buffer> {
+	return new Promise((resolve, reject) => {
+		const chunks: Buffer[] = [];
+		req.on('data', (c: Buffer) => chunks.push(c));
+		req.on('end', () => resolve(Buffer.concat(chunks)));
+		req.on('error', reject);
+	});
+}
+
+function summariseBody(req: IncomingMessage, body: Buffer): string {
+	const type = String(req.headers['content-type'] ?? '');
+	if (body.length === 0) return '';
+	if (/json|text|x-www-form-urlencoded/.test(type) || type === '') {
+		const text = body.toString('utf8');
+		return text.length > BODY_LOG_LIMIT ? `${text.slice(0, BODY_LOG_LIMIT)}…(${text.length} chars)` : text;
+	}
+	return `<${type.split(';')[0]} ${body.length} bytes>`;
+}
+
+function matchesPrefix(path: string, prefix?: string): boolean {
+	return prefix === undefined || path.startsWith(prefix);
+}
+
+export async function startSimulator(options: SimulatorOptions = {}): Promise<Simulator> {
+	const o = resolveOptions(options);
+	const faults: Faults = {};
+	const counters: Counters = { storageCredentialAttempts: 0, wsConnections: 0, httpRequests: 0 };
+	const requests: LoggedRequest[] = [];
+	const accounts = makeAccounts(o, options.extraAccounts);
+	const urls: SimulatorUrls = { baseUrl: '', wsBaseUrl: '', registryUrl: '', storageUrl: '' };
+	const log = (line: string) => o.log?.(line);
+
+	const cloudRouter = new Router();
+	const registryRouter = new Router();
+	const storage = new SignedStorage(() => urls.storageUrl, faults, counters, o.signedUrlTtlMs);
+
+	const ctx: AreaContext = {
+		cloudRouter,
+		registryRouter,
+		storage,
+		options: o,
+		faults,
+		counters,
+		accounts,
+		urls: () => urls,
+		accountByApiKey: (key) => (key ? accounts.find((a) => a.apiKey === key) : undefined),
+		accountByToken: (token) => (token ? accounts.find((a) => a.accessToken === token) : undefined),
+		log,
+	};
+
+	const cloud = createCloudArea(ctx);
+	const registry = createRegistryArea(ctx);
+	const proxy = createProxyArea(ctx);
+
+	/** Shared front door: log, generic faults, routing. Area handlers never see the fault plumbing. */
+	const frontDoor = (host: 'service' | 'storage', route: (r: SimRequest, res: ServerResponse) => void | Promise<void>) =>
+		async (req: IncomingMessage, res: ServerResponse) => {
+			const url = new URL(req.url ?? '/', 'http://sim');
+			const rawBody = await readBody(req).catch(() => Buffer.alloc(0));
+			const entry: LoggedRequest = {
+				at: Date.now(),
+				host,
+				method: req.method ?? 'GET',
+				path: url.pathname,
+				query: Object.fromEntries(url.searchParams),
+				headers: maskHeaders(req.headers),
+				body: summariseBody(req, rawBody),
+			};
+			requests.push(entry);
+			counters.httpRequests++;
+			res.on('finish', () => {
+				entry.status = res.statusCode;
+				log(`${entry.method} ${host === 'storage' ? '[storage] ' : ''}${entry.path} → ${res.statusCode}`);
+			});
+			const simReq: SimRequest = {
+				method: entry.method,
+				path: url.pathname,
+				query: url.searchParams,
+				headers: req.headers,
+				params: {},
+				rawBody,
+				incoming: req,
+			};
+			try {
+				if (faults.slow && matchesPrefix(url.pathname, faults.slow.pathPrefix)) await delay(faults.slow.ms);
+				const burst = faults.http5xx;
+				if (burst && burst.count > 0 && matchesPrefix(url.pathname, burst.pathPrefix)) {
+					burst.count--;
+					res.writeHead(burst.status ?? 503, { 'content-type': 'text/plain' });
+					return void res.end('Service temporarily unavailable (injected fault)');
+				}
+				const broken = faults.malformedJson;
+				if (broken && broken.count > 0 && matchesPrefix(url.pathname, broken.pathPrefix)) {
+					malformedJsonResponses.set(res, () => broken.count--);
+				}
+				await route(simReq, res);
+			} catch (error) {
+				log(`handler error on ${entry.method} ${entry.path}: ${(error as Error).stack ?? String(error)}`);
+				if (!res.headersSent) sendError(res, 500, 'cloud', 'internal_error', 'Internal server error');
+				else res.destroy();
+			}
+		};
+
+	const routeWith = (router: Router, shape: 'cloud' | 'registry') => (req: SimRequest, res: ServerResponse) => {
+		const found = router.match(req.method, req.path);
+		if (found === undefined) return sendError(res, 404, shape, 'not_found', `No route for ${req.method} ${req.path}`);
+		if (found === 'method') return sendError(res, 405, shape, 'method_not_allowed', `${req.method} is not allowed on ${req.path}`);
+		req.params = found.params;
+		return found.handler(req, res);
+	};
+
+	const cloudServer = createServer(frontDoor('service', routeWith(cloudRouter, 'cloud')));
+	const registryServer = createServer(frontDoor('service', routeWith(registryRouter, 'registry')));
+	const storageServer = createServer(frontDoor('storage', (req, res) => storage.handle(req, res)));
+	for (const s of [cloudServer, registryServer, storageServer]) s.keepAliveTimeout = 5000;
+
+	const cloudPort = await listen(cloudServer, o.host, o.port);
+	const registryPort = await listen(registryServer, o.host, 0);
+	const storagePort = await listen(storageServer, o.host, 0);
+	o.port = cloudPort;
+	const host = o.host.includes(':') ? `[${o.host}]` : o.host;
+	urls.baseUrl = `http://${host}:${cloudPort}`;
+	urls.wsBaseUrl = `ws://${host}:${cloudPort}`;
+	urls.registryUrl = `http://${host}:${registryPort}`;
+	// "localhost" rather than the IP: the storage host is a different origin by name as well as port.
+	urls.storageUrl = `http://${o.host === '127.0.0.1' ? 'localhost' : host}:${storagePort}`;
+	cloud.attach(cloudServer);
+
+	const sim: Simulator = {
+		...urls,
+		apiKey: o.apiKey,
+		accessToken: o.accessToken,
+		options: o,
+		faults,
+		requests,
+		counters,
+		accounts,
+		storage,
+		cloud,
+		registry,
+		proxy,
+		requestsTo(method, pathPrefix) {
+			return requests.filter((r) => (!method || r.method === method) && matchesPrefix(r.path, pathPrefix));
+		},
+		reset() {
+			requests.length = 0;
+			counters.storageCredentialAttempts = 0;
+			counters.wsConnections = 0;
+			counters.httpRequests = 0;
+			for (const key of Object.keys(faults)) delete faults[key as keyof Faults];
+			storage.reset();
+			cloud.reset();
+			registry.reset();
+			proxy.reset();
+		},
+		async close() {
+			await Promise.all([cloud.close(), proxy.close()]);
+			await Promise.all(
+				[cloudServer, registryServer, storageServer].map(
+					(s) =>
+						new Promise<void>((resolve) => {
+							s.close(() => resolve());
+							s.closeAllConnections();
+						}),
+				),
+			);
+		},
+	};
+	return sim;
+}

@@ -1,0 +1,127 @@
+/**
+ * The signed-URL storage host: a separate origin that serves output files and accepts archive
+ * uploads. Like the real one, it refuses any request that carries the service's credentials
+ * (X-API-Key or Authorization) and counts such attempts, so tests can prove none were forwarded.
+ */
+import { createHmac, timingSafeEqual } from 'node:crypto';
+import type { ServerResponse } from 'node:http';
+import { Readable } from 'node:stream';
+
+import type { Counters, Faults, SimRequest } from './core';
+import { sendText } from './core';
+
+/** An object's bytes: held in memory, or produced on demand (for very large synthetic files). */
+export type StoredBody = Buffer | { size: number; stream: () => Readable };
+
+export interface StoredObject {
+	key: string;
+	contentType: string;
+	body: StoredBody;
+}
+
+export interface Upload {
+	key: string;
+	contentType: string;
+	bytes: Buffer;
+	at: number;
+}
+
+export class SignedStorage {
+	private objects = new Map<string, StoredObject>();
+	/** Objects written through signed PUT URLs (registry archives), newest last. */
+	readonly uploads: Upload[] = [];
+	private readonly secret = 'sim-storage-signing-secret';
+
+	constructor(
+		private readonly getOrigin: () => string,
+		private readonly faults: Faults,
+		private readonly counters: Counters,
+		private readonly ttlMs: number,
+	) {}
+
+	put(key: string, contentType: string, body: StoredBody): void {
+		this.objects.set(key, { key, contentType, body });
+	}
+
+	get(key: string): StoredObject | undefined {
+		return this.objects.get(key);
+	}
+
+	/** A URL that allows `method` on `key` until it expires. */
+	signedUrl(key: string, method: 'GET' | 'PUT' = 'GET'): string {
+		const expires = this.faults.expiredSignedUrls ? Date.now() - 1000 : Date.now() + this.ttlMs;
+		const signature = this.sign(method, key, expires);
+		const path = key.split('/').map(encodeURIComponent).join('/');
+		return `${this.getOrigin()}/o/${path}?expires=${expires}&signature=${signature}`;
+	}
+
+	reset(): void {
+		this.objects.clear();
+		this.uploads.length = 0;
+	}
+
+	/** Keys may hold slashes, so the storage host routes by prefix rather than through a Router. */
+	handle(req: SimRequest, res: ServerResponse): void {
+		if (!req.path.startsWith('/o/')) return sendText(res, 404, 'NoSuchKey');
+		const key = req.path
+			.slice(3)
+			.split('/')
+			.map((s) => decodeURIComponent(s))
+			.join('/');
+		if (req.headers['x-api-key'] !== undefined || req.headers.authorization !== undefined) {
+			this.counters.storageCredentialAttempts++;
+			return sendText(res, 400, 'Requests to signed URLs must not carry X-API-Key or Authorization headers.');
+		}
+		const method = req.method === 'HEAD' ? 'GET' : req.method;
+		if (method !== 'GET' && method !== 'PUT') return sendText(res, 405, 'MethodNotAllowed');
+		const expires = Number(req.query.get('expires'));
+		const signature = req.query.get('signature') ?? '';
+		if (!this.verify(method, key, expires, signature)) return sendText(res, 403, 'SignatureDoesNotMatch');
+		if (expires < Date.now()) return sendText(res, 403, 'Request has expired');
+		if (method === 'PUT') {
+			const contentType = String(req.headers['content-type'] ?? 'application/octet-stream');
+			this.uploads.push({ key, contentType, bytes: req.rawBody, at: Date.now() });
+			this.put(key, contentType, req.rawBody);
+			res.writeHead(200, { etag: `"${req.rawBody.length}"` });
+			return void res.end();
+		}
+		const object = this.objects.get(key);
+		if (!object) return sendText(res, 404, 'NoSuchKey');
+		this.serve(req, res, object);
+	}
+
+	private serve(req: SimRequest, res: ServerResponse, object: StoredObject): void {
+		const size = Buffer.isBuffer(object.body) ? object.body.length : object.body.size;
+		res.writeHead(200, { 'content-type': object.contentType, 'content-length': size });
+		if (req.method === 'HEAD') return void res.end();
+		if (Buffer.isBuffer(object.body)) return void res.end(object.body);
+		object.body.stream().pipe(res);
+	}
+
+	private sign(method: string, key: string, expires: number): string {
+		return createHmac('sha256', this.secret).update(`${method}\n${key}\n${expires}`).digest('hex');
+	}
+
+	private verify(method: string, key: string, expires: number, signature: string): boolean {
+		if (!Number.isFinite(expires)) return false;
+		const expected = Buffer.from(this.sign(method, key, expires));
+		const given = Buffer.from(signature);
+		return expected.length === given.length && timingSafeEqual(expected, given);
+	}
+}
+
+/** A readable of `size` bytes that starts with `header` and repeats a pattern, made chunk by chunk. */
+export function syntheticStream(size: number, header: Buffer = Buffer.alloc(0)): Readable {
+	const chunkSize = 64 * 1024;
+	let sent = 0;
+	return new Readable({
+		read() {
+			if (sent >= size) return void this.push(null);
+			const n = Math.min(chunkSize, size - sent);
+			const chunk = Buffer.alloc(n, 0x5a);
+			if (sent < header.length) header.copy(chunk, 0, sent, Math.min(header.length, sent + n));
+			sent += n;
+			this.push(chunk);
+		},
+	});
+}
