@@ -1,0 +1,112 @@
+import type {
+	IAuthenticateGeneric,
+	Icon,
+	ICredentialTestRequest,
+	ICredentialType,
+	INodeProperties,
+} from 'n8n-workflow';
+
+/**
+ * Bearer token for the Host registry (area B) and the media proxy (area C). The two body secrets
+ * some registry calls need (the publishing token and the code-hosting token) live here too, as
+ * password fields, so they never sit in a node parameter, an output item or an execution log.
+ */
+export class HostApi implements ICredentialType {
+	name = 'hostApi';
+
+	displayName = 'Host API';
+
+	icon: Icon = { light: 'file:../icons/host.svg', dark: 'file:../icons/host.dark.svg' };
+
+	documentationUrl = 'https://github.com/n8n-nodes-host/n8n-nodes-host#credentials';
+
+	properties: INodeProperties[] = [
+		{
+			displayName: 'Access Token',
+			name: 'accessToken',
+			type: 'string',
+			typeOptions: { password: true },
+			default: '',
+			required: true,
+			description: 'Sent as "Authorization: Bearer &lt;token&gt;" to the registry and media endpoints',
+		},
+		{
+			displayName: 'Registry URL',
+			name: 'registryUrl',
+			type: 'string',
+			default: 'https://api.host.example',
+			required: true,
+			placeholder: 'https://api.host.example',
+			description: 'Address of the registry API; media tasks use its /proxy endpoints',
+		},
+		{
+			displayName: 'Publisher ID',
+			name: 'publisherId',
+			type: 'string',
+			default: '',
+			placeholder: 'my-publisher',
+			description:
+				'Your publisher ID (lower case). Used to check this credential and as the default publisher in Host Registry. Host Media does not need it.',
+		},
+		{
+			displayName: 'Publishing Token',
+			name: 'publishingToken',
+			type: 'string',
+			typeOptions: { password: true },
+			default: '',
+			description:
+				'Personal access token of your publisher, needed only to publish node versions (sent as personal_access_token)',
+		},
+		{
+			displayName: 'Code-Hosting Token',
+			name: 'repohostToken',
+			type: 'string',
+			typeOptions: { password: true },
+			default: '',
+			description:
+				'Token of your code-hosting account, needed only to claim a node: it proves you own the node repository (sent as REPOHOST_TOKEN)',
+		},
+	];
+
+	authenticate: IAuthenticateGeneric = {
+		type: 'generic',
+		properties: {
+			headers: {
+				Authorization: '=Bearer {{$credentials.accessToken}}',
+			},
+		},
+	};
+
+	test: ICredentialTestRequest = {
+		request: {
+			baseURL: '={{$credentials.registryUrl.replace(/\\/+$/, "")}}',
+			url: '=/publishers/{{encodeURIComponent($credentials.publisherId || "-")}}/nodes/v2',
+			qs: { page: 1, limit: 1 },
+			method: 'GET',
+		},
+		rules: [
+			{
+				type: 'responseCode',
+				properties: {
+					value: 401,
+					message: 'The access token was rejected (401). Check that you copied the whole token.',
+				},
+			},
+			{
+				type: 'responseCode',
+				properties: {
+					value: 403,
+					message: 'The access token is valid but has no access to this publisher (403). Check the Publisher ID.',
+				},
+			},
+			{
+				type: 'responseCode',
+				properties: {
+					value: 404,
+					message:
+						'The token was not rejected, but no publisher with this Publisher ID was found (404). Enter your publisher ID; if you only use Host Media you can save the credential anyway.',
+				},
+			},
+		],
+	};
+}
