@@ -221,7 +221,7 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
 	const proxy = createProxyArea(ctx);
 
 	/** Shared front door: log, generic faults, routing. Area handlers never see the fault plumbing. */
-	const frontDoor = (host: 'service' | 'storage', route: (r: SimRequest, res: ServerResponse) => void | Promise<void>) =>
+	const frontDoor = (host: 'service' | 'storage', errorShape: 'cloud' | 'registry', route: (r: SimRequest, res: ServerResponse) => void | Promise<void>) =>
 		async (req: IncomingMessage, res: ServerResponse) => {
 			const url = new URL(req.url ?? '/', 'http://sim');
 			const rawBody = await readBody(req).catch(() => Buffer.alloc(0));
@@ -264,7 +264,7 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
 				await route(simReq, res);
 			} catch (error) {
 				log(`handler error on ${entry.method} ${entry.path}: ${(error as Error).stack ?? String(error)}`);
-				if (!res.headersSent) sendError(res, 500, 'cloud', 'internal_error', 'Internal server error');
+				if (!res.headersSent) sendError(res, 500, errorShape, 'internal_error', 'Internal server error');
 				else res.destroy();
 			}
 		};
@@ -277,9 +277,9 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
 		return found.handler(req, res);
 	};
 
-	const cloudServer = createServer(frontDoor('service', routeWith(cloudRouter, 'cloud')));
-	const registryServer = createServer(frontDoor('service', routeWith(registryRouter, 'registry')));
-	const storageServer = createServer(frontDoor('storage', (req, res) => storage.handle(req, res)));
+	const cloudServer = createServer(frontDoor('service', 'cloud', routeWith(cloudRouter, 'cloud')));
+	const registryServer = createServer(frontDoor('service', 'registry', routeWith(registryRouter, 'registry')));
+	const storageServer = createServer(frontDoor('storage', 'registry', (req, res) => storage.handle(req, res)));
 	for (const s of [cloudServer, registryServer, storageServer]) s.keepAliveTimeout = 5000;
 
 	const cloudPort = await listen(cloudServer, o.host, o.port);

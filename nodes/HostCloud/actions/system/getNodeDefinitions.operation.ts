@@ -1,0 +1,38 @@
+import type { IDataObject, IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
+import { NodeOperationError, updateDisplayOptions } from 'n8n-workflow';
+
+import { hostRequest } from '../../../shared/transport';
+
+const properties: INodeProperties[] = [
+	{
+		displayName: 'Node Class',
+		name: 'nodeClass',
+		type: 'string',
+		default: '',
+		placeholder: 'KSampler',
+		description: 'Return only this node class. Leave empty to return one item per node class.',
+	},
+];
+
+export const description = updateDisplayOptions({ show: { resource: ['system'], operation: ['getNodeDefinitions'] } }, properties);
+
+/** GET /api/object_info: one item per node class (or only the one asked for). */
+export async function execute(this: IExecuteFunctions, itemIndex: number): Promise<INodeExecutionData[]> {
+	const nodeClass = (this.getNodeParameter('nodeClass', itemIndex, '') as string).trim();
+	const catalogue = await hostRequest<Record<string, IDataObject>>(this, 'hostCloudApi', {
+		method: 'GET',
+		path: '/api/object_info',
+		retry: true,
+		itemIndex,
+		action: 'reading the node definitions',
+	});
+	const entries = Object.entries(catalogue ?? {});
+	const selected = nodeClass ? entries.filter(([name]) => name === nodeClass) : entries;
+	if (nodeClass && selected.length === 0) {
+		throw new NodeOperationError(this.getNode(), `Node class "${nodeClass}" is not in the cloud's node definitions`, {
+			itemIndex,
+			description: 'Check the spelling (class names are case-sensitive), or leave Node Class empty to list them all.',
+		});
+	}
+	return selected.map(([name, definition]) => ({ json: { class_type: name, ...definition } }));
+}

@@ -1,0 +1,49 @@
+/**
+ * Item handling shared by every node: runs an operation per input item, pairs each output item
+ * with its input, and honours "Continue On Fail" per item, as n8n users expect.
+ */
+import type { IDataObject, IExecuteFunctions, INodeExecutionData } from 'n8n-workflow';
+import { NodeApiError, NodeOperationError } from 'n8n-workflow';
+
+/** An operation that handles one item and answers zero or more output items. */
+export type ItemOperation = (this: IExecuteFunctions, itemIndex: number) => Promise<INodeExecutionData[]>;
+
+/** The output item of a failed input item under "Continue On Fail". */
+export function failedItem(error: unknown, itemIndex: number): INodeExecutionData {
+	const json: IDataObject = { error: (error as Error).message ?? String(error) };
+	const description = (error as { description?: unknown }).description;
+	if (typeof description === 'string' && description) json.errorDetails = description;
+	const httpCode = (error as { httpCode?: unknown }).httpCode;
+	if (typeof httpCode === 'string' && httpCode) json.httpCode = httpCode;
+	return { json, pairedItem: { item: itemIndex } };
+}
+
+/** Makes sure an error thrown for an item carries that item's index, so n8n points at it. */
+export function errorForItem(context: IExecuteFunctions, error: unknown, itemIndex: number): Error {
+	if (error instanceof NodeApiError || error instanceof NodeOperationError) {
+		if (error.context.itemIndex === undefined) error.context.itemIndex = itemIndex;
+		return error;
+	}
+	return new NodeOperationError(context.getNode(), error as Error, { itemIndex });
+}
+
+export function paired(items: INodeExecutionData[], itemIndex: number): INodeExecutionData[] {
+	return items.map((item) => ({ ...item, pairedItem: item.pairedItem ?? { item: itemIndex } }));
+}
+
+export async function runPerItem(context: IExecuteFunctions, operation: ItemOperation): Promise<INodeExecutionData[]> {
+	const items = context.getInputData();
+	const out: INodeExecutionData[] = [];
+	for (let itemIndex = 0; itemIndex < items.length; itemIndex++) {
+		try {
+			out.push(...paired(await operation.call(context, itemIndex), itemIndex));
+		} catch (error) {
+			if (context.continueOnFail()) {
+				out.push(failedItem(error, itemIndex));
+				continue;
+			}
+			throw errorForItem(context, error, itemIndex);
+		}
+	}
+	return out;
+}

@@ -1,0 +1,259 @@
+/**
+ * The one HTTP transport of the package. Every call to the service goes through `hostRequest`,
+ * which applies the credential with n8n's `httpRequestWithAuthentication` (proxy settings and the
+ * execution's abort signal included), maps HTTP failures to messages a no-code user can act on,
+ * redacts secrets from anything the service echoes back, and retries only what is safe to retry.
+ */
+import type {
+	IDataObject,
+	IExecuteFunctions,
+	IHttpRequestMethods,
+	IHttpRequestOptions,
+	ILoadOptionsFunctions,
+	IN8nHttpFullResponse,
+	IWebhookFunctions,
+	JsonObject,
+} from 'n8n-workflow';
+import { NodeApiError, sleep } from 'n8n-workflow';
+
+export type HostCredentialType = 'hostCloudApi' | 'hostApi';
+
+export type HostContext = IExecuteFunctions | ILoadOptionsFunctions | IWebhookFunctions;
+
+export interface HostRequest {
+	method: IHttpRequestMethods;
+	/** Path below the credential's base URL (cloud) or registry URL (registry and media). */
+	path: string;
+	qs?: IDataObject;
+	body?: IHttpRequestOptions['body'];
+	headers?: IDataObject;
+	/** Send `body` as JSON (default true when the body is a plain object). */
+	json?: boolean;
+	/** Answer a stream instead of parsed JSON (music NDJSON). */
+	stream?: boolean;
+	/** Do not follow redirects; the caller reads `Location` (signed output URLs). */
+	manualRedirect?: boolean;
+	/** Retry 5xx answers and network errors with back-off. Only for calls that are safe to repeat. */
+	retry?: boolean;
+	timeout?: number;
+	/** Item the call is made for (error messages carry it). */
+	itemIndex?: number;
+	/** What the call does, for error messages ("submitting the workflow"). */
+	action?: string;
+	/** Extra values to blank out of any error text (body secrets such as the publishing token). */
+	secrets?: string[];
+}
+
+export interface HostResponse<T> {
+	statusCode: number;
+	headers: Record<string, string | string[] | undefined>;
+	body: T;
+}
+
+const RETRY_DELAYS_MS = [500, 1500, 4000];
+
+/** Base URL of the credential's host, without a trailing slash. */
+export async function baseUrlFor(context: HostContext, credentialType: HostCredentialType, itemIndex = 0): Promise<string> {
+	const credentials = await context.getCredentials(credentialType, itemIndex);
+	const url = String(credentialType === 'hostCloudApi' ? credentials.baseUrl : credentials.registryUrl);
+	return url.replace(/\/+$/, '');
+}
+
+/** The credential's secrets, to redact from messages and never to echo. */
+export async function credentialSecrets(context: HostContext, credentialType: HostCredentialType, itemIndex = 0): Promise<string[]> {
+	const credentials = await context.getCredentials(credentialType, itemIndex);
+	const names = credentialType === 'hostCloudApi' ? ['apiKey'] : ['accessToken', 'publishingToken', 'repohostToken'];
+	return names.map((name) => String(credentials[name] ?? '')).filter((value) => value.length >= 4);
+}
+
+/** Replaces every secret in `text` with a short marker, so echoed tokens never reach a user. */
+export function redact(text: string, secrets: string[]): string {
+	let out = text;
+	for (const secret of secrets) if (secret) out = out.split(secret).join('***');
+	return out;
+}
+
+/** Sends a request and answers the parsed body, or throws a NodeApiError a user can act on. */
+export async function hostRequest<T = unknown>(
+	context: HostContext,
+	credentialType: HostCredentialType,
+	request: HostRequest,
+): Promise<T> {
+	return (await hostRequestFull<T>(context, credentialType, request)).body;
+}
+
+/** Like hostRequest, with the status and headers (redirects, streams). */
+export async function hostRequestFull<T = unknown>(
+	context: HostContext,
+	credentialType: HostCredentialType,
+	request: HostRequest,
+): Promise<HostResponse<T>> {
+	const itemIndex = request.itemIndex ?? 0;
+	const baseUrl = await baseUrlFor(context, credentialType, itemIndex);
+	const secrets = [...(await credentialSecrets(context, credentialType, itemIndex)), ...(request.secrets ?? [])];
+	const options: IHttpRequestOptions = {
+		method: request.method,
+		url: `${baseUrl}${request.path}`,
+		qs: request.qs,
+		body: request.body,
+		headers: { Accept: request.stream ? 'application/x-ndjson, application/json' : 'application/json', ...request.headers },
+		json: request.json ?? (request.body !== undefined && isPlainObject(request.body)),
+		returnFullResponse: true,
+		ignoreHttpStatusErrors: true,
+		disableFollowRedirect: request.manualRedirect,
+		encoding: request.stream ? 'stream' : undefined,
+		timeout: request.timeout,
+	};
+	const signal = 'getExecutionCancelSignal' in context ? context.getExecutionCancelSignal() : undefined;
+	const attempts = request.retry ? RETRY_DELAYS_MS.length + 1 : 1;
+	for (let attempt = 1; ; attempt++) {
+		let response: IN8nHttpFullResponse;
+		try {
+			response = (await context.helpers.httpRequestWithAuthentication.call(context, credentialType, options)) as IN8nHttpFullResponse;
+		} catch (error) {
+			if (signal?.aborted) {
+				throw new NodeApiError(context.getNode(), { message: 'The execution was cancelled' } as JsonObject, {
+					message: `The execution was cancelled${request.action ? ` while ${request.action}` : ''}`,
+					itemIndex: request.itemIndex,
+				});
+			}
+			if (attempt < attempts) {
+				await sleep(jittered(RETRY_DELAYS_MS[attempt - 1]!), signal);
+				continue;
+			}
+			throw networkError(context, error, request, secrets);
+		}
+		const statusCode = response.statusCode;
+		if (statusCode >= 500 && attempt < attempts) {
+			await discard(response.body);
+			await sleep(jittered(RETRY_DELAYS_MS[attempt - 1]!), signal);
+			continue;
+		}
+		if (statusCode >= 400) {
+			const body = request.stream ? await readSmallStream(response.body) : response.body;
+			throw httpError(context, statusCode, body, credentialType, request, secrets);
+		}
+		return { statusCode, headers: response.headers as HostResponse<T>['headers'], body: response.body as T };
+	}
+}
+
+function isPlainObject(value: unknown): value is IDataObject {
+	return typeof value === 'object' && value !== null && !Array.isArray(value) && !Buffer.isBuffer(value) && Object.getPrototypeOf(value) === Object.prototype;
+}
+
+function jittered(ms: number): number {
+	return Math.round(ms * (0.75 + Math.random() * 0.5));
+}
+
+async function discard(body: unknown): Promise<void> {
+	const stream = body as { resume?: () => void } | undefined;
+	stream?.resume?.();
+}
+
+async function readSmallStream(body: unknown): Promise<unknown> {
+	const stream = body as AsyncIterable<Buffer> | undefined;
+	if (!stream || typeof (stream as { [Symbol.asyncIterator]?: unknown })[Symbol.asyncIterator] !== 'function') return body;
+	const chunks: Buffer[] = [];
+	let size = 0;
+	for await (const chunk of stream) {
+		chunks.push(chunk);
+		size += chunk.length;
+		if (size > 64 * 1024) break;
+	}
+	const text = Buffer.concat(chunks).toString('utf8');
+	try {
+		return JSON.parse(text) as unknown;
+	} catch {
+		return text;
+	}
+}
+
+/**
+ * The service's own words from an error body, whatever its shape: cloud `{error:{type,message}}`,
+ * registry and image `{error, message}`, video `{message, details}`, or plain text.
+ */
+export function serviceMessage(body: unknown): string | undefined {
+	if (body === undefined || body === null || body === '') return undefined;
+	if (Buffer.isBuffer(body)) return serviceMessage(body.toString('utf8'));
+	if (typeof body === 'string') {
+		try {
+			return serviceMessage(JSON.parse(body) as unknown) ?? body.slice(0, 500);
+		} catch {
+			return body.slice(0, 500);
+		}
+	}
+	if (typeof body !== 'object') return String(body);
+	const record = body as Record<string, unknown>;
+	const parts: string[] = [];
+	const error = record.error;
+	if (error && typeof error === 'object') {
+		const nested = error as Record<string, unknown>;
+		if (nested.message) parts.push(String(nested.message));
+		else if (nested.type) parts.push(String(nested.type));
+		if (nested.details && typeof nested.details === 'string') parts.push(nested.details);
+	} else if (typeof record.message === 'string') {
+		parts.push(record.message);
+		if (typeof record.details === 'string' && record.details !== record.message) parts.push(record.details);
+	} else if (typeof error === 'string') {
+		parts.push(error);
+	}
+	if (parts.length === 0 && typeof record.detail === 'string') parts.push(record.detail);
+	return parts.length ? parts.join(': ') : undefined;
+}
+
+/** What each status means for this service: a headline, and what the user can do about it. */
+function statusAdvice(statusCode: number, credentialType: HostCredentialType): { headline: string; hint: string } {
+	const key = credentialType === 'hostCloudApi' ? 'API key' : 'access token';
+	switch (statusCode) {
+		case 400:
+			return { headline: 'The service rejected the request as invalid', hint: 'Check the fields named in the message.' };
+		case 401:
+			return { headline: `The ${key} was rejected`, hint: `Check the ${key} in the credential.` };
+		case 402:
+			return { headline: 'Insufficient credits', hint: 'Top up the account balance, then run again.' };
+		case 403:
+			return { headline: `The ${key} is not allowed to do this`, hint: 'Check that the credential belongs to the right account or publisher.' };
+		case 404:
+			return { headline: 'Not found', hint: 'Check the ids and the URL in the credential.' };
+		case 409:
+			return { headline: 'Conflict with the current state', hint: 'The thing you are creating may already exist.' };
+		case 413:
+			return { headline: 'The file is too large for the service', hint: 'Use a smaller file.' };
+		case 429:
+			return credentialType === 'hostCloudApi'
+				? { headline: 'The subscription is not active', hint: 'Running workflows needs an active subscription. This is not a rate limit, so the node does not retry.' }
+				: { headline: 'Too many requests', hint: 'Wait a moment and run again.' };
+		default:
+			return statusCode >= 500
+				? { headline: 'The service had an internal error', hint: 'Try again later.' }
+				: { headline: `The service answered HTTP ${statusCode}`, hint: '' };
+	}
+}
+
+function httpError(
+	context: HostContext,
+	statusCode: number,
+	body: unknown,
+	credentialType: HostCredentialType,
+	request: HostRequest,
+	secrets: string[],
+): NodeApiError {
+	const said = serviceMessage(body);
+	const { headline, hint } = statusAdvice(statusCode, credentialType);
+	const while_ = request.action ? ` while ${request.action}` : '';
+	const message = redact(`${headline}${while_} (HTTP ${statusCode})${said ? `: ${said}` : ''}`, secrets);
+	return new NodeApiError(context.getNode(), { statusCode, message } as JsonObject, {
+		message,
+		description: hint || undefined,
+		httpCode: String(statusCode),
+		itemIndex: request.itemIndex,
+	});
+}
+
+function networkError(context: HostContext, error: unknown, request: HostRequest, secrets: string[]): NodeApiError {
+	const cause = error as { code?: string; message?: string };
+	const while_ = request.action ? ` while ${request.action}` : '';
+	const detail = redact(cause.code ?? cause.message ?? 'unknown error', secrets);
+	const message = `Could not reach the service${while_} (${detail}). Check the URL in the credential and your network.`;
+	return new NodeApiError(context.getNode(), { message } as JsonObject, { message, itemIndex: request.itemIndex });
+}
