@@ -17,6 +17,7 @@ import {
 	delay,
 	malformedJsonResponses,
 	maskHeaders,
+	maskSecret,
 	sendError,
 } from './core';
 import { createProxyArea, type ProxyArea } from './proxy';
@@ -185,6 +186,17 @@ function summariseBody(req: IncomingMessage, body: Buffer): string {
 	return `<${type.split(';')[0]} ${body.length} bytes>`;
 }
 
+/** Account secrets never sit in the log in clear, whatever body field carried them (api_key_host_org, tokens). */
+function maskSecrets(text: string, accounts: Account[]): string {
+	let out = text;
+	for (const account of accounts) {
+		for (const secret of [account.apiKey, account.accessToken, account.repohostToken]) {
+			if (secret) out = out.split(secret).join(maskSecret(secret));
+		}
+	}
+	return out;
+}
+
 function matchesPrefix(path: string, prefix?: string): boolean {
 	return prefix === undefined || path.startsWith(prefix);
 }
@@ -232,7 +244,7 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
 				path: url.pathname,
 				query: Object.fromEntries(url.searchParams),
 				headers: maskHeaders(req.headers),
-				body: summariseBody(req, rawBody),
+				body: maskSecrets(summariseBody(req, rawBody), accounts),
 			};
 			requests.push(entry);
 			counters.httpRequests++;

@@ -1,0 +1,223 @@
+/**
+ * Area A: cloud jobs and their scheduling. Per account at most `parallelLimit` jobs run at once;
+ * the rest wait as pending and start in submit order. Running a job (its messages and files) is
+ * cloud-run.ts; this file owns the states, the queue, cancellation and the public job records.
+ */
+import { randomUUID } from 'node:crypto';
+
+import type { Account } from './core';
+import type { Graph } from './cloud-graph';
+import { runJob, type RunEnv } from './cloud-run';
+
+export type JobStatus = 'pending' | 'in_progress' | 'completed' | 'failed' | 'cancelled';
+
+/** An `executed` output object: file references under images / video / gifs / audio. */
+export type NodeOutput = Record<string, Array<Record<string, unknown>>>;
+
+/** A failure to inject or report: exception_type is one of the spec's execution error types. */
+export interface ExecutionFailure {
+	exception_type: string;
+	exception_message: string;
+	nodeId?: string;
+}
+
+/** What tests and benchmarks may read about a job. Timestamps are the simulator's own (ms). */
+export interface JobView {
+	readonly promptId: string;
+	readonly accountId: string;
+	readonly status: JobStatus;
+	readonly submittedAt: number;
+	readonly startedAt?: number;
+	/** Taken just before the terminal message (execution_success / _error / _interrupted) is sent. */
+	readonly finishedAt?: number;
+	readonly outputs: Readonly<Record<string, NodeOutput>>;
+	/** Keys of extra_data as submitted (values are not kept: api_key_host_org is a secret). */
+	readonly extraDataKeys: readonly string[];
+	readonly clientId?: string;
+	/** The error reported in execution_error, once failed. */
+	readonly error?: Readonly<{ node_id: string | null; node_type: string | null; exception_type: string; exception_message: string }>;
+}
+
+export interface Job extends JobView {
+	status: JobStatus;
+	startedAt?: number;
+	finishedAt?: number;
+	outputs: Record<string, NodeOutput>;
+	error?: JobView['error'];
+	number: number;
+	graph: Graph;
+	order: string[];
+	/** extra_data without api_key_host_org, for queue listings. */
+	publicExtraData: Record<string, unknown>;
+	/** Whether extra_data.api_key_host_org matched the account's key (partner nodes may run). */
+	partnerAuthorised: boolean;
+	injectedFailure?: ExecutionFailure;
+	/** Byte size of synthetic output files, fixed at submit (undefined: small real files). */
+	outputSize?: number;
+	/** Node being executed and nodes done, for interrupt/error messages. */
+	currentNode?: string;
+	executed: string[];
+	abort: AbortController;
+}
+
+export interface Submission {
+	account: Account;
+	graph: Graph;
+	order: string[];
+	extraData: Record<string, unknown>;
+	clientId?: string;
+}
+
+const TERMINAL: ReadonlySet<JobStatus> = new Set(['completed', 'failed', 'cancelled']);
+
+export function isTerminal(job: JobView): boolean {
+	return TERMINAL.has(job.status);
+}
+
+export class JobBoard {
+	readonly jobs = new Map<string, Job>();
+	private readonly pending = new Map<string, Job[]>();
+	private readonly running = new Map<string, Set<Job>>();
+	private nextNumber = 1;
+	private nextFailure?: ExecutionFailure;
+	outputSize?: number;
+
+	constructor(
+		private readonly accountById: (id: string) => Account | undefined,
+		private readonly env: Omit<RunEnv, 'finished'>,
+	) {}
+
+	failNextJob(failure: ExecutionFailure): void {
+		this.nextFailure = { ...failure };
+	}
+
+	submit(s: Submission): Job {
+		const { api_key_host_org: partnerKey, ...publicExtraData } = s.extraData;
+		const job: Job = {
+			promptId: randomUUID(),
+			accountId: s.account.id,
+			status: 'pending',
+			submittedAt: Date.now(),
+			outputs: {},
+			extraDataKeys: Object.keys(s.extraData),
+			clientId: s.clientId,
+			number: this.nextNumber++,
+			graph: s.graph,
+			order: s.order,
+			publicExtraData,
+			partnerAuthorised: partnerKey === s.account.apiKey,
+			injectedFailure: this.nextFailure,
+			outputSize: this.outputSize,
+			executed: [],
+			abort: new AbortController(),
+		};
+		this.nextFailure = undefined;
+		this.jobs.set(job.promptId, job);
+		this.listOf(this.pending, job.accountId, () => []).push(job);
+		this.emitStatus(job.accountId);
+		this.pump(job.accountId);
+		return job;
+	}
+
+	/** Starts pending jobs of the account while it is under its parallel limit. */
+	private pump(accountId: string): void {
+		const limit = Math.max(1, this.accountById(accountId)?.parallelLimit ?? 1);
+		const queue = this.pending.get(accountId) ?? [];
+		const running = this.listOf(this.running, accountId, () => new Set<Job>());
+		while (running.size < limit && queue.length > 0) {
+			const job = queue.shift() as Job;
+			running.add(job);
+			void runJob(job, { ...this.env, finished: (j) => this.finished(j) });
+		}
+	}
+
+	/** Called by the runner once a job reached completed or failed. */
+	private finished(job: Job): void {
+		this.running.get(job.accountId)?.delete(job);
+		this.emitStatus(job.accountId);
+		this.pump(job.accountId);
+	}
+
+	/** Cancels a pending or running job: status cancelled, execution_interrupted sent. False when already over. */
+	cancel(job: Job): boolean {
+		if (isTerminal(job)) return false;
+		const wasRunning = job.status === 'in_progress';
+		job.abort.abort();
+		job.status = 'cancelled';
+		job.finishedAt = Date.now();
+		const nodeId = wasRunning ? (job.currentNode ?? null) : null;
+		this.env.emit(job.accountId, {
+			type: 'execution_interrupted',
+			data: {
+				prompt_id: job.promptId,
+				node_id: nodeId,
+				node_type: nodeId ? job.graph[nodeId].class_type : null,
+				executed: [...job.executed],
+				timestamp: job.finishedAt,
+			},
+		});
+		if (wasRunning) this.env.emit(job.accountId, { type: 'executing', data: { node: null, display_node: null, prompt_id: job.promptId } });
+		const queue = this.pending.get(job.accountId);
+		if (queue?.includes(job)) queue.splice(queue.indexOf(job), 1);
+		this.running.get(job.accountId)?.delete(job);
+		this.emitStatus(job.accountId);
+		this.pump(job.accountId);
+		return true;
+	}
+
+	runningOf(accountId: string): Job[] {
+		return [...(this.running.get(accountId) ?? [])].sort((a, b) => a.number - b.number);
+	}
+
+	pendingOf(accountId: string): Job[] {
+		return [...(this.pending.get(accountId) ?? [])];
+	}
+
+	queueRemaining(accountId: string): number {
+		return (this.running.get(accountId)?.size ?? 0) + (this.pending.get(accountId)?.length ?? 0);
+	}
+
+	private emitStatus(accountId: string): void {
+		this.env.emit(accountId, { type: 'status', data: { status: { exec_info: { queue_remaining: this.queueRemaining(accountId) } } } });
+	}
+
+	private listOf<T>(map: Map<string, T>, key: string, make: () => T): T {
+		let value = map.get(key);
+		if (value === undefined) map.set(key, (value = make()));
+		return value;
+	}
+
+	/** Stops every job (their timers end with the abort) and forgets them. */
+	reset(): void {
+		for (const job of this.jobs.values()) job.abort.abort();
+		this.jobs.clear();
+		this.pending.clear();
+		this.running.clear();
+		this.nextFailure = undefined;
+		this.outputSize = undefined;
+		this.nextNumber = 1;
+	}
+}
+
+/** The job record served by GET /api/jobs/{id}; `outputs` only once terminal and when enabled. */
+export function jobRecord(job: Job, withOutputs: boolean): Record<string, unknown> {
+	const iso = (t?: number) => (t === undefined ? null : new Date(t).toISOString());
+	const record: Record<string, unknown> = {
+		id: job.promptId,
+		prompt_id: job.promptId,
+		status: job.status,
+		number: job.number,
+		created_at: iso(job.submittedAt),
+		started_at: iso(job.startedAt),
+		completed_at: iso(job.finishedAt),
+		updated_at: iso(job.finishedAt ?? job.startedAt ?? job.submittedAt),
+	};
+	if (job.error) record.execution_error = { ...job.error };
+	if (withOutputs && isTerminal(job)) record.outputs = job.outputs;
+	return record;
+}
+
+/** A queue entry in the local runner's tuple shape: [number, prompt_id, prompt, extra_data, output node ids]. */
+export function queueEntry(job: Job, outputNodeIds: string[]): unknown[] {
+	return [job.number, job.promptId, job.graph, { ...job.publicExtraData, client_id: job.clientId }, outputNodeIds];
+}

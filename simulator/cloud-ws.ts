@@ -1,0 +1,185 @@
+/**
+ * Area A: the WebSocket at /ws. Every connection of an account receives every message of that
+ * account (clientId is ignored, as on the real service). All outgoing messages pass one gate that
+ * applies the dropWebSocket and silenceWebSocket faults.
+ */
+import { randomUUID } from 'node:crypto';
+import type { IncomingMessage, Server } from 'node:http';
+import type { Duplex } from 'node:stream';
+
+import { WebSocket, WebSocketServer } from 'ws';
+
+import type { Account, Counters, Faults } from './core';
+import { maskSecret } from './core';
+
+/** One upgrade attempt on the cloud host (the front door's request log does not see upgrades). */
+export interface WsHandshake {
+	at: number;
+	path: string;
+	clientId: string;
+	/** The token as the request log would show it: masked. */
+	token: string;
+	accountId?: string;
+	accepted: boolean;
+}
+
+export interface SocketHubDeps {
+	faults: Faults;
+	counters: Counters;
+	accountByApiKey(key: string | undefined): Account | undefined;
+	/** queue_remaining for the status message sent on connect. */
+	queueRemaining(accountId: string): number;
+	log(line: string): void;
+}
+
+/** Answers an HTTP upgrade with a plain status and closes the socket. */
+function refuseUpgrade(socket: Duplex, status: number, reason: string, message: string): void {
+	const body = JSON.stringify({ error: { type: reason.toLowerCase().replace(/ /g, '_'), message } });
+	socket.end(
+		`HTTP/1.1 ${status} ${reason}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
+	);
+}
+
+export class SocketHub {
+	private readonly wss = new WebSocketServer({ noServer: true });
+	private readonly byAccount = new Map<string, Set<WebSocket>>();
+	readonly handshakes: WsHandshake[] = [];
+	/** The running silence window and the fault object that opened it. */
+	private silence?: { fault: object; until: number };
+
+	constructor(private readonly deps: SocketHubDeps) {}
+
+	attach(server: Server): void {
+		server.on('upgrade', (req: IncomingMessage, socket: Duplex, head: Buffer) => this.upgrade(req, socket, head));
+	}
+
+	private upgrade(req: IncomingMessage, socket: Duplex, head: Buffer): void {
+		socket.on('error', () => socket.destroy());
+		const url = new URL(req.url ?? '/', 'http://sim');
+		const token = url.searchParams.get('token') ?? undefined;
+		const account = this.deps.accountByApiKey(token);
+		const shake: WsHandshake = {
+			at: Date.now(),
+			path: url.pathname,
+			clientId: url.searchParams.get('clientId') ?? '',
+			token: token === undefined ? '' : maskSecret(token),
+			accountId: account?.id,
+			accepted: false,
+		};
+		this.handshakes.push(shake);
+		if (url.pathname !== '/ws') return refuseUpgrade(socket, 404, 'Not Found', `No WebSocket endpoint at ${url.pathname}; use /ws.`);
+		if (!account)
+			return refuseUpgrade(socket, 401, 'Unauthorized', 'Missing or unknown token: pass the API key as the token query parameter.');
+		shake.accepted = true;
+		this.wss.handleUpgrade(req, socket, head, (ws) => this.accept(ws, account, shake.clientId));
+	}
+
+	private accept(ws: WebSocket, account: Account, clientId: string): void {
+		this.deps.counters.wsConnections++;
+		let set = this.byAccount.get(account.id);
+		if (!set) this.byAccount.set(account.id, (set = new Set()));
+		set.add(ws);
+		ws.on('close', () => set.delete(ws));
+		ws.on('error', () => ws.terminate());
+		this.deps.log(`WS /ws connected (account ${account.id}, clientId ${clientId || '-'})`);
+		// The greeting is outside the fault gate: a client that reconnects always gets its sid.
+		const sid = clientId || randomUUID().replace(/-/g, '');
+		const queue_remaining = this.deps.queueRemaining(account.id);
+		ws.send(JSON.stringify({ type: 'status', data: { status: { exec_info: { queue_remaining } }, sid } }));
+	}
+
+	/** Sends a JSON message (object) or a binary frame (Buffer) to every open socket of the account. */
+	emit(accountId: string, message: object | Buffer): void {
+		const open = [...(this.byAccount.get(accountId) ?? [])].filter((ws) => ws.readyState === WebSocket.OPEN);
+		if (open.length === 0 || !this.passesFaults()) return;
+		const binary = Buffer.isBuffer(message);
+		const payload = binary ? message : JSON.stringify(message);
+		for (const ws of open) ws.send(payload, { binary });
+	}
+
+	/**
+	 * Fault gate, counted per emitted message that has at least one recipient (not per socket).
+	 * dropWebSocket: after `afterMessages` more, every socket is terminated and the fault cleared.
+	 * silenceWebSocket: after `afterMessages` more, messages are dropped for `ms`, then the fault clears.
+	 */
+	private passesFaults(): boolean {
+		const { faults } = this.deps;
+		const drop = faults.dropWebSocket;
+		if (drop) {
+			if (drop.afterMessages > 0) drop.afterMessages--;
+			else {
+				delete faults.dropWebSocket;
+				this.terminateAll();
+				return false;
+			}
+		}
+		const quiet = faults.silenceWebSocket;
+		if (!quiet) return true;
+		if (this.silence?.fault !== quiet) {
+			if (quiet.afterMessages > 0) {
+				quiet.afterMessages--;
+				return true;
+			}
+			this.silence = { fault: quiet, until: Date.now() + quiet.ms };
+		}
+		if (Date.now() < this.silence.until) return false;
+		delete faults.silenceWebSocket;
+		this.silence = undefined;
+		return true;
+	}
+
+	/** Abrupt end (no close frame): the client sees code 1006. */
+	terminateAll(): void {
+		for (const ws of this.wss.clients) ws.terminate();
+	}
+
+	openSockets(): number {
+		let n = 0;
+		for (const ws of this.wss.clients) if (ws.readyState === WebSocket.OPEN) n++;
+		return n;
+	}
+
+	/** Forgets handshakes and fault state; open connections stay open (they are not state). */
+	reset(): void {
+		this.handshakes.length = 0;
+		this.silence = undefined;
+	}
+
+	async close(): Promise<void> {
+		this.terminateAll();
+		this.byAccount.clear();
+		await new Promise<void>((resolve) => this.wss.close(() => resolve()));
+	}
+}
+
+/*
+ * Binary frames (all integers big-endian, bytes 0-3 always the frame type):
+ * - type 1 PREVIEW_IMAGE: bytes 4-7 image_type (1 = JPEG, 2 = PNG), then the image bytes.
+ * - type 3 TEXT: bytes 4-7 length N of the node id, then N bytes node id (UTF-8), then the text
+ *   (UTF-8) to the end of the frame.
+ * - type 4 PREVIEW_IMAGE_WITH_METADATA: bytes 4-7 length M of a JSON metadata header, then M bytes
+ *   of UTF-8 JSON ({node_id, prompt_id, display_node_id, parent_node_id, real_node_id,
+ *   image_type: "image/png" | "image/jpeg"}), then the image bytes to the end of the frame.
+ */
+/** Type, then a length-prefixed header, then the rest (layout of types 3 and 4). */
+function frame(type: number, header: Buffer, rest: Buffer): Buffer {
+	const head = Buffer.alloc(8);
+	head.writeUInt32BE(type, 0);
+	head.writeUInt32BE(header.length, 4);
+	return Buffer.concat([head, header, rest]);
+}
+
+export function previewFrame(imageType: 1 | 2, image: Buffer): Buffer {
+	const head = Buffer.alloc(8);
+	head.writeUInt32BE(1, 0);
+	head.writeUInt32BE(imageType, 4);
+	return Buffer.concat([head, image]);
+}
+
+export function textFrame(nodeId: string, text: string): Buffer {
+	return frame(3, Buffer.from(nodeId, 'utf8'), Buffer.from(text, 'utf8'));
+}
+
+export function metadataPreviewFrame(metadata: Record<string, unknown>, image: Buffer): Buffer {
+	return frame(4, Buffer.from(JSON.stringify(metadata), 'utf8'), image);
+}
