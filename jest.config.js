@@ -8,6 +8,7 @@ module.exports = {
 		// Type-checking is `npm run typecheck`'s job; here files are only transpiled, which is fast.
 		'^.+\\.ts$': ['ts-jest', { diagnostics: false }],
 	},
+	reporters: ['default', '<rootDir>/test/summary-reporter.js'],
 	setupFiles: ['<rootDir>/test/setup-env.js'],
 	testTimeout: 30000,
 	maxWorkers: 2,
