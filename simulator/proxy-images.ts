@@ -7,6 +7,7 @@
 import { randomUUID } from 'node:crypto';
 
 import type { AreaContext } from './server';
+import { RESULT_URL_TTL_MS } from './storage';
 import type { Body } from './proxy-validation';
 import { makePng } from './proxy-media';
 import type { Notifier } from './proxy-notify';
@@ -169,6 +170,6 @@ export class ImageTasks {
 		}
 		const key = `proxy/imaging/${task.kind}/${task.taskId}/result-0.png`;
 		this.ctx.storage.put(key, 'image/png', png);
-		return this.ctx.storage.signedUrl(key, 'GET');
+		return this.ctx.storage.signedUrl(key, 'GET', RESULT_URL_TTL_MS);
 	}
 }

@@ -6,6 +6,7 @@
 import { randomInt } from 'node:crypto';
 
 import type { AreaContext } from './server';
+import { RESULT_URL_TTL_MS } from './storage';
 import type { Body } from './proxy-validation';
 import { makeMp4, makePng } from './proxy-media';
 import type { Notifier } from './proxy-notify';
@@ -205,6 +206,6 @@ export class VideoTasks {
 		this.cover ??= makePng(32, 18, [30, 30, 30]);
 		this.ctx.storage.put(`${base}.mp4`, 'video/mp4', makeMp4(id));
 		this.ctx.storage.put(`${base}-cover.png`, 'image/png', this.cover);
-		return { id, url: this.ctx.storage.signedUrl(`${base}.mp4`, 'GET'), cover_url: this.ctx.storage.signedUrl(`${base}-cover.png`, 'GET') };
+		return { id, url: this.ctx.storage.signedUrl(`${base}.mp4`, 'GET', RESULT_URL_TTL_MS), cover_url: this.ctx.storage.signedUrl(`${base}-cover.png`, 'GET', RESULT_URL_TTL_MS) };
 	}
 }

@@ -26,6 +26,9 @@ export interface Upload {
 	at: number;
 }
 
+/** Result URLs of media tasks live long, like the real service's (a day). */
+export const RESULT_URL_TTL_MS = 24 * 60 * 60 * 1000;
+
 export class SignedStorage {
 	private objects = new Map<string, StoredObject>();
 	/** Objects written through signed PUT URLs (registry archives), newest last. */
@@ -47,9 +50,9 @@ export class SignedStorage {
 		return this.objects.get(key);
 	}
 
-	/** A URL that allows `method` on `key` until it expires. */
-	signedUrl(key: string, method: 'GET' | 'PUT' = 'GET'): string {
-		const expires = this.faults.expiredSignedUrls ? Date.now() - 1000 : Date.now() + this.ttlMs;
+	/** A URL that allows `method` on `key` until it expires (after `ttlMs`, default the configured lifetime). */
+	signedUrl(key: string, method: 'GET' | 'PUT' = 'GET', ttlMs = this.ttlMs): string {
+		const expires = this.faults.expiredSignedUrls ? Date.now() - 1000 : Date.now() + ttlMs;
 		const signature = this.sign(method, key, expires);
 		const path = key.split('/').map(encodeURIComponent).join('/');
 		return `${this.getOrigin()}/o/${path}?expires=${expires}&signature=${signature}`;
