@@ -15,6 +15,7 @@ import {
 	ExecuteContext,
 	ExecutionLifecycleHooks,
 	RoutingNode,
+	WebhookContext,
 	WorkflowExecute,
 } from 'n8n-core';
 import {
@@ -118,6 +119,52 @@ export interface RunResult {
 	error(nodeName?: string): ExecutionError | undefined;
 	waitTill?: Date;
 	executionId: string;
+}
+
+export interface WebhookRequest {
+	method?: string;
+	headers?: Record<string, string>;
+	query?: Record<string, string>;
+	body?: unknown;
+}
+
+export interface WebhookCall {
+	/** What n8n would answer the caller: the node's own response, or n8n's for `onReceived`. */
+	status: number;
+	body: unknown;
+	/** The node's answer: workflowData (items that start or resume the workflow), webhookResponse... */
+	result: Awaited<ReturnType<NonNullable<INodeType['webhook']>>>;
+}
+
+/** The part of an Express response a webhook method uses, recording what it sent. */
+function fakeResponse() {
+	const sent: { status: number; body: unknown; ended: boolean } = { status: 200, body: undefined, ended: false };
+	const res = {
+		sent,
+		status(code: number) {
+			sent.status = code;
+			return res;
+		},
+		json(body: unknown) {
+			sent.body = body;
+			sent.ended = true;
+			return res;
+		},
+		send(body: unknown) {
+			sent.body = body;
+			sent.ended = true;
+			return res;
+		},
+		end(body?: unknown) {
+			if (body !== undefined) sent.body = body;
+			sent.ended = true;
+			return res;
+		},
+		setHeader: () => res,
+		header: () => res,
+		set: () => res,
+	};
+	return res;
 }
 
 export interface RunOptions {
@@ -271,6 +318,58 @@ export class EngineHarness {
 			options,
 		);
 		return { ...result, items: result.output(name) };
+	}
+
+	/**
+	 * Delivers an HTTP request to a node's webhook method, as n8n's webhook server does: the node
+	 * reads it through n8n-core's WebhookContext. Pass the same Workflow object to keep the node's
+	 * static data between calls (an active trigger's memory).
+	 */
+	async callWebhook(
+		workflow: Workflow,
+		nodeName: string,
+		request: WebhookRequest,
+		options: { runExecutionData?: IRunExecutionData; executionId?: string; webhookName?: string } = {},
+	): Promise<WebhookCall> {
+		const node = workflow.getNode(nodeName);
+		if (!node) throw new Error(`No node named ${nodeName}`);
+		const nodeType = this.nodeTypes.getByNameAndVersion(node.type, node.typeVersion);
+		if (!nodeType.webhook) throw new Error(`${node.type} has no webhook method`);
+		const additionalData = this.additionalData(options.executionId ?? 'webhook', {});
+		const res = fakeResponse();
+		additionalData.httpRequest = {
+			method: request.method ?? 'POST',
+			headers: Object.fromEntries(Object.entries(request.headers ?? {}).map(([k, v]) => [k.toLowerCase(), v])),
+			query: request.query ?? {},
+			params: {},
+			body: request.body ?? {},
+		} as never;
+		additionalData.httpResponse = res as never;
+		const webhookData = {
+			httpMethod: (request.method ?? 'POST') as 'POST',
+			node: node.name,
+			path: 'harness',
+			webhookDescription: { name: options.webhookName ?? 'default', httpMethod: 'POST', path: 'harness' },
+			workflowId: workflow.id,
+			workflowExecuteAdditionalData: additionalData,
+		} as never;
+		const context = new WebhookContext(workflow, node, additionalData, options.runExecutionData ? 'webhook' : 'trigger', webhookData, [], options.runExecutionData ?? null);
+		const result = await nodeType.webhook.call(context);
+		if (result.noWebhookResponse) return { status: res.sent.status, body: res.sent.body, result };
+		return { status: 200, body: result.webhookResponse ?? { message: 'Workflow was started' }, result };
+	}
+
+	/**
+	 * Resumes a waiting execution with the items a webhook call answered, the way n8n's waiting
+	 * webhooks do: the waiting node's input becomes those items and the engine carries on (the
+	 * node itself is then passed through, as n8n disables it on resume).
+	 */
+	async resume(spec: WorkflowSpec, waiting: RunResult, items: INodeExecutionData[][] | undefined, options: RunOptions = {}): Promise<RunResult> {
+		const runExecutionData = waiting.run.data;
+		const stack = runExecutionData.executionData?.nodeExecutionStack;
+		if (!stack?.length) throw new Error('The execution has nothing waiting to resume');
+		if (items) stack[0]!.data.main = items;
+		return await this.run(spec, { ...options, executionId: waiting.executionId, runExecutionData });
 	}
 
 	/**

@@ -1,0 +1,193 @@
+import { timingSafeEqual } from 'node:crypto';
+
+import type {
+	IDataObject,
+	IHookFunctions,
+	INodeType,
+	INodeTypeDescription,
+	IWebhookFunctions,
+	IWebhookResponseData,
+} from 'n8n-workflow';
+import { NodeConnectionTypes } from 'n8n-workflow';
+
+import { normaliseTask } from '../shared/task-status';
+
+/** How many task/status pairs the "ignore repeated" option remembers per workflow. */
+const SEEN_LIMIT = 1000;
+
+interface TriggerState {
+	/** task id → statuses already emitted, oldest first (bounded by SEEN_LIMIT). */
+	seen?: string[];
+	activatedAt?: string;
+}
+
+function safeEqual(given: string, expected: string): boolean {
+	const a = Buffer.from(given);
+	const b = Buffer.from(expected);
+	return a.length === b.length && timingSafeEqual(a, b);
+}
+
+export class HostTaskTrigger implements INodeType {
+	description: INodeTypeDescription = {
+		displayName: 'Host Task Trigger',
+		name: 'hostTaskTrigger',
+		icon: { light: 'file:../../icons/host.svg', dark: 'file:../../icons/host.dark.svg' },
+		group: ['trigger'],
+		version: 1,
+		subtitle: '={{$parameter["events"] === "final" ? "Finished tasks" : "Every status change"}}',
+		description: 'Starts the workflow when a Host media task (image or video) sends a status notification',
+		defaults: { name: 'Host Task Trigger' },
+		inputs: [],
+		outputs: [NodeConnectionTypes.Main],
+		webhooks: [
+			{
+				name: 'default',
+				httpMethod: 'POST',
+				responseMode: 'onReceived',
+				path: 'host-task',
+			},
+		],
+		properties: [
+			{
+				displayName:
+					'Give this node\'s Production URL to a Host Media task as its webhook URL (image tasks) or callback URL (video tasks), e.g. with Host Media\'s "Don\'t Wait" mode',
+				name: 'notice',
+				type: 'notice',
+				default: '',
+			},
+			{
+				displayName: 'Events',
+				name: 'events',
+				type: 'options',
+				options: [
+					{ name: 'Finished Tasks Only', value: 'final', description: 'Succeeded or failed: nothing will change any more' },
+					{ name: 'Succeeded Tasks Only', value: 'succeeded', description: 'Only tasks that produced their result' },
+					{ name: 'Every Status Change', value: 'all', description: 'Also queued and in-progress notifications' },
+				],
+				default: 'final',
+				description: 'Which notifications start the workflow; the others are acknowledged and ignored',
+			},
+			{
+				displayName: 'Task ID Filter',
+				name: 'taskIds',
+				type: 'string',
+				default: '',
+				placeholder: '9d3c…, 4b1e…',
+				description: 'Only start for these task IDs (comma-separated). Leave empty for all tasks.',
+			},
+			{
+				displayName: 'Ignore Repeated Notifications',
+				name: 'ignoreRepeated',
+				type: 'boolean',
+				default: true,
+				description:
+					'Whether to start only once per task and status. The service retries and may repeat notifications; with this on, a repeat is acknowledged but does not start the workflow again.',
+			},
+			{
+				displayName: 'Shared Secret',
+				name: 'secret',
+				type: 'string',
+				typeOptions: { password: true },
+				default: '',
+				description:
+					'If set, a notification must carry this value (see Secret Location) or it is refused with 401 before anything runs. Add it to the URL you give the task, e.g. ?secret=… .',
+			},
+			{
+				displayName: 'Secret Location',
+				name: 'secretLocation',
+				type: 'options',
+				displayOptions: { hide: { secret: [''] } },
+				options: [
+					{ name: 'Query Parameter "Secret"', value: 'query' },
+					{ name: 'Header "X-Host-Secret"', value: 'header' },
+				],
+				default: 'query',
+				description: 'Where the notification carries the shared secret',
+			},
+		],
+	};
+
+	webhookMethods = {
+		default: {
+			// The service has no webhook registry: the URL travels with each task. Activation only
+			// starts a fresh memory of seen notifications, and deactivation forgets it.
+			async checkExists(this: IHookFunctions): Promise<boolean> {
+				const state = this.getWorkflowStaticData('node') as TriggerState;
+				return state.activatedAt !== undefined;
+			},
+			async create(this: IHookFunctions): Promise<boolean> {
+				const state = this.getWorkflowStaticData('node') as TriggerState;
+				state.activatedAt = new Date().toISOString();
+				state.seen = [];
+				return true;
+			},
+			async delete(this: IHookFunctions): Promise<boolean> {
+				const state = this.getWorkflowStaticData('node') as TriggerState;
+				delete state.activatedAt;
+				delete state.seen;
+				return true;
+			},
+		},
+	};
+
+	async webhook(this: IWebhookFunctions): Promise<IWebhookResponseData> {
+		const res = this.getResponseObject();
+		const secret = this.getNodeParameter('secret', '') as string;
+		if (secret) {
+			const location = this.getNodeParameter('secretLocation', 'query') as string;
+			const given =
+				location === 'header'
+					? String(this.getHeaderData()['x-host-secret'] ?? '')
+					: String((this.getQueryData() as IDataObject).secret ?? '');
+			if (!safeEqual(given, secret)) {
+				res.status(401).json({ error: 'unauthorized', message: 'Missing or wrong shared secret' });
+				return { noWebhookResponse: true };
+			}
+		}
+
+		const body = this.getBodyData();
+		const task = normaliseTask(body);
+		if (!task) {
+			res.status(400).json({
+				error: 'invalid_notification',
+				message: 'Expected a task notification: a JSON object with task_id and status, task_status or state',
+			});
+			return { noWebhookResponse: true };
+		}
+
+		const events = this.getNodeParameter('events', 'final') as string;
+		if ((events === 'final' && !task.final) || (events === 'succeeded' && task.status !== 'succeeded')) {
+			return { webhookResponse: { received: true, ignored: `status ${task.raw_status} is not selected` } };
+		}
+		const filter = (this.getNodeParameter('taskIds', '') as string)
+			.split(',')
+			.map((id) => id.trim())
+			.filter(Boolean);
+		if (filter.length > 0 && !filter.includes(task.task_id)) {
+			return { webhookResponse: { received: true, ignored: 'task id not in the filter' } };
+		}
+		if (this.getNodeParameter('ignoreRepeated', true) as boolean) {
+			const state = this.getWorkflowStaticData('node') as TriggerState;
+			const key = `${task.task_id}:${task.status}`;
+			state.seen ??= [];
+			if (state.seen.includes(key)) return { webhookResponse: { received: true, ignored: 'repeated notification' } };
+			state.seen.push(key);
+			if (state.seen.length > SEEN_LIMIT) state.seen.splice(0, state.seen.length - SEEN_LIMIT);
+		}
+
+		return {
+			webhookResponse: { received: true },
+			workflowData: [
+				[
+					{
+						json: {
+							...task,
+							received_at: new Date().toISOString(),
+							body,
+						} as unknown as IDataObject,
+					},
+				],
+			],
+		};
+	}
+}

@@ -1,0 +1,181 @@
+/**
+ * Host Task Trigger through its webhook method, called as n8n's webhook server calls it: every
+ * option, bad bodies, the shared secret, and the simulator's own (repeated) notifications.
+ */
+import axios from 'axios';
+import type { Workflow } from 'n8n-workflow';
+
+import { startSimulator, type Simulator } from '../../simulator/server';
+import { EngineHarness, type WebhookCall } from '../harness/engine';
+import { startLoopbackServer, type LoopbackServer } from '../helpers/loopback-server';
+
+const imageDone = (taskId: string) => ({ data: { task_id: taskId, status: 'COMPLETED', generated: ['https://storage.example/a.png'] } });
+
+describe('Host Task Trigger', () => {
+	const harness = new EngineHarness();
+
+	function trigger(parameters: Record<string, unknown> = {}): Workflow {
+		return harness.buildWorkflow({ nodes: [{ name: 'Trigger', type: 'hostTaskTrigger', parameters }] });
+	}
+
+	async function activate(workflow: Workflow): Promise<void> {
+		// n8n calls checkExists, then create, when the workflow is activated.
+		const node = workflow.getNode('Trigger')!;
+		const type = harness.nodeTypes.getByNameAndVersion(node.type);
+		const hooks = (type as unknown as { webhookMethods: { default: Record<string, (this: unknown) => Promise<boolean>> } }).webhookMethods.default;
+		const context = { getWorkflowStaticData: (kind: 'node' | 'global') => workflow.getStaticData(kind, node) };
+		expect(await hooks.checkExists!.call(context)).toBe(false);
+		expect(await hooks.create!.call(context)).toBe(true);
+		expect(await hooks.checkExists!.call(context)).toBe(true);
+	}
+
+	const items = (call: WebhookCall) => call.result.workflowData?.[0] ?? [];
+
+	it('emits one normalised item for a finished image task, with the raw body', async () => {
+		const call = await harness.callWebhook(trigger(), 'Trigger', { body: imageDone('img-1') });
+		expect(call.status).toBe(200);
+		expect(items(call)).toHaveLength(1);
+		expect(items(call)[0]!.json).toMatchObject({
+			task_id: 'img-1',
+			kind: 'image',
+			status: 'succeeded',
+			raw_status: 'COMPLETED',
+			final: true,
+			generated: ['https://storage.example/a.png'],
+			creations: [],
+			body: imageDone('img-1'),
+		});
+	});
+
+	it('normalises video notifications with creations and failures', async () => {
+		const ok = await harness.callWebhook(trigger(), 'Trigger', {
+			body: { task_id: 'vid-1', state: 'success', creations: [{ id: 'c1', url: 'https://s/v.mp4', cover_url: 'https://s/c.png' }] },
+		});
+		expect(items(ok)[0]!.json).toMatchObject({ kind: 'video', status: 'succeeded', creations: [{ url: 'https://s/v.mp4' }] });
+		const failed = await harness.callWebhook(trigger(), 'Trigger', { body: { task_id: 'vid-2', state: 'failed', err_code: 'GenerationFailed' } });
+		expect(items(failed)[0]!.json).toMatchObject({ status: 'failed', final: true, error: 'GenerationFailed' });
+	});
+
+	it('by default ignores notifications that are not final, answering 2xx', async () => {
+		const call = await harness.callWebhook(trigger(), 'Trigger', { body: { data: { task_id: 'img-2', status: 'IN_PROGRESS', generated: [] } } });
+		expect(call.status).toBe(200);
+		expect(call.result.workflowData).toBeUndefined();
+	});
+
+	it('emits every status change when asked', async () => {
+		const call = await harness.callWebhook(trigger({ events: 'all' }), 'Trigger', { body: { data: { task_id: 'img-3', task_status: 'IN_PROGRESS' } } });
+		expect(items(call)[0]!.json).toMatchObject({ status: 'running', raw_status: 'IN_PROGRESS', final: false });
+	});
+
+	it('"succeeded only" skips failures', async () => {
+		const workflow = trigger({ events: 'succeeded' });
+		const failed = await harness.callWebhook(workflow, 'Trigger', { body: { data: { task_id: 'img-4', status: 'FAILED' } } });
+		expect(failed.result.workflowData).toBeUndefined();
+		const ok = await harness.callWebhook(workflow, 'Trigger', { body: imageDone('img-4') });
+		expect(items(ok)).toHaveLength(1);
+	});
+
+	it('filters on task ids', async () => {
+		const workflow = trigger({ taskIds: 'keep-1, keep-2' });
+		expect((await harness.callWebhook(workflow, 'Trigger', { body: imageDone('other') })).result.workflowData).toBeUndefined();
+		expect(items(await harness.callWebhook(workflow, 'Trigger', { body: imageDone('keep-2') }))).toHaveLength(1);
+	});
+
+	it('ignores repeated notifications of the same task and status, unless turned off', async () => {
+		const workflow = trigger();
+		await activate(workflow);
+		const first = await harness.callWebhook(workflow, 'Trigger', { body: imageDone('dup-1') });
+		const again = await harness.callWebhook(workflow, 'Trigger', { body: imageDone('dup-1') });
+		expect(items(first)).toHaveLength(1);
+		expect(again.status).toBe(200);
+		expect(again.result.workflowData).toBeUndefined();
+
+		const everyTime = trigger({ ignoreRepeated: false });
+		expect(items(await harness.callWebhook(everyTime, 'Trigger', { body: imageDone('dup-2') }))).toHaveLength(1);
+		expect(items(await harness.callWebhook(everyTime, 'Trigger', { body: imageDone('dup-2') }))).toHaveLength(1);
+	});
+
+	it.each([
+		['not an object', 'COMPLETED'],
+		['no task id', { status: 'COMPLETED' }],
+		['no status', { data: { task_id: 'x' } }],
+	])('answers 400 and emits nothing for a bad body (%s)', async (_case, body) => {
+		const call = await harness.callWebhook(trigger(), 'Trigger', { body });
+		expect(call.status).toBe(400);
+		expect(call.body).toMatchObject({ error: 'invalid_notification' });
+		expect(call.result.workflowData).toBeUndefined();
+	});
+
+	it('checks the shared secret in the query or a header before anything else', async () => {
+		const inQuery = trigger({ secret: 's3cret-value' });
+		const refused = await harness.callWebhook(inQuery, 'Trigger', { body: imageDone('sec-1'), query: { secret: 'wrong' } });
+		expect(refused.status).toBe(401);
+		expect(refused.result.workflowData).toBeUndefined();
+		expect(JSON.stringify(refused.body)).not.toContain('s3cret-value');
+		const badBodyNoSecret = await harness.callWebhook(inQuery, 'Trigger', { body: 'garbage' });
+		expect(badBodyNoSecret.status).toBe(401);
+		expect(items(await harness.callWebhook(inQuery, 'Trigger', { body: imageDone('sec-1'), query: { secret: 's3cret-value' } }))).toHaveLength(1);
+
+		const inHeader = trigger({ secret: 'h-secret', secretLocation: 'header' });
+		expect((await harness.callWebhook(inHeader, 'Trigger', { body: imageDone('sec-2'), query: { secret: 'h-secret' } })).status).toBe(401);
+		expect(items(await harness.callWebhook(inHeader, 'Trigger', { body: imageDone('sec-2'), headers: { 'X-Host-Secret': 'h-secret' } }))).toHaveLength(1);
+	});
+
+	it('deactivation forgets what it has seen', async () => {
+		const workflow = trigger();
+		await activate(workflow);
+		await harness.callWebhook(workflow, 'Trigger', { body: imageDone('forget-1') });
+		const node = workflow.getNode('Trigger')!;
+		const hooks = (harness.nodeTypes.getByNameAndVersion(node.type) as unknown as { webhookMethods: { default: Record<string, (this: unknown) => Promise<boolean>> } }).webhookMethods.default;
+		expect(await hooks.delete!.call({ getWorkflowStaticData: (kind: 'node' | 'global') => workflow.getStaticData(kind, node) })).toBe(true);
+		expect(items(await harness.callWebhook(workflow, 'Trigger', { body: imageDone('forget-1') }))).toHaveLength(1);
+	});
+
+	describe('with the simulator sending its own notifications', () => {
+		let sim: Simulator;
+		let receiver: LoopbackServer;
+		const workflow = trigger();
+		const emitted: unknown[] = [];
+
+		beforeAll(async () => {
+			sim = await startSimulator({ imageStepMs: 10, videoStepMs: 10, notifyBackoffMs: 10 });
+			// Stands in for n8n's webhook server: each delivery goes through the trigger's webhook method.
+			receiver = await startLoopbackServer((req, res) => {
+				void harness.callWebhook(workflow, 'Trigger', { body: JSON.parse(req.body), query: {} }).then((call) => {
+					emitted.push(...items(call).map((item) => item.json));
+					res.writeHead(call.status, { 'content-type': 'application/json' });
+					res.end(JSON.stringify(call.body));
+				});
+			});
+		});
+		afterAll(async () => {
+			await sim.close();
+			await receiver.close();
+		});
+
+		it('emits exactly one item per final notification when the service repeats them', async () => {
+			await activate(workflow);
+			sim.faults.duplicateNotifications = { times: 3 };
+			const auth = { headers: { Authorization: `Bearer ${sim.accessToken}` } };
+			const image = await axios.post(`${sim.registryUrl}/proxy/imaging/v1/ai/image-upscaler`, { image: 'https://example.com/in.png', webhook_url: `${receiver.url}/hook` }, auth);
+			const video = await axios.post(
+				`${sim.registryUrl}/proxy/video/extend`,
+				{ model: 'videoq2-turbo', callback_url: `${receiver.url}/hook` },
+				auth,
+			);
+			const imageId = image.data.data.task_id as string;
+			const videoId = video.data.task_id as string;
+			await sim.proxy.waitForDeliveries(
+				(all) => all.filter((d) => d.done && d.delivered).length >= 3 * 5 && all.every((d) => d.done),
+				10000,
+			);
+			expect(emitted).toHaveLength(2);
+			expect(emitted).toEqual(
+				expect.arrayContaining([
+					expect.objectContaining({ task_id: imageId, kind: 'image', status: 'succeeded', generated: [expect.stringContaining(sim.storageUrl)] }),
+					expect.objectContaining({ task_id: videoId, kind: 'video', status: 'succeeded', creations: [expect.objectContaining({ url: expect.stringContaining(sim.storageUrl) })] }),
+				]),
+			);
+		});
+	});
+});
