@@ -1,0 +1,43 @@
+/**
+ * The simulator in its own process for benchmarks: started with JSON options, it sends its
+ * banner over IPC and answers queries (counters, job timestamps) so the measured process holds
+ * only the node's memory.
+ */
+import { startSimulator, type Simulator } from '../simulator/server';
+
+async function main(): Promise<void> {
+	const options = JSON.parse(process.argv[2] ?? '{}') as {
+		sim?: Parameters<typeof startSimulator>[0];
+		outputSize?: number;
+		music?: Record<string, number>;
+	};
+	const sim: Simulator = await startSimulator(options.sim ?? {});
+	if (options.outputSize) sim.cloud.setOutputSize(options.outputSize);
+	if (options.music) Object.assign(sim.proxy.music, options.music);
+	process.send?.({
+		baseUrl: sim.baseUrl,
+		wsBaseUrl: sim.wsBaseUrl,
+		registryUrl: sim.registryUrl,
+		storageUrl: sim.storageUrl,
+		apiKey: sim.apiKey,
+		accessToken: sim.accessToken,
+	});
+	process.on('message', (message: { id: number; command: string; promptIds?: string[] }) => {
+		let result: unknown;
+		if (message.command === 'counters') {
+			result = { ...sim.counters, httpRequestsTo: sim.requests.filter((r) => r.host === 'service').length };
+		} else if (message.command === 'jobs') {
+			result = (message.promptIds ?? []).map((id) => {
+				const job = sim.cloud.jobs.get(id);
+				return { id, finishedAt: job?.finishedAt, startedAt: job?.startedAt, status: job?.status };
+			});
+		} else if (message.command === 'reset') {
+			sim.reset();
+			result = true;
+		}
+		process.send?.({ id: message.id, result });
+	});
+	process.on('SIGTERM', () => void sim.close().then(() => process.exit(0)));
+}
+
+void main();
