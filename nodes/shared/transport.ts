@@ -42,6 +42,17 @@ export interface HostRequest {
 	action?: string;
 	/** Extra values to blank out of any error text (body secrets such as the publishing token). */
 	secrets?: string[];
+	/**
+	 * What a status means for this call, when it differs from the general meaning (e.g. a 401 when
+	 * claiming a node may be the code-hosting token, not the access token). Replaces the general
+	 * headline and hint for those statuses only.
+	 */
+	statusAdvice?: Partial<Record<number, { headline: string; hint: string }>>;
+	/**
+	 * Send even after the execution was cancelled: clean-up calls made because of the cancellation
+	 * (cancelling the node's own queued jobs). Give these a short `timeout`.
+	 */
+	ignoreCancel?: boolean;
 }
 
 export interface HostResponse<T> {
@@ -104,12 +115,15 @@ export async function hostRequestFull<T = unknown>(
 		encoding: request.stream ? 'stream' : undefined,
 		timeout: request.timeout,
 	};
-	const signal = 'getExecutionCancelSignal' in context ? context.getExecutionCancelSignal() : undefined;
+	const signal = !request.ignoreCancel && 'getExecutionCancelSignal' in context ? context.getExecutionCancelSignal() : undefined;
+	// n8n's helper attaches the execution's cancel signal to every request it sends for a context
+	// that has one; a clean-up call after cancelling goes out through a view of the context without it.
+	const caller = request.ignoreCancel ? withoutCancelSignal(context) : context;
 	const attempts = request.retry ? RETRY_DELAYS_MS.length + 1 : 1;
 	for (let attempt = 1; ; attempt++) {
 		let response: IN8nHttpFullResponse;
 		try {
-			response = (await context.helpers.httpRequestWithAuthentication.call(context, credentialType, options)) as IN8nHttpFullResponse;
+			response = (await context.helpers.httpRequestWithAuthentication.call(caller, credentialType, options)) as IN8nHttpFullResponse;
 		} catch (error) {
 			if (signal?.aborted) {
 				throw new NodeApiError(context.getNode(), { message: 'The execution was cancelled' } as JsonObject, {
@@ -135,6 +149,10 @@ export async function hostRequestFull<T = unknown>(
 		}
 		return { statusCode, headers: response.headers as HostResponse<T>['headers'], body: response.body as T };
 	}
+}
+
+function withoutCancelSignal(context: HostContext): HostContext {
+	return new Proxy(context, { has: (target, key) => key !== 'getExecutionCancelSignal' && Reflect.has(target, key) });
 }
 
 function isPlainObject(value: unknown): value is IDataObject {
@@ -190,7 +208,8 @@ export function serviceMessage(body: unknown): string | undefined {
 		const nested = error as Record<string, unknown>;
 		if (nested.message) parts.push(String(nested.message));
 		else if (nested.type) parts.push(String(nested.type));
-		if (nested.details && typeof nested.details === 'string') parts.push(nested.details);
+		// The cloud repeats the message in details when there is nothing more to say.
+		if (nested.details && typeof nested.details === 'string' && !parts.some((part) => part.includes(nested.details as string))) parts.push(nested.details);
 	} else if (typeof record.message === 'string') {
 		parts.push(record.message);
 		if (typeof record.details === 'string' && record.details !== record.message) parts.push(record.details);
@@ -198,7 +217,29 @@ export function serviceMessage(body: unknown): string | undefined {
 		parts.push(error);
 	}
 	if (parts.length === 0 && typeof record.detail === 'string') parts.push(record.detail);
+	// A rejected cloud workflow lists what is wrong per node; keep what the headline does not say yet.
+	const said = parts.join(': ');
+	const nodeProblems = nodeErrorLines(record.node_errors).filter((line) => !said.includes(line));
+	if (nodeProblems.length) parts.push(`${parts.length ? 'also ' : ''}${nodeProblems.join('; ')}`);
 	return parts.length ? parts.join(': ') : undefined;
+}
+
+/** `node_errors` of a rejected cloud workflow: `{nodeId: {class_type, errors: [{message, details}]}}`, one line per error. */
+function nodeErrorLines(nodeErrors: unknown): string[] {
+	if (!nodeErrors || typeof nodeErrors !== 'object' || Array.isArray(nodeErrors)) return [];
+	const lines: string[] = [];
+	for (const [nodeId, entry] of Object.entries(nodeErrors as Record<string, unknown>)) {
+		const node = (entry ?? {}) as { class_type?: unknown; errors?: unknown };
+		const errors = Array.isArray(node.errors) ? (node.errors as Array<Record<string, unknown>>) : [];
+		for (const error of errors) {
+			const text = typeof error?.message === 'string' ? error.message : typeof error?.details === 'string' ? error.details : '';
+			if (!text) continue;
+			const line = text.replace(/\.$/, '');
+			const classType = typeof node.class_type === 'string' ? ` (${node.class_type})` : '';
+			lines.push(line.includes(`Node ${nodeId}`) ? line : `Node ${nodeId}${classType}: ${line}`);
+		}
+	}
+	return lines;
 }
 
 /** What each status means for this service: a headline, and what the user can do about it. */
@@ -239,7 +280,7 @@ function httpError(
 	secrets: string[],
 ): NodeApiError {
 	const said = serviceMessage(body);
-	const { headline, hint } = statusAdvice(statusCode, credentialType);
+	const { headline, hint } = request.statusAdvice?.[statusCode] ?? statusAdvice(statusCode, credentialType);
 	const while_ = request.action ? ` while ${request.action}` : '';
 	const message = redact(`${headline}${while_} (HTTP ${statusCode})${said ? `: ${said}` : ''}`, secrets);
 	return new NodeApiError(context.getNode(), { statusCode, message } as JsonObject, {

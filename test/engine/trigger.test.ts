@@ -3,7 +3,7 @@
  * option, bad bodies, the shared secret, and the simulator's own (repeated) notifications.
  */
 import axios from 'axios';
-import type { Workflow } from 'n8n-workflow';
+import type { INodeParameters, Workflow } from 'n8n-workflow';
 
 import { startSimulator, type Simulator } from '../../simulator/server';
 import { EngineHarness, type WebhookCall } from '../harness/engine';
@@ -14,7 +14,7 @@ const imageDone = (taskId: string) => ({ data: { task_id: taskId, status: 'COMPL
 describe('Host Task Trigger', () => {
 	const harness = new EngineHarness();
 
-	function trigger(parameters: Record<string, unknown> = {}): Workflow {
+	function trigger(parameters: INodeParameters = {}): Workflow {
 		return harness.buildWorkflow({ nodes: [{ name: 'Trigger', type: 'hostTaskTrigger', parameters }] });
 	}
 

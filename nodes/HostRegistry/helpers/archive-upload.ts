@@ -1,0 +1,100 @@
+/**
+ * Sends a node version's archive to the signed upload URL the registry hands out on publish.
+ * The storage host is another origin: the request carries no credential at all (the signature in
+ * the URL is the permission), which is why it uses the plain httpRequest helper. Only a 2xx answer
+ * counts as uploaded; 5xx and network failures are retried, since a PUT to the same URL is safe to
+ * repeat and a lost archive leaves the version pending for good.
+ */
+import type { IBinaryData, IExecuteFunctions, IN8nHttpFullResponse } from 'n8n-workflow';
+import { sleep } from 'n8n-workflow';
+
+const RETRY_DELAYS_MS = [500, 1500];
+
+type BinaryStream = Awaited<ReturnType<IExecuteFunctions['helpers']['getBinaryStream']>>;
+
+export interface ArchiveUploadResult {
+	uploaded: boolean;
+	/** Status of the storage host's last answer (absent after a network failure). */
+	statusCode?: number;
+	bytes: number;
+	fileName?: string;
+	attempts: number;
+	/** Why the upload failed, in words a user can act on. */
+	reason?: string;
+}
+
+/** The archive's size in bytes, read without loading a stored file into memory. */
+export async function archiveSize(context: IExecuteFunctions, itemIndex: number, archive: IBinaryData): Promise<number> {
+	if (archive.id) return (await context.helpers.getBinaryMetadata(archive.id)).fileSize;
+	return (await context.helpers.getBinaryDataBuffer(itemIndex, archive)).length;
+}
+
+/** A fresh body for each attempt: a stream for stored files, the bytes otherwise. */
+async function archiveBody(context: IExecuteFunctions, itemIndex: number, archive: IBinaryData): Promise<Buffer | BinaryStream> {
+	if (archive.id) return await context.helpers.getBinaryStream(archive.id);
+	return await context.helpers.getBinaryDataBuffer(itemIndex, archive);
+}
+
+function storageText(body: unknown): string {
+	const text = Buffer.isBuffer(body) ? body.toString('utf8') : typeof body === 'string' ? body : '';
+	// Storage error pages are XML or text; keep the gist and never echo a (signed) URL.
+	return text
+		.replace(/<[^>]+>/g, ' ')
+		.replace(/https?:\/\/\S+/g, '[url]')
+		.replace(/\s+/g, ' ')
+		.trim()
+		.slice(0, 200);
+}
+
+export async function uploadArchive(
+	context: IExecuteFunctions,
+	itemIndex: number,
+	signedUrl: string,
+	archive: IBinaryData,
+	bytes: number,
+): Promise<ArchiveUploadResult> {
+	const signal = context.getExecutionCancelSignal();
+	const result: ArchiveUploadResult = { uploaded: false, bytes, fileName: archive.fileName, attempts: 0 };
+	for (let attempt = 1; attempt <= RETRY_DELAYS_MS.length + 1; attempt++) {
+		result.attempts = attempt;
+		let retryable = false;
+		try {
+			const response = (await context.helpers.httpRequest({
+				method: 'PUT',
+				url: signedUrl,
+				body: await archiveBody(context, itemIndex, archive),
+				headers: { 'Content-Type': 'application/zip', 'Content-Length': bytes },
+				json: false,
+				encoding: 'text',
+				returnFullResponse: true,
+				ignoreHttpStatusErrors: true,
+				disableFollowRedirect: true,
+			})) as IN8nHttpFullResponse;
+			result.statusCode = response.statusCode;
+			if (response.statusCode >= 200 && response.statusCode < 300) {
+				result.uploaded = true;
+				delete result.reason;
+				return result;
+			}
+			const said = storageText(response.body);
+			result.reason = `the storage host answered HTTP ${response.statusCode}${said ? ` (${said})` : ''}`;
+			retryable = response.statusCode >= 500;
+		} catch (error) {
+			if (signal?.aborted) {
+				result.reason = 'the execution was cancelled during the upload';
+				return result;
+			}
+			const cause = error as { code?: string; message?: string };
+			result.reason = `the storage host could not be reached (${cause.code || storageText(cause.message) || 'network error'})`;
+			retryable = true;
+		}
+		if (!retryable || attempt > RETRY_DELAYS_MS.length) break;
+		try {
+			await sleep(RETRY_DELAYS_MS[attempt - 1]!, signal);
+		} catch {
+			result.reason = `${result.reason}; the execution was cancelled before a retry`;
+			break;
+		}
+	}
+	return result;
+}
