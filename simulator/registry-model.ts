@@ -145,7 +145,11 @@ export const PUBLISHER_ID_PATTERN = /^[a-z0-9][a-z0-9-]{0,63}$/;
 /** Node ids are lower case too; dots and underscores appear in real node ids. */
 export const NODE_ID_PATTERN = /^[a-z0-9][a-z0-9._-]{0,99}$/;
 
-const SEMVER_PATTERN = /^(0|[1-9]\d*)\.(0|[1-9]\d*)\.(0|[1-9]\d*)(-[0-9A-Za-z-]+(\.[0-9A-Za-z-]+)*)?(\+[0-9A-Za-z-]+(\.[0-9A-Za-z-]+)*)?$/;
+// A numeric pre-release identifier has no leading zeros (semver 2.0.0 rule 9); build parts may.
+const PRERELEASE_ID = '(?:0|[1-9]\\d*|\\d*[A-Za-z-][0-9A-Za-z-]*)';
+const SEMVER_PATTERN = new RegExp(
+	`^(0|[1-9]\\d*)\\.(0|[1-9]\\d*)\\.(0|[1-9]\\d*)(-${PRERELEASE_ID}(\\.${PRERELEASE_ID})*)?(\\+[0-9A-Za-z-]+(\\.[0-9A-Za-z-]+)*)?$`,
+);
 
 /** MAJOR.MINOR.PATCH with optional pre-release and build parts; a leading "v" is not semantic versioning. */
 export function isSemver(value: unknown): value is string {

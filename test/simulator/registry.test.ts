@@ -307,7 +307,7 @@ describe('publishing versions', () => {
 			const res = await call('POST', '/publishers/acme/nodes/my-node/versions', body);
 			expectRefusal(res, 400, new RegExp(`^${field} is required`));
 		}
-		for (const bad of ['v1.0.0', '1.0', '1.0.0.0', '01.0.0', 'latest']) {
+		for (const bad of ['v1.0.0', '1.0', '1.0.0.0', '01.0.0', '1.0.0-01', 'latest']) {
 			expectRefusal(await call('POST', '/publishers/acme/nodes/my-node/versions', publishBody(bad)), 400, /semantic version/);
 		}
 		const noVersion = publishBody('1.0.0', { node_version: { changelog: 'x' } });
