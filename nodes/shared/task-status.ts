@@ -45,6 +45,7 @@ const STATES: Record<string, TaskState> = {
 	error: 'failed',
 	cancelled: 'failed',
 	canceled: 'failed',
+	lost: 'failed',
 };
 
 /** Maps any status word of the service to the shared vocabulary (case-insensitive). */
@@ -94,4 +95,21 @@ export function normaliseTask(body: unknown): NormalisedTask | undefined {
 		creations: creationList(inner.creations),
 		...(status === 'failed' && typeof errorValue === 'string' && errorValue ? { error: errorValue } : {}),
 	};
+}
+
+/**
+ * Cloud jobs (area A) read the same words, with one difference: a cancelled job is told apart from
+ * a failed one, and any word that is not final means "still running" (the real service's status
+ * endpoints do not all use the spec's words).
+ */
+export type CloudJobState = 'completed' | 'failed' | 'cancelled' | 'running';
+
+const CANCELLED_WORDS = new Set(['cancelled', 'canceled', 'interrupted']);
+
+export function cloudJobStateOf(raw: unknown): CloudJobState {
+	if (typeof raw === 'string' && CANCELLED_WORDS.has(raw.trim().toLowerCase())) return 'cancelled';
+	const state = taskStateOf(raw);
+	if (state === 'succeeded') return 'completed';
+	if (state === 'failed') return 'failed';
+	return 'running';
 }

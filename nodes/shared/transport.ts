@@ -208,8 +208,10 @@ export function serviceMessage(body: unknown): string | undefined {
 		const nested = error as Record<string, unknown>;
 		if (nested.message) parts.push(String(nested.message));
 		else if (nested.type) parts.push(String(nested.type));
-		// The cloud repeats the message in details when there is nothing more to say.
-		if (nested.details && typeof nested.details === 'string' && !parts.some((part) => part.includes(nested.details as string))) parts.push(nested.details);
+		// The cloud repeats the message in details when there is nothing more to say, or puts it first in a longer list.
+		const details = typeof nested.details === 'string' ? nested.details : '';
+		if (details && parts.length === 1 && details.includes(parts[0]!)) parts[0] = details;
+		else if (details && !parts.some((part) => part.includes(details))) parts.push(details);
 	} else if (typeof record.message === 'string') {
 		parts.push(record.message);
 		if (typeof record.details === 'string' && record.details !== record.message) parts.push(record.details);

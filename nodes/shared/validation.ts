@@ -40,6 +40,23 @@ export function integerInRange(context: CheckContext, itemIndex: number, field: 
 	return number;
 }
 
+/** A number between `min` and `max` (inclusive), fractions allowed; text holding a number is accepted. */
+export function numberInRange(
+	context: CheckContext,
+	itemIndex: number,
+	field: string,
+	value: unknown,
+	min: number,
+	max = Number.POSITIVE_INFINITY,
+): number {
+	const number = typeof value === 'string' && value.trim() !== '' ? Number(value.trim()) : value;
+	if (typeof number !== 'number' || !Number.isFinite(number) || number < min || number > max) {
+		const range = max === Number.POSITIVE_INFINITY ? `${min} or more` : `from ${min} to ${max}`;
+		throw invalidField(context, itemIndex, field, `must be a number ${range} (got ${quoted(value)})`);
+	}
+	return number;
+}
+
 /** One of the allowed values, compared exactly. */
 export function oneOf<T extends string>(context: CheckContext, itemIndex: number, field: string, value: unknown, allowed: readonly T[]): T {
 	if (typeof value === 'string' && (allowed as readonly string[]).includes(value)) return value as T;

@@ -1,0 +1,75 @@
+import type { IDataObject, IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
+import { updateDisplayOptions } from 'n8n-workflow';
+
+import { addFields, additionalFields, collectionOptions, type FieldDefinition } from '../common/fields';
+import { imageInputProperties, resolveImageInput, type ImageInputDefinition } from '../common/image-input';
+import { IMAGING, imageStatusPath } from '../common/spec';
+import { runTask, waitProperties } from '../common/task';
+
+const IMAGE: ImageInputDefinition = {
+	prefix: 'image',
+	api: 'image',
+	displayName: 'Image',
+	description: 'The portrait to enhance; a URL must be public and HTTPS.',
+	httpsOnly: true,
+};
+
+const FIELDS: FieldDefinition[] = [
+	{
+		name: 'sharpen',
+		api: 'sharpen',
+		displayName: 'Sharpen',
+		kind: 'integer',
+		min: 0,
+		max: 100,
+		default: 0,
+		description: 'Sharpening intensity, from 0 to 100',
+	},
+	{
+		name: 'smartGrain',
+		api: 'smart_grain',
+		displayName: 'Smart Grain',
+		kind: 'integer',
+		min: 0,
+		max: 100,
+		default: 0,
+		description: 'Grain intensity, from 0 to 100',
+	},
+	{
+		name: 'webhookUrl',
+		api: 'webhook_url',
+		displayName: 'Webhook URL',
+		kind: 'url',
+		description: 'Address notified of the task status, e.g. a Host Task Trigger URL',
+	},
+];
+
+const properties: INodeProperties[] = [
+	...imageInputProperties(IMAGE),
+	...waitProperties('image'),
+	{
+		displayName: 'Additional Fields',
+		name: 'additionalFields',
+		type: 'collection',
+		placeholder: 'Add Field',
+		default: {},
+		options: collectionOptions(FIELDS),
+	},
+];
+
+export const description = updateDisplayOptions({ show: { resource: ['image'], operation: ['enhanceSkin'] } }, properties);
+
+/** POST /proxy/imaging/v1/ai/skin-enhancer/creative: the creative (more artistic) mode. */
+export async function execute(this: IExecuteFunctions, itemIndex: number): Promise<INodeExecutionData[]> {
+	const body: IDataObject = { image: (await resolveImageInput(this, itemIndex, IMAGE)).value };
+	addFields(this, itemIndex, FIELDS, additionalFields(this, itemIndex), body);
+	return await runTask(this, itemIndex, {
+		kind: 'image',
+		taskType: 'skin-enhancer',
+		label: 'skin enhancement task',
+		submitPath: `${IMAGING}/skin-enhancer/creative`,
+		notifyField: 'webhook_url',
+		statusPath: (taskId) => imageStatusPath('skin-enhancer', taskId),
+		body,
+	});
+}

@@ -1,0 +1,56 @@
+import type { IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
+import { updateDisplayOptions } from 'n8n-workflow';
+
+import { oneOf, requiredText } from '../../../shared/validation';
+import { IMAGE_TASK_TYPES, imageStatusPath, type ImageTaskType } from '../common/spec';
+import { statusWaitProperties, taskStatus } from '../common/task';
+
+const LABELS: Record<ImageTaskType, string> = {
+	'image-upscaler': 'upscale task',
+	'image-upscaler-precision-v2': 'precision upscale V2 task',
+	'image-style-transfer': 'style transfer task',
+	'image-relight': 'relight task',
+	'skin-enhancer': 'skin enhancement task',
+};
+
+const properties: INodeProperties[] = [
+	{
+		displayName: 'Task Type',
+		name: 'taskType',
+		type: 'options',
+		options: [
+			{ name: 'Enhance Skin', value: 'skin-enhancer', description: 'A task started by Enhance Skin' },
+			{ name: 'Precision Upscale V2', value: 'image-upscaler-precision-v2', description: 'A precision upscaler V2 task' },
+			{ name: 'Relight', value: 'image-relight', description: 'A task started by Relight' },
+			{ name: 'Style Transfer', value: 'image-style-transfer', description: 'A task started by Style Transfer' },
+			{ name: 'Upscale', value: 'image-upscaler', description: 'A task started by Upscale' },
+		],
+		default: 'image-upscaler',
+		description: 'Which kind of task the ID belongs to: each kind has its own status address',
+	},
+	{
+		displayName: 'Task ID',
+		name: 'taskId',
+		type: 'string',
+		default: '',
+		required: true,
+		placeholder: 'e.g. 3f2b9c1e-…',
+		description: 'The task_id returned when the task was started',
+	},
+	...statusWaitProperties('image'),
+];
+
+export const description = updateDisplayOptions({ show: { resource: ['image'], operation: ['getTaskStatus'] } }, properties);
+
+/** GET /proxy/imaging/v1/ai/{task type}/{task_id}. */
+export async function execute(this: IExecuteFunctions, itemIndex: number): Promise<INodeExecutionData[]> {
+	const taskType = oneOf(this, itemIndex, 'Task Type', this.getNodeParameter('taskType', itemIndex), IMAGE_TASK_TYPES);
+	const taskId = requiredText(this, itemIndex, 'Task ID', this.getNodeParameter('taskId', itemIndex, ''));
+	return await taskStatus(this, itemIndex, {
+		kind: 'image',
+		taskType,
+		label: LABELS[taskType],
+		taskId,
+		statusPath: imageStatusPath(taskType, taskId),
+	});
+}

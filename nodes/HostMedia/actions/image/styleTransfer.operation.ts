@@ -1,0 +1,148 @@
+import type { IDataObject, IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
+import { updateDisplayOptions } from 'n8n-workflow';
+
+import { invalidField } from '../../../shared/validation';
+import { addFields, additionalFields, collectionOptions, type FieldDefinition } from '../common/fields';
+import { imageInputProperties, resolveImageInput, type ImageInputDefinition } from '../common/image-input';
+import { IMAGING, imageStatusPath, optionsOf, PORTRAIT_BEAUTIFIERS, PORTRAIT_STYLES, STYLE_ENGINES, STYLE_FLAVORS } from '../common/spec';
+import { runTask, waitProperties } from '../common/task';
+
+const IMAGE: ImageInputDefinition = { prefix: 'image', api: 'image', displayName: 'Image', description: 'The image to restyle.' };
+const REFERENCE: ImageInputDefinition = {
+	prefix: 'referenceImage',
+	api: 'reference_image',
+	displayName: 'Reference Image',
+	description: 'The image whose style is transferred.',
+};
+
+const percent = (name: string, api: string, displayName: string, description: string): FieldDefinition => ({
+	name,
+	api,
+	displayName,
+	kind: 'integer',
+	min: 0,
+	max: 100,
+	default: 50,
+	description,
+});
+
+const FIELDS: FieldDefinition[] = [
+	{
+		name: 'engine',
+		api: 'engine',
+		displayName: 'Engine',
+		kind: 'options',
+		options: optionsOf(STYLE_ENGINES, { '3d_cartoon': '3D Cartoon' }),
+		default: 'balanced',
+		description: 'Style transfer engine',
+	},
+	{
+		name: 'fixedGeneration',
+		api: 'fixed_generation',
+		displayName: 'Fixed Generation',
+		kind: 'boolean',
+		description: 'Whether the same settings always give the same image',
+	},
+	{
+		name: 'flavor',
+		api: 'flavor',
+		displayName: 'Flavor',
+		kind: 'options',
+		options: optionsOf(STYLE_FLAVORS, { gen_z: 'Gen Z', donotstyle: 'Do Not Style', donotstyle_sharp: 'Do Not Style (Sharp)' }),
+		default: 'faithful',
+		description: 'Flavor of the transfer',
+	},
+	{
+		name: 'isPortrait',
+		api: 'is_portrait',
+		displayName: 'Is Portrait',
+		kind: 'boolean',
+		description: 'Whether to process the image as a portrait (needed for the portrait options)',
+	},
+	{
+		name: 'portraitBeautifier',
+		api: 'portrait_beautifier',
+		displayName: 'Portrait Beautifier',
+		kind: 'options',
+		options: optionsOf(PORTRAIT_BEAUTIFIERS, { beautify_face_max: 'Beautify Face Max' }),
+		default: 'beautify_face',
+		description: 'Face beautification; only with Is Portrait turned on',
+	},
+	{
+		name: 'portraitStyle',
+		api: 'portrait_style',
+		displayName: 'Portrait Style',
+		kind: 'options',
+		options: optionsOf(PORTRAIT_STYLES),
+		default: 'standard',
+		description: 'Portrait look; only with Is Portrait turned on',
+	},
+	{
+		name: 'prompt',
+		api: 'prompt',
+		displayName: 'Prompt',
+		kind: 'string',
+		rows: 2,
+		description: 'Describes the result to guide the transfer',
+	},
+	percent('structureStrength', 'structure_strength', 'Structure Strength', 'How much of the original structure is kept, from 0 to 100'),
+	percent('styleStrength', 'style_strength', 'Style Strength', 'How strongly the style is applied, in percent (0 to 100)'),
+	{
+		name: 'webhookUrl',
+		api: 'webhook_url',
+		displayName: 'Webhook URL',
+		kind: 'url',
+		description: 'Address notified of the task status, e.g. a Host Task Trigger URL',
+	},
+];
+
+const properties: INodeProperties[] = [
+	...imageInputProperties(IMAGE),
+	...imageInputProperties(REFERENCE),
+	...waitProperties('image'),
+	{
+		displayName: 'Additional Fields',
+		name: 'additionalFields',
+		type: 'collection',
+		placeholder: 'Add Field',
+		default: {},
+		options: collectionOptions(FIELDS),
+	},
+];
+
+export const description = updateDisplayOptions({ show: { resource: ['image'], operation: ['styleTransfer'] } }, properties);
+
+/** POST /proxy/imaging/v1/ai/image-style-transfer (its answer is not wrapped in data{}). */
+export async function execute(this: IExecuteFunctions, itemIndex: number): Promise<INodeExecutionData[]> {
+	const body: IDataObject = {
+		image: (await resolveImageInput(this, itemIndex, IMAGE)).value,
+		reference_image: (await resolveImageInput(this, itemIndex, REFERENCE)).value,
+	};
+	addFields(this, itemIndex, FIELDS, additionalFields(this, itemIndex), body);
+	if (body.is_portrait !== true) {
+		const portraitOption =
+			body.portrait_beautifier !== undefined
+				? 'Portrait Beautifier (portrait_beautifier)'
+				: body.portrait_style !== undefined
+					? 'Portrait Style (portrait_style)'
+					: undefined;
+		if (portraitOption) {
+			throw invalidField(
+				this,
+				itemIndex,
+				portraitOption,
+				'is used only when Is Portrait (is_portrait) is true',
+				'Turn on Is Portrait, or remove the portrait options.',
+			);
+		}
+	}
+	return await runTask(this, itemIndex, {
+		kind: 'image',
+		taskType: 'image-style-transfer',
+		label: 'style transfer task',
+		submitPath: `${IMAGING}/image-style-transfer`,
+		notifyField: 'webhook_url',
+		statusPath: (taskId) => imageStatusPath('image-style-transfer', taskId),
+		body,
+	});
+}

@@ -1,0 +1,134 @@
+import type { IDataObject, IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
+import { updateDisplayOptions } from 'n8n-workflow';
+
+import { imageDimensions } from '../../../shared/file-types';
+import { invalidField } from '../../../shared/validation';
+import { addFields, addParameter, additionalFields, collectionOptions, fieldProperty, type FieldDefinition } from '../common/fields';
+import { imageInputProperties, resolveImageInput, type ImageInputDefinition } from '../common/image-input';
+import {
+	IMAGING,
+	imageStatusPath,
+	optionsOf,
+	UPSCALE_MAX_PIXELS,
+	UPSCALER_ENGINES,
+	UPSCALER_OPTIMIZED_FOR,
+	UPSCALER_SCALE_FACTORS,
+} from '../common/spec';
+import { runTask, waitProperties } from '../common/task';
+
+const IMAGE: ImageInputDefinition = {
+	prefix: 'image',
+	api: 'image',
+	displayName: 'Image',
+	description: 'The image to upscale; the result may hold at most 25.3 million pixels.',
+};
+
+const SCALE_FACTOR: FieldDefinition = {
+	name: 'scaleFactor',
+	api: 'scale_factor',
+	displayName: 'Scale Factor',
+	kind: 'options',
+	options: UPSCALER_SCALE_FACTORS.map((value) => ({ name: value, value })),
+	default: '2x',
+	description: 'How many times larger the result is, per side. Higher factors take longer.',
+};
+
+const tenToTen = (name: string, api: string, displayName: string, description: string): FieldDefinition => ({
+	name,
+	api,
+	displayName,
+	kind: 'integer',
+	min: -10,
+	max: 10,
+	default: 0,
+	description,
+});
+
+const FIELDS: FieldDefinition[] = [
+	tenToTen('creativity', 'creativity', 'Creativity', 'How much the upscaler may invent, from -10 to 10'),
+	tenToTen('fractality', 'fractality', 'Fractality', 'Strength of the prompt and intricacy per square pixel, from -10 to 10'),
+	tenToTen('hdr', 'hdr', 'HDR', 'Level of definition and detail, from -10 to 10'),
+	tenToTen('resemblance', 'resemblance', 'Resemblance', 'How closely the result follows the original, from -10 to 10'),
+	{
+		name: 'engine',
+		api: 'engine',
+		displayName: 'Engine',
+		kind: 'options',
+		options: optionsOf(UPSCALER_ENGINES),
+		default: 'automatic',
+		description: 'Upscaling engine; Automatic picks one for the image',
+	},
+	{
+		name: 'optimizedFor',
+		api: 'optimized_for',
+		displayName: 'Optimized For',
+		kind: 'options',
+		options: optionsOf(UPSCALER_OPTIMIZED_FOR, { '3d_renders': '3D Renders' }),
+		default: 'standard',
+		description: 'The kind of image, so the upscaler treats it well',
+	},
+	{
+		name: 'prompt',
+		api: 'prompt',
+		displayName: 'Prompt',
+		kind: 'string',
+		rows: 2,
+		description: 'Describes the image to guide the upscale',
+	},
+	{
+		name: 'webhookUrl',
+		api: 'webhook_url',
+		displayName: 'Webhook URL',
+		kind: 'url',
+		description: 'Address notified on each status change of the task, e.g. a Host Task Trigger URL',
+	},
+];
+
+const properties: INodeProperties[] = [
+	...imageInputProperties(IMAGE),
+	fieldProperty(SCALE_FACTOR),
+	...waitProperties('image'),
+	{
+		displayName: 'Additional Fields',
+		name: 'additionalFields',
+		type: 'collection',
+		placeholder: 'Add Field',
+		default: {},
+		options: collectionOptions(FIELDS),
+	},
+];
+
+export const description = updateDisplayOptions({ show: { resource: ['image'], operation: ['upscale'] } }, properties);
+
+/** POST /proxy/imaging/v1/ai/image-upscaler. */
+export async function execute(this: IExecuteFunctions, itemIndex: number): Promise<INodeExecutionData[]> {
+	const image = await resolveImageInput(this, itemIndex, IMAGE);
+	const body: IDataObject = { image: image.value };
+	const scale = addParameter(this, itemIndex, SCALE_FACTOR, body) as string | undefined;
+	addFields(this, itemIndex, FIELDS, additionalFields(this, itemIndex), body);
+	// Only images the node holds can be measured (URLs are fetched by the service, not by n8n).
+	const size = image.bytes ? imageDimensions(image.bytes) : undefined;
+	if (size) {
+		const factor = Number((scale ?? '2x').replace('x', ''));
+		const width = size.width * factor;
+		const height = size.height * factor;
+		if (width * height > UPSCALE_MAX_PIXELS) {
+			throw invalidField(
+				this,
+				itemIndex,
+				'Image (image)',
+				`is too large for Scale Factor (scale_factor) ${factor}x: the result would be ${width}×${height} pixels (${((width * height) / 1e6).toFixed(2)} million), and at most 25.3 million are allowed`,
+				'Choose a smaller scale factor or a smaller image.',
+			);
+		}
+	}
+	return await runTask(this, itemIndex, {
+		kind: 'image',
+		taskType: 'image-upscaler',
+		label: 'upscale task',
+		submitPath: `${IMAGING}/image-upscaler`,
+		notifyField: 'webhook_url',
+		statusPath: (taskId) => imageStatusPath('image-upscaler', taskId),
+		body,
+	});
+}

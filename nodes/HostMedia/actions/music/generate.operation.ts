@@ -1,0 +1,84 @@
+import type { IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
+import { updateDisplayOptions } from 'n8n-workflow';
+
+import { multipartBody } from '../../../shared/multipart';
+import { hostRequestFull } from '../../../shared/transport';
+import { requiredText } from '../../../shared/validation';
+import { additionalFields, checkedField, collectionOptions, type FieldDefinition } from '../common/fields';
+import { MusicStreamReader } from './music-stream';
+
+const DURATION: FieldDefinition = {
+	name: 'duration',
+	api: 'duration',
+	displayName: 'Duration',
+	kind: 'integer',
+	min: 1,
+	max: Number.MAX_SAFE_INTEGER,
+	default: 30,
+	description: 'Length of the music (a whole number, usually seconds). The service chooses one when this is not set.',
+};
+
+const properties: INodeProperties[] = [
+	{
+		displayName: 'Prompt',
+		name: 'prompt',
+		type: 'string',
+		default: '',
+		required: true,
+		typeOptions: { rows: 3 },
+		placeholder: 'e.g. calm lofi piano with soft rain',
+		description: 'Describes the music to generate',
+	},
+	{
+		displayName: 'Download Audio',
+		name: 'downloadAudio',
+		type: 'boolean',
+		default: true,
+		description: 'Whether to return each generated take as an audio file in binary data (otherwise only titles, duration and events)',
+	},
+	{
+		displayName: 'Put Audio in Field',
+		name: 'binaryPropertyName',
+		type: 'string',
+		default: 'data',
+		description: 'Binary field of each output item that receives the audio file',
+		displayOptions: { show: { downloadAudio: [true] } },
+	},
+	{
+		displayName: 'Additional Fields',
+		name: 'additionalFields',
+		type: 'collection',
+		placeholder: 'Add Field',
+		default: {},
+		options: collectionOptions([DURATION]),
+	},
+];
+
+export const description = updateDisplayOptions({ show: { resource: ['music'], operation: ['generate'] } }, properties);
+
+/** POST /proxy/music/t2m/generate: one output item per generated take, with its audio file. */
+export async function execute(this: IExecuteFunctions, itemIndex: number): Promise<INodeExecutionData[]> {
+	const prompt = requiredText(this, itemIndex, 'Prompt (prompt)', this.getNodeParameter('prompt', itemIndex, ''));
+	const duration = checkedField(this, itemIndex, DURATION, additionalFields(this, itemIndex).duration) as number | undefined;
+	const keepAudio = this.getNodeParameter('downloadAudio', itemIndex, true) as boolean;
+	const binaryPropertyName = keepAudio
+		? requiredText(this, itemIndex, 'Put Audio in Field', this.getNodeParameter('binaryPropertyName', itemIndex, 'data'))
+		: 'data';
+	// The music endpoint takes multipart/form-data, not JSON.
+	const form = multipartBody({ prompt, ...(duration !== undefined ? { duration: String(duration) } : {}) });
+	const response = await hostRequestFull<unknown>(this, 'hostApi', {
+		method: 'POST',
+		path: '/proxy/music/t2m/generate',
+		body: form.body,
+		headers: { 'Content-Type': form.contentType },
+		json: false,
+		stream: true,
+		itemIndex,
+		action: 'generating music',
+	});
+	const takes = await new MusicStreamReader(this, response.body, { itemIndex, keepAudio }).read();
+	return takes.map((take) => ({
+		json: { prompt, ...take.json },
+		...(take.binary ? { binary: { [binaryPropertyName]: take.binary } } : {}),
+	}));
+}

@@ -1,0 +1,273 @@
+/**
+ * Reads the text-to-music NDJSON stream as it arrives: titles, duration and other events are
+ * collected, and the base64 audio chunks of each take (stream_index) are decoded one by one and
+ * written into that take's own binary file through a byte channel, so memory stays small however
+ * long the music is. The file's MIME type is recognised from its first bytes.
+ */
+import type { IBinaryData, IDataObject, IExecuteFunctions } from 'n8n-workflow';
+import { NodeOperationError } from 'n8n-workflow';
+
+import { extensionFor, sniffMimeType, SNIFF_BYTES } from '../../../shared/file-types';
+import { readNdjson } from '../../../shared/ndjson';
+import { ByteChannel, isAsyncIterable, readableClassOf, readableFrom } from '../../../shared/streams';
+
+/** Non-audio events kept for the output (a stream of any length returns a bounded list). */
+const MAX_EVENTS = 100;
+
+interface Take {
+	streamIndex: number;
+	title?: string;
+	displayTags?: unknown;
+	copyIndex?: unknown;
+	promptIndex?: unknown;
+	head: Buffer[];
+	headBytes: number;
+	channel?: ByteChannel;
+	store?: Promise<IBinaryData>;
+	mimeType?: string;
+	bytes: number;
+	chunks: number;
+}
+
+export interface MusicTake {
+	json: IDataObject;
+	binary?: IBinaryData;
+}
+
+export interface MusicStreamOptions {
+	itemIndex: number;
+	/** Write the audio into binary data (otherwise chunks are only counted). */
+	keepAudio: boolean;
+}
+
+function fileBase(take: Take): string {
+	const slug = (take.title ?? '')
+		.normalize('NFKD')
+		.replace(/[^\w\s-]/g, '')
+		.trim()
+		.replace(/\s+/g, '-')
+		.toLowerCase()
+		.slice(0, 60);
+	return slug || `music-take-${take.streamIndex + 1}`;
+}
+
+const indexOf = (value: unknown): number | undefined =>
+	typeof value === 'number' && Number.isInteger(value) && value >= 0 ? value : undefined;
+
+export class MusicStreamReader {
+	private readonly takes = new Map<number, Take>();
+	private readonly events: IDataObject[] = [];
+	private eventCount = 0;
+	private malformed = 0;
+	private durationSec: number | undefined;
+	private completed = false;
+	private failure: { message: string; code: string } | undefined;
+	private readonly Readable: NonNullable<ReturnType<typeof readableClassOf>>;
+
+	constructor(
+		private readonly context: IExecuteFunctions,
+		private readonly body: unknown,
+		private readonly options: MusicStreamOptions,
+	) {
+		const Readable = readableClassOf(body);
+		if (!Readable || !isAsyncIterable(body)) {
+			throw new NodeOperationError(context.getNode(), 'The music service did not answer with a stream', { itemIndex: options.itemIndex });
+		}
+		this.Readable = Readable;
+	}
+
+	/** Reads the whole stream; answers one entry per take, with its audio file when kept. */
+	async read(): Promise<MusicTake[]> {
+		const signal = this.context.getExecutionCancelSignal();
+		try {
+			for await (const line of readNdjson(this.body as AsyncIterable<Buffer>)) {
+				if (signal?.aborted) break;
+				if ('malformed' in line) {
+					this.malformed++;
+					continue;
+				}
+				await this.handle(line.event);
+				if (this.failure) break;
+			}
+		} catch (error) {
+			await this.abandon();
+			if (signal?.aborted) throw this.cancelled();
+			throw new NodeOperationError(this.context.getNode(), `The music stream broke off: ${(error as Error).message}`, {
+				itemIndex: this.options.itemIndex,
+				description: `${this.chunkCount()} audio chunks had arrived. Try again.`,
+			});
+		}
+		if (signal?.aborted) {
+			await this.abandon();
+			throw this.cancelled();
+		}
+		if (this.failure) {
+			await this.abandon();
+			const { message, code } = this.failure;
+			throw new NodeOperationError(this.context.getNode(), `The music service reported an error: ${message}${code ? ` (${code})` : ''}`, {
+				itemIndex: this.options.itemIndex,
+				description: 'The service stopped the stream. Change the prompt or try again later.',
+			});
+		}
+		if (!this.completed) {
+			await this.abandon();
+			throw new NodeOperationError(this.context.getNode(), 'The music stream ended before it was complete (no "complete" event)', {
+				itemIndex: this.options.itemIndex,
+				description: `${this.chunkCount()} audio chunks had arrived, so the audio would be cut short. Try again.`,
+			});
+		}
+		return await this.finish();
+	}
+
+	private chunkCount(): number {
+		return [...this.takes.values()].reduce((sum, take) => sum + take.chunks, 0);
+	}
+
+	private cancelled(): NodeOperationError {
+		return new NodeOperationError(this.context.getNode(), 'The execution was canceled while the music was streaming', {
+			itemIndex: this.options.itemIndex,
+		});
+	}
+
+	private take(streamIndex: number): Take {
+		let take = this.takes.get(streamIndex);
+		if (!take) {
+			take = { streamIndex, head: [], headBytes: 0, bytes: 0, chunks: 0 };
+			this.takes.set(streamIndex, take);
+		}
+		return take;
+	}
+
+	private remember(event: IDataObject): void {
+		this.eventCount++;
+		if (this.events.length < MAX_EVENTS) this.events.push(event);
+	}
+
+	private async handle(event: Record<string, unknown>): Promise<void> {
+		switch (event.type) {
+			case 'audio_chunk': {
+				if (typeof event.data !== 'string') {
+					this.malformed++;
+					return;
+				}
+				await this.audio(this.take(indexOf(event.stream_index) ?? 0), Buffer.from(event.data, 'base64'));
+				return;
+			}
+			case 'title': {
+				const take = this.take(indexOf(event.stream_index) ?? indexOf(event.copy_index) ?? this.takes.size);
+				if (typeof event.title === 'string') take.title = event.title;
+				take.displayTags = event.display_tags;
+				take.copyIndex = event.copy_index;
+				take.promptIndex = event.prompt_index;
+				break;
+			}
+			case 'titles': {
+				const titles = Array.isArray(event.titles) ? event.titles : [];
+				titles.forEach((entry: unknown, position) => {
+					const record = typeof entry === 'object' && entry !== null ? (entry as Record<string, unknown>) : { title: entry };
+					const take = this.take(indexOf(record.stream_index) ?? position);
+					if (typeof record.title === 'string') take.title = record.title;
+					if (record.display_tags !== undefined) take.displayTags = record.display_tags;
+				});
+				break;
+			}
+			case 'duration': {
+				const seconds = Number(event.duration_sec ?? event.duration);
+				if (Number.isFinite(seconds)) this.durationSec = seconds;
+				break;
+			}
+			case 'complete':
+				this.completed = true;
+				break;
+			case 'error':
+				this.failure = {
+					message: typeof event.message === 'string' && event.message ? event.message : 'no reason given',
+					code: typeof event.code === 'string' ? event.code : '',
+				};
+				break;
+			default:
+				break;
+		}
+		this.remember(event as IDataObject);
+	}
+
+	/** One decoded chunk: held until the format can be recognised, then written through. */
+	private async audio(take: Take, bytes: Buffer): Promise<void> {
+		take.bytes += bytes.length;
+		take.chunks++;
+		if (!this.options.keepAudio || bytes.length === 0) return;
+		if (take.channel) return await take.channel.write(bytes);
+		take.head.push(bytes);
+		take.headBytes += bytes.length;
+		if (take.headBytes >= SNIFF_BYTES) await this.open(take);
+	}
+
+	/** Starts storing a take: from now on its chunks flow straight into n8n's binary data. */
+	private async open(take: Take): Promise<void> {
+		const head = Buffer.concat(take.head);
+		take.head = [];
+		take.mimeType = sniffMimeType(head) ?? 'application/octet-stream';
+		const extension = extensionFor(take.mimeType) ?? 'bin';
+		const channel = new ByteChannel();
+		take.channel = channel;
+		take.store = this.context.helpers.prepareBinaryData(
+			readableFrom(this.Readable, channel),
+			`${fileBase(take)}.${extension}`,
+			take.mimeType,
+		);
+		// If storing fails, stop feeding it; the error is reported when the store is awaited.
+		take.store.catch(() => channel.close());
+		await channel.write(head);
+	}
+
+	/** Stops every take's file (error or cancellation) and lets the stores settle. */
+	private async abandon(): Promise<void> {
+		const reason = new Error('music stream abandoned');
+		for (const take of this.takes.values()) take.channel?.fail(reason);
+		await Promise.allSettled([...this.takes.values()].map(async (take) => await take.store));
+	}
+
+	private async finish(): Promise<MusicTake[]> {
+		for (const take of this.takes.values()) if (!take.channel && take.headBytes > 0 && this.options.keepAudio) await this.open(take);
+		for (const take of this.takes.values()) take.channel?.end();
+		const out: MusicTake[] = [];
+		const takes = [...this.takes.values()].sort((a, b) => a.streamIndex - b.streamIndex);
+		for (const take of takes) {
+			let binary: IBinaryData | undefined;
+			try {
+				binary = take.store ? await take.store : undefined;
+			} catch (error) {
+				throw new NodeOperationError(
+					this.context.getNode(),
+					`The audio of take ${take.streamIndex + 1} could not be stored: ${(error as Error).message}`,
+					{
+						itemIndex: this.options.itemIndex,
+					},
+				);
+			}
+			out.push({ json: this.takeJson(take), binary });
+		}
+		if (out.length === 0) out.push({ json: this.takeJson(undefined) });
+		return out;
+	}
+
+	private takeJson(take: Take | undefined): IDataObject {
+		const json: IDataObject = {};
+		if (take) {
+			json.stream_index = take.streamIndex;
+			if (take.title !== undefined) json.title = take.title;
+			if (take.displayTags !== undefined) json.display_tags = take.displayTags as IDataObject[string];
+			if (take.copyIndex !== undefined) json.copy_index = take.copyIndex as IDataObject[string];
+			if (take.promptIndex !== undefined) json.prompt_index = take.promptIndex as IDataObject[string];
+			json.audio_bytes = take.bytes;
+			json.audio_chunks = take.chunks;
+			if (take.mimeType) json.mime_type = take.mimeType;
+		}
+		if (this.durationSec !== undefined) json.duration_sec = this.durationSec;
+		json.takes = this.takes.size;
+		json.malformed_lines = this.malformed;
+		json.events = this.events;
+		if (this.eventCount > this.events.length) json.events_omitted = this.eventCount - this.events.length;
+		return json;
+	}
+}

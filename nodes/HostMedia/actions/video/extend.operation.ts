@@ -1,0 +1,116 @@
+import type { IDataObject, IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
+import { updateDisplayOptions } from 'n8n-workflow';
+
+import { invalidField } from '../../../shared/validation';
+import { addFields, addParameter, additionalFields, collectionOptions, fieldProperty, type FieldDefinition } from '../common/fields';
+import { optionalImageProperties, resolveOptionalImage, type ImageInputDefinition } from '../common/image-input';
+import {
+	EXTEND_DEFAULT_SECONDS,
+	EXTEND_MAX_SECONDS,
+	EXTEND_MIN_SECONDS,
+	EXTEND_MODELS,
+	EXTEND_RESOLUTIONS,
+	optionsOf,
+	videoStatusPath,
+} from '../common/spec';
+import { runTask, waitProperties } from '../common/task';
+import { CALLBACK_URL_FIELD, PAYLOAD_FIELD, resolutionField, VIDEO_PROMPT_FIELD } from '../common/video-fields';
+
+const END_FRAME: ImageInputDefinition = {
+	prefix: 'endFrameImage',
+	api: 'images',
+	displayName: 'End Frame Image',
+	description: 'A reference image for the last frame of the extension (one image).',
+};
+
+const MODEL: FieldDefinition = {
+	name: 'model',
+	api: 'model',
+	displayName: 'Model',
+	kind: 'options',
+	options: optionsOf(EXTEND_MODELS, { 'videoq2-pro': 'Videoq2 Pro', 'videoq2-turbo': 'Videoq2 Turbo' }),
+	default: 'videoq2-pro',
+	description: 'Video model used for the extension',
+};
+
+const VIDEO_CREATION_ID: FieldDefinition = {
+	name: 'videoCreationId',
+	api: 'video_creation_id',
+	displayName: 'Video Creation ID',
+	kind: 'string',
+	description: 'Creation ID of an earlier video (from a video task result). Give it together with Video URL, or leave both empty.',
+};
+
+const VIDEO_URL: FieldDefinition = {
+	name: 'videoUrl',
+	api: 'video_url',
+	displayName: 'Video URL',
+	kind: 'url',
+	description: 'Address of the video to extend. Give it together with Video Creation ID, or leave both empty.',
+};
+
+const FIELDS: FieldDefinition[] = [
+	{
+		name: 'duration',
+		api: 'duration',
+		displayName: 'Duration (Seconds)',
+		kind: 'integer',
+		min: EXTEND_MIN_SECONDS,
+		max: EXTEND_MAX_SECONDS,
+		default: EXTEND_DEFAULT_SECONDS,
+		description: 'How many seconds to add, from 1 to 7 (the service uses 5 when this is not set)',
+	},
+	resolutionField(EXTEND_RESOLUTIONS, 'Resolution of the extension'),
+	PAYLOAD_FIELD,
+	CALLBACK_URL_FIELD,
+];
+
+const properties: INodeProperties[] = [
+	fieldProperty(MODEL),
+	fieldProperty(VIDEO_CREATION_ID),
+	fieldProperty(VIDEO_URL),
+	fieldProperty(VIDEO_PROMPT_FIELD),
+	...waitProperties('video'),
+	{
+		displayName: 'Additional Fields',
+		name: 'additionalFields',
+		type: 'collection',
+		placeholder: 'Add Field',
+		default: {},
+		options: collectionOptions(FIELDS, optionalImageProperties(END_FRAME)),
+	},
+];
+
+export const description = updateDisplayOptions({ show: { resource: ['video'], operation: ['extend'] } }, properties);
+
+/** POST /proxy/video/extend: makes an earlier video longer. */
+export async function execute(this: IExecuteFunctions, itemIndex: number): Promise<INodeExecutionData[]> {
+	const body: IDataObject = {};
+	if (addParameter(this, itemIndex, MODEL, body) === undefined) {
+		throw invalidField(this, itemIndex, 'Model (model)', `is required: choose ${EXTEND_MODELS.join(' or ')}`);
+	}
+	addParameter(this, itemIndex, VIDEO_CREATION_ID, body);
+	addParameter(this, itemIndex, VIDEO_URL, body);
+	const hasId = body.video_creation_id !== undefined;
+	if (hasId !== (body.video_url !== undefined)) {
+		const [given, missing] = hasId
+			? ['Video Creation ID (video_creation_id)', 'Video URL (video_url)']
+			: ['Video URL (video_url)', 'Video Creation ID (video_creation_id)'];
+		throw invalidField(this, itemIndex, missing, `is required together with ${given}`, 'Give both, or leave both empty.');
+	}
+	if (hasId) body.video_creation_id = String(body.video_creation_id).trim();
+	addParameter(this, itemIndex, VIDEO_PROMPT_FIELD, body);
+	const extra = additionalFields(this, itemIndex);
+	addFields(this, itemIndex, FIELDS, extra, body);
+	const endFrame = await resolveOptionalImage(this, itemIndex, END_FRAME, extra);
+	if (endFrame) body.images = [endFrame.value];
+	return await runTask(this, itemIndex, {
+		kind: 'video',
+		taskType: 'extend',
+		label: 'video extension task',
+		submitPath: '/proxy/video/extend',
+		notifyField: 'callback_url',
+		statusPath: videoStatusPath,
+		body,
+	});
+}

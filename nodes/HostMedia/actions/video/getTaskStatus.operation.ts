@@ -1,0 +1,33 @@
+import type { IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
+import { updateDisplayOptions } from 'n8n-workflow';
+
+import { requiredText } from '../../../shared/validation';
+import { videoStatusPath } from '../common/spec';
+import { statusWaitProperties, taskStatus } from '../common/task';
+
+const properties: INodeProperties[] = [
+	{
+		displayName: 'Task ID',
+		name: 'taskId',
+		type: 'string',
+		default: '',
+		required: true,
+		placeholder: 'e.g. 1718000000000000001',
+		description: 'The task_id returned when the video task was started',
+	},
+	...statusWaitProperties('video'),
+];
+
+export const description = updateDisplayOptions({ show: { resource: ['video'], operation: ['getTaskStatus'] } }, properties);
+
+/** GET /proxy/video/tasks/{task_id}/creations: state, failure code and the finished videos. */
+export async function execute(this: IExecuteFunctions, itemIndex: number): Promise<INodeExecutionData[]> {
+	const taskId = requiredText(this, itemIndex, 'Task ID', this.getNodeParameter('taskId', itemIndex, ''));
+	return await taskStatus(this, itemIndex, {
+		kind: 'video',
+		taskType: 'video',
+		label: 'video task',
+		taskId,
+		statusPath: videoStatusPath(taskId),
+	});
+}

@@ -1,0 +1,114 @@
+/**
+ * Files in and out of n8n binary data. Result files live behind signed storage URLs that must be
+ * fetched WITHOUT the service's credentials (the storage host rejects them, and they must not
+ * leak there), so downloads use the plain HTTP helper; the body is streamed into n8n's binary data
+ * service, never held whole.
+ */
+import type { IBinaryData, IExecuteFunctions, IN8nHttpFullResponse } from 'n8n-workflow';
+import { NodeOperationError } from 'n8n-workflow';
+
+import { extensionFor, mimeTypeForExtension, sniffMimeType, SNIFF_BYTES } from './file-types';
+import { isAsyncIterable, peek, readableClassOf, readableFrom } from './streams';
+
+export interface DownloadOptions {
+	itemIndex: number;
+	/** Name to give the file when the URL has none (an extension is added from the type). */
+	fallbackName: string;
+	/** Name to give the file whatever the URL says (the cloud's file references name their files). */
+	fileName?: string;
+	/** What is downloaded, for messages ("the result of task 123"). */
+	what: string;
+	timeoutMs?: number;
+}
+
+const GENERIC_TYPES = new Set(['', 'application/octet-stream', 'binary/octet-stream', 'application/binary']);
+
+/** The last path segment of a URL, decoded, or undefined. */
+export function fileNameFromUrl(url: string): string | undefined {
+	try {
+		const segment = new URL(url).pathname.split('/').filter(Boolean).pop();
+		const name = segment ? decodeURIComponent(segment) : undefined;
+		return name && /[^.\s]/.test(name) ? name.replace(/[\\/:*?"<>|\x00-\x1f]/g, '_') : undefined;
+	} catch {
+		return undefined;
+	}
+}
+
+function header(headers: IN8nHttpFullResponse['headers'], name: string): string {
+	const value = headers?.[name] ?? headers?.[name.toLowerCase()];
+	return String(Array.isArray(value) ? value[0] : (value ?? ''));
+}
+
+async function discard(body: unknown): Promise<void> {
+	const stream = body as { resume?: () => void; destroy?: () => void } | undefined;
+	stream?.destroy?.();
+}
+
+/** Downloads `url` (no credentials sent) into n8n binary data, with a file name and MIME type. */
+export async function downloadToBinary(context: IExecuteFunctions, url: string, options: DownloadOptions): Promise<IBinaryData> {
+	let response: IN8nHttpFullResponse;
+	try {
+		response = (await context.helpers.httpRequest({
+			method: 'GET',
+			url,
+			encoding: 'stream',
+			returnFullResponse: true,
+			ignoreHttpStatusErrors: true,
+			timeout: options.timeoutMs ?? 120_000,
+		})) as IN8nHttpFullResponse;
+	} catch (error) {
+		const cause = error as { code?: string; message?: string };
+		throw new NodeOperationError(
+			context.getNode(),
+			`Could not download ${options.what} (${cause.code ?? cause.message ?? 'network error'})`,
+			{
+				itemIndex: options.itemIndex,
+				description: 'The file link could not be reached. Try again; the link stays valid for a while after the task finished.',
+			},
+		);
+	}
+	if (response.statusCode >= 400) {
+		await discard(response.body);
+		const expired = response.statusCode === 403 || response.statusCode === 404;
+		throw new NodeOperationError(context.getNode(), `Could not download ${options.what} (HTTP ${response.statusCode})`, {
+			itemIndex: options.itemIndex,
+			description: expired
+				? 'The storage link was refused: it may have expired. Run the status operation again to get fresh links.'
+				: 'The storage host did not serve the file. Try again later.',
+		});
+	}
+	const body = response.body;
+	const Readable = readableClassOf(body);
+	if (!Readable || !isAsyncIterable(body)) {
+		throw new NodeOperationError(context.getNode(), `Could not download ${options.what}: the response was not a stream`, {
+			itemIndex: options.itemIndex,
+		});
+	}
+	const { head, rest } = await peek(body, SNIFF_BYTES);
+	const urlName = fileNameFromUrl(url);
+	const declared = header(response.headers, 'content-type').split(';')[0]!.trim().toLowerCase();
+	const fromName = urlName?.includes('.') ? mimeTypeForExtension(urlName.split('.').pop()!) : undefined;
+	const mimeType = sniffMimeType(head) ?? (GENERIC_TYPES.has(declared) ? undefined : declared) ?? fromName ?? 'application/octet-stream';
+	const extension = extensionFor(mimeType);
+	let fileName = options.fileName ?? urlName ?? options.fallbackName;
+	if (extension && !/\.[a-z0-9]{2,5}$/i.test(fileName)) fileName = `${fileName}.${extension}`;
+	return await context.helpers.prepareBinaryData(readableFrom(Readable, rest), fileName, mimeType);
+}
+
+/** The bytes of an input item's binary property as Base64, or a message saying what is missing. */
+export async function binaryPropertyAsBase64(
+	context: IExecuteFunctions,
+	itemIndex: number,
+	propertyName: string,
+): Promise<{ base64: string; bytes: Buffer; mimeType?: string } | { problem: string }> {
+	const item = context.getInputData()[itemIndex];
+	const binary = item?.binary?.[propertyName];
+	if (!binary) {
+		const available = Object.keys(item?.binary ?? {});
+		return {
+			problem: `names the binary field "${propertyName}", which the input item does not have${available.length ? ` (it has: ${available.join(', ')})` : ' (it has no binary data)'}`,
+		};
+	}
+	const bytes = await context.helpers.getBinaryDataBuffer(itemIndex, propertyName);
+	return { base64: bytes.toString('base64'), bytes, mimeType: binary.mimeType };
+}

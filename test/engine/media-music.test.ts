@@ -1,0 +1,150 @@
+/**
+ * Host Media, music resource, through the engine against the simulator's NDJSON stream: takes with
+ * titles, duration and events, WAV files assembled per stream_index, malformed lines skipped and
+ * counted, error events, cancellation, and memory that does not grow with the stream.
+ */
+import { readBinary } from '../harness/engine';
+import { useMediaEnv } from '../helpers/media';
+
+// Binary data on disk, as n8n stores it by default: the memory mode would hold every file in memory
+// by design. Read when the harness first sets up n8n's binary data service.
+process.env.N8N_DEFAULT_BINARY_DATA_MODE = 'filesystem';
+
+const env = useMediaEnv();
+const MUSIC = { resource: 'music', operation: 'generate', prompt: 'calm lofi piano with rain' };
+
+function expectWav(wav: Buffer, bytes: number): void {
+	expect(wav.length).toBe(bytes);
+	expect(wav.toString('ascii', 0, 4)).toBe('RIFF');
+	expect(wav.readUInt32LE(4)).toBe(bytes - 8);
+	expect(wav.toString('ascii', 8, 12)).toBe('WAVE');
+	expect(wav.readUInt32LE(40)).toBe(bytes - 44);
+}
+
+describe('Host Media: music', () => {
+	it('returns one item per take with its title, the duration, the events and a WAV file', async () => {
+		const result = await env.run({ ...MUSIC, additionalFields: { duration: 30 } });
+		expect(result.status).toBe('success');
+		expect(result.items).toHaveLength(2);
+		for (const [index, item] of result.items.entries()) {
+			expect(item.pairedItem).toEqual({ item: 0 });
+			expect(item.json).toMatchObject({
+				prompt: MUSIC.prompt,
+				stream_index: index,
+				title: `Calm lofi piano with (take ${index + 1})`,
+				display_tags: ['calm', 'lofi', 'piano'],
+				copy_index: index,
+				prompt_index: 0,
+				duration_sec: expect.any(Number),
+				audio_bytes: 64 * 1024,
+				audio_chunks: 4,
+				mime_type: 'audio/wav',
+				takes: 2,
+				malformed_lines: 0,
+			});
+			expect((item.json.events as Array<{ type: string }>).map((event) => event.type)).toEqual(['title', 'title', 'duration', 'complete']);
+			expect(item.binary!.data).toMatchObject({
+				mimeType: 'audio/wav',
+				fileExtension: 'wav',
+				fileName: `calm-lofi-piano-with-take-${index + 1}.wav`,
+			});
+			expectWav(await readBinary(item.binary!.data!), 64 * 1024);
+		}
+		// The two takes are different tones: the files were assembled per stream_index.
+		const [a, b] = await Promise.all(result.items.map(async (item) => await readBinary(item.binary!.data!)));
+		expect(a!.equals(b!)).toBe(false);
+		const post = env.sim.requestsTo('POST', '/proxy/music/t2m/generate');
+		expect(post).toHaveLength(1);
+		expect(post[0]!.headers['content-type']).toMatch(/^multipart\/form-data; boundary=/);
+		expect(post[0]!.headers.authorization).toMatch(/^Bearer \*\*\*/);
+	});
+
+	it('skips malformed lines, counts them, and still assembles complete audio', async () => {
+		env.sim.faults.malformedNdjson = { count: 5 };
+		const result = await env.run({ ...MUSIC, binaryPropertyName: 'audio' });
+		expect(result.status).toBe('success');
+		expect(result.items.map((item) => item.json.malformed_lines)).toEqual([5, 5]);
+		for (const item of result.items) expectWav(await readBinary(item.binary!.audio!), 64 * 1024);
+	});
+
+	it('an error event fails the item with the service message', async () => {
+		env.sim.faults.musicError = { code: 'ContentPolicy', message: 'The prompt was rejected' };
+		const result = await env.run(MUSIC);
+		expect(result.status).toBe('error');
+		expect(result.error('Node')?.message).toBe('The music service reported an error: The prompt was rejected (ContentPolicy)');
+	});
+
+	it('an error event becomes an error item under continueOnFail; the next item still gets its music', async () => {
+		env.sim.faults.musicError = { code: 'Overloaded', message: 'Try later' };
+		const result = await env.run(
+			{ ...MUSIC, prompt: '={{ $json.prompt }}' },
+			[{ json: { prompt: 'first song' } }, { json: { prompt: 'second song' } }],
+			{ continueOnFail: true },
+		);
+		expect(result.status).toBe('success');
+		expect(result.items[0]!.json).toEqual({
+			error: 'The music service reported an error: Try later (Overloaded)',
+			errorDetails: expect.any(String),
+		});
+		expect(result.items.slice(1).map((item) => [item.json.title, item.pairedItem])).toEqual([
+			['Second song (take 1)', { item: 1 }],
+			['Second song (take 2)', { item: 1 }],
+		]);
+	});
+
+	it('without Download Audio only the titles, duration and counts are returned', async () => {
+		const result = await env.run({ ...MUSIC, downloadAudio: false });
+		expect(result.items).toHaveLength(2);
+		expect(result.items.every((item) => item.binary === undefined && item.json.audio_bytes === 64 * 1024)).toBe(true);
+	});
+
+	it('a stream cut off before "complete" fails instead of returning truncated audio', async () => {
+		Object.assign(env.sim.proxy.music, { chunkDelayMs: 20, audioBytesPerStream: 1024 * 1024 });
+		const running = env.run(MUSIC);
+		while (env.sim.proxy.musicStats.audioBytesSent < 64 * 1024) await new Promise((resolve) => setTimeout(resolve, 5));
+		env.sim.proxy.reset();
+		const result = await running;
+		expect(result.status).toBe('error');
+		expect(result.error('Node')?.message).toMatch(/^The music stream (broke off|ended before it was complete)/);
+	});
+
+	it('cancelling the execution stops the stream promptly', async () => {
+		Object.assign(env.sim.proxy.music, { chunkDelayMs: 20, audioBytesPerStream: 4 * 1024 * 1024 });
+		const controller = new AbortController();
+		const running = env.run(MUSIC, [{ json: {} }], { signal: controller.signal });
+		while (env.sim.proxy.musicStats.audioBytesSent < 64 * 1024) await new Promise((resolve) => setTimeout(resolve, 5));
+		const aborted = Date.now();
+		controller.abort();
+		const result = await running;
+		expect(Date.now() - aborted).toBeLessThan(1000);
+		expect(result.status).toBe('canceled');
+		// The client went away: the simulator stops generating.
+		for (let i = 0; i < 100 && env.sim.proxy.musicStats.aborted === 0; i++) await new Promise((resolve) => setTimeout(resolve, 10));
+		expect(env.sim.proxy.musicStats.aborted).toBe(1);
+	});
+
+	it('a 40 MB stream becomes two 20 MB WAV files with memory growth far below the stream size', async () => {
+		// Warm up, so V8 has sized its young generation before the measurement: the growth then
+		// measured is what the stream itself holds, not the heap's one-time expansion.
+		Object.assign(env.sim.proxy.music, { streams: 2, audioBytesPerStream: 4 * 1024 * 1024, chunkBytes: 48 * 1024 });
+		expect((await env.run(MUSIC)).status).toBe('success');
+
+		const size = 20 * 1024 * 1024;
+		Object.assign(env.sim.proxy.music, { audioBytesPerStream: size });
+		const before = process.memoryUsage().rss;
+		let peak = before;
+		const sampler = setInterval(() => (peak = Math.max(peak, process.memoryUsage().rss)), 5);
+		const result = await env.run(MUSIC).finally(() => clearInterval(sampler));
+		peak = Math.max(peak, process.memoryUsage().rss);
+
+		expect(result.status).toBe('success');
+		expect(env.sim.proxy.musicStats.audioBytesSent).toBeGreaterThanOrEqual(2 * 4 * 1024 * 1024 + 2 * size);
+		const growth = peak - before;
+		expect(growth).toBeLessThan(24 * 1024 * 1024);
+		for (const item of result.items) {
+			expect(item.binary!.data).toMatchObject({ bytes: size, data: 'filesystem-v2', id: expect.stringMatching(/^filesystem-v2:/) });
+			const wav = await readBinary(item.binary!.data!);
+			expectWav(wav, size);
+		}
+	}, 60_000);
+});

@@ -1,0 +1,69 @@
+/**
+ * Shared set-up of the Host Media engine tests: a simulator on loopback, the engine harness with a
+ * Host API credential for it, and a `run` that executes the node with fast polling.
+ */
+import type { IDataObject } from 'n8n-workflow';
+
+import { makePng } from '../../simulator/proxy-media';
+import { startSimulator, type Simulator, type SimulatorOptions } from '../../simulator/server';
+import { EngineHarness, type RunOptions } from '../harness/engine';
+import type { HarnessItem } from '../harness/items-node';
+
+export const IMAGE_URL = 'https://images.example.com/photo.png';
+export const PNG = makePng(8, 8);
+export const PNG_BASE64 = PNG.toString('base64');
+export const PNG_SIGNATURE = '89504e470d0a1a0a';
+
+/** Polls every 10 ms, gives up after 30 s: tests never wait on the 5 s default. */
+export const FAST = { pollingOptions: { pollIntervalSeconds: 0.01, maxWaitMinutes: 0.5 } };
+
+export interface MediaEnv {
+	readonly sim: Simulator;
+	readonly harness: EngineHarness;
+	readonly credential: string;
+	run(
+		parameters: IDataObject,
+		items?: HarnessItem[],
+		options?: RunOptions & { continueOnFail?: boolean; credential?: string },
+	): ReturnType<EngineHarness['runNode']>;
+	/** Requests that reached the media proxy (any path under /proxy). */
+	proxyRequests(): Simulator['requests'];
+}
+
+/** Starts the simulator for the file's tests, resets it after each test, closes it at the end. */
+export function useMediaEnv(options: SimulatorOptions = {}): MediaEnv {
+	let sim: Simulator | undefined;
+	let harness: EngineHarness | undefined;
+	let credential = '';
+	beforeAll(async () => {
+		sim = await startSimulator({ imageStepMs: 15, videoStepMs: 15, ...options });
+		harness = new EngineHarness();
+		credential = harness.addCredential('hostApi', { accessToken: sim.accessToken, registryUrl: sim.registryUrl });
+	});
+	afterEach(() => sim?.reset());
+	afterAll(async () => {
+		await sim?.close();
+	});
+	return {
+		get sim() {
+			return sim!;
+		},
+		get harness() {
+			return harness!;
+		},
+		get credential() {
+			return credential;
+		},
+		async run(parameters, items = [{ json: {} }], runOptions = {}) {
+			const { continueOnFail, credential: credentialId, ...engineOptions } = runOptions;
+			return await harness!.runNode(
+				{ type: 'hostMedia', parameters: parameters as never, credentials: { hostApi: credentialId ?? credential }, continueOnFail },
+				items,
+				engineOptions,
+			);
+		},
+		proxyRequests() {
+			return sim!.requestsTo(undefined, '/proxy');
+		},
+	};
+}

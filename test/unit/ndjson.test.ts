@@ -1,0 +1,46 @@
+import { readNdjson, type NdjsonLine } from '../../nodes/shared/ndjson';
+
+async function* chunks(...parts: Array<string | Buffer>): AsyncGenerator<Buffer> {
+	for (const part of parts) yield Buffer.isBuffer(part) ? part : Buffer.from(part, 'utf8');
+}
+
+async function collect(source: AsyncIterable<Buffer>, maxLineBytes?: number): Promise<NdjsonLine[]> {
+	const out: NdjsonLine[] = [];
+	for await (const line of readNdjson(source, { maxLineBytes })) out.push(line);
+	return out;
+}
+
+describe('readNdjson', () => {
+	it('reads events split anywhere across chunks, CRLF and blank lines included', async () => {
+		const text = '{"type":"title","title":"Ä song"}\r\n\n{"type":"duration","duration_sec":2.5}\n{"type":"complete"}';
+		const bytes = Buffer.from(text, 'utf8');
+		// Split inside the two-byte Ä as well.
+		const pieces = [bytes.subarray(0, 7), bytes.subarray(7, 30), bytes.subarray(30, 31), bytes.subarray(31)];
+		expect(await collect(chunks(...pieces))).toEqual([
+			{ event: { type: 'title', title: 'Ä song' } },
+			{ event: { type: 'duration', duration_sec: 2.5 } },
+			{ event: { type: 'complete' } },
+		]);
+	});
+
+	it('reports broken lines as malformed and goes on', async () => {
+		const lines = await collect(chunks('{"type":"audio_chunk","data":"UklG\n<html>502</html>\n[1,2]\n"text"\n{"type":"complete"}\n'));
+		expect(lines).toEqual([
+			{ malformed: 'not valid JSON' },
+			{ malformed: 'not valid JSON' },
+			{ malformed: 'not a JSON object' },
+			{ malformed: 'not a JSON object' },
+			{ event: { type: 'complete' } },
+		]);
+	});
+
+	it('skips a line longer than the limit without holding it, and reads the next', async () => {
+		const long = 'x'.repeat(100);
+		const lines = await collect(chunks(`{"a":"${long.slice(0, 40)}`, long.slice(40), `"}\n{"b":1}\n`), 64);
+		expect(lines).toEqual([{ malformed: 'longer than 64 bytes' }, { event: { b: 1 } }]);
+	});
+
+	it('reads a last line without a newline', async () => {
+		expect(await collect(chunks('{"a":1}\n{"b":', '2}'))).toEqual([{ event: { a: 1 } }, { event: { b: 2 } }]);
+	});
+});
