@@ -1,10 +1,35 @@
-import type { IExecuteFunctions, INodeExecutionData, INodeType, INodeTypeDescription } from 'n8n-workflow';
+import type {
+	IExecuteFunctions,
+	INodeExecutionData,
+	INodeType,
+	INodeTypeDescription,
+	IWebhookFunctions,
+	IWebhookResponseData,
+} from 'n8n-workflow';
 import { NodeConnectionTypes } from 'n8n-workflow';
 
+import { resumeOnNotification } from './actions/common/webhook-wait';
 import * as image from './actions/image';
 import * as music from './actions/music';
 import { router } from './actions/router';
 import * as video from './actions/video';
+
+/**
+ * The resume webhook of "Wait for Notification": while an execution waits, n8n routes requests
+ * to its resume URL here. It is a restart webhook, which n8n never registers or deregisters (it
+ * exists only while an execution waits), so the checkExists/create/delete lifecycle the scanner
+ * asks of trigger webhooks has nothing to do for it and is not implemented.
+ */
+const RESUME_WEBHOOKS: INodeTypeDescription['webhooks'] = [
+	{
+		name: 'default',
+		httpMethod: 'POST',
+		responseMode: 'onReceived',
+		path: '',
+		restartWebhook: true,
+		isFullPath: true,
+	},
+];
 
 export class HostMedia implements INodeType {
 	description: INodeTypeDescription = {
@@ -20,6 +45,7 @@ export class HostMedia implements INodeType {
 		inputs: [NodeConnectionTypes.Main],
 		outputs: [NodeConnectionTypes.Main],
 		credentials: [{ name: 'hostApi', required: true }],
+		webhooks: RESUME_WEBHOOKS,
 		properties: [
 			{
 				displayName: 'Resource',
@@ -41,5 +67,9 @@ export class HostMedia implements INodeType {
 
 	async execute(this: IExecuteFunctions): Promise<INodeExecutionData[][]> {
 		return await router.call(this);
+	}
+
+	async webhook(this: IWebhookFunctions): Promise<IWebhookResponseData> {
+		return await resumeOnNotification.call(this);
 	}
 }

@@ -4,7 +4,7 @@
  * leak there), so downloads use the plain HTTP helper; the body is streamed into n8n's binary data
  * service, never held whole.
  */
-import type { IBinaryData, IExecuteFunctions, IN8nHttpFullResponse } from 'n8n-workflow';
+import type { IBinaryData, IExecuteFunctions, IN8nHttpFullResponse, IWebhookFunctions } from 'n8n-workflow';
 import { NodeOperationError } from 'n8n-workflow';
 
 import { extensionFor, mimeTypeForExtension, sniffMimeType, SNIFF_BYTES } from './file-types';
@@ -45,7 +45,11 @@ async function discard(body: unknown): Promise<void> {
 }
 
 /** Downloads `url` (no credentials sent) into n8n binary data, with a file name and MIME type. */
-export async function downloadToBinary(context: IExecuteFunctions, url: string, options: DownloadOptions): Promise<IBinaryData> {
+export async function downloadToBinary(
+	context: IExecuteFunctions | IWebhookFunctions,
+	url: string,
+	options: DownloadOptions,
+): Promise<IBinaryData> {
 	let response: IN8nHttpFullResponse;
 	try {
 		response = (await context.helpers.httpRequest({

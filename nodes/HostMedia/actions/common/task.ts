@@ -2,15 +2,23 @@
  * Submitting an image or video task and waiting for it, the same way for every operation:
  *  - Poll: ask the task's status path until it is final (shared poller), then return the result
  *    URLs and, if asked, the files as binary data;
+ *  - Wait for Notification: send the execution's resume URL as the task's notification URL and put
+ *    the execution to wait, so no worker is held; `webhook-wait.ts` resumes it;
  *  - Don't Wait: return the task ID at once (a Host Task Trigger can receive the notifications).
- * A third mode, Webhook (the execution waits and is resumed by the task's notification), plugs in
- * here: add it to WAIT_MODES, send the resume URL as `spec.notifyField`, and put the execution
- * to wait instead of polling.
  */
-import type { IBinaryData, IDataObject, IDisplayOptions, IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
+import type {
+	IBinaryData,
+	IDataObject,
+	IDisplayOptions,
+	IExecuteFunctions,
+	INodeExecutionData,
+	INodeProperties,
+	IWebhookFunctions,
+} from 'n8n-workflow';
 import { NodeOperationError } from 'n8n-workflow';
 
 import { downloadToBinary } from '../../../shared/binary';
+import { startWebhookWait, webhookWaitProperties } from './webhook-wait';
 import { assertSucceeded, pollTask, statusFailure } from '../../../shared/task-poller';
 import { normaliseTask, type NormalisedTask } from '../../../shared/task-status';
 import { hostRequest } from '../../../shared/transport';
@@ -18,7 +26,7 @@ import { invalidField, quoted, requiredText } from '../../../shared/validation';
 
 export type TaskKind = 'image' | 'video';
 
-export const WAIT_MODES = ['poll', 'none'] as const;
+export const WAIT_MODES = ['poll', 'webhook', 'none'] as const;
 export type WaitMode = (typeof WAIT_MODES)[number];
 
 export interface TaskSpec {
@@ -41,9 +49,8 @@ const DEFAULT_MAX_WAIT_MINUTES = 30;
 /** Fields of a video submit answer worth passing on (the rest echoes the request, images included). */
 const VIDEO_SUBMIT_FIELDS = ['credits', 'created_at', 'model', 'duration', 'resolution', 'seed', 'aspect_ratio'];
 
-/** "Wait for Completion" style options shared by submit and status operations. */
-function pollingProperties(kind: TaskKind, show: NonNullable<IDisplayOptions['show']>): INodeProperties[] {
-	const pollSeconds = DEFAULT_POLL_SECONDS[kind];
+/** Whether and where to put the result files, for every mode that waits for the result. */
+function downloadProperties(show: NonNullable<IDisplayOptions['show']>): INodeProperties[] {
 	return [
 		{
 			displayName: 'Download Result Files',
@@ -61,33 +68,43 @@ function pollingProperties(kind: TaskKind, show: NonNullable<IDisplayOptions['sh
 			description: 'Binary field for the first file; further files go to data_1, data_2 and so on (with this name instead of "data")',
 			displayOptions: { show: { ...show, downloadFiles: [true] } },
 		},
-		{
-			displayName: 'Polling Options',
-			name: 'pollingOptions',
-			type: 'collection',
-			placeholder: 'Add Option',
-			default: {},
-			displayOptions: { show },
-			options: [
-				{
-					displayName: 'Max Wait (Minutes)',
-					name: 'maxWaitMinutes',
-					type: 'number',
-					default: DEFAULT_MAX_WAIT_MINUTES,
-					typeOptions: { minValue: 0.01, numberPrecision: 2 },
-					description: 'How long to wait for the task before the node fails. The task itself keeps running on the service.',
-				},
-				{
-					displayName: 'Poll Interval (Seconds)',
-					name: 'pollIntervalSeconds',
-					type: 'number',
-					default: pollSeconds,
-					typeOptions: { minValue: 0.01, numberPrecision: 2 },
-					description: 'Pause before the first status check; later pauses grow up to four times as long',
-				},
-			],
-		},
 	];
+}
+
+/** How often and how long to poll. */
+function pollingOptionsProperty(kind: TaskKind, show: NonNullable<IDisplayOptions['show']>): INodeProperties {
+	const pollSeconds = DEFAULT_POLL_SECONDS[kind];
+	return {
+		displayName: 'Polling Options',
+		name: 'pollingOptions',
+		type: 'collection',
+		placeholder: 'Add Option',
+		default: {},
+		displayOptions: { show },
+		options: [
+			{
+				displayName: 'Max Wait (Minutes)',
+				name: 'maxWaitMinutes',
+				type: 'number',
+				default: DEFAULT_MAX_WAIT_MINUTES,
+				typeOptions: { minValue: 0.01, numberPrecision: 2 },
+				description: 'How long to wait for the task before the node fails. The task itself keeps running on the service.',
+			},
+			{
+				displayName: 'Poll Interval (Seconds)',
+				name: 'pollIntervalSeconds',
+				type: 'number',
+				default: pollSeconds,
+				typeOptions: { minValue: 0.01, numberPrecision: 2 },
+				description: 'Pause before the first status check; later pauses grow up to four times as long',
+			},
+		],
+	};
+}
+
+/** "Wait for Completion" style options shared by status operations. */
+function pollingProperties(kind: TaskKind, show: NonNullable<IDisplayOptions['show']>): INodeProperties[] {
+	return [...downloadProperties(show), pollingOptionsProperty(kind, show)];
 }
 
 /** Wait mode and polling options of a submit operation. */
@@ -105,15 +122,23 @@ export function waitProperties(kind: TaskKind): INodeProperties[] {
 					description: 'Check the task status until it is finished, then return the results',
 				},
 				{
+					name: 'Wait for Notification',
+					value: 'webhook',
+					description:
+						"Pause the execution until the service notifies that the task is finished (no worker is held while it runs). One item per execution.",
+				},
+				{
 					name: "Don't Wait",
 					value: 'none',
 					description: `Return the task ID at once. To be told when it finishes, set ${notify} to a Host Task Trigger's URL.`,
 				},
 			],
 			default: 'poll',
-			description: 'Whether the node waits for the task to finish',
+			description: 'Whether and how the node waits for the task to finish',
 		},
-		...pollingProperties(kind, { waitMode: ['poll'] }),
+		...downloadProperties({ waitMode: ['poll', 'webhook'] }),
+		pollingOptionsProperty(kind, { waitMode: ['poll'] }),
+		...webhookWaitProperties({ waitMode: ['webhook'] }),
 	];
 }
 
@@ -166,7 +191,7 @@ function waitModeOf(context: IExecuteFunctions, itemIndex: number): WaitMode {
 		context,
 		itemIndex,
 		'Wait Mode',
-		`must be one of Poll Until Finished (poll) or Don't Wait (none) (got ${quoted(mode)})`,
+		`must be one of Poll Until Finished (poll), Wait for Notification (webhook) or Don't Wait (none) (got ${quoted(mode)})`,
 	);
 }
 
@@ -199,8 +224,8 @@ const resultUrls = (task: NormalisedTask): string[] =>
 	task.kind === 'image' ? task.generated : task.creations.map((creation) => creation.url);
 
 /** Downloads every result file into binary fields `name`, `name_1`, `name_2`… */
-async function downloadResults(
-	context: IExecuteFunctions,
+export async function downloadResults(
+	context: IExecuteFunctions | IWebhookFunctions,
 	itemIndex: number,
 	task: NormalisedTask,
 	taskType: string,
@@ -257,10 +282,11 @@ export async function runTask(context: IExecuteFunctions, itemIndex: number, spe
 	const mode = waitModeOf(context, itemIndex);
 	// Checked before the submit: a bad option must not cost a task.
 	const settings = mode === 'poll' ? pollSettings(context, itemIndex, spec.kind) : undefined;
+	const webhookWait = mode === 'webhook' ? startWebhookWait(context, itemIndex, spec) : undefined;
 	const answer = await hostRequest<unknown>(context, 'hostApi', {
 		method: 'POST',
 		path: spec.submitPath,
-		body: spec.body,
+		body: webhookWait ? webhookWait.body : spec.body,
 		itemIndex,
 		action: `starting the ${spec.label}`,
 	});
@@ -279,6 +305,7 @@ export async function runTask(context: IExecuteFunctions, itemIndex: number, spe
 		}
 	}
 	const statusPath = spec.statusPath(submitted.task_id);
+	if (webhookWait) return [await webhookWait.wait(submitted, { ...extra, status_path: statusPath })];
 	if (mode === 'none') {
 		const notify = spec.body[spec.notifyField];
 		return [

@@ -1,0 +1,176 @@
+/**
+ * Host Media's "Wait for Notification" through n8n-core's engine: the execution goes to waiting
+ * with its resume URL sent to the service, the service's notifications reach the node's webhook
+ * (through a loopback stand-in for n8n's waiting-webhook server, which answers 409 until the
+ * execution is saved as waiting, as n8n does), and a final one resumes the execution.
+ */
+import type { IDataObject, INodeExecutionData } from 'n8n-workflow';
+
+import { readBinary, type RunResult, type WorkflowSpec } from '../harness/engine';
+import { startLoopbackServer, type LoopbackServer } from '../helpers/loopback-server';
+import { IMAGE_URL, useMediaEnv } from '../helpers/media';
+
+const env = useMediaEnv({ notifyBackoffMs: 10 });
+
+interface WaitingWorld {
+	receiver: LoopbackServer;
+	/** Every answer the receiver gave the service, in order. */
+	answers: number[];
+	resumed: Promise<RunResult>;
+	waiting: Promise<RunResult>;
+	spec: WorkflowSpec;
+}
+
+/** Runs the node in webhook mode; the receiver routes the service's notifications into webhook(). */
+async function runWaiting(
+	parameters: IDataObject,
+	items: Array<{ json: IDataObject }> = [{ json: {} }],
+	/** Answer this many first notifications 409, as n8n does while the execution is still being saved. */
+	notSavedYet = 0,
+): Promise<WaitingWorld> {
+	const spec: WorkflowSpec = {
+		nodes: [
+			{ name: 'Input', type: 'harness.items', parameters: { items: JSON.stringify(items) } },
+			{ name: 'Node', type: 'hostMedia', parameters: parameters as never, credentials: { hostApi: env.credential } },
+		],
+		connect: [['Input', 'Node']],
+	};
+	const answers: number[] = [];
+	let waitingResult: RunResult | undefined;
+	let resolveResumed!: (r: RunResult) => void;
+	const resumed = new Promise<RunResult>((resolve) => (resolveResumed = resolve));
+	const workflow = env.harness.buildWorkflow(spec);
+	const receiver = await startLoopbackServer((req, res) => {
+		const answer = (status: number, body: unknown) => {
+			answers.push(status);
+			res.writeHead(status, { 'content-type': 'application/json' });
+			res.end(JSON.stringify(body));
+		};
+		// n8n answers 409 to a callback that arrives before the execution is saved as waiting.
+		if (!waitingResult || notSavedYet-- > 0) return answer(409, { message: 'The execution is not waiting yet' });
+		void env.harness
+			.callWebhook(workflow, 'Node', { body: JSON.parse(req.body) }, { runExecutionData: waitingResult.run.data, executionId: waitingResult.executionId })
+			.then(async (call) => {
+				answer(call.status, call.body);
+				const items = call.result.workflowData as INodeExecutionData[][] | undefined;
+				if (items) resolveResumed(await env.harness.resume(spec, waitingResult!, items));
+			});
+	});
+	const waiting = env.harness.run(spec, { webhookWaitingBaseUrl: `${receiver.url}/webhook-waiting` }).then((result) => {
+		waitingResult = result;
+		return result;
+	});
+	return { receiver, answers, resumed, waiting, spec };
+}
+
+describe('Host Media: Wait for Notification (webhook)', () => {
+	let world: WaitingWorld | undefined;
+	afterEach(async () => {
+		await world?.receiver.close();
+		world = undefined;
+	});
+
+	it('a video task: the execution waits, the callback notification resumes it with the video', async () => {
+		world = await runWaiting({ resource: 'video', operation: 'extend', model: 'videoq2-turbo', waitMode: 'webhook' });
+		const waiting = await world.waiting;
+		expect(waiting.status).toBe('waiting');
+		expect(waiting.waitTill!.getTime()).toBeGreaterThan(Date.now() + 60 * 60_000);
+		const submit = env.sim.requestsTo('POST', '/proxy/video/extend')[0]!;
+		// The execution's resume URL, its signature token included.
+		expect(JSON.parse(submit.body).callback_url).toMatch(new RegExp(`^${world.receiver.url}/webhook-waiting/${waiting.executionId}\\?signature=[0-9a-f]{64}$`));
+		expect(waiting.output('Node')[0]!.json).toMatchObject({ status: 'pending', waiting_for_notification: true });
+
+		const resumed = await world.resumed;
+		expect(resumed.status).toBe('success');
+		const [item] = resumed.output('Node');
+		expect(item!.json).toMatchObject({ task_type: 'extend', status: 'succeeded', raw_status: 'success', final: true, video_url: expect.stringContaining(env.sim.storageUrl) });
+		const video = await readBinary(item!.binary!.data!);
+		expect(video.subarray(4, 8).toString()).toBe('ftyp');
+		// Intermediate states kept it waiting; only the final one resumed it. No polling happened.
+		expect(env.sim.requestsTo('GET', '/proxy/video/tasks')).toHaveLength(0);
+		await env.sim.proxy.waitForDeliveries((all) => all.length >= 3 && all.every((d) => d.done));
+		expect(env.sim.proxy.deliveries.every((d) => d.delivered)).toBe(true);
+		expect(env.sim.counters.storageCredentialAttempts).toBe(0);
+	});
+
+	it('an image task resumes with the same output shape as Poll mode, files included', async () => {
+		world = await runWaiting({ resource: 'image', operation: 'upscale', imageSource: 'url', imageUrl: IMAGE_URL, scaleFactor: '4x', waitMode: 'webhook' });
+		const resumed = await world.resumed;
+		const [item] = resumed.output('Node');
+		expect(item!.json).toMatchObject({ task_type: 'image-upscaler', status: 'succeeded', raw_status: 'COMPLETED', url: expect.stringContaining(env.sim.storageUrl) });
+		expect((await readBinary(item!.binary!.data!)).subarray(1, 4).toString()).toBe('PNG');
+		expect(JSON.parse(env.sim.requestsTo('POST', '/proxy/imaging')[0]!.body).webhook_url).toContain('/webhook-waiting/');
+	});
+
+	it('early notifications answered 409 are retried by the service until the execution waits', async () => {
+		world = await runWaiting({ resource: 'video', operation: 'extend', model: 'videoq2-pro', waitMode: 'webhook' }, [{ json: {} }], 2);
+		const resumed = await world.resumed;
+		expect(resumed.status).toBe('success');
+		expect(world.answers.slice(0, 2)).toEqual([409, 409]);
+		expect(world.answers[world.answers.length - 1]).toBe(200);
+		expect(resumed.output('Node')[0]!.json).toMatchObject({ status: 'succeeded' });
+	});
+
+	it('a failed task resumes with an item that says it failed, with the task id', async () => {
+		env.sim.proxy.failNextTask('ContentRejected');
+		world = await runWaiting({ resource: 'video', operation: 'extend', model: 'videoq2-turbo', waitMode: 'webhook' });
+		const resumed = await world.resumed;
+		const json = resumed.output('Node')[0]!.json;
+		expect(json).toMatchObject({ status: 'failed', final: true });
+		expect(String(json.error)).toBe(`The video extension task ${String(json.task_id)} failed: ContentRejected`);
+	});
+
+	it('refuses notifications about another task and keeps waiting', async () => {
+		env.sim.options.videoStepMs = 60_000;
+		world = await runWaiting({ resource: 'video', operation: 'extend', model: 'videoq2-turbo', waitMode: 'webhook' });
+		const waiting = await world.waiting;
+		const workflow = env.harness.buildWorkflow(world.spec);
+		const other = await env.harness.callWebhook(
+			workflow,
+			'Node',
+			{ body: { task_id: 'someone-else', state: 'success', creations: [] } },
+			{ runExecutionData: waiting.run.data, executionId: waiting.executionId },
+		);
+		expect(other.status).toBe(400);
+		expect(other.body).toMatchObject({ error: 'other_task' });
+		expect(other.result.workflowData).toBeUndefined();
+		const ownTaskId = String(waiting.output('Node')[0]!.json.task_id);
+		const progress = await env.harness.callWebhook(
+			workflow,
+			'Node',
+			{ body: { task_id: ownTaskId, state: 'processing' } },
+			{ runExecutionData: waiting.run.data, executionId: waiting.executionId },
+		);
+		expect(progress.status).toBe(200);
+		expect(progress.result.workflowData).toBeUndefined();
+		env.sim.options.videoStepMs = 15;
+	});
+
+	it('a resume on timeout is reported as a timeout, not as a result', async () => {
+		env.sim.options.videoStepMs = 60_000;
+		world = await runWaiting({ resource: 'video', operation: 'extend', model: 'videoq2-turbo', waitMode: 'webhook', webhookMaxWaitMinutes: 5 });
+		const waiting = await world.waiting;
+		const taskId = String(waiting.output('Node')[0]!.json.task_id);
+		// n8n's wait tracker resumes without webhook data when waitTill passes.
+		const timedOut = await env.harness.resume(world.spec, waiting, undefined);
+		expect(timedOut.status).toBe('success');
+		const json = timedOut.output('Node')[0]!.json;
+		expect(json).toMatchObject({ task_id: taskId, status: 'timeout', timed_out: true, final: false });
+		expect(String(json.error)).toContain(`No notification for video extension task ${taskId} arrived within 5 minutes`);
+		env.sim.options.videoStepMs = 15;
+	});
+
+	it('refuses several items, naming Wait Mode and the alternatives, before sending anything', async () => {
+		const result = await env.run({ resource: 'video', operation: 'extend', model: 'videoq2-turbo', waitMode: 'webhook' }, [{ json: {} }, { json: {} }]);
+		expect(result.status).toBe('error');
+		expect(result.error('Node')?.message).toMatch(/^Wait Mode "Wait for Notification" handles one item per execution/);
+		expect(env.proxyRequests()).toHaveLength(0);
+	});
+
+	it('refuses a callback URL of the user\'s own in webhook mode, before sending anything', async () => {
+		const result = await env.run({ resource: 'video', operation: 'extend', model: 'videoq2-turbo', waitMode: 'webhook', additionalFields: { callbackUrl: 'https://example.com/hook' } });
+		expect(result.status).toBe('error');
+		expect(result.error('Node')?.message).toMatch(/^Callback URL \(callback_url\) must be empty with "Wait for Notification"/);
+		expect(env.proxyRequests()).toHaveLength(0);
+	});
+});
