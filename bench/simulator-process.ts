@@ -22,7 +22,7 @@ async function main(): Promise<void> {
 		apiKey: sim.apiKey,
 		accessToken: sim.accessToken,
 	});
-	process.on('message', (message: { id: number; command: string; promptIds?: string[] }) => {
+	process.on('message', (message: { id: number; command: string; promptIds?: string[]; music?: Record<string, number>; outputSize?: number }) => {
 		let result: unknown;
 		if (message.command === 'counters') {
 			result = { ...sim.counters, httpRequestsTo: sim.requests.filter((r) => r.host === 'service').length };
@@ -31,6 +31,12 @@ async function main(): Promise<void> {
 				const job = sim.cloud.jobs.get(id);
 				return { id, finishedAt: job?.finishedAt, startedAt: job?.startedAt, status: job?.status };
 			});
+		} else if (message.command === 'music') {
+			Object.assign(sim.proxy.music, message.music);
+			result = true;
+		} else if (message.command === 'outputSize') {
+			sim.cloud.setOutputSize(message.outputSize);
+			result = true;
 		} else if (message.command === 'reset') {
 			sim.reset();
 			result = true;
