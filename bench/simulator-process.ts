@@ -31,6 +31,9 @@ async function main(): Promise<void> {
 				const job = sim.cloud.jobs.get(id);
 				return { id, finishedAt: job?.finishedAt, startedAt: job?.startedAt, status: job?.status };
 			});
+		} else if (message.command === 'nodeMs') {
+			sim.options.nodeMs = (message as unknown as { nodeMs: number }).nodeMs;
+			result = true;
 		} else if (message.command === 'music') {
 			Object.assign(sim.proxy.music, message.music);
 			result = true;

@@ -73,7 +73,7 @@ export function loadPackage(): { nodes: Map<string, AnyNodeType>; credentials: M
 }
 
 class HarnessNodeTypes implements INodeTypes {
-	constructor(private readonly types: Map<string, AnyNodeType>) {}
+	constructor(readonly types: Map<string, AnyNodeType>) {}
 
 	getByName(nodeType: string): AnyNodeType {
 		const type = this.types.get(nodeType);
@@ -209,6 +209,11 @@ export class EngineHarness {
 		this.nodeTypes = new HarnessNodeTypes(nodes);
 		this.credentialTypes = credentials;
 		this.credentials = new HarnessCredentialsHelper(credentials);
+	}
+
+	/** Adds a node type that is not part of the package (benchmark baselines), under `name`. */
+	registerNodeType(name: string, nodeType: AnyNodeType): void {
+		this.nodeTypes.types.set(name, nodeType);
 	}
 
 	/** Stores a credential; returns the reference nodes use (`credentials: { hostCloudApi: id }`). */
