@@ -1,0 +1,13 @@
+/** The real-n8n suite (`npm run test:e2e`): one entry file that starts the stack and loads test/e2e/cases. */
+module.exports = {
+	testEnvironment: 'node',
+	rootDir: __dirname,
+	roots: ['<rootDir>/test/e2e'],
+	testMatch: ['<rootDir>/test/e2e/e2e.test.ts'],
+	transform: {
+		'^.+\\.ts$': ['ts-jest', { diagnostics: false }],
+	},
+	reporters: ['default', '<rootDir>/test/summary-reporter.js'],
+	testTimeout: 120000,
+	maxWorkers: 1,
+};

@@ -1,0 +1,48 @@
+/**
+ * Both credential types, tested the way the editor's "Test" button does it (POST
+ * /rest/credentials/test): the right secret passes, a wrong one fails with the credential's own
+ * message, and n8n really asked the simulator (no cached or local verdict).
+ */
+import { e2e } from '../support/context';
+
+const WRONG_API_KEY = 'wrong-api-key-e2e-0001';
+const WRONG_TOKEN = 'wrong-access-token-e2e-0002';
+
+describe('credentials tested through n8n', () => {
+	it('Host Cloud API passes with the right API key, and n8n asked the cloud API', async () => {
+		const { client, credentials, simulator } = e2e();
+		const before = simulator.requestsTo('GET', '/api/object_info').length;
+		const result = await client.testCredential(credentials.hostCloudApi);
+		expect(result).toEqual({ status: 'OK', message: expect.any(String) });
+		const seen = simulator.requestsTo('GET', '/api/object_info').slice(before);
+		expect(seen).toHaveLength(1);
+		expect(seen[0]!.headers['x-api-key']).toBe(`***(${simulator.apiKey.length})`);
+	});
+
+	it('Host Cloud API fails with a wrong API key, saying so without echoing the key', async () => {
+		const { client, credentials } = e2e();
+		const result = await client.testCredential(credentials.hostCloudApi, { apiKey: WRONG_API_KEY });
+		expect(result.status).toBe('Error');
+		expect(result.message).toMatch(/API key was rejected \(401\)/);
+		expect(result.message).not.toContain(WRONG_API_KEY);
+	});
+
+	it('Host API passes with the right access token and publisher, and n8n asked the registry', async () => {
+		const { client, credentials, simulator, credentialData } = e2e();
+		const path = `/publishers/${credentialData.hostApi.publisherId}/nodes/v2`;
+		const before = simulator.requestsTo('GET', path).length;
+		const result = await client.testCredential(credentials.hostApi);
+		expect(result).toEqual({ status: 'OK', message: expect.any(String) });
+		const seen = simulator.requestsTo('GET', path).slice(before);
+		expect(seen).toHaveLength(1);
+		expect(seen[0]!.headers.authorization).toBe(`Bearer ***(${simulator.accessToken.length})`);
+	});
+
+	it('Host API fails with a wrong access token, saying so without echoing the token', async () => {
+		const { client, credentials } = e2e();
+		const result = await client.testCredential(credentials.hostApi, { accessToken: WRONG_TOKEN });
+		expect(result.status).toBe('Error');
+		expect(result.message).toMatch(/access token was rejected \(401\)/);
+		expect(result.message).not.toContain(WRONG_TOKEN);
+	});
+});

@@ -1,0 +1,165 @@
+/**
+ * How each example in examples/ is run offline and what its output must show. Every example gets
+ * the generic checks in cases/examples.ts (it succeeds, no node fails, its last nodes output
+ * items, every simulator URL in its output can be fetched); an entry here adds:
+ * - `prepare`: changes for an offline run (a download from the internet comes from the stack's
+ *   "outside world" server instead), applied to a copy imported for the test;
+ * - `run`: how to start it when it has no manual trigger (e.g. activate it and send the trigger's
+ *   webhook); default: the editor's "Execute workflow";
+ * - `verify`: the example's own promises, checked against the output and the simulator's state.
+ * An example without an entry still runs with the generic checks; its test name says so.
+ */
+import { existsSync, readdirSync, statSync } from 'node:fs';
+import { join } from 'node:path';
+
+import { outputItems, type ExecutionResult, type RunItem, type StoredWorkflow, type WorkflowJson } from './n8n-client';
+import { DEMO_PUBLISHER_ID, type HostStack } from './stack';
+import { urlsIn } from './workflows';
+
+export interface ExampleCheck {
+	prepare?(workflow: WorkflowJson, stack: HostStack): WorkflowJson | Promise<WorkflowJson>;
+	run?(workflow: StoredWorkflow, stack: HostStack): Promise<ExecutionResult>;
+	verify(execution: ExecutionResult, stack: HostStack, workflow: StoredWorkflow): void | Promise<void>;
+	/** Longest time the run may take (default 60 s). */
+	timeoutMs?: number;
+}
+
+function fail(message: string): never {
+	throw new Error(message);
+}
+
+/** Sets a field of a Set node ("Edit Fields") by name. */
+export function setAssignment(workflow: WorkflowJson, nodeName: string, field: string, value: string): WorkflowJson {
+	const node = workflow.nodes.find((candidate) => candidate.name === nodeName) ?? fail(`No node "${nodeName}" in "${workflow.name}"`);
+	const assignments = (node.parameters.assignments as { assignments?: Array<{ name: string; value: unknown }> } | undefined)?.assignments;
+	const assignment = assignments?.find((candidate) => candidate.name === field) ?? fail(`Node "${nodeName}" sets no field "${field}"`);
+	assignment.value = value;
+	return workflow;
+}
+
+/** Sets a parameter of a node (a top-level name or a dotted path). */
+export function setParameter(workflow: WorkflowJson, nodeName: string, path: string, value: unknown): WorkflowJson {
+	const node = workflow.nodes.find((candidate) => candidate.name === nodeName) ?? fail(`No node "${nodeName}" in "${workflow.name}"`);
+	const keys = path.split('.');
+	let target = node.parameters as Record<string, unknown>;
+	for (const key of keys.slice(0, -1)) target = (target[key] ??= {}) as Record<string, unknown>;
+	target[keys[keys.length - 1]!] = value;
+	return workflow;
+}
+
+function binaryOf(item: RunItem, property = 'data') {
+	return (
+		item.binary?.[property] ?? fail(`The item has no binary "${property}" (it has: ${Object.keys(item.binary ?? {}).join(', ') || 'none'})`)
+	);
+}
+
+/** Files an example wrote into n8n's files folder, with their sizes. */
+export function writtenFiles(stack: HostStack): Array<{ name: string; size: number }> {
+	if (!existsSync(stack.n8n.filesDir)) return [];
+	return readdirSync(stack.n8n.filesDir).map((name) => ({ name, size: statSync(join(stack.n8n.filesDir, name)).size }));
+}
+
+export const EXAMPLE_CHECKS: Record<string, ExampleCheck> = {
+	'text-to-image.json': {
+		timeoutMs: 120000,
+		verify(execution, stack) {
+			const urls = Object.values(execution.runData).flatMap((runs) => urlsIn(runs.map((run) => run.data?.main ?? [])));
+			const images = urls.filter((url) => url.startsWith(stack.simulator.storageUrl));
+			if (images.length === 0)
+				fail(`No output URL of the simulator's storage (${stack.simulator.storageUrl}) in the run; URLs: ${urls.join(', ') || 'none'}`);
+		},
+	},
+
+	'publish-node-version.json': {
+		prepare: (workflow, stack) => setAssignment(workflow, 'Release details', 'archiveUrl', stack.outside.url('my-node-v1.0.0.zip')),
+		verify(execution, stack) {
+			const [published] = outputItems(execution, 'Publish version');
+			if (!published) fail('"Publish version" output no item');
+			const text = JSON.stringify(published.json);
+			if (!text.includes('1.0.0')) fail(`"Publish version" output does not name version 1.0.0: ${text.slice(0, 300)}`);
+			if (!stack.outside.fetched.some((path) => path.endsWith('my-node-v1.0.0.zip'))) fail('"Download archive" did not fetch the archive');
+			const archive = stack.simulator.registry.archiveFor(DEMO_PUBLISHER_ID, 'my-node', '1.0.0');
+			if (!archive) fail('The registry received no archive for my-node@1.0.0');
+			if (!archive.isZip) fail('The archive was not uploaded as application/zip');
+		},
+	},
+
+	'upscale-image.json': {
+		prepare: (workflow, stack) => setParameter(workflow, 'Upscale 4x', 'imageUrl', stack.outside.url('photo.jpg')),
+		timeoutMs: 90000,
+		verify(execution, stack) {
+			const [upscaled] = outputItems(execution, 'Upscale 4x');
+			if (!upscaled) fail('"Upscale 4x" output no item');
+			const url = upscaled.json.url;
+			if (typeof url !== 'string' || !/^https?:\/\//.test(url))
+				fail(`"Upscale 4x" output has no result URL in "url": ${JSON.stringify(upscaled.json).slice(0, 300)}`);
+			const file = binaryOf(upscaled);
+			if (!String(file.mimeType ?? '').startsWith('image/')) fail(`The downloaded file is ${file.mimeType}, not an image`);
+			const saved = writtenFiles(stack).filter((entry) => entry.name.startsWith('upscaled-'));
+			if (saved.length === 0 || saved.some((entry) => entry.size === 0))
+				fail(`"Save upscaled file" wrote no file (files: ${JSON.stringify(writtenFiles(stack))})`);
+		},
+	},
+
+	'video-start-dont-wait.json': {
+		// The notifications go to the outside world here; video-task-trigger.json pairs it with its trigger.
+		prepare: (workflow, stack) => {
+			setAssignment(workflow, 'Settings', 'triggerUrl', stack.outside.url('notifications'));
+			return setAssignment(workflow, 'Settings', 'startFrameUrl', stack.outside.url('lighthouse.png'));
+		},
+		verify(execution) {
+			const [started] = outputItems(execution, 'Start video');
+			if (!started || typeof started.json.task_id !== 'string' || started.json.task_id === '') {
+				fail(`"Start video" returned no task_id: ${JSON.stringify(started?.json).slice(0, 300)}`);
+			}
+		},
+	},
+
+	'video-task-trigger.json': {
+		timeoutMs: 90000,
+		// The pair the two video examples describe: activate this workflow, then start a video whose
+		// callback URL is its trigger's production URL; the simulator's notifications start it.
+		async run(workflow, stack) {
+			await stack.client.activateWorkflow(workflow.id);
+			try {
+				const known = await stack.client.executionIds(workflow.id);
+				const starter = stack.examples.find((example) => example.file === 'video-start-dont-wait.json');
+				if (!starter) fail('video-task-trigger.json is started by video-start-dont-wait.json, which is missing');
+				const triggerUrl = stack.webhookUrl(workflow, 'Host Task Trigger', 'host-task');
+				const prepared = setAssignment(JSON.parse(JSON.stringify(starter.workflow)) as WorkflowJson, 'Settings', 'triggerUrl', triggerUrl);
+				setAssignment(prepared, 'Settings', 'startFrameUrl', stack.outside.url('lighthouse.png'));
+				const stored = await stack.importWorkflow(prepared, `${starter.workflow.name} (e2e, to the trigger)`);
+				const started = await stack.client.runWorkflow(stored.id);
+				if (started.status !== 'success') fail(`video-start-dont-wait.json failed: ${started.error?.message ?? started.status}`);
+				return await stack.client.waitForNewExecution(workflow.id, known, { timeoutMs: 60000 });
+			} finally {
+				await stack.client.deactivateWorkflow(workflow.id);
+			}
+		},
+		verify(execution, stack) {
+			const [notification] = outputItems(execution, 'Host Task Trigger');
+			if (!notification) fail('"Host Task Trigger" output no item');
+			const taskId = notification.json.task_id;
+			const saved = writtenFiles(stack).filter((entry) => entry.name === `video-${String(taskId)}.mp4`);
+			if (saved.length !== 1 || saved[0]!.size === 0)
+				fail(`"Save video" wrote no video-${String(taskId)}.mp4 (files: ${JSON.stringify(writtenFiles(stack))})`);
+		},
+	},
+
+	'text-to-music.json': {
+		timeoutMs: 90000,
+		verify(execution, stack) {
+			const takes = outputItems(execution, 'Generate music');
+			if (takes.length === 0) fail('"Generate music" output no item');
+			for (const take of takes) {
+				const audio = binaryOf(take);
+				if (!String(audio.mimeType ?? '').startsWith('audio/')) fail(`A take's file is ${audio.mimeType}, not audio`);
+			}
+			const names = new Set(takes.map((take) => take.binary?.data?.fileName));
+			const saved = writtenFiles(stack).filter((entry) => names.has(entry.name));
+			if (saved.length !== names.size || saved.some((entry) => entry.size === 0)) {
+				fail(`"Save audio files" wrote ${saved.length} of ${names.size} files (files: ${JSON.stringify(writtenFiles(stack))})`);
+			}
+		},
+	},
+};

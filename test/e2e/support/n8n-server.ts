@@ -1,0 +1,195 @@
+/**
+ * A real n8n server for the demo and the e2e suite: a fresh user folder in the system temp
+ * folder, this package installed into it as a community package, free loopback ports, and an
+ * environment that needs no network (no telemetry, version checks or templates).
+ */
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+
+import { cleanEnv, freePort, removeOnExit, spawnGroup, tailOf, type GroupProcess } from './processes';
+import type { N8nRuntime } from './runtime';
+
+export const REPO_ROOT = resolve(__dirname, '..', '..', '..');
+export const PACKAGE_NAME = 'n8n-nodes-host';
+
+export interface N8nServer {
+	/** http://127.0.0.1:<port> (no trailing slash). */
+	url: string;
+	port: number;
+	/** N8N_USER_FOLDER; n8n keeps its data in `<userFolder>/.n8n`. */
+	userFolder: string;
+	/** The folder nodes may read and write files in (`~/.n8n-files` of this n8n). */
+	filesDir: string;
+	logFile: string;
+	process: GroupProcess;
+	/** The last lines n8n printed, for error messages. */
+	logTail(lines?: number): string;
+	/** Stops n8n (and its task runner) and deletes the user folder unless kept. */
+	stop(): Promise<void>;
+}
+
+export interface StartN8nOptions {
+	runtime: N8nRuntime;
+	/** The built package to install (package.json + dist/); default: this repository. */
+	packageDir?: string;
+	/** Extra environment for n8n (N8N_* settings of a test). */
+	env?: Record<string, string>;
+	/** Keep the user folder after stop (for debugging); also when E2E_KEEP=1. */
+	keepUserFolder?: boolean;
+	/** How long to wait for n8n to become ready. */
+	readyTimeoutMs?: number;
+}
+
+/**
+ * Copies the built package where n8n's community-package loader looks:
+ * `<userFolder>/.n8n/nodes/node_modules/n8n-nodes-host/` (package.json + dist/), the layout
+ * `npm install n8n-nodes-host` in `~/.n8n/nodes` produces.
+ */
+export function installBuiltPackage(userFolder: string, packageDir = REPO_ROOT): string {
+	const manifest = JSON.parse(readFileSync(join(packageDir, 'package.json'), 'utf8')) as {
+		name: string;
+		version: string;
+		n8n?: { nodes?: string[]; credentials?: string[] };
+	};
+	const registered = [...(manifest.n8n?.nodes ?? []), ...(manifest.n8n?.credentials ?? [])];
+	const missing = registered.filter((file) => !existsSync(join(packageDir, file)));
+	if (missing.length > 0) {
+		throw new Error(`The package is not built (missing ${missing.join(', ')}). Run \`npm run build\` first.`);
+	}
+	const nodesFolder = join(userFolder, '.n8n', 'nodes');
+	const target = join(nodesFolder, 'node_modules', manifest.name);
+	mkdirSync(target, { recursive: true });
+	cpSync(join(packageDir, 'package.json'), join(target, 'package.json'));
+	cpSync(join(packageDir, 'dist'), join(target, 'dist'), { recursive: true });
+	writeFileSync(
+		join(nodesFolder, 'package.json'),
+		`${JSON.stringify({ name: 'installed-nodes', private: true, dependencies: { [manifest.name]: manifest.version } }, null, 2)}\n`,
+	);
+	return target;
+}
+
+/** n8n settings for a private, offline instance on loopback. */
+function n8nEnvironment(userFolder: string, port: number, brokerPort: number, extra: Record<string, string>): NodeJS.ProcessEnv {
+	const url = `http://127.0.0.1:${port}/`;
+	return cleanEnv({
+		N8N_RESTRICT_FILE_ACCESS_TO: join(userFolder, '.n8n-files'),
+		// n8n and anything it starts write only inside the user folder.
+		HOME: userFolder,
+		XDG_CONFIG_HOME: join(userFolder, '.config'),
+		XDG_CACHE_HOME: join(userFolder, '.cache'),
+		N8N_USER_FOLDER: userFolder,
+		N8N_PORT: String(port),
+		N8N_LISTEN_ADDRESS: '127.0.0.1',
+		N8N_HOST: '127.0.0.1',
+		N8N_PROTOCOL: 'http',
+		N8N_EDITOR_BASE_URL: url,
+		N8N_WEBHOOK_URL: url,
+		N8N_RUNNERS_BROKER_PORT: String(brokerPort),
+		N8N_RUNNERS_BROKER_LISTEN_ADDRESS: '127.0.0.1',
+		N8N_DIAGNOSTICS_ENABLED: 'false',
+		N8N_VERSION_NOTIFICATIONS_ENABLED: 'false',
+		N8N_TEMPLATES_ENABLED: 'false',
+		N8N_PERSONALIZATION_ENABLED: 'false',
+		N8N_HIRING_BANNER_ENABLED: 'false',
+		N8N_SECURE_COOKIE: 'false',
+		N8N_ENFORCE_SETTINGS_FILE_PERMISSIONS: 'true',
+		N8N_UNVERIFIED_PACKAGES_ENABLED: 'true',
+		N8N_COMMUNITY_PACKAGES_ENABLED: 'true',
+		N8N_LOG_LEVEL: 'info',
+		N8N_LOG_OUTPUT: 'console',
+		EXECUTIONS_DATA_SAVE_ON_SUCCESS: 'all',
+		EXECUTIONS_DATA_SAVE_MANUAL_EXECUTIONS: 'true',
+		GENERIC_TIMEZONE: 'UTC',
+		TZ: 'UTC',
+		// Requests to the simulator on loopback never go through a proxy the machine may define.
+		NO_PROXY: '127.0.0.1,localhost',
+		no_proxy: '127.0.0.1,localhost',
+		...extra,
+	});
+}
+
+/**
+ * Why n8n could not load this package, from its log ("Failed to load package ..." and the error
+ * lines after it), or undefined when it loaded.
+ */
+export function packageLoadProblem(logFile: string, packageName = PACKAGE_NAME): string | undefined {
+	let lines: string[];
+	try {
+		lines = readFileSync(logFile, 'utf8').split('\n');
+	} catch {
+		return undefined;
+	}
+	const at = lines.findIndex((line) => line.includes(`Failed to load package "${packageName}"`));
+	if (at < 0) return undefined;
+	return lines
+		.slice(at, at + 12)
+		.filter((line) => !line.includes('/node_modules/n8n') && !line.includes('/node_modules/@n8n'))
+		.join('\n');
+}
+
+async function isReady(url: string): Promise<boolean> {
+	try {
+		const response = await fetch(`${url}/healthz/readiness`, { signal: AbortSignal.timeout(2000) });
+		return response.ok;
+	} catch {
+		return false;
+	}
+}
+
+/**
+ * Starts n8n and resolves once it is ready: `/healthz` answers as soon as the HTTP server
+ * listens, but only `/healthz/readiness` waits for the database migrations.
+ */
+export async function startN8n(options: StartN8nOptions): Promise<N8nServer> {
+	const userFolder = mkdtempSync(join(tmpdir(), 'n8n-nodes-host-n8n-'));
+	const keep = options.keepUserFolder ?? process.env.E2E_KEEP === '1';
+	const removeUserFolder = keep ? () => undefined : removeOnExit(userFolder);
+	installBuiltPackage(userFolder, options.packageDir);
+	const filesDir = join(userFolder, '.n8n-files');
+	mkdirSync(filesDir, { recursive: true });
+
+	const port = await freePort();
+	let brokerPort = await freePort();
+	while (brokerPort === port) brokerPort = await freePort();
+	const url = `http://127.0.0.1:${port}`;
+	const logFile = join(userFolder, 'n8n.log');
+	const child = spawnGroup(options.runtime.nodeBinary, [options.runtime.n8nEntry, 'start'], {
+		cwd: userFolder,
+		env: n8nEnvironment(userFolder, port, brokerPort, options.env ?? {}),
+		logFile,
+		orphanFolder: keep ? undefined : userFolder,
+	});
+
+	const server: N8nServer = {
+		url,
+		port,
+		userFolder,
+		filesDir,
+		logFile,
+		process: child,
+		logTail: (lines = 40) => tailOf(logFile, lines),
+		async stop() {
+			await child.stop();
+			removeUserFolder();
+		},
+	};
+
+	const deadline = Date.now() + (options.readyTimeoutMs ?? 180000);
+	while (!(await isReady(url))) {
+		if (child.hasExited()) {
+			const tail = server.logTail();
+			await server.stop();
+			throw new Error(`n8n exited before it was ready (exit ${await child.exited}). Last lines of its log:\n${tail}`);
+		}
+		if (Date.now() > deadline) {
+			const tail = server.logTail();
+			await server.stop();
+			throw new Error(
+				`n8n was not ready within ${Math.round((options.readyTimeoutMs ?? 180000) / 1000)}s. Last lines of its log:\n${tail}`,
+			);
+		}
+		await new Promise((resolve) => setTimeout(resolve, 500));
+	}
+	return server;
+}
