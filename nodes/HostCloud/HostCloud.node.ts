@@ -1,8 +1,12 @@
 import type { IExecuteFunctions, INodeExecutionData, INodeType, INodeTypeDescription } from 'n8n-workflow';
 import { NodeConnectionTypes } from 'n8n-workflow';
 
+import * as file from './actions/file';
+import * as queue from './actions/queue';
 import { router } from './actions/router';
 import * as system from './actions/system';
+import * as workflow from './actions/workflow';
+import { getImageLoaderNodes, getNodeInputs, getWorkflowNodes } from './helpers/graph-input';
 
 export class HostCloud implements INodeType {
 	description: INodeTypeDescription = {
@@ -24,11 +28,23 @@ export class HostCloud implements INodeType {
 				name: 'resource',
 				type: 'options',
 				noDataExpression: true,
-				options: [{ name: 'System', value: 'system' }],
-				default: 'system',
+				options: [
+					{ name: 'File', value: 'file', description: 'Upload input images and masks, get output files' },
+					{ name: 'Queue', value: 'queue', description: 'See and cancel the jobs of the account' },
+					{ name: 'System', value: 'system', description: 'Node definitions of the cloud' },
+					{ name: 'Workflow', value: 'workflow', description: 'Run workflows and wait for their outputs' },
+				],
+				default: 'workflow',
 			},
+			...workflow.description,
+			...file.description,
+			...queue.description,
 			...system.description,
 		],
+	};
+
+	methods = {
+		loadOptions: { getWorkflowNodes, getNodeInputs, getImageLoaderNodes },
 	};
 
 	async execute(this: IExecuteFunctions): Promise<INodeExecutionData[][]> {

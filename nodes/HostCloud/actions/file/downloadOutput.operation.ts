@@ -1,0 +1,39 @@
+import type { IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
+import { updateDisplayOptions } from 'n8n-workflow';
+
+import { downloadSignedFile, signedUrlFor } from '../../../shared/output-files';
+import { requiredText } from '../../../shared/validation';
+import { fileReferenceProperties, readFileReference } from '../../helpers/file-fields';
+
+const properties: INodeProperties[] = [
+	...fileReferenceProperties,
+	{
+		displayName: 'Put Output File in Field',
+		name: 'binaryPropertyName',
+		type: 'string',
+		default: 'data',
+		required: true,
+		description: 'The name of the binary property to put the file in',
+	},
+];
+
+export const description = updateDisplayOptions({ show: { resource: ['file'], operation: ['downloadOutput'] } }, properties);
+
+/** GET /api/view, then the signed URL without credentials, streamed into binary data. */
+export async function execute(this: IExecuteFunctions, itemIndex: number): Promise<INodeExecutionData[]> {
+	const ref = readFileReference(this, itemIndex);
+	const property = requiredText(
+		this,
+		itemIndex,
+		'Put Output File in Field',
+		this.getNodeParameter('binaryPropertyName', itemIndex, 'data'),
+	);
+	const url = await signedUrlFor(this, ref, { itemIndex });
+	const binary = await downloadSignedFile(this, url, ref, { itemIndex });
+	return [
+		{
+			json: { filename: ref.filename, subfolder: ref.subfolder, type: ref.type, mime_type: binary.mimeType, url },
+			binary: { [property]: binary },
+		},
+	];
+}

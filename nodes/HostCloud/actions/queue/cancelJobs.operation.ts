@@ -1,0 +1,61 @@
+import type { IDataObject, IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
+import { updateDisplayOptions } from 'n8n-workflow';
+
+import { hostRequest } from '../../../shared/transport';
+import { invalidField, quoted, stringList } from '../../../shared/validation';
+import { PROMPT_ID_PATTERN } from '../../helpers/prompt-id';
+
+const FIELD = 'Prompt IDs';
+
+const properties: INodeProperties[] = [
+	{
+		displayName: FIELD,
+		name: 'promptIds',
+		type: 'string',
+		default: '',
+		required: true,
+		placeholder: 'e.g. 6f1c2a9e-0b7d-4c52-9a57-2f0c3d1e8b44, 0d3e…',
+		description: 'The prompt_id of each job to cancel, separated by commas or spaces (or a list from an expression)',
+	},
+];
+
+export const description = updateDisplayOptions({ show: { resource: ['queue'], operation: ['cancelJobs'] } }, properties);
+
+function readPromptIds(context: IExecuteFunctions, itemIndex: number): string[] {
+	const raw = context.getNodeParameter('promptIds', itemIndex, '') as unknown;
+	const entries = stringList(context, itemIndex, FIELD, typeof raw === 'string' ? raw.replace(/\s+/g, ',') : raw);
+	const ids = [...new Set(entries)];
+	if (ids.length === 0) {
+		throw invalidField(context, itemIndex, FIELD, 'is required', 'Enter at least one prompt_id. Queue → Get lists the jobs in the queue.');
+	}
+	const bad = ids.find((id) => !PROMPT_ID_PATTERN.test(id));
+	if (bad !== undefined) {
+		throw invalidField(
+			context,
+			itemIndex,
+			FIELD,
+			`holds ${quoted(bad)}, which is not a prompt_id`,
+			'A prompt_id is made of letters, digits and dashes. Separate several with commas.',
+		);
+	}
+	return ids;
+}
+
+/** POST /api/queue {delete: [...]}: cancels those jobs, queued or running. Other jobs are untouched. */
+export async function execute(this: IExecuteFunctions, itemIndex: number): Promise<INodeExecutionData[]> {
+	const ids = readPromptIds(this, itemIndex);
+	const answer = await hostRequest<IDataObject>(this, 'hostCloudApi', {
+		method: 'POST',
+		path: '/api/queue',
+		body: { delete: ids },
+		itemIndex,
+		action: 'cancelling jobs',
+	});
+	const deleted = Array.isArray(answer?.deleted) ? (answer.deleted as string[]) : undefined;
+	const json: IDataObject = { requested: ids };
+	if (deleted) {
+		json.cancelled = deleted;
+		json.not_cancelled = ids.filter((id) => !deleted.includes(id));
+	}
+	return [{ json }];
+}

@@ -1,0 +1,41 @@
+import type { IDataObject, IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
+import { updateDisplayOptions } from 'n8n-workflow';
+
+import { hostRequest } from '../../../shared/transport';
+
+const properties: INodeProperties[] = [];
+
+export const description = updateDisplayOptions({ show: { resource: ['queue'], operation: ['get'] } }, properties);
+
+/**
+ * A queue entry as the local runner shapes it, `[number, prompt_id, prompt, extra_data, output
+ * node ids]`, becomes `{number, prompt_id, output_node_ids}` (the graph is left out: it can be
+ * large). Entries of another shape are passed on as they are.
+ */
+function entryOf(entry: unknown): IDataObject {
+	if (!Array.isArray(entry)) return (typeof entry === 'object' && entry !== null ? entry : { value: entry }) as IDataObject;
+	const [number, promptId, , , outputNodeIds] = entry as unknown[];
+	return {
+		number: typeof number === 'number' ? number : null,
+		prompt_id: typeof promptId === 'string' ? promptId : null,
+		output_node_ids: Array.isArray(outputNodeIds) ? outputNodeIds : [],
+	};
+}
+
+function list(value: unknown): IDataObject[] {
+	return Array.isArray(value) ? value.map(entryOf) : [];
+}
+
+/** GET /api/queue: the account's running and pending jobs. */
+export async function execute(this: IExecuteFunctions, itemIndex: number): Promise<INodeExecutionData[]> {
+	const answer = await hostRequest<IDataObject>(this, 'hostCloudApi', {
+		method: 'GET',
+		path: '/api/queue',
+		retry: true,
+		itemIndex,
+		action: 'reading the queue',
+	});
+	const running = list(answer?.queue_running);
+	const pending = list(answer?.queue_pending);
+	return [{ json: { running_count: running.length, pending_count: pending.length, running, pending } }];
+}

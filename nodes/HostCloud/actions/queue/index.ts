@@ -1,0 +1,41 @@
+import type { INodeProperties } from 'n8n-workflow';
+
+import * as cancelJobs from './cancelJobs.operation';
+import * as get from './get.operation';
+import * as interrupt from './interrupt.operation';
+
+export const operations = { get, cancelJobs, interrupt };
+
+export const description: INodeProperties[] = [
+	{
+		displayName: 'Operation',
+		name: 'operation',
+		type: 'options',
+		noDataExpression: true,
+		displayOptions: { show: { resource: ['queue'] } },
+		options: [
+			{
+				name: 'Cancel Jobs',
+				value: 'cancelJobs',
+				description: 'Cancel queued or running jobs by prompt ID',
+				action: 'Cancel jobs',
+			},
+			{
+				name: 'Get',
+				value: 'get',
+				description: 'Get the running and pending jobs of the account',
+				action: 'Get the queue',
+			},
+			{
+				name: 'Interrupt Running',
+				value: 'interrupt',
+				description: 'Stop every job of the account that is running now',
+				action: 'Interrupt running jobs',
+			},
+		],
+		default: 'get',
+	},
+	...get.description,
+	...cancelJobs.description,
+	...interrupt.description,
+];

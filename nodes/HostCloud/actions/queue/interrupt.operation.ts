@@ -1,0 +1,29 @@
+import type { IDataObject, IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
+import { updateDisplayOptions } from 'n8n-workflow';
+
+import { hostRequest } from '../../../shared/transport';
+
+const properties: INodeProperties[] = [
+	{
+		displayName:
+			'This stops EVERY job of your account that is running right now, including jobs started by other workflows or in the editor. To stop only some jobs, use Cancel Jobs with their prompt IDs.',
+		name: 'interruptNotice',
+		type: 'notice',
+		default: '',
+	},
+];
+
+export const description = updateDisplayOptions({ show: { resource: ['queue'], operation: ['interrupt'] } }, properties);
+
+/** POST /api/interrupt: interrupts the running execution(s) of the account. Never called automatically. */
+export async function execute(this: IExecuteFunctions, itemIndex: number): Promise<INodeExecutionData[]> {
+	const answer = await hostRequest<IDataObject>(this, 'hostCloudApi', {
+		method: 'POST',
+		path: '/api/interrupt',
+		itemIndex,
+		action: 'interrupting the running jobs',
+	});
+	const json: IDataObject = { interrupted: true };
+	if (Array.isArray(answer?.interrupted)) json.interrupted_prompt_ids = answer.interrupted;
+	return [{ json }];
+}

@@ -1,0 +1,49 @@
+import type { INodeProperties } from 'n8n-workflow';
+
+import * as execute from './execute.operation';
+import * as getStatus from './getStatus.operation';
+import * as submit from './submit.operation';
+import * as waitForCompletion from './waitForCompletion.operation';
+
+export const operations = { execute, submit, getStatus, waitForCompletion };
+
+export const description: INodeProperties[] = [
+	{
+		displayName: 'Operation',
+		name: 'operation',
+		type: 'options',
+		noDataExpression: true,
+		displayOptions: { show: { resource: ['workflow'] } },
+		options: [
+			{
+				name: 'Execute',
+				value: 'execute',
+				description: 'Run a workflow, wait for it to finish and return its output files',
+				action: 'Execute a workflow',
+			},
+			{
+				name: 'Get Status',
+				value: 'getStatus',
+				description: 'Get the status of a submitted job',
+				action: 'Get the status of a job',
+			},
+			{
+				name: 'Submit',
+				value: 'submit',
+				description: 'Queue a workflow and return its prompt_id at once, without waiting',
+				action: 'Submit a workflow',
+			},
+			{
+				name: 'Wait for Completion',
+				value: 'waitForCompletion',
+				description: 'Wait for a submitted job to finish and return its output files',
+				action: 'Wait for a job to complete',
+			},
+		],
+		default: 'execute',
+	},
+	...execute.description,
+	...submit.description,
+	...getStatus.description,
+	...waitForCompletion.description,
+];

@@ -1,0 +1,174 @@
+/**
+ * Output files of a cloud job: finding the file references in `executed` outputs (whatever key a
+ * node uses: images, video, videos, gifs, audio...), turning each into a signed storage URL through
+ * GET /api/view (a 302 whose Location is read, never followed), and fetching that URL into n8n
+ * binary data as a stream, without any credential: the storage host must never see the API key.
+ */
+import type { IBinaryData, IDataObject, IExecuteFunctions } from 'n8n-workflow';
+import { NodeOperationError } from 'n8n-workflow';
+
+import { downloadToBinary } from './binary';
+import { mimeTypeForExtension } from './file-types';
+import { hostRequestFull } from './transport';
+import { compareNodeIds } from './workflow-graph';
+
+export type FileKind = 'image' | 'video' | 'audio' | 'file';
+
+/** One output file, with where it came from. */
+export interface OutputFileRef {
+	filename: string;
+	/** "" when the service left it out. */
+	subfolder: string;
+	/** "output" when the service left it out. */
+	type: string;
+	node_id: string;
+	/** The key of the node's output the reference was under (images, video, gifs, audio...). */
+	output_key: string;
+	kind: FileKind;
+	mime_type: string;
+	/** Extra fields of the reference (format, frame_rate...), kept as the service sent them. */
+	[extra: string]: unknown;
+}
+
+const KIND_BY_KEY: Record<string, FileKind> = {
+	images: 'image',
+	image: 'image',
+	gifs: 'image',
+	video: 'video',
+	videos: 'video',
+	audio: 'audio',
+	audios: 'audio',
+};
+
+/** MIME type from the file name's extension (application/octet-stream when unknown). */
+export function mimeTypeFor(filename: string): string {
+	const extension = /\.([a-z0-9]+)$/i.exec(filename)?.[1] ?? '';
+	return (extension && mimeTypeForExtension(extension)) || 'application/octet-stream';
+}
+
+function kindOf(key: string, mimeType: string): FileKind {
+	const major = mimeType.split('/')[0];
+	if (major === 'image' || major === 'video' || major === 'audio') return major;
+	return KIND_BY_KEY[key] ?? 'file';
+}
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+	return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+/** An element that names a file: an object with a non-empty string filename. */
+function isFileReference(value: unknown): value is Record<string, unknown> & { filename: string } {
+	return isRecord(value) && typeof value.filename === 'string' && value.filename !== '';
+}
+
+/**
+ * Every file reference in the outputs of a job (node id → the `output` of its `executed` message),
+ * nodes in id order, each file once.
+ */
+export function collectOutputFiles(outputs: Record<string, unknown>): OutputFileRef[] {
+	const files: OutputFileRef[] = [];
+	const seen = new Set<string>();
+	for (const nodeId of Object.keys(outputs).sort(compareNodeIds)) {
+		const output = outputs[nodeId];
+		if (!isRecord(output)) continue;
+		for (const [key, value] of Object.entries(output)) {
+			if (!Array.isArray(value)) continue;
+			for (const element of value) {
+				if (!isFileReference(element)) continue;
+				const subfolder = typeof element.subfolder === 'string' ? element.subfolder : '';
+				const type = typeof element.type === 'string' && element.type !== '' ? element.type : 'output';
+				const identity = JSON.stringify([type, subfolder, element.filename]);
+				if (seen.has(identity)) continue;
+				seen.add(identity);
+				const mimeType = mimeTypeFor(element.filename);
+				files.push({
+					...element,
+					filename: element.filename,
+					subfolder,
+					type,
+					node_id: nodeId,
+					output_key: key,
+					kind: kindOf(key, mimeType),
+					mime_type: mimeType,
+				});
+			}
+		}
+	}
+	return files;
+}
+
+/** Merges a node's `executed` output into what was collected for it (a node may report more than once). */
+export function mergeNodeOutput(previous: IDataObject | undefined, output: IDataObject): IDataObject {
+	if (!previous) return { ...output };
+	const merged: IDataObject = { ...previous };
+	for (const [key, value] of Object.entries(output)) {
+		const before = merged[key];
+		merged[key] = Array.isArray(before) && Array.isArray(value) ? [...before, ...value] : value;
+	}
+	return merged;
+}
+
+export interface FileContext {
+	itemIndex: number;
+	/** The job the file belongs to, for messages. */
+	promptId?: string;
+}
+
+function aboutFile(ref: Pick<OutputFileRef, 'filename'>, where: FileContext): string {
+	return `output file "${ref.filename}"${where.promptId ? ` of job ${where.promptId}` : ''}`;
+}
+
+function headerValue(headers: Record<string, string | string[] | undefined>, name: string): string | undefined {
+	const value = headers[name] ?? headers[name.toLowerCase()];
+	return Array.isArray(value) ? value[0] : value;
+}
+
+/** GET /api/view answers 302: the signed storage URL is its Location, which is not followed here. */
+export async function signedUrlFor(
+	context: IExecuteFunctions,
+	ref: Pick<OutputFileRef, 'filename' | 'subfolder' | 'type'>,
+	where: FileContext,
+): Promise<string> {
+	const response = await hostRequestFull<unknown>(context, 'hostCloudApi', {
+		method: 'GET',
+		path: '/api/view',
+		qs: { filename: ref.filename, subfolder: ref.subfolder ?? '', type: ref.type || 'output' },
+		manualRedirect: true,
+		retry: true,
+		itemIndex: where.itemIndex,
+		action: `getting the address of ${aboutFile(ref, where)}`,
+	});
+	const location = headerValue(response.headers, 'location');
+	if (response.statusCode >= 300 && response.statusCode < 400 && location) return location;
+	const what =
+		response.statusCode >= 300 && response.statusCode < 400
+			? `a redirect (HTTP ${response.statusCode}) without a Location header`
+			: `HTTP ${response.statusCode} instead of a redirect to the file`;
+	throw new NodeOperationError(
+		context.getNode(),
+		`The service answered ${what} for ${aboutFile(ref, where)}, so it has no download address`,
+		{
+			itemIndex: where.itemIndex,
+			description: 'This is a problem on the service side. Try again in a moment; if it persists, the file may no longer exist.',
+		},
+	);
+}
+
+/**
+ * Fetches a signed URL into binary data, streamed, named after the file reference. No credential
+ * goes with it: the URL carries its own signature and the storage host refuses (and counts)
+ * requests with the API key.
+ */
+export async function downloadSignedFile(
+	context: IExecuteFunctions,
+	url: string,
+	ref: Pick<OutputFileRef, 'filename'>,
+	where: FileContext,
+): Promise<IBinaryData> {
+	return await downloadToBinary(context, url, {
+		itemIndex: where.itemIndex,
+		fileName: ref.filename,
+		fallbackName: ref.filename,
+		what: aboutFile(ref, where),
+	});
+}

@@ -1,0 +1,70 @@
+/**
+ * Shared set-up of the Host Cloud engine tests: the standard text-to-image graph, a simulator
+ * with a credential pointing at it, and the runtime WebSocket (Node 22+ has it; Node 20 needs
+ * --experimental-websocket, which the npm scripts pass; under a bare `npx jest` on Node 20 the
+ * `ws` package stands in, with the same WHATWG interface).
+ */
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+
+import WebSocketPackage from 'ws';
+
+import { startSimulator, type Simulator, type SimulatorOptions } from '../../simulator/server';
+import { EngineHarness } from '../harness/engine';
+
+export type Graph = Record<string, { class_type: string; inputs: Record<string, unknown>; _meta?: { title?: string } }>;
+
+const FIXTURE = [join(__dirname, '../fixtures/txt2img-api.json'), '/work/shared/fixtures/txt2img-api.json'].find((p) =>
+	existsSync(p),
+) as string;
+const TXT2IMG: Graph = JSON.parse(readFileSync(FIXTURE, 'utf8'));
+
+export const txt2img = (): Graph => structuredClone(TXT2IMG);
+
+const runtime = globalThis as { WebSocket?: unknown };
+if (runtime.WebSocket === undefined) runtime.WebSocket = WebSocketPackage;
+
+/** Runs `fn` with no WebSocket global, as on a runtime without one; restores it after. */
+export async function withoutWebSocket<T>(fn: () => Promise<T>): Promise<T> {
+	const saved = runtime.WebSocket;
+	delete runtime.WebSocket;
+	try {
+		return await fn();
+	} finally {
+		runtime.WebSocket = saved;
+	}
+}
+
+export interface CloudSetup {
+	sim: Simulator;
+	harness: EngineHarness;
+	credential: string;
+	baseline: Simulator['options'];
+}
+
+export async function startCloud(options: SimulatorOptions = {}): Promise<CloudSetup> {
+	const sim = await startSimulator({ nodeMs: 5, ...options });
+	const harness = new EngineHarness();
+	const credential = harness.addCredential('hostCloudApi', { apiKey: sim.apiKey, baseUrl: sim.baseUrl, wsBaseUrl: '' }, 'Host Cloud API');
+	return { sim, harness, credential, baseline: { ...sim.options } };
+}
+
+/** Back to a clean simulator between tests. */
+export function resetCloud(setup: CloudSetup): void {
+	Object.assign(setup.sim.options, setup.baseline);
+	setup.sim.cloud.setOutputSize(undefined);
+	setup.sim.reset();
+}
+
+export async function waitUntil<T>(check: () => T | undefined | false, ms = 5000): Promise<T> {
+	const until = Date.now() + ms;
+	for (;;) {
+		const value = check();
+		if (value) return value;
+		if (Date.now() > until) throw new Error('timed out waiting');
+		await new Promise((resolve) => setTimeout(resolve, 5));
+	}
+}
+
+/** Small timings so the reconciling paths run fast in tests. */
+export const FAST_WAIT = { pollIntervalSeconds: 0.05, silenceSeconds: 0.3, maxWaitSeconds: 20 };
