@@ -3,8 +3,13 @@
  * titles, duration and events, WAV files assembled per stream_index, malformed lines skipped and
  * counted, error events, cancellation, and memory that does not grow with the stream.
  */
+import { spawnSync } from 'node:child_process';
+import { join } from 'node:path';
+
 import { readBinary } from '../harness/engine';
 import { useMediaEnv } from '../helpers/media';
+
+const ROOT = join(__dirname, '..', '..');
 
 // Binary data on disk, as n8n stores it by default: the memory mode would hold every file in memory
 // by design. Read when the harness first sets up n8n's binary data service.
@@ -123,28 +128,33 @@ describe('Host Media: music', () => {
 		expect(env.sim.proxy.musicStats.aborted).toBe(1);
 	});
 
-	it('a 40 MB stream becomes two 20 MB WAV files with memory growth far below the stream size', async () => {
-		// Warm up, so V8 has sized its young generation before the measurement: the growth then
-		// measured is what the stream itself holds, not the heap's one-time expansion.
-		Object.assign(env.sim.proxy.music, { streams: 2, audioBytesPerStream: 4 * 1024 * 1024, chunkBytes: 48 * 1024 });
-		expect((await env.run(MUSIC)).status).toBe('success');
-
+	it('a 40 MB stream becomes two 20 MB WAV files in n8n\'s filesystem binary storage', async () => {
+		Object.assign(env.sim.proxy.music, { streams: 2, audioBytesPerStream: 20 * 1024 * 1024, chunkBytes: 48 * 1024 });
 		const size = 20 * 1024 * 1024;
-		Object.assign(env.sim.proxy.music, { audioBytesPerStream: size });
-		const before = process.memoryUsage().rss;
-		let peak = before;
-		const sampler = setInterval(() => (peak = Math.max(peak, process.memoryUsage().rss)), 5);
-		const result = await env.run(MUSIC).finally(() => clearInterval(sampler));
-		peak = Math.max(peak, process.memoryUsage().rss);
-
+		const result = await env.run(MUSIC);
 		expect(result.status).toBe('success');
-		expect(env.sim.proxy.musicStats.audioBytesSent).toBeGreaterThanOrEqual(2 * 4 * 1024 * 1024 + 2 * size);
-		const growth = peak - before;
-		expect(growth).toBeLessThan(24 * 1024 * 1024);
+		expect(env.sim.proxy.musicStats.audioBytesSent).toBeGreaterThanOrEqual(2 * size);
 		for (const item of result.items) {
 			expect(item.binary!.data).toMatchObject({ bytes: size, data: 'filesystem-v2', id: expect.stringMatching(/^filesystem-v2:/) });
 			const wav = await readBinary(item.binary!.data!);
 			expectWav(wav, size);
 		}
+	}, 60_000);
+
+	// Memory is measured in a fresh process with the simulator in another one (the benchmark's
+	// script): in a shared Jest worker, V8's heap headroom (tens of MB) drowns a 40 MB signal, so the
+	// stream is 256 MiB and holding it, or its Base64, would show far above the limit.
+	it('a 256 MiB stream grows the n8n process by well under half of that (fresh process)', () => {
+		const out = spawnSync(process.execPath, [join(ROOT, 'node_modules/tsx/dist/cli.mjs'), join(ROOT, 'bench/music-stream.ts')], {
+			cwd: ROOT,
+			env: { ...process.env, BENCH_MUSIC_MIB: '256', N8N_DEFAULT_BINARY_DATA_MODE: 'filesystem', N8N_LOG_LEVEL: 'error' },
+			encoding: 'utf8',
+			timeout: 120_000,
+		});
+		const line = out.stdout.split('\n').find((l) => l.startsWith('BENCH_RESULT '));
+		expect(line).toBeDefined();
+		const figures = JSON.parse(line!.slice('BENCH_RESULT '.length)) as Record<string, number>;
+		expect(figures.music_stream_audio_mib).toBe(256);
+		expect(figures.music_stream_peak_rss_delta_mib).toBeLessThan(128);
 	}, 60_000);
 });

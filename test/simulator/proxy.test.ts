@@ -1006,8 +1006,10 @@ describe('music', () => {
 		res.data.destroy();
 	});
 
-	test('a 40 MB stream leaves the process memory well under 40 MB higher', async () => {
-		const size = 40 * 1024 * 1024;
+	// V8 grows its heap by tens of MB before collecting whatever the stream's size, so the stream is
+	// made large enough that holding it (or its Base64) would show clearly above that noise.
+	test('a 256 MiB stream leaves the process memory well under half of that higher', async () => {
+		const size = 256 * 1024 * 1024;
 		// A short stream first: the heap's one-off growth for streaming (young generation, socket buffers) is not the stream's size.
 		Object.assign(sim.proxy.music, { streams: 1, audioBytesPerStream: 4 * 1024 * 1024, chunkBytes: 64 * 1024 });
 		await readNdjson((await openMusic({ prompt: 'warm-up' })).data);
@@ -1029,6 +1031,6 @@ describe('music', () => {
 		expect(header?.readUInt32LE(4)).toBe(size - 8);
 		expect(header?.readUInt32LE(40)).toBe(size - 44);
 		expect(events[events.length - 1].type).toBe('complete');
-		expect(peak - before).toBeLessThan(20 * 1024 * 1024);
-	});
+		expect(peak - before).toBeLessThan(128 * 1024 * 1024);
+	}, 60_000);
 });
