@@ -94,7 +94,6 @@ describe('many items', () => {
 		const { sim } = cloud;
 		sim.options.nodeMs = 2;
 		const items = Array.from({ length: 20 }, (_, i) => ({ json: { prompt: `lighthouse number ${i}` } }));
-		const started = Date.now();
 		const result = await execute(
 			{
 				workflow: JSON.stringify(txt2img()),
@@ -128,21 +127,5 @@ describe('many items', () => {
 		const perJob = sim.requestsTo(undefined, '/api/').length / 20;
 		expect(perJob).toBeLessThanOrEqual(2.1);
 		expect(sim.requestsTo('GET', '/api/job')).toHaveLength(0);
-		expect(Date.now() - started).toBeLessThan(15_000);
-	});
-
-	test('outputs are ready a few ms after the simulator finishes a job', async () => {
-		const { sim } = cloud;
-		const observed: number[] = [];
-		for (let i = 0; i < 5; i++) {
-			const result = await execute({ workflow: JSON.stringify(txt2img()) });
-			const task = result.run.data.resultData.runData.Node![0]!;
-			const nodeDone = task.startTime + task.executionTime;
-			const job = sim.cloud.jobs.get(result.items[0]!.json.prompt_id as string)!;
-			observed.push(nodeDone - job.finishedAt!);
-		}
-		// From the simulator's finish to the node returning its item (the /api/view call included).
-		observed.sort((a, b) => a - b);
-		expect(observed[2]).toBeLessThan(50);
 	});
 });
