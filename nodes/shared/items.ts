@@ -47,3 +47,26 @@ export async function runPerItem(context: IExecuteFunctions, operation: ItemOper
 	}
 	return out;
 }
+
+/**
+ * Checks every item before anything is sent (batch operations): answers what passed, by item
+ * index, and, under "Continue On Fail", what failed; without it the first failure is thrown.
+ */
+export function checkEachItem<T>(
+	context: IExecuteFunctions,
+	count: number,
+	check: (itemIndex: number) => T,
+): { passed: Map<number, T>; failures: Map<number, unknown> } {
+	const passed = new Map<number, T>();
+	const failures = new Map<number, unknown>();
+	const continueOnFail = context.continueOnFail();
+	for (let itemIndex = 0; itemIndex < count; itemIndex++) {
+		try {
+			passed.set(itemIndex, check(itemIndex));
+		} catch (error) {
+			if (!continueOnFail) throw errorForItem(context, error, itemIndex);
+			failures.set(itemIndex, error);
+		}
+	}
+	return { passed, failures };
+}

@@ -2,7 +2,7 @@ import type { IDataObject, IExecuteFunctions, INodeExecutionData, INodePropertie
 import { NodeOperationError, updateDisplayOptions } from 'n8n-workflow';
 
 import { createLimiter, runItemsConcurrently } from '../../../shared/concurrent-items';
-import { errorForItem, failedItem } from '../../../shared/items';
+import { checkEachItem, failedItem } from '../../../shared/items';
 import { JobWatcher } from '../../../shared/job-watcher';
 import {
 	prepareWorkflow,
@@ -63,19 +63,9 @@ export function failedJobItem(error: unknown, itemIndex: number): INodeExecution
 export async function executeAll(this: IExecuteFunctions, items: INodeExecutionData[]): Promise<INodeExecutionData[]> {
 	const options = readWaitOptions(this);
 	const download = this.getNodeParameter('downloadFiles', 0, false) as boolean;
-	const continueOnFail = this.continueOnFail();
 
 	// Everything that can be checked without the service is checked first, for every item.
-	const prepared = new Map<number, PreparedWorkflow>();
-	const failures = new Map<number, unknown>();
-	for (let itemIndex = 0; itemIndex < items.length; itemIndex++) {
-		try {
-			prepared.set(itemIndex, prepareWorkflow(this, itemIndex));
-		} catch (error) {
-			if (!continueOnFail) throw errorForItem(this, error, itemIndex);
-			failures.set(itemIndex, error);
-		}
-	}
+	const { passed: prepared, failures } = checkEachItem<PreparedWorkflow>(this, items.length, (itemIndex) => prepareWorkflow(this, itemIndex));
 	if (prepared.size === 0) return [...failures.entries()].map(([itemIndex, error]) => failedJobItem(error, itemIndex));
 
 	const watcher = new JobWatcher(this, options);

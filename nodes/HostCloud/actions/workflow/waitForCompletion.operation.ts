@@ -2,7 +2,7 @@ import type { IDataObject, IExecuteFunctions, INodeExecutionData, INodePropertie
 import { updateDisplayOptions } from 'n8n-workflow';
 
 import { runItemsConcurrently } from '../../../shared/concurrent-items';
-import { errorForItem } from '../../../shared/items';
+import { checkEachItem } from '../../../shared/items';
 import { JobWatcher } from '../../../shared/job-watcher';
 import { finishedJobItem } from '../../helpers/job-results';
 import { promptIdProperty, readPromptId } from '../../helpers/prompt-id';
@@ -34,17 +34,7 @@ export const description = updateDisplayOptions({ show: { resource: ['workflow']
 export async function executeAll(this: IExecuteFunctions, items: INodeExecutionData[]): Promise<INodeExecutionData[]> {
 	const options = readWaitOptions(this);
 	const download = this.getNodeParameter('downloadFiles', 0, false) as boolean;
-	const continueOnFail = this.continueOnFail();
-	const promptIds = new Map<number, string>();
-	const failures = new Map<number, unknown>();
-	for (let itemIndex = 0; itemIndex < items.length; itemIndex++) {
-		try {
-			promptIds.set(itemIndex, readPromptId(this, itemIndex));
-		} catch (error) {
-			if (!continueOnFail) throw errorForItem(this, error, itemIndex);
-			failures.set(itemIndex, error);
-		}
-	}
+	const { passed: promptIds, failures } = checkEachItem(this, items.length, (itemIndex) => readPromptId(this, itemIndex));
 	if (promptIds.size === 0) return [...failures.entries()].map(([itemIndex, error]) => failedJobItem(error, itemIndex));
 
 	// These jobs were started elsewhere: a cancelled execution or a failed item stops the wait only.
