@@ -44,3 +44,32 @@ describe('readNdjson', () => {
 		expect(await collect(chunks('{"a":1}\n{"b":', '2}'))).toEqual([{ event: { a: 1 } }, { event: { b: 2 } }]);
 	});
 });
+
+describe('readNdjson with a Base64 field', () => {
+	async function* pieces(text: string, size: number): AsyncGenerator<Buffer> {
+		const bytes = Buffer.from(text);
+		for (let at = 0; at < bytes.length; at += size) yield bytes.subarray(at, at + size);
+	}
+
+	async function events(text: string, size = 7): Promise<Array<Record<string, unknown>>> {
+		const out: Array<Record<string, unknown>> = [];
+		for await (const line of readNdjson(pieces(text, size), { base64Field: 'data' })) if ('event' in line) out.push(line.event);
+		return out;
+	}
+
+	it('decodes the field straight into a Buffer, across slice and chunk boundaries', async () => {
+		const audio = Buffer.from(Array.from({ length: 70_001 }, (_, i) => (i * 31) % 256));
+		const text = `${JSON.stringify({ type: 'audio_chunk', stream_index: 1, data: audio.toString('base64') })}\n{"type":"complete"}\n`;
+		const [chunk, done] = await events(text, 4093);
+		expect(Buffer.isBuffer(chunk!.data)).toBe(true);
+		expect((chunk!.data as Buffer).equals(audio)).toBe(true);
+		expect(chunk).toMatchObject({ type: 'audio_chunk', stream_index: 1 });
+		expect(done).toEqual({ type: 'complete' });
+	});
+
+	it('leaves lines without the field, and escaped values, to the ordinary parser', async () => {
+		const [title, escaped] = await events('{"type":"title","title":"A \\"quoted\\" song"}\n{"type":"audio_chunk","data":"QUJD\\/"}\n');
+		expect(title).toEqual({ type: 'title', title: 'A "quoted" song' });
+		expect(escaped!.data).toBe('QUJD/');
+	});
+});

@@ -80,7 +80,7 @@ export class MusicStreamReader {
 	async read(): Promise<MusicTake[]> {
 		const signal = this.context.getExecutionCancelSignal();
 		try {
-			for await (const line of readNdjson(this.body as AsyncIterable<Buffer>)) {
+			for await (const line of readNdjson(this.body as AsyncIterable<Buffer>, { base64Field: 'data' })) {
 				if (signal?.aborted) break;
 				if ('malformed' in line) {
 					this.malformed++;
@@ -146,11 +146,13 @@ export class MusicStreamReader {
 	private async handle(event: Record<string, unknown>): Promise<void> {
 		switch (event.type) {
 			case 'audio_chunk': {
-				if (typeof event.data !== 'string') {
+				// Decoded by the NDJSON reader already; a Base64 string is the escaped-value fallback.
+				const bytes = Buffer.isBuffer(event.data) ? event.data : typeof event.data === 'string' ? Buffer.from(event.data, 'base64') : undefined;
+				if (!bytes) {
 					this.malformed++;
 					return;
 				}
-				await this.audio(this.take(indexOf(event.stream_index) ?? 0), Buffer.from(event.data, 'base64'));
+				await this.audio(this.take(indexOf(event.stream_index) ?? 0), bytes);
 				return;
 			}
 			case 'title': {
