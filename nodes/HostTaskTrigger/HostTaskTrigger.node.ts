@@ -16,9 +16,8 @@ import { normaliseTask } from '../shared/task-status';
 const SEEN_LIMIT = 1000;
 
 interface TriggerState {
-	/** task id → statuses already emitted, oldest first (bounded by SEEN_LIMIT). */
+	/** "task id:status" pairs already emitted, oldest first (bounded by SEEN_LIMIT). */
 	seen?: string[];
-	activatedAt?: string;
 }
 
 function safeEqual(given: string, expected: string): boolean {
@@ -109,22 +108,17 @@ export class HostTaskTrigger implements INodeType {
 
 	webhookMethods = {
 		default: {
-			// The service has no webhook registry: the URL travels with each task. Activation only
-			// starts a fresh memory of seen notifications, and deactivation forgets it.
+			// The service has no webhook registry: the URL travels with each task, so there is
+			// nothing to create or delete on its side. These must not touch the workflow's static
+			// data either: n8n saves the activation's copy of it after the first notifications have
+			// been handled, which would wipe the memory of repeated notifications.
 			async checkExists(this: IHookFunctions): Promise<boolean> {
-				const state = this.getWorkflowStaticData('node') as TriggerState;
-				return state.activatedAt !== undefined;
+				return true;
 			},
 			async create(this: IHookFunctions): Promise<boolean> {
-				const state = this.getWorkflowStaticData('node') as TriggerState;
-				state.activatedAt = new Date().toISOString();
-				state.seen = [];
 				return true;
 			},
 			async delete(this: IHookFunctions): Promise<boolean> {
-				const state = this.getWorkflowStaticData('node') as TriggerState;
-				delete state.activatedAt;
-				delete state.seen;
 				return true;
 			},
 		},

@@ -46,3 +46,30 @@ describe('webhook waiting in n8n', () => {
 		}
 	});
 });
+
+describe('Host Task Trigger in n8n', () => {
+	it('starts one execution for a notification the service repeats', async () => {
+		const { client, importWorkflow, webhookUrl } = e2e();
+		const workflow = await importWorkflow(
+			linearWorkflow('Host Task Trigger: repeats', [
+				{ name: 'Host Task Trigger', type: hostNodeType('hostTaskTrigger'), typeVersion: 1, parameters: { events: 'final' } },
+			]),
+		);
+		await client.activateWorkflow(workflow.id);
+		try {
+			const known = await client.executionIds(workflow.id);
+			const url = webhookUrl(workflow as never, 'Host Task Trigger', 'host-task');
+			const body = JSON.stringify({ data: { task_id: 'e2e-repeat-1', status: 'COMPLETED', generated: ['https://example.com/x.png'] } });
+			const send = () => fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body });
+			// The production webhook goes live as the activation completes.
+			await waitFor('the trigger webhook to be registered', async () => (await send()).status === 200, { timeoutMs: 15000, intervalMs: 250 });
+			for (let i = 0; i < 2; i++) expect((await send()).status).toBe(200);
+			const execution = await client.waitForNewExecution(workflow.id, known);
+			expect(outputItems(execution, 'Host Task Trigger')[0]!.json).toMatchObject({ task_id: 'e2e-repeat-1', status: 'succeeded' });
+			await new Promise((resolve) => setTimeout(resolve, 1500));
+			expect((await client.listExecutions(workflow.id)).filter((e) => !known.has(e.id))).toHaveLength(1);
+		} finally {
+			await client.deactivateWorkflow(workflow.id);
+		}
+	});
+});
