@@ -47,6 +47,8 @@ async function main(): Promise<void> {
 		process.send?.({ id: message.id, result });
 	});
 	process.on('SIGTERM', () => void sim.close().then(() => process.exit(0)));
+	// A benchmark that dies without closing us must not leave a simulator behind.
+	process.on('disconnect', () => void sim.close().then(() => process.exit(0)));
 }
 
 void main();

@@ -29,6 +29,9 @@ export async function startRemoteSimulator(options: Record<string, unknown>): Pr
 	const child: ChildProcess = spawn(process.execPath, [TSX_CLI, join(__dirname, 'simulator-process.ts'), JSON.stringify(options)], {
 		stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
 	});
+	// A benchmark that fails and exits must not leave its simulator running.
+	const killChild = () => child.kill('SIGTERM');
+	process.on('exit', killChild);
 	const pending = new Map<number, (value: unknown) => void>();
 	let nextId = 0;
 	const banner = await new Promise<SimulatorBanner>((resolve, reject) => {
@@ -50,6 +53,7 @@ export async function startRemoteSimulator(options: Record<string, unknown>): Pr
 			});
 		},
 		close() {
+			process.off('exit', killChild);
 			return new Promise<void>((resolve) => {
 				child.once('exit', () => resolve());
 				child.kill('SIGTERM');
