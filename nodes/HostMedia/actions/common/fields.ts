@@ -62,6 +62,27 @@ export function collectionOptions(fields: FieldDefinition[], extra: INodePropert
 	return [...fields.map(fieldProperty), ...extra].sort((a, b) => a.displayName.localeCompare(b.displayName));
 }
 
+/** The "Additional Fields" collection of an operation: its optional fields, plus `extra` parameters. */
+export function additionalFieldsProperty(fields: FieldDefinition[], extra: INodeProperties[] = []): INodeProperties {
+	return {
+		displayName: 'Additional Fields',
+		name: 'additionalFields',
+		type: 'collection',
+		placeholder: 'Add Field',
+		default: {},
+		options: collectionOptions(fields, extra),
+	};
+}
+
+/** Where an image task notifies its status changes (video tasks use `callback_url`). */
+export const WEBHOOK_URL_FIELD: FieldDefinition = {
+	name: 'webhookUrl',
+	api: 'webhook_url',
+	displayName: 'Webhook URL',
+	kind: 'url',
+	description: 'Address notified on each status change of the task, e.g. a Host Task Trigger URL',
+};
+
 const isEmpty = (value: unknown): boolean => value === undefined || value === null || (typeof value === 'string' && value.trim() === '');
 
 /** A number from a number or numeric text (expressions often give text). */

@@ -83,7 +83,7 @@ export function startWebhookWait(context: IExecuteFunctions, itemIndex: number, 
 			itemIndex,
 			notifyName,
 			'must be empty with "Wait for Notification": the node sends the execution\'s resume URL there',
-			'Remove the field, or choose Don\'t Wait to send notifications to your own URL.',
+			"Remove the field, or choose Don't Wait to send notifications to your own URL.",
 		);
 	}
 	const minutes = context.getNodeParameter('webhookMaxWaitMinutes', itemIndex, DEFAULT_MAX_WAIT_MINUTES) as unknown;

@@ -1,7 +1,7 @@
 import type { IDataObject, IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
 import { updateDisplayOptions } from 'n8n-workflow';
 
-import { addFields, additionalFields, collectionOptions, type FieldDefinition } from '../common/fields';
+import { addFields, additionalFields, additionalFieldsProperty, type FieldDefinition, WEBHOOK_URL_FIELD } from '../common/fields';
 import { imageInputProperties, resolveImageInput, type ImageInputDefinition } from '../common/image-input';
 import { IMAGING, imageStatusPath } from '../common/spec';
 import { runTask, waitProperties } from '../common/task';
@@ -35,27 +35,10 @@ const FIELDS: FieldDefinition[] = [
 		default: 0,
 		description: 'Grain intensity, from 0 to 100',
 	},
-	{
-		name: 'webhookUrl',
-		api: 'webhook_url',
-		displayName: 'Webhook URL',
-		kind: 'url',
-		description: 'Address notified of the task status, e.g. a Host Task Trigger URL',
-	},
+	WEBHOOK_URL_FIELD,
 ];
 
-const properties: INodeProperties[] = [
-	...imageInputProperties(IMAGE),
-	...waitProperties('image'),
-	{
-		displayName: 'Additional Fields',
-		name: 'additionalFields',
-		type: 'collection',
-		placeholder: 'Add Field',
-		default: {},
-		options: collectionOptions(FIELDS),
-	},
-];
+const properties: INodeProperties[] = [...imageInputProperties(IMAGE), ...waitProperties('image'), additionalFieldsProperty(FIELDS)];
 
 export const description = updateDisplayOptions({ show: { resource: ['image'], operation: ['enhanceSkin'] } }, properties);
 

@@ -2,7 +2,14 @@ import type { IDataObject, IExecuteFunctions, INodeExecutionData, INodePropertie
 import { updateDisplayOptions } from 'n8n-workflow';
 
 import { invalidField } from '../../../shared/validation';
-import { addFields, additionalFields, collectionOptions, type FieldDefinition } from '../common/fields';
+import {
+	addFields,
+	additionalFields,
+	additionalFieldsProperty,
+	collectionOptions,
+	type FieldDefinition,
+	WEBHOOK_URL_FIELD,
+} from '../common/fields';
 import {
 	imageInputProperties,
 	optionalImageProperties,
@@ -79,13 +86,7 @@ const FIELDS: FieldDefinition[] = [
 		kind: 'boolean',
 		description: 'Whether to keep texture and small details of the original',
 	},
-	{
-		name: 'webhookUrl',
-		api: 'webhook_url',
-		displayName: 'Webhook URL',
-		kind: 'url',
-		description: 'Address notified on each status change of the task, e.g. a Host Task Trigger URL',
-	},
+	WEBHOOK_URL_FIELD,
 ];
 
 const ADVANCED: FieldDefinition[] = [
@@ -121,14 +122,7 @@ const ADVANCED: FieldDefinition[] = [
 const properties: INodeProperties[] = [
 	...imageInputProperties(IMAGE),
 	...waitProperties('image'),
-	{
-		displayName: 'Additional Fields',
-		name: 'additionalFields',
-		type: 'collection',
-		placeholder: 'Add Field',
-		default: {},
-		options: collectionOptions(FIELDS, [...optionalImageProperties(LIGHTMAP), ...optionalImageProperties(REFERENCE)]),
-	},
+	additionalFieldsProperty(FIELDS, [...optionalImageProperties(LIGHTMAP), ...optionalImageProperties(REFERENCE)]),
 	{
 		displayName: 'Advanced Settings',
 		name: 'advancedSettings',

@@ -2,7 +2,7 @@ import type { IDataObject, IExecuteFunctions, INodeExecutionData, INodePropertie
 import { updateDisplayOptions } from 'n8n-workflow';
 
 import { invalidField } from '../../../shared/validation';
-import { addFields, additionalFields, collectionOptions, type FieldDefinition } from '../common/fields';
+import { addFields, additionalFields, additionalFieldsProperty, type FieldDefinition, WEBHOOK_URL_FIELD } from '../common/fields';
 import { imageInputProperties, resolveImageInput, type ImageInputDefinition } from '../common/image-input';
 import { IMAGING, imageStatusPath, optionsOf, PORTRAIT_BEAUTIFIERS, PORTRAIT_STYLES, STYLE_ENGINES, STYLE_FLAVORS } from '../common/spec';
 import { runTask, waitProperties } from '../common/task';
@@ -87,27 +87,14 @@ const FIELDS: FieldDefinition[] = [
 	},
 	percent('structureStrength', 'structure_strength', 'Structure Strength', 'How much of the original structure is kept, from 0 to 100'),
 	percent('styleStrength', 'style_strength', 'Style Strength', 'How strongly the style is applied, in percent (0 to 100)'),
-	{
-		name: 'webhookUrl',
-		api: 'webhook_url',
-		displayName: 'Webhook URL',
-		kind: 'url',
-		description: 'Address notified of the task status, e.g. a Host Task Trigger URL',
-	},
+	WEBHOOK_URL_FIELD,
 ];
 
 const properties: INodeProperties[] = [
 	...imageInputProperties(IMAGE),
 	...imageInputProperties(REFERENCE),
 	...waitProperties('image'),
-	{
-		displayName: 'Additional Fields',
-		name: 'additionalFields',
-		type: 'collection',
-		placeholder: 'Add Field',
-		default: {},
-		options: collectionOptions(FIELDS),
-	},
+	additionalFieldsProperty(FIELDS),
 ];
 
 export const description = updateDisplayOptions({ show: { resource: ['image'], operation: ['styleTransfer'] } }, properties);

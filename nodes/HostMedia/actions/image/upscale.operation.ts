@@ -3,7 +3,15 @@ import { updateDisplayOptions } from 'n8n-workflow';
 
 import { imageDimensions } from '../../../shared/file-types';
 import { invalidField } from '../../../shared/validation';
-import { addFields, addParameter, additionalFields, collectionOptions, fieldProperty, type FieldDefinition } from '../common/fields';
+import {
+	addFields,
+	addParameter,
+	additionalFields,
+	additionalFieldsProperty,
+	fieldProperty,
+	type FieldDefinition,
+	WEBHOOK_URL_FIELD,
+} from '../common/fields';
 import { imageInputProperties, resolveImageInput, type ImageInputDefinition } from '../common/image-input';
 import {
 	IMAGING,
@@ -75,27 +83,14 @@ const FIELDS: FieldDefinition[] = [
 		rows: 2,
 		description: 'Describes the image to guide the upscale',
 	},
-	{
-		name: 'webhookUrl',
-		api: 'webhook_url',
-		displayName: 'Webhook URL',
-		kind: 'url',
-		description: 'Address notified on each status change of the task, e.g. a Host Task Trigger URL',
-	},
+	WEBHOOK_URL_FIELD,
 ];
 
 const properties: INodeProperties[] = [
 	...imageInputProperties(IMAGE),
 	fieldProperty(SCALE_FACTOR),
 	...waitProperties('image'),
-	{
-		displayName: 'Additional Fields',
-		name: 'additionalFields',
-		type: 'collection',
-		placeholder: 'Add Field',
-		default: {},
-		options: collectionOptions(FIELDS),
-	},
+	additionalFieldsProperty(FIELDS),
 ];
 
 export const description = updateDisplayOptions({ show: { resource: ['image'], operation: ['upscale'] } }, properties);

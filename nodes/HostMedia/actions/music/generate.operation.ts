@@ -4,7 +4,7 @@ import { updateDisplayOptions } from 'n8n-workflow';
 import { multipartBody } from '../../../shared/multipart';
 import { hostRequestFull } from '../../../shared/transport';
 import { requiredText } from '../../../shared/validation';
-import { additionalFields, checkedField, collectionOptions, type FieldDefinition } from '../common/fields';
+import { additionalFields, checkedField, additionalFieldsProperty, type FieldDefinition } from '../common/fields';
 import { MusicStreamReader } from './music-stream';
 
 const DURATION: FieldDefinition = {
@@ -44,14 +44,7 @@ const properties: INodeProperties[] = [
 		description: 'Binary field of each output item that receives the audio file',
 		displayOptions: { show: { downloadAudio: [true] } },
 	},
-	{
-		displayName: 'Additional Fields',
-		name: 'additionalFields',
-		type: 'collection',
-		placeholder: 'Add Field',
-		default: {},
-		options: collectionOptions([DURATION]),
-	},
+	additionalFieldsProperty([DURATION]),
 ];
 
 export const description = updateDisplayOptions({ show: { resource: ['music'], operation: ['generate'] } }, properties);

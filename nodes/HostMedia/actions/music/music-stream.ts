@@ -147,7 +147,11 @@ export class MusicStreamReader {
 		switch (event.type) {
 			case 'audio_chunk': {
 				// Decoded by the NDJSON reader already; a Base64 string is the escaped-value fallback.
-				const bytes = Buffer.isBuffer(event.data) ? event.data : typeof event.data === 'string' ? Buffer.from(event.data, 'base64') : undefined;
+				const bytes = Buffer.isBuffer(event.data)
+					? event.data
+					: typeof event.data === 'string'
+						? Buffer.from(event.data, 'base64')
+						: undefined;
 				if (!bytes) {
 					this.malformed++;
 					return;

@@ -2,7 +2,7 @@ import type { IDataObject, IExecuteFunctions, INodeExecutionData, INodePropertie
 import { updateDisplayOptions } from 'n8n-workflow';
 
 import { invalidField } from '../../../shared/validation';
-import { addFields, addParameter, additionalFields, collectionOptions, fieldProperty, type FieldDefinition } from '../common/fields';
+import { addFields, addParameter, additionalFields, additionalFieldsProperty, fieldProperty, type FieldDefinition } from '../common/fields';
 import { optionalImageProperties, resolveOptionalImage, type ImageInputDefinition } from '../common/image-input';
 import {
 	EXTEND_DEFAULT_SECONDS,
@@ -71,14 +71,7 @@ const properties: INodeProperties[] = [
 	fieldProperty(VIDEO_URL),
 	fieldProperty(VIDEO_PROMPT_FIELD),
 	...waitProperties('video'),
-	{
-		displayName: 'Additional Fields',
-		name: 'additionalFields',
-		type: 'collection',
-		placeholder: 'Add Field',
-		default: {},
-		options: collectionOptions(FIELDS, optionalImageProperties(END_FRAME)),
-	},
+	additionalFieldsProperty(FIELDS, optionalImageProperties(END_FRAME)),
 ];
 
 export const description = updateDisplayOptions({ show: { resource: ['video'], operation: ['extend'] } }, properties);

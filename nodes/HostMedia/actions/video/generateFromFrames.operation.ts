@@ -7,7 +7,7 @@ import {
 	addParameter,
 	additionalFields,
 	checkedField,
-	collectionOptions,
+	additionalFieldsProperty,
 	fieldProperty,
 	type FieldDefinition,
 } from '../common/fields';
@@ -109,14 +109,7 @@ const properties: INodeProperties[] = [
 		displayOptions: { show: { framesInput: ['json'] } },
 	},
 	...waitProperties('video'),
-	{
-		displayName: 'Additional Fields',
-		name: 'additionalFields',
-		type: 'collection',
-		placeholder: 'Add Field',
-		default: {},
-		options: collectionOptions(FIELDS),
-	},
+	additionalFieldsProperty(FIELDS),
 ];
 
 export const description = updateDisplayOptions({ show: { resource: ['video'], operation: ['generateFromFrames'] } }, properties);

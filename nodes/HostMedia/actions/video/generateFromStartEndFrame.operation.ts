@@ -2,7 +2,7 @@ import type { IDataObject, IExecuteFunctions, INodeExecutionData, INodePropertie
 import { updateDisplayOptions } from 'n8n-workflow';
 
 import { invalidField } from '../../../shared/validation';
-import { addFields, addParameter, additionalFields, collectionOptions, fieldProperty, type FieldDefinition } from '../common/fields';
+import { addFields, addParameter, additionalFields, additionalFieldsProperty, fieldProperty, type FieldDefinition } from '../common/fields';
 import { imageInputProperties, resolveImageInput, type ImageInputDefinition } from '../common/image-input';
 import {
 	AUDIO_TYPES,
@@ -169,14 +169,7 @@ const properties: INodeProperties[] = [
 	...imageInputProperties(START_FRAME),
 	fieldProperty(VIDEO_PROMPT_FIELD),
 	...waitProperties('video'),
-	{
-		displayName: 'Additional Fields',
-		name: 'additionalFields',
-		type: 'collection',
-		placeholder: 'Add Field',
-		default: {},
-		options: collectionOptions(FIELDS),
-	},
+	additionalFieldsProperty(FIELDS),
 ];
 
 export const description = updateDisplayOptions({ show: { resource: ['video'], operation: ['generateFromStartEndFrame'] } }, properties);
