@@ -70,3 +70,27 @@ export function checkEachItem<T>(
 	}
 	return { passed, failures };
 }
+
+/**
+ * An operation handles one item (`execute`), or all items of the run at once (`executeAll`) when
+ * they share work (the cloud operations that wait share one WebSocket and run items concurrently).
+ */
+export interface Operation {
+	execute?: ItemOperation;
+	executeAll?: (this: IExecuteFunctions, items: INodeExecutionData[]) => Promise<INodeExecutionData[]>;
+}
+
+/** Runs the operation the resource and operation dropdowns pick, from a node's table of resources. */
+export async function runSelectedOperation(
+	context: IExecuteFunctions,
+	resources: Record<string, { operations: Record<string, Operation> }>,
+): Promise<INodeExecutionData[][]> {
+	const resource = context.getNodeParameter('resource', 0) as string;
+	const operation = context.getNodeParameter('operation', 0) as string;
+	const selected = resources[resource]?.operations[operation];
+	if (selected?.executeAll) return [await selected.executeAll.call(context, context.getInputData())];
+	if (!selected?.execute) {
+		throw new NodeOperationError(context.getNode(), `The operation "${operation}" of resource "${resource}" is not supported`);
+	}
+	return [await runPerItem(context, selected.execute)];
+}
