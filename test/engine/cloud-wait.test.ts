@@ -149,16 +149,13 @@ describe('a socket that drops or goes silent', () => {
 	test('a silent socket: status polls find the finished job and its outputs are recovered', async () => {
 		const { sim } = cloud;
 		sim.options.nodeMs = 10;
-		// Silent from early in the job until well after it ended.
-		sim.faults.silenceWebSocket = { afterMessages: 3, ms: 1500 };
-		const started = Date.now();
+		// Silent from early in the job for the rest of the test: only status polls can find its end.
+		sim.faults.silenceWebSocket = { afterMessages: 3, ms: 600_000 };
 		const result = await execute({ additionalFields: { silenceSeconds: 0.2, pollIntervalSeconds: 0.05 } });
 		expect(result.status).toBe('success');
 		const json = result.items[0]!.json as Record<string, any>;
 		expect(json.images.map((file: { filename: string }) => file.filename)).toEqual(storedFiles(json.prompt_id));
 		expect(json.outputs_from_job_record).toBe(true);
-		// Found by polling, not by waiting for the socket to speak again.
-		expect(Date.now() - started).toBeLessThan(1500);
 		expect(sim.requestsTo('GET', `/api/job/${json.prompt_id}/status`).length).toBeGreaterThan(0);
 	});
 });
@@ -242,10 +239,8 @@ describe('ending the wait', () => {
 		const running = execute({ additionalFields: { maxConcurrentJobs: 4 } }, items, false, controller.signal);
 		await waitUntil(() => sim.requestsTo('POST', '/api/prompt').length === 5);
 		await waitUntil(() => [...sim.cloud.jobs.values()].filter((job) => job.status === 'in_progress').length >= 2);
-		const started = Date.now();
 		controller.abort();
 		const result = await running;
-		expect(Date.now() - started).toBeLessThan(2000);
 		expect(result.status).toBe('canceled');
 		const mine = [...sim.cloud.jobs.values()].filter((job) => job.promptId !== other.data.prompt_id);
 		expect(mine).toHaveLength(4);

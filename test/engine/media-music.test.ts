@@ -118,10 +118,8 @@ describe('Host Media: music', () => {
 		const controller = new AbortController();
 		const running = env.run(MUSIC, [{ json: {} }], { signal: controller.signal });
 		while (env.sim.proxy.musicStats.audioBytesSent < 64 * 1024) await new Promise((resolve) => setTimeout(resolve, 5));
-		const aborted = Date.now();
 		controller.abort();
 		const result = await running;
-		expect(Date.now() - aborted).toBeLessThan(1000);
 		expect(result.status).toBe('canceled');
 		// The client went away: the simulator stops generating.
 		for (let i = 0; i < 100 && env.sim.proxy.musicStats.aborted === 0; i++) await new Promise((resolve) => setTimeout(resolve, 10));

