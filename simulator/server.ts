@@ -186,9 +186,12 @@ function summariseBody(req: IncomingMessage, body: Buffer): string {
 	return `<${type.split(';')[0]} ${body.length} bytes>`;
 }
 
-/** Account secrets never sit in the log in clear, whatever body field carried them (api_key_host_org, tokens). */
+/** Body fields that carry a secret by definition, whether or not the simulator knows its value. */
+const SECRET_BODY_FIELDS = /("(?:personal_access_token|REPOHOST_TOKEN|api_key_host_org)"\s*:\s*")((?:[^"\\]|\\.)*)"/g;
+
+/** Secrets never sit in the log in clear: the accounts' own, and any value of a secret body field (a wrong token may be someone's real one). */
 function maskSecrets(text: string, accounts: Account[]): string {
-	let out = text;
+	let out = text.replace(SECRET_BODY_FIELDS, (_match, field: string, value: string) => `${field}${maskSecret(value)}"`);
 	for (const account of accounts) {
 		for (const secret of [account.apiKey, account.accessToken, account.repohostToken]) {
 			if (secret) out = out.split(secret).join(maskSecret(secret));

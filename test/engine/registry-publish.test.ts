@@ -6,6 +6,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 
+import { maskSecret } from '../../simulator/core';
 import { DEFAULT_PUBLISHING_TOKEN } from '../../simulator/registry';
 import { startSimulator, type Simulator } from '../../simulator/server';
 import { EngineHarness } from '../harness/engine';
@@ -67,7 +68,8 @@ describe('publish', () => {
 			upload: { uploaded: true, statusCode: 200, bytes: ZIP.length, fileName: 'my-node-1.0.0.zip', attempts: 1 },
 		});
 
-		// The request: node, node_version and the publishing token from the credential.
+		// The request: node, node_version and the publishing token from the credential (accepted, so
+		// the right one; the simulator's log shows it masked).
 		const [sent] = sim.requestsTo('POST', '/publishers/acme/nodes/my-node/versions');
 		expect(JSON.parse(sent!.body)).toEqual({
 			node: { id: 'my-node', name: 'My Node', repository: 'https://repohost.example/sim-user/my-node', tags: ['image'] },
@@ -78,7 +80,7 @@ describe('publish', () => {
 				supported_os: ['linux'],
 				deprecated: false,
 			},
-			personal_access_token: DEFAULT_PUBLISHING_TOKEN,
+			personal_access_token: maskSecret(DEFAULT_PUBLISHING_TOKEN),
 		});
 
 		// The upload: the archive's exact bytes, as application/zip, and no credential header.
@@ -250,8 +252,10 @@ describe('publish', () => {
 		);
 		expect(result.items[0]!.json.errorDetails).toMatch(/Publishing Token/);
 		expect(JSON.stringify(result.run.data)).not.toContain(secret);
-		// It was sent, in the body, where the spec wants it.
-		expect(sim.requestsTo('POST', '/publishers/acme/nodes/my-node/versions')[0]!.body).toContain(secret);
+		// It was sent, in the body, where the spec wants it (the simulator's log masks it).
+		const sent = sim.requestsTo('POST', '/publishers/acme/nodes/my-node/versions')[0]!.body;
+		expect(sent).toContain(`"personal_access_token":"${maskSecret(secret)}"`);
+		expect(sent).not.toContain(secret);
 
 		const stopped = await runRegistry(harness, registryCredential(harness, sim, { publishingToken: secret }), publish(), [archiveItem()]);
 		expect(nodeError(stopped).message).not.toContain(secret);

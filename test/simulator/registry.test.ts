@@ -337,6 +337,13 @@ describe('publishing versions', () => {
 		const accepted = await call('POST', '/publishers/acme/nodes/my-node/versions', publishBody('1.0.0', { personal_access_token: secret }));
 		expect(accepted.status).toBe(201);
 		expect(JSON.stringify(accepted.data)).not.toContain(secret);
+		// The request log shows that a token was sent, never the token, accepted or not.
+		const logged = sim.requestsTo('POST', '/publishers/acme/nodes/my-node/versions');
+		expect(logged).toHaveLength(3);
+		for (const entry of logged) {
+			expect(entry.body).toContain(`"personal_access_token":"***(${secret.length})"`);
+			expect(entry.body).not.toContain(secret);
+		}
 	});
 });
 
@@ -414,6 +421,11 @@ describe('claiming a node', () => {
 		}
 		expect(codes.size).toBe(cases.length);
 		expect(sim.registry.nodes.get('orphan')?.publisher.id).toBe(UNCLAIMED_PUBLISHER_ID);
+		// Neither the wrong token nor the right one is in the request log.
+		const log = JSON.stringify(sim.requests);
+		expect(log).toContain(`"REPOHOST_TOKEN\\":\\"***(${bad.length})`);
+		expect(log).not.toContain(bad);
+		expect(log).not.toContain(REPOHOST_TOKEN);
 	});
 
 	it('quotes the token in a refusal only with echoSecretsInErrors', async () => {
