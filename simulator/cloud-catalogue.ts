@@ -154,6 +154,13 @@ export function buildCatalogue(inputFiles: string[] = []): Record<string, NodeDe
 			required: { samples: ['LATENT'], vae: ['VAE'] },
 			output: ['IMAGE'],
 		}),
+		define('VAEEncode', {
+			display: 'VAE Encode',
+			category: 'latent',
+			description: 'Encodes pixel space images into latent space images (the start of image to image).',
+			required: { pixels: ['IMAGE'], vae: ['VAE'] },
+			output: ['LATENT'],
+		}),
 		define('SaveImage', {
 			display: 'Save Image',
 			category: 'image',

@@ -80,7 +80,13 @@ test('image-to-image uploads the converted binary into its Load Image node and r
 	);
 	expect(result.status).toBe('success');
 	expect(sim.cloud.uploads).toHaveLength(1);
-	expect(JSON.parse(sim.requestsTo('POST', '/api/prompt')[0]!.body).prompt['1'].inputs.image).toBe(sim.cloud.uploads[0]!.name);
+	// The uploaded file goes into Load Image, which feeds VAE Encode; the overrides set the prompt and a number denoise.
+	const sent = JSON.parse(sim.requestsTo('POST', '/api/prompt')[0]!.body).prompt;
+	expect(sent['1'].inputs.image).toBe(sim.cloud.uploads[0]!.name);
+	expect(sent['3']).toMatchObject({ class_type: 'VAEEncode', inputs: { pixels: ['1', 0] } });
+	expect(sent['6'].inputs).toMatchObject({ latent_image: ['3', 0], denoise: 0.6 });
+	expect(sent['4'].inputs.text).toBe('watercolor painting, soft light, detailed');
+	expect(sim.cloud.jobs.get(result.items[0]!.json.prompt_id as string)?.status).toBe('completed');
 	const item = result.items[0]!;
 	expect((item.json.images as Array<{ filename: string }>)[0]!.filename).toMatch(/^img2img_\d{5}_\.png$/);
 	expect((await readBinary(item.binary!.image_0!)).subarray(1, 4).toString()).toBe('PNG');
