@@ -282,16 +282,22 @@ describe('image tasks', () => {
 		expect(Buffer.from(file.data).subarray(0, 8).toString('hex')).toBe(PNG_SIGNATURE);
 	});
 
-	test('a task is IN_PROGRESS between CREATED and COMPLETED, one step apart', async () => {
-		sim.options.imageStepMs = 100;
+	test('a task goes CREATED → IN_PROGRESS → COMPLETED, generated only at the end', async () => {
+		// Steps far longer than a poll, so a busy machine cannot skip a status between two polls.
+		sim.options.imageStepMs = 300;
 		try {
 			const { data } = await api.post(`${IMAGING}/image-upscaler`, { image: TINY_PNG });
 			const id = data.data.task_id as string;
-			expect((await api.get(`${IMAGING}/image-upscaler/${id}`)).data.data.status).toBe('CREATED');
-			await sleep(150);
-			expect((await api.get(`${IMAGING}/image-upscaler/${id}`)).data.data).toEqual({ generated: [], status: 'IN_PROGRESS', task_id: id });
-			await sleep(100);
-			expect((await api.get(`${IMAGING}/image-upscaler/${id}`)).data.data.status).toBe('COMPLETED');
+			const seen: Json[] = [];
+			for (;;) {
+				const answer = (await api.get(`${IMAGING}/image-upscaler/${id}`)).data.data as Json;
+				if (seen[seen.length - 1]?.status !== answer.status) seen.push(answer);
+				if (answer.status === 'COMPLETED') break;
+				await sleep(10);
+			}
+			expect(seen.map((answer) => answer.status)).toEqual(['CREATED', 'IN_PROGRESS', 'COMPLETED']);
+			expect(seen[1]).toEqual({ generated: [], status: 'IN_PROGRESS', task_id: id });
+			expect(seen[2]!.generated).toHaveLength(1);
 		} finally {
 			sim.options.imageStepMs = 10;
 		}
@@ -404,13 +410,20 @@ describe('video tasks', () => {
 	});
 
 	test('creations stay empty while the task runs', async () => {
-		sim.options.videoStepMs = 100;
+		sim.options.videoStepMs = 300;
 		try {
 			const { data } = await api.post('/proxy/video/extend', { model: 'videoq2-turbo' });
-			const early = await api.get(`/proxy/video/tasks/${data.task_id}/creations`);
-			expect(early.data).toEqual({ task_id: data.task_id, state: 'created', err_code: '', credits: data.credits, creations: [] });
-			await sleep(150);
-			expect((await api.get(`/proxy/video/tasks/${data.task_id}/creations`)).data).toMatchObject({ state: 'queueing', creations: [] });
+			const seen: Json[] = [];
+			for (;;) {
+				const answer = (await api.get(`/proxy/video/tasks/${data.task_id}/creations`)).data as Json;
+				if (seen[seen.length - 1]?.state !== answer.state) seen.push(answer);
+				if (answer.state === 'success') break;
+				await sleep(10);
+			}
+			expect(seen.map((answer) => answer.state)).toEqual(['created', 'queueing', 'processing', 'success']);
+			expect(seen[0]).toEqual({ task_id: data.task_id, state: 'created', err_code: '', credits: data.credits, creations: [] });
+			expect(seen.slice(0, 3).every((answer) => answer.creations.length === 0)).toBe(true);
+			expect(seen[3]!.creations.length).toBeGreaterThan(0);
 		} finally {
 			sim.options.videoStepMs = 10;
 		}
