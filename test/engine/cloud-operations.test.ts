@@ -58,7 +58,7 @@ async function submitJob(): Promise<string> {
 describe('Workflow', () => {
 	test('Submit answers the prompt_id at once; Get Status and Wait for Completion pick the job up', async () => {
 		const { sim } = cloud;
-		sim.options.nodeMs = 30;
+		sim.options.nodeMs = 150; // still running when Get Status asks
 		const submitted = await run('workflow', 'submit', { workflow: JSON.stringify(txt2img()) });
 		const promptId = submitted.items[0]!.json.prompt_id as string;
 		expect(submitted.items[0]!.json).toMatchObject({ prompt_id: expect.any(String), status: 'submitted', number: expect.any(Number) });

@@ -199,7 +199,7 @@ describe('execution errors', () => {
 
 	test('a job cancelled by someone else fails its item as cancelled', async () => {
 		const { sim } = cloud;
-		sim.options.nodeMs = 40;
+		sim.options.nodeMs = 150;
 		const running = execute({}, [{ json: {} }], true);
 		const job = await waitUntil(() => [...sim.cloud.jobs.values()].find((j) => j.status === 'in_progress'));
 		await axios.post(`${sim.baseUrl}/api/queue`, { delete: [job.promptId] }, { headers: { 'X-API-Key': sim.apiKey } });
@@ -254,7 +254,7 @@ describe('ending the wait', () => {
 
 	test('an item failing without Continue On Fail cancels the other items’ jobs', async () => {
 		const { sim } = cloud;
-		sim.options.nodeMs = 60;
+		sim.options.nodeMs = 150; // the other jobs are still running when the failure cancels them
 		sim.cloud.failNextJob({ exception_type: 'OOMError', exception_message: 'CUDA out of memory', nodeId: '4' });
 		const result = await execute({ additionalFields: { maxConcurrentJobs: 3 } }, [{ json: {} }, { json: {} }, { json: {} }]);
 		expect(result.status).toBe('error');

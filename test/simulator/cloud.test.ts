@@ -495,7 +495,7 @@ describe('output files', () => {
 
 describe('parallel limit and queue', () => {
 	test('with limit 1, four jobs run one after another in submit order', async () => {
-		sim.options.nodeMs = 10;
+		sim.options.nodeMs = 100; // a job (7 nodes) outlasts the submits and status reads below, even on a busy machine
 		const ws = await Listener.open(SOLO_KEY);
 		const ids: string[] = [];
 		for (let i = 0; i < 4; i++) ids.push(await submit(txt2img(), {}, SOLO_KEY));
@@ -514,7 +514,7 @@ describe('parallel limit and queue', () => {
 	});
 
 	test('with limit 3, a fourth job waits', async () => {
-		sim.options.nodeMs = 20;
+		sim.options.nodeMs = 100;
 		const ids: string[] = [];
 		for (let i = 0; i < 4; i++) ids.push(await submit(txt2img()));
 		const statuses = await Promise.all(ids.map((id) => statusOf(id)));
@@ -522,7 +522,7 @@ describe('parallel limit and queue', () => {
 	});
 
 	test('queue delete cancels pending and running jobs; interrupt stops the running one', async () => {
-		sim.options.nodeMs = 30;
+		sim.options.nodeMs = 100;
 		const ws = await Listener.open(SOLO_KEY);
 		const [a, b, c] = [await submit(txt2img(), {}, SOLO_KEY), await submit(txt2img(), {}, SOLO_KEY), await submit(txt2img(), {}, SOLO_KEY)];
 
@@ -552,7 +552,7 @@ describe('parallel limit and queue', () => {
 	});
 
 	test('clear cancels pending jobs only; another account cannot touch them', async () => {
-		sim.options.nodeMs = 30;
+		sim.options.nodeMs = 100;
 		const [d, e] = [await submit(txt2img(), {}, SOLO_KEY), await submit(txt2img(), {}, SOLO_KEY)];
 		const foreign = await api('POST', '/api/queue', { delete: [d, e] }, OTHER_KEY);
 		expect(foreign.data).toEqual({ deleted: [] });
@@ -575,7 +575,7 @@ describe('job status and records', () => {
 	});
 
 	test('GET /api/jobs/{id} has outputs once terminal, and none when the switch is off', async () => {
-		sim.options.nodeMs = 20;
+		sim.options.nodeMs = 100;
 		const ws = await Listener.open();
 		const id = await submit(txt2img());
 		const early = await api('GET', `/api/jobs/${id}`);
@@ -626,7 +626,7 @@ describe('execution failures', () => {
 	});
 
 	test('with the account key in api_key_host_org it succeeds, and the key is never echoed', async () => {
-		sim.options.nodeMs = 40; // long enough for the queue listing to see it running
+		sim.options.nodeMs = 100; // long enough for the queue listing to see it running
 		const ws = await Listener.open();
 		const submitted = await api('POST', '/api/prompt', {
 			prompt: partnerGraph(),
