@@ -100,8 +100,8 @@ function integer(min: number, max: number, wording = `an integer from ${min} to 
 
 const int32: Check = integer(INT32_MIN, INT32_MAX, 'a whole number (32-bit integer)');
 
-/** Durations the spec gives no range for: a whole number of seconds, at least 1. */
-export const positiveInteger: Check = integer(1, INT32_MAX, 'a whole number of at least 1');
+/** Durations the spec types as integer without a range: only the form is checked. */
+const wholeNumber: Check = integer(Number.MIN_SAFE_INTEGER, Number.MAX_SAFE_INTEGER, 'a whole number');
 
 const finiteNumber: Check = (value, field) =>
 	typeof value === 'number' && Number.isFinite(value) ? undefined : fail(field, `${field} must be a number; got ${shown(value)}.`);
@@ -350,7 +350,7 @@ const videoPrompt = optional(text(PROMPT_MAX_CHARS));
 
 const frameSetting = object({
 	key_image: required(text(undefined, true), 'Base64 image data or a URL of the key frame'),
-	duration: required(positiveInteger, 'whole seconds'),
+	duration: required(wholeNumber, 'whole seconds'),
 	prompt: required(text(), 'a description of the frame'),
 });
 
@@ -367,7 +367,7 @@ const durationForModel: BodyValidator = (body) => {
 	if (absent(body.duration)) return undefined;
 	const range = START_END_DURATIONS[body.model as string];
 	const duration = body.duration as number;
-	if (!range) return positiveInteger(duration, 'duration');
+	if (!range) return int32(duration, 'duration');
 	if (duration >= range[0] && duration <= range[1]) return undefined;
 	return fail('duration', `duration must be from ${range[0]} to ${range[1]} seconds for model ${body.model as string}; got ${duration}.`);
 };
@@ -439,8 +439,8 @@ export function validateMusic(parts: MultipartPart[]): MusicRequest | Invalid {
 	const duration = field('duration');
 	if (duration === undefined || duration === '') return { prompt };
 	const seconds = Number(duration.trim());
-	if (!/^\s*\d+\s*$/.test(duration) || !Number.isSafeInteger(seconds) || seconds < 1) {
-		return fail('duration', `duration must be a whole number of seconds, at least 1; got ${shown(duration)}.`);
+	if (!/^\s*-?\d+\s*$/.test(duration) || !Number.isSafeInteger(seconds)) {
+		return fail('duration', `duration must be a whole number; got ${shown(duration)}.`);
 	}
 	return { prompt, duration: seconds };
 }

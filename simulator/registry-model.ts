@@ -207,13 +207,13 @@ export function repositoryOwner(url: string | undefined, repohostOrigin: string)
 }
 
 /** Parses a positive integer query value; 400 naming the parameter when it is not one or above `max`. */
-export function positiveIntParam(raw: string | null, name: string, fallback: number, max = Number.MAX_SAFE_INTEGER): number {
+/** A page or per-page count: a whole number of 1 or more (the spec gives no upper bound). */
+export function positiveIntParam(raw: string | null, name: string, fallback: number): number {
 	if (raw === null) return fallback;
 	const value = /^\d+$/.test(raw.trim()) ? Number(raw.trim()) : NaN;
 	if (!Number.isSafeInteger(value) || value < 1) {
 		throw new RegistryError(400, 'invalid_query', `${name} must be a whole number of 1 or more (got "${raw}").`);
 	}
-	if (value > max) throw new RegistryError(400, 'invalid_query', `${name} must be at most ${max} (got ${value}).`);
 	return value;
 }
 

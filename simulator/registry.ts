@@ -37,8 +37,6 @@ export type { NodeStatus, NodeVersion, NodeVersionStatus, Publisher, PublisherMe
 export const DEFAULT_PUBLISHING_TOKEN = 'sim-publishing-token';
 /** Unclaimed nodes sit under this admin publisher (the real registry does the same); it has no members. */
 export const UNCLAIMED_PUBLISHER_ID = 'admin-unclaimed';
-/** Largest page size of the v2 listing; larger values answer 400. */
-export const MAX_PAGE_LIMIT = 100;
 export const DEFAULT_PAGE_LIMIT = 10;
 /** Host of the simulated code-hosting service in repository URLs. */
 export const REPOHOST_ORIGIN = 'https://repohost.example';
@@ -374,7 +372,7 @@ export function createRegistryArea(ctx: AreaContext): RegistryArea {
 	route('GET', '/publishers/:publisherId/nodes/v2', (req, res) => {
 		const publisher = requirePublisher(req.params.publisherId);
 		const page = positiveIntParam(req.query.get('page'), 'page', 1);
-		const limit = positiveIntParam(req.query.get('limit'), 'limit', DEFAULT_PAGE_LIMIT, MAX_PAGE_LIMIT);
+		const limit = positiveIntParam(req.query.get('limit'), 'limit', DEFAULT_PAGE_LIMIT);
 		const all = nodesOf(publisher.id, booleanParam(req.query.get('include_banned'), 'include_banned'));
 		const start = (page - 1) * limit;
 		sendJson(res, 200, {

@@ -34,8 +34,8 @@ export function requiredText(context: CheckContext, itemIndex: number, field: st
 export function integerInRange(context: CheckContext, itemIndex: number, field: string, value: unknown, min: number, max: number): number {
 	const number = typeof value === 'string' && value.trim() !== '' ? Number(value.trim()) : value;
 	if (typeof number !== 'number' || !Number.isInteger(number) || number < min || number > max) {
-		const range = max === Number.MAX_SAFE_INTEGER ? `${min} or more` : `from ${min} to ${max}`;
-		throw invalidField(context, itemIndex, field, `must be a whole number ${range} (got ${quoted(value)})`);
+		const range = min === Number.MIN_SAFE_INTEGER ? '' : max === Number.MAX_SAFE_INTEGER ? ` ${min} or more` : ` from ${min} to ${max}`;
+		throw invalidField(context, itemIndex, field, `must be a whole number${range} (got ${quoted(value)})`);
 	}
 	return number;
 }

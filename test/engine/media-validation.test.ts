@@ -172,7 +172,8 @@ const ROWS: Row[] = [
 		'(image_settings)',
 	),
 	bad('frames', 'frames JSON that does not parse', { framesInput: 'json', framesJson: '[{' }, '(image_settings)'),
-	bad('frames', 'frame duration 0', { frames: { frame: frames(2, { duration: 0 }, 1) } }, '(image_settings[1].duration)'),
+	ok('frames', 'frame duration 0 (the spec gives no range, so none is invented)', { frames: { frame: frames(2, { duration: 0 }, 1) } }),
+	bad('frames', 'frame duration 1.5', { frames: { frame: frames(2, { duration: 1.5 }, 1) } }, '(image_settings[1].duration)'),
 	bad(
 		'frames',
 		'frame key image not an image',
@@ -197,6 +198,8 @@ const ROWS: Row[] = [
 	...range('startEnd', 'duration', 'duration', 1, 8, (fields) => ({ model: 'videoq2-pro', ...extra(fields) })),
 	...range('startEnd', 'duration', 'duration', 1, 8, (fields) => ({ model: 'videoq2-turbo', ...extra(fields) })),
 	ok('startEnd', 'videoq1: no range in the spec, so none is invented (30 s)', { model: 'videoq1', ...extra({ duration: 30 }) }),
+	ok('startEnd', 'videoq1: no range in the spec, so none is invented (0 s)', { model: 'videoq1', ...extra({ duration: 0 }) }),
+	bad('startEnd', 'videoq1: duration past int32', { model: 'videoq1', ...extra({ duration: 2147483648 }) }, '(duration)'),
 	bad('startEnd', 'model outside the list', { model: 'videoq9' }, '(model)'),
 	ok('startEnd', 'prompt of 2000 characters', { prompt: 'a'.repeat(2000) }),
 	bad('startEnd', 'prompt of 2001 characters', { prompt: 'a'.repeat(2001) }, '(prompt)'),
@@ -208,6 +211,9 @@ const ROWS: Row[] = [
 	bad('startEnd', 'resolution 4K', extra({ resolution: '4K' }), '(resolution)'),
 	bad('startEnd', 'movement_amplitude outside the enum', extra({ movementAmplitude: 'huge' }), '(movement_amplitude)'),
 	bad('startEnd', 'audio_type outside the enum', extra({ audioType: 'music' }), '(audio_type)'),
+	bad('startEnd', 'audio_type with audio off', extra({ audio: false, audioType: 'speech_only' }), '(audio_type)'),
+	ok('startEnd', 'audio_type with audio on', extra({ audio: true, audioType: 'speech_only' })),
+	ok('startEnd', 'audio_type with audio not set (its default depends on the model)', extra({ audioType: 'sound_effect_only' })),
 	bad('startEnd', 'style outside the enum', extra({ style: 'noir' }), '(style)'),
 	ok('startEnd', 'seed at the int32 maximum', extra({ seed: 2147483647 })),
 	bad('startEnd', 'seed past the int32 maximum', extra({ seed: 2147483648 }), '(seed)'),
@@ -234,7 +240,7 @@ const ROWS: Row[] = [
 
 	// music
 	bad('music', 'prompt empty', { prompt: '  ' }, '(prompt)'),
-	bad('music', 'duration 0', extra({ duration: 0 }), '(duration)'),
+	ok('music', 'duration 0 (the spec shows no bounds, so none is invented)', extra({ duration: 0 })),
 	bad('music', 'duration 2.5', extra({ duration: 2.5 }), '(duration)'),
 
 	// status

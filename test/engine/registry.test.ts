@@ -270,9 +270,9 @@ describe('node: get many', () => {
 
 	it('refuses page sizes and limits out of range, before sending anything', async () => {
 		const credential = registryCredential(harness, sim);
-		for (const pageSize of [0, 101, 2.5]) {
+		for (const pageSize of [0, -1, 2.5]) {
 			const result = await runRegistry(harness, credential, getMany({ returnAll: true, options: { pageSize } }));
-			expect(nodeError(result).message).toBe(`Page Size must be a whole number from 1 to 100 (got "${pageSize}")`);
+			expect(nodeError(result).message).toBe(`Page Size must be a whole number 1 or more (got "${pageSize}")`);
 		}
 		const badLimit = await runRegistry(harness, credential, getMany({ limit: 0 }));
 		expect(nodeError(badLimit).message).toBe('Limit must be a whole number 1 or more (got "0")');

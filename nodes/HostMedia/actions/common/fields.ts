@@ -40,7 +40,12 @@ export function fieldProperty(field: FieldDefinition): INodeProperties {
 				...common,
 				type: 'number',
 				default: field.default ?? Math.max(field.min, Math.min(field.max, 0)),
-				typeOptions: { minValue: field.min, maxValue: field.max, numberPrecision: 0 },
+				typeOptions: {
+					// Unbounded sides get no limit in the editor.
+					...(field.min > Number.MIN_SAFE_INTEGER ? { minValue: field.min } : {}),
+					...(field.max < Number.MAX_SAFE_INTEGER ? { maxValue: field.max } : {}),
+					numberPrecision: 0,
+				},
 			};
 		case 'number':
 			return { ...common, type: 'number', default: field.default ?? 0 };

@@ -12,7 +12,8 @@ const DURATION: FieldDefinition = {
 	api: 'duration',
 	displayName: 'Duration',
 	kind: 'integer',
-	min: 1,
+	// The spec gives no unit or bounds for it: only a whole number is checked.
+	min: Number.MIN_SAFE_INTEGER,
 	max: Number.MAX_SAFE_INTEGER,
 	default: 30,
 	description: 'Length of the music (a whole number, usually seconds). The service chooses one when this is not set.',

@@ -84,7 +84,7 @@ const properties: INodeProperties[] = [
 						name: 'duration',
 						type: 'number',
 						default: 5,
-						typeOptions: { minValue: 1, numberPrecision: 0 },
+						typeOptions: { numberPrecision: 0 },
 						description: 'How long the move to this frame takes, in whole seconds',
 					},
 					{
@@ -179,7 +179,8 @@ export async function execute(this: IExecuteFunctions, itemIndex: number): Promi
 			itemIndex,
 			framePath(index, 'Duration'),
 			entry.duration ?? (fromJson ? undefined : 5),
-			1,
+			// The spec types it as an integer and gives no range.
+			Number.MIN_SAFE_INTEGER,
 			Number.MAX_SAFE_INTEGER,
 		);
 		const prompt = checkedField(

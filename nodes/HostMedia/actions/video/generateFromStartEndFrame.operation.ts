@@ -96,7 +96,8 @@ const FIELDS: FieldDefinition[] = [
 		api: 'duration',
 		displayName: 'Duration (Seconds)',
 		kind: 'integer',
-		min: 1,
+		// int32 as the spec types it; the per-model ranges are checked in execute().
+		min: INT32_MIN,
 		max: INT32_MAX,
 		default: 5,
 		description: 'Length of the video: Videoq3 Pro 1-16 s, Videoq2 Pro Fast 1-10 s, Videoq2 Pro and Turbo 1-8 s',
@@ -183,6 +184,10 @@ export async function execute(this: IExecuteFunctions, itemIndex: number): Promi
 	body.images = [(await resolveImageInput(this, itemIndex, START_FRAME)).value];
 	addParameter(this, itemIndex, VIDEO_PROMPT_FIELD, body);
 	addFields(this, itemIndex, FIELDS, additionalFields(this, itemIndex), body);
+	// audio_type applies when audio is true; audio's default is not stated for every model, so only an explicit off is refused.
+	if (body.audio === false && body.audio_type !== undefined) {
+		throw invalidField(this, itemIndex, 'Audio Type (audio_type)', 'is used only when Audio (audio) is on', 'Turn on Audio, or remove Audio Type.');
+	}
 	const range = START_END_DURATIONS[model];
 	const duration = body.duration as number | undefined;
 	if (range && duration !== undefined && (duration < range[0] || duration > range[1])) {

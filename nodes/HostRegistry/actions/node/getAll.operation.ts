@@ -6,9 +6,6 @@ import { chosenPublisher } from '../../helpers/identifiers';
 import { publisherLocator } from '../../helpers/locators';
 import { collectPages, fetchAllNodesV1, fetchNodePage } from '../../helpers/node-listing';
 
-/** Page size the node asks for; the registry refuses pages larger than this. */
-export const MAX_PAGE_SIZE = 100;
-
 const properties: INodeProperties[] = [
 	publisherLocator,
 	{
@@ -66,9 +63,9 @@ const properties: INodeProperties[] = [
 				displayName: 'Page Size',
 				name: 'pageSize',
 				type: 'number',
-				typeOptions: { minValue: 1, maxValue: MAX_PAGE_SIZE },
+				typeOptions: { minValue: 1 },
 				default: 50,
-				description: 'How many nodes to ask for per request (1 to 100)',
+				description: 'How many nodes to ask for per request',
 				displayOptions: { show: { '/listing': ['paged'] } },
 			},
 		],
@@ -92,7 +89,7 @@ export async function execute(this: IExecuteFunctions, itemIndex: number): Promi
 		const includeBanned = booleanValue(this, itemIndex, 'Include Banned Nodes', options.includeBanned ?? false);
 		nodes = (await fetchAllNodesV1(this, publisherId, includeBanned, itemIndex)).slice(0, wanted);
 	} else {
-		const pageSize = integerInRange(this, itemIndex, 'Page Size', options.pageSize ?? 50, 1, MAX_PAGE_SIZE);
+		const pageSize = integerInRange(this, itemIndex, 'Page Size', options.pageSize ?? 50, 1, Number.MAX_SAFE_INTEGER);
 		// No point asking for more per page than the limit wants.
 		const size = Math.min(pageSize, wanted);
 		nodes = await collectPages((page, limit) => fetchNodePage(this, publisherId, page, limit, itemIndex), size, wanted);
