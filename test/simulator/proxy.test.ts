@@ -1003,7 +1003,7 @@ describe('music', () => {
 
 	test('accepts any whole-number duration (the spec shows no bounds) and no duration; rejects a non-multipart body', async () => {
 		for (const duration of ['1', '0', '-3', undefined]) {
-			const fields = duration === undefined ? { prompt: 'song' } : { prompt: 'song', duration };
+			const fields: Record<string, string> = duration === undefined ? { prompt: 'song' } : { prompt: 'song', duration };
 			const res = await openMusic(fields);
 			expect(res.status).toBe(200);
 			await readNdjson(res.data);
