@@ -14,7 +14,7 @@ export type ConcurrentItemOperation = (itemIndex: number, stop: AbortSignal) => 
 
 export interface ConcurrentRunOptions {
 	/** The output item of a failed item under "Continue On Fail" (default: `failedItem`). */
-	failed?: (error: unknown, itemIndex: number) => INodeExecutionData;
+	failed?: (context: IExecuteFunctions, error: unknown, itemIndex: number) => INodeExecutionData;
 	/** Called once when an item fails without "Continue On Fail", before the others are awaited. */
 	onFatal?: (error: unknown, itemIndex: number) => void;
 }
@@ -40,7 +40,7 @@ export async function runItemsConcurrently(
 				results[position] = paired(await operation(itemIndex, stop.signal), itemIndex);
 			} catch (error) {
 				if (continueOnFail) {
-					results[position] = [(options.failed ?? failedItem)(error, itemIndex)];
+					results[position] = [(options.failed ?? failedItem)(context, error, itemIndex)];
 				} else if (!fatal) {
 					fatal = { error, itemIndex };
 					stop.abort();

@@ -8,18 +8,33 @@ import { NodeApiError, NodeOperationError } from 'n8n-workflow';
 /** An operation that handles one item and answers zero or more output items. */
 export type ItemOperation = (this: IExecuteFunctions, itemIndex: number) => Promise<INodeExecutionData[]>;
 
-/** The output item of a failed input item under "Continue On Fail". */
-export function failedItem(error: unknown, itemIndex: number): INodeExecutionData {
-	const json: IDataObject = { error: (error as Error).message ?? String(error) };
+/**
+ * The output item of a failed input item under "Continue On Fail": `error` (the message) and the
+ * facts (`errorDetails`, `httpCode`, and `extra` such as a job's `prompt_id`). With "On Error:
+ * Continue (using error output)" n8n routes an item to the error output only when its json holds
+ * nothing but `error`, `message` and `details`, so there the facts go under `details` (n8n adds
+ * the input item's fields). The input's files ride along either way, so none are lost.
+ */
+export function failedItem(context: IExecuteFunctions, error: unknown, itemIndex: number, extra: IDataObject = {}): INodeExecutionData {
+	const facts: IDataObject = {};
 	const description = (error as { description?: unknown }).description;
-	if (typeof description === 'string' && description) json.errorDetails = description;
+	if (typeof description === 'string' && description) facts.errorDetails = description;
 	const httpCode = (error as { httpCode?: unknown }).httpCode;
-	if (typeof httpCode === 'string' && httpCode) json.httpCode = httpCode;
-	return { json, pairedItem: { item: itemIndex } };
+	if (typeof httpCode === 'string' && httpCode) facts.httpCode = httpCode;
+	Object.assign(facts, extra);
+	const message = (error as Error).message ?? String(error);
+	const toErrorOutput = context.getNode().onError === 'continueErrorOutput';
+	const json: IDataObject = toErrorOutput
+		? { error: message, ...(Object.keys(facts).length ? { details: facts } : {}) }
+		: { error: message, ...facts };
+	const item: INodeExecutionData = { json, pairedItem: { item: itemIndex } };
+	const binary = context.getInputData()[itemIndex]?.binary;
+	if (binary) item.binary = binary;
+	return item;
 }
 
 /** Makes sure an error thrown for an item carries that item's index, so n8n points at it. */
-export function errorForItem(context: IExecuteFunctions, error: unknown, itemIndex: number): Error {
+export function errorForItem(context: IExecuteFunctions, error: unknown, itemIndex: number): NodeApiError | NodeOperationError {
 	if (error instanceof NodeApiError || error instanceof NodeOperationError) {
 		if (error.context.itemIndex === undefined) error.context.itemIndex = itemIndex;
 		return error;
@@ -39,7 +54,7 @@ export async function runPerItem(context: IExecuteFunctions, operation: ItemOper
 			out.push(...paired(await operation.call(context, itemIndex), itemIndex));
 		} catch (error) {
 			if (context.continueOnFail()) {
-				out.push(failedItem(error, itemIndex));
+				out.push(failedItem(context, error, itemIndex));
 				continue;
 			}
 			throw errorForItem(context, error, itemIndex);

@@ -97,6 +97,8 @@ export interface WorkflowNodeSpec {
 	parameters?: INode['parameters'];
 	credentials?: Record<string, string>;
 	continueOnFail?: boolean;
+	/** n8n's "On Error" setting; `continueErrorOutput` adds an error output (index 1). */
+	onError?: INode['onError'];
 	typeVersion?: number;
 }
 
@@ -241,7 +243,7 @@ export class EngineHarness {
 				parameters: node.parameters ?? {},
 				credentials,
 				continueOnFail: node.continueOnFail,
-				onError: node.continueOnFail ? 'continueRegularOutput' : undefined,
+				onError: node.onError ?? (node.continueOnFail ? 'continueRegularOutput' : undefined),
 			};
 		});
 		const connections: IConnections = spec.connections ?? {};

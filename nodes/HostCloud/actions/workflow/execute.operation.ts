@@ -49,11 +49,11 @@ const properties: INodeProperties[] = [
 export const description = updateDisplayOptions({ show: { resource: ['workflow'], operation: ['execute'] } }, properties);
 
 /** An item's failure under "Continue On Fail", with the job it concerns when there is one. */
-export function failedJobItem(error: unknown, itemIndex: number): INodeExecutionData {
-	const item = failedItem(error, itemIndex);
-	const context = (error as { context?: IDataObject }).context ?? {};
-	for (const key of ['prompt_id', 'exception_type', 'node_id']) if (context[key] !== undefined) item.json[key] = context[key];
-	return item;
+export function failedJobItem(context: IExecuteFunctions, error: unknown, itemIndex: number): INodeExecutionData {
+	const job = (error as { context?: IDataObject }).context ?? {};
+	const extra: IDataObject = {};
+	for (const key of ['prompt_id', 'exception_type', 'node_id']) if (job[key] !== undefined) extra[key] = job[key];
+	return failedItem(context, error, itemIndex, extra);
 }
 
 /**
@@ -66,7 +66,7 @@ export async function executeAll(this: IExecuteFunctions, items: INodeExecutionD
 
 	// Everything that can be checked without the service is checked first, for every item.
 	const { passed: prepared, failures } = checkEachItem<PreparedWorkflow>(this, items.length, (itemIndex) => prepareWorkflow(this, itemIndex));
-	if (prepared.size === 0) return [...failures.entries()].map(([itemIndex, error]) => failedJobItem(error, itemIndex));
+	if (prepared.size === 0) return [...failures.entries()].map(([itemIndex, error]) => failedJobItem(this, error, itemIndex));
 
 	const watcher = new JobWatcher(this, options);
 	// "Max Concurrent Jobs" counts jobs on the cloud; fetching a finished job's files does not hold

@@ -35,7 +35,7 @@ export async function executeAll(this: IExecuteFunctions, items: INodeExecutionD
 	const options = readWaitOptions(this);
 	const download = this.getNodeParameter('downloadFiles', 0, false) as boolean;
 	const { passed: promptIds, failures } = checkEachItem(this, items.length, (itemIndex) => readPromptId(this, itemIndex));
-	if (promptIds.size === 0) return [...failures.entries()].map(([itemIndex, error]) => failedJobItem(error, itemIndex));
+	if (promptIds.size === 0) return [...failures.entries()].map(([itemIndex, error]) => failedJobItem(this, error, itemIndex));
 
 	// These jobs were started elsewhere: a cancelled execution or a failed item stops the wait only.
 	const watcher = new JobWatcher(this, { ...options, cancelOnAbandon: false });
