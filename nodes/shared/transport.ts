@@ -31,7 +31,10 @@ export interface HostRequest {
 	json?: boolean;
 	/** Answer a stream instead of parsed JSON (music NDJSON). */
 	stream?: boolean;
-	/** Do not follow redirects; the caller reads `Location` (signed output URLs). */
+	/**
+	 * The caller reads `Location` of a redirect (signed output URLs). Without it a redirect is an
+	 * error: no redirect is ever followed, since that would send the credential to another address.
+	 */
 	manualRedirect?: boolean;
 	/** Retry 5xx answers and network errors with back-off. Only for calls that are safe to repeat. */
 	retry?: boolean;
@@ -80,8 +83,20 @@ export async function credentialSecrets(context: HostContext, credentialType: Ho
 /** Replaces every secret in `text` with a short marker, so echoed tokens never reach a user. */
 export function redact(text: string, secrets: string[]): string {
 	let out = text;
-	for (const secret of secrets) if (secret) out = out.split(secret).join('***');
+	for (const secret of secrets) if (secret && out.includes(secret)) out = out.split(secret).join('***');
 	return out;
+}
+
+/** `redact` through every string of a parsed answer: what the service echoes never lands in an output item. */
+export function redactDeep(value: unknown, secrets: string[]): unknown {
+	if (typeof value === 'string') return redact(value, secrets);
+	if (Array.isArray(value)) return value.map((entry) => redactDeep(entry, secrets));
+	if (isPlainObject(value)) {
+		const out: IDataObject = {};
+		for (const [key, entry] of Object.entries(value)) out[key] = redactDeep(entry, secrets) as IDataObject[string];
+		return out;
+	}
+	return value;
 }
 
 /** Sends a request and answers the parsed body, or throws a NodeApiError a user can act on. */
@@ -111,7 +126,7 @@ export async function hostRequestFull<T = unknown>(
 		json: request.json ?? (request.body !== undefined && isPlainObject(request.body)),
 		returnFullResponse: true,
 		ignoreHttpStatusErrors: true,
-		disableFollowRedirect: request.manualRedirect,
+		disableFollowRedirect: true,
 		encoding: request.stream ? 'stream' : undefined,
 		timeout: request.timeout,
 	};
@@ -147,7 +162,12 @@ export async function hostRequestFull<T = unknown>(
 			const body = request.stream ? await readSmallStream(response.body) : response.body;
 			throw httpError(context, statusCode, body, credentialType, request, secrets);
 		}
-		return { statusCode, headers: response.headers as HostResponse<T>['headers'], body: response.body as T };
+		if (statusCode >= 300 && !request.manualRedirect) {
+			await discard(response.body);
+			throw redirectError(context, statusCode, response.headers as IDataObject, options.url, request);
+		}
+		const body = request.stream || secrets.length === 0 ? response.body : redactDeep(response.body, secrets);
+		return { statusCode, headers: response.headers as HostResponse<T>['headers'], body: body as T };
 	}
 }
 
@@ -281,13 +301,33 @@ function httpError(
 	request: HostRequest,
 	secrets: string[],
 ): NodeApiError {
-	const said = serviceMessage(body);
+	// The body is redacted before serviceMessage clips a long text: a clip could cut a secret in two.
+	const said = serviceMessage(redactDeep(Buffer.isBuffer(body) ? body.toString('utf8') : body, secrets));
 	const { headline, hint } = request.statusAdvice?.[statusCode] ?? statusAdvice(statusCode, credentialType);
 	const while_ = request.action ? ` while ${request.action}` : '';
 	const message = redact(`${headline}${while_} (HTTP ${statusCode})${said ? `: ${said}` : ''}`, secrets);
 	return new NodeApiError(context.getNode(), { statusCode, message } as JsonObject, {
 		message,
 		description: hint || undefined,
+		httpCode: String(statusCode),
+		itemIndex: request.itemIndex,
+	});
+}
+
+/** A redirect the node did not follow: says where it pointed (the address only, never a path or query that could hold a token). */
+function redirectError(context: HostContext, statusCode: number, headers: IDataObject, url: string, request: HostRequest): NodeApiError {
+	let target = 'another address';
+	try {
+		const location = new URL(String(headers.location ?? ''), url);
+		target = location.origin === new URL(url).origin ? 'another path on the same host' : location.origin;
+	} catch {
+		// No usable Location: the message stays general.
+	}
+	const while_ = request.action ? ` while ${request.action}` : '';
+	const message = `The service answered with a redirect (HTTP ${statusCode}) to ${target}${while_}; the node does not follow it, so the credential is never sent elsewhere`;
+	return new NodeApiError(context.getNode(), { statusCode, message } as JsonObject, {
+		message,
+		description: 'Check the URL in the credential: use the address the service answers on directly (for example https:// rather than http://, with no extra path).',
 		httpCode: String(statusCode),
 		itemIndex: request.itemIndex,
 	});

@@ -289,6 +289,8 @@ export async function runTask(context: IExecuteFunctions, itemIndex: number, spe
 		body: webhookWait ? webhookWait.body : spec.body,
 		itemIndex,
 		action: `starting the ${spec.label}`,
+		// The resume URL's signature lets anyone resume the execution: never echoed into a message or output.
+		secrets: webhookWait ? [String(webhookWait.body[spec.notifyField])] : undefined,
 	});
 	const submitted = normaliseTask(answer);
 	if (!submitted) {

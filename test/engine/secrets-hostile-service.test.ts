@@ -1,0 +1,132 @@
+/**
+ * Secrets against a service that misbehaves: it redirects API calls to another host, echoes a
+ * secret deep in a long error body, or echoes one in a successful answer. The credential must
+ * never reach the other host, and no secret may land in a message or an output item.
+ */
+import type { ServerResponse } from 'node:http';
+
+import { EngineHarness } from '../harness/engine';
+import { startLoopbackServer, type LoopbackServer, type SeenRequest } from '../helpers/loopback-server';
+import { locator } from '../helpers/registry-node';
+
+const API_KEY = 'cloud-key-0123456789-abcdefghij';
+const ACCESS_TOKEN = 'access-token-0123456789-abcdef';
+const REPOHOST = 'repohost-token-0123456789-abcd';
+const TASK_ID = '0b6c8d9e-1f2a-4b3c-8d4e-5f6a7b8c9d0e';
+
+let elsewhere: LoopbackServer;
+let service: LoopbackServer;
+const harness = new EngineHarness();
+let cloudCredential: string;
+let apiCredential: string;
+
+function send(res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {
+	res.writeHead(status, { 'Content-Type': 'application/json', ...headers });
+	res.end(JSON.stringify(body));
+}
+
+function answer(req: SeenRequest, res: ServerResponse): void {
+	const path = req.url.split('?')[0]!;
+	if (path === '/api/job/moved/status' || path === `/proxy/imaging/v1/ai/image-upscaler/${TASK_ID}`) {
+		return send(res, 302, {}, { Location: `${elsewhere.url}/collect?from=${encodeURIComponent(path)}` });
+	}
+	if (path === '/api/job/same-host/status') return send(res, 301, {}, { Location: '/v2/api/job/same-host/status' });
+	if (path === '/api/job/long-error/status') {
+		// Plain text (an error page, say) is what gets clipped, at 500 characters: here inside the key.
+		res.writeHead(400, { 'Content-Type': 'text/plain' });
+		res.end(`${'x'.repeat(490)} key ${API_KEY} tail of the page`);
+		return;
+	}
+	if (path === '/api/queue') {
+		return send(res, 200, {
+			queue_running: [[1, 'p-1', {}, { client_id: 'c', api_key_host_org: API_KEY }, ['9']]],
+			queue_pending: [{ number: 2, prompt_id: 'p-2', extra_data: { api_key_host_org: API_KEY } }],
+		});
+	}
+	if (path === '/publishers/acme/nodes/orphan/claim-my-node') {
+		return send(res, 200, { message: 'Node claimed', request: JSON.parse(req.body || '{}') as unknown, note: `token ${REPOHOST} accepted` });
+	}
+	return send(res, 404, { error: 'not_found', message: `no route ${path}` });
+}
+
+beforeAll(async () => {
+	elsewhere = await startLoopbackServer((_req, res) => send(res, 200, { stolen: true }));
+	service = await startLoopbackServer(answer);
+	cloudCredential = harness.addCredential('hostCloudApi', { apiKey: API_KEY, baseUrl: service.url, wsBaseUrl: '' });
+	apiCredential = harness.addCredential('hostApi', { accessToken: ACCESS_TOKEN, registryUrl: service.url, publisherId: 'acme', repohostToken: REPOHOST });
+});
+
+afterEach(() => {
+	service.seen.length = 0;
+	elsewhere.seen.length = 0;
+});
+
+afterAll(async () => {
+	await service.close();
+	await elsewhere.close();
+});
+
+const runCloud = (parameters: Record<string, unknown>) =>
+	harness.runNode({ type: 'hostCloud', parameters: parameters as never, credentials: { hostCloudApi: cloudCredential } });
+const runApi = (type: 'hostMedia' | 'hostRegistry', parameters: Record<string, unknown>) =>
+	harness.runNode({ type, parameters: parameters as never, credentials: { hostApi: apiCredential } });
+
+function expectNoSecret(value: unknown): void {
+	const text = JSON.stringify(value);
+	for (const secret of [API_KEY, ACCESS_TOKEN, REPOHOST]) {
+		// Not even a part of it: a clipped message must not leave a readable prefix.
+		expect(text).not.toContain(secret.slice(0, 12));
+	}
+}
+
+describe('redirects of API calls are not followed', () => {
+	it('Host Cloud: a status call redirected to another host fails, and that host sees nothing', async () => {
+		const result = await runCloud({ resource: 'workflow', operation: 'getStatus', promptId: 'moved' });
+		expect(result.status).toBe('error');
+		expect(result.error('Node')?.message).toBe(
+			`The service answered with a redirect (HTTP 302) to ${elsewhere.url} while reading the status of job moved; the node does not follow it, so the credential is never sent elsewhere`,
+		);
+		expect(elsewhere.seen).toHaveLength(0);
+		expect(service.seen[0]!.headers['x-api-key']).toBe(API_KEY);
+		expectNoSecret(result.run.data);
+	});
+
+	it('Host Media: a task status call redirected to another host fails, and that host sees nothing', async () => {
+		const result = await runApi('hostMedia', { resource: 'image', operation: 'getTaskStatus', taskType: 'image-upscaler', taskId: TASK_ID });
+		expect(result.status).toBe('error');
+		expect(result.error('Node')?.message).toMatch(new RegExp(`^The service answered with a redirect \\(HTTP 302\\) to ${elsewhere.url} `));
+		expect(elsewhere.seen).toHaveLength(0);
+		expectNoSecret(result.run.data);
+	});
+
+	it('a redirect within the same host is not followed either, and says so', async () => {
+		const result = await runCloud({ resource: 'workflow', operation: 'getStatus', promptId: 'same-host' });
+		expect(result.error('Node')?.message).toMatch(/^The service answered with a redirect \(HTTP 301\) to another path on the same host /);
+		expect((result.error('Node') as { description?: string }).description).toMatch(/URL in the credential/);
+		expect(service.seen).toHaveLength(1);
+	});
+});
+
+describe('echoed secrets', () => {
+	it('a secret past the clipping point of a long error body is not left half readable', async () => {
+		const result = await runCloud({ resource: 'workflow', operation: 'getStatus', promptId: 'long-error' });
+		const message = result.error('Node')?.message ?? '';
+		expect(message).toBe(`The service rejected the request as invalid while reading the status of job long-error (HTTP 400): ${'x'.repeat(490)} key *** t`);
+		expectNoSecret(result.run.data);
+	});
+
+	it('Queue → Get: the API key inside queue entries (object or list shaped) is not in the output', async () => {
+		const result = await runCloud({ resource: 'queue', operation: 'get' });
+		expect(result.status).toBe('success');
+		expect(JSON.stringify(result.items)).toContain('***');
+		expectNoSecret(result.items);
+	});
+
+	it('Claim: a success answer that echoes the code-hosting token has it replaced', async () => {
+		const result = await runApi('hostRegistry', { resource: 'node', operation: 'claim', publisher: locator('acme', 'id'), node: locator('orphan', 'id') });
+		expect(result.status).toBe('success');
+		expect(JSON.parse(service.seen[0]!.body)).toEqual({ REPOHOST_TOKEN: REPOHOST });
+		expect(result.items[0]!.json.note).toBe('token *** accepted');
+		expectNoSecret(result.items);
+	});
+});
