@@ -126,7 +126,8 @@ export class HostTaskTrigger implements INodeType {
 
 	async webhook(this: IWebhookFunctions): Promise<IWebhookResponseData> {
 		const res = this.getResponseObject();
-		const secret = this.getNodeParameter('secret', '') as string;
+		// Expressions may give a number or a list: read them as text, so a notification never meets a TypeError.
+		const secret = textOf(this.getNodeParameter('secret', ''));
 		if (secret) {
 			const location = this.getNodeParameter('secretLocation', 'query') as string;
 			const given =
@@ -153,8 +154,8 @@ export class HostTaskTrigger implements INodeType {
 		if ((events === 'final' && !task.final) || (events === 'succeeded' && task.status !== 'succeeded')) {
 			return { webhookResponse: { received: true, ignored: `status ${task.raw_status} is not selected` } };
 		}
-		const filter = (this.getNodeParameter('taskIds', '') as string)
-			.split(',')
+		const ids = this.getNodeParameter('taskIds', '') as unknown;
+		const filter = (Array.isArray(ids) ? ids.map(textOf) : textOf(ids).split(','))
 			.map((id) => id.trim())
 			.filter(Boolean);
 		if (filter.length > 0 && !filter.includes(task.task_id)) {
@@ -184,4 +185,8 @@ export class HostTaskTrigger implements INodeType {
 			],
 		};
 	}
+}
+
+function textOf(value: unknown): string {
+	return value === undefined || value === null ? '' : String(value);
 }

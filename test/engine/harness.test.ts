@@ -77,15 +77,17 @@ describe('engine harness', () => {
 				credentials: { hostCloudApi: credential },
 				continueOnFail: true,
 			},
-			[{ json: { cls: 'KSampler' } }, { json: { cls: 'NoSuchNode' } }, { json: { cls: 'SaveImage' } }],
+			[{ json: { cls: 'KSampler' } }, { json: { cls: 'NoSuchNode' } }, { json: { cls: 'SaveImage' } }, { json: { cls: 5 } }],
 		);
 		expect(result.status).toBe('success');
 		expect(result.items.map((item) => item.json.class_type ?? item.json.error)).toEqual([
 			'KSampler',
 			'Node class "NoSuchNode" is not in the cloud\'s node definitions',
 			'SaveImage',
+			// A number from an expression is read as a class name, not a crash.
+			'Node class "5" is not in the cloud\'s node definitions',
 		]);
-		expect(result.items.map((item) => item.pairedItem)).toEqual([{ item: 0 }, { item: 1 }, { item: 2 }]);
+		expect(result.items.map((item) => item.pairedItem)).toEqual([{ item: 0 }, { item: 1 }, { item: 2 }, { item: 3 }]);
 		// The credential was applied by n8n's generic authentication on every request.
 		expect(server.seen.every((req) => req.headers['x-api-key'] === GOOD_KEY)).toBe(true);
 	});

@@ -83,6 +83,15 @@ describe('Host Task Trigger', () => {
 		expect(items(await harness.callWebhook(workflow, 'Trigger', { body: imageDone('keep-2') }))).toHaveLength(1);
 	});
 
+	it('takes a task id filter or a shared secret from an expression that gives a list or a number', async () => {
+		const listed = trigger({ taskIds: '={{ ["keep-1", "keep-2"] }}' });
+		expect((await harness.callWebhook(listed, 'Trigger', { body: imageDone('other') })).result.workflowData).toBeUndefined();
+		expect(items(await harness.callWebhook(listed, 'Trigger', { body: imageDone('keep-1') }))).toHaveLength(1);
+		const numbered = trigger({ secret: '={{ 12345 }}' });
+		expect((await harness.callWebhook(numbered, 'Trigger', { body: imageDone('n-1'), query: { secret: '1234' } })).status).toBe(401);
+		expect(items(await harness.callWebhook(numbered, 'Trigger', { body: imageDone('n-1'), query: { secret: '12345' } }))).toHaveLength(1);
+	});
+
 	it('ignores repeated notifications of the same task and status, unless turned off', async () => {
 		const workflow = trigger();
 		await activate(workflow);

@@ -18,7 +18,7 @@ export const description = updateDisplayOptions({ show: { resource: ['system'], 
 
 /** GET /api/object_info: one item per node class (or only the one asked for). */
 export async function execute(this: IExecuteFunctions, itemIndex: number): Promise<INodeExecutionData[]> {
-	const nodeClass = (this.getNodeParameter('nodeClass', itemIndex, '') as string).trim();
+	const nodeClass = String(this.getNodeParameter('nodeClass', itemIndex, '') ?? '').trim();
 	const catalogue = await hostRequest<Record<string, IDataObject>>(this, 'hostCloudApi', {
 		method: 'GET',
 		path: '/api/object_info',
