@@ -120,6 +120,19 @@ describe('Host Media: Wait for Notification (webhook)', () => {
 		expect(String(json.error)).toBe(`The video extension task ${String(json.task_id)} failed: ContentRejected`);
 	});
 
+	it('a finished task whose files cannot be downloaded resumes with an item that says so, URLs kept', async () => {
+		env.sim.faults.http5xx = { count: 1000, pathPrefix: '/o/', status: 403 };
+		world = await runWaiting({ resource: 'video', operation: 'extend', model: 'videoq2-turbo', waitMode: 'webhook' });
+		const resumed = await world.resumed;
+		expect(resumed.status).toBe('success');
+		const [item] = resumed.output('Node');
+		expect(item!.json).toMatchObject({ status: 'succeeded', video_url: expect.stringContaining(env.sim.storageUrl) });
+		expect(String(item!.json.error)).toMatch(new RegExp(`^The video extension task ${String(item!.json.task_id)} finished, but its files could not be downloaded: `));
+		expect(item!.binary).toBeUndefined();
+		// The service was told the notification arrived, so it does not keep retrying.
+		expect(world.answers[world.answers.length - 1]).toBe(200);
+	});
+
 	it('refuses notifications about another task and keeps waiting', async () => {
 		env.sim.options.videoStepMs = 60_000;
 		world = await runWaiting({ resource: 'video', operation: 'extend', model: 'videoq2-turbo', waitMode: 'webhook' });

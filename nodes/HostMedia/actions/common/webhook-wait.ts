@@ -156,10 +156,18 @@ export async function resumeOnNotification(this: IWebhookFunctions): Promise<IWe
 	}
 	if (!task.final) return { webhookResponse: { received: true, waiting: true, status: task.raw_status } };
 	const taskType = String(this.getNodeParameter(KEYS.taskType, customDataExpression(KEYS.taskType)) || task.kind);
-	const item = await finishedItem(this, 0, task, taskType, {});
-	if (task.status === 'failed') {
-		const label = String(this.getNodeParameter(KEYS.label, customDataExpression(KEYS.label)) || `${task.kind} task`);
-		item.json.error = `The ${label} ${task.task_id} failed${task.error ? `: ${task.error}` : ''}`;
+	const label = String(this.getNodeParameter(KEYS.label, customDataExpression(KEYS.label)) || `${task.kind} task`);
+	let item: INodeExecutionData;
+	try {
+		item = await finishedItem(this, 0, task, taskType, {});
+	} catch (error) {
+		// Thrown here, n8n would answer the service 500 and keep waiting until Max Wait, losing the reason.
+		const reason = (error as Error).message;
+		item = {
+			json: { ...taskJson(task, taskType, {}), error: `The ${label} ${task.task_id} finished, but its files could not be downloaded: ${reason}` },
+			pairedItem: { item: 0 },
+		};
 	}
+	if (task.status === 'failed') item.json.error = `The ${label} ${task.task_id} failed${task.error ? `: ${task.error}` : ''}`;
 	return { webhookResponse: { received: true }, workflowData: [[item]] };
 }
