@@ -200,6 +200,8 @@ describe('File', () => {
 		expect(noOriginal.error('Node')?.message).toBe('Original Image Name is required');
 		const badType = await run('file', 'uploadImage', { binaryPropertyName: 'data', additionalFields: { type: 'models' } }, [withImage()]);
 		expect(badType.error('Node')?.message).toBe('Type must be one of input, temp, output (got "models")');
+		const badOverwrite = await run('file', 'uploadImage', { binaryPropertyName: 'data', additionalFields: { overwrite: '={{ "maybe" }}' } }, [withImage()]);
+		expect(badOverwrite.error('Node')?.message).toBe('Overwrite must be true or false (got "maybe")');
 		expect(sim.requests).toHaveLength(0);
 	});
 

@@ -285,10 +285,11 @@ describe('Host Media: image Get Task Status', () => {
 	});
 
 	it('a 404 names the task and the path, with the service words', async () => {
-		const result = await env.run({ resource: 'image', operation: 'getTaskStatus', taskType: 'image-relight', taskId: 'no-such-task' });
+		const unknown = '00000000-0000-4000-8000-000000000000';
+		const result = await env.run({ resource: 'image', operation: 'getTaskStatus', taskType: 'image-relight', taskId: unknown });
 		expect(result.status).toBe('error');
 		expect(result.error('Node')?.message).toBe(
-			'The service has no status for relight task no-such-task (HTTP 404 on GET /proxy/imaging/v1/ai/image-relight/no-such-task): No image-relight task with id no-such-task.',
+			`The service has no status for relight task ${unknown} (HTTP 404 on GET /proxy/imaging/v1/ai/image-relight/${unknown}): No image-relight task with id ${unknown}.`,
 		);
 		expect((result.error('Node') as { description?: string }).description).toMatch(/Webhook wait mode/);
 	});

@@ -227,6 +227,7 @@ const ROWS: Row[] = [
 	// extend
 	...range('extend', 'duration', 'duration', 1, 7),
 	bad('extend', 'model videoq1 (not for extend)', { model: 'videoq1' }, '(model)'),
+	bad('extend', 'no model (the spec marks it required)', { model: '' }, '(model)'),
 	bad('extend', 'resolution 2K (not for extend)', extra({ resolution: '2K' }), '(resolution)'),
 	ok('extend', 'video_creation_id with video_url', { videoCreationId: 'c-1', videoUrl: 'https://videos.example.com/a.mp4' }),
 	bad('extend', 'video_creation_id without video_url', { videoCreationId: 'c-1' }, '(video_url)'),
@@ -245,6 +246,7 @@ const ROWS: Row[] = [
 
 	// status
 	bad('imageStatus', 'task ID empty', { taskId: '={{ $json.none ?? " " }}' }, 'Task ID'),
+	bad('imageStatus', 'task ID not a UUID (the spec gives image task IDs as UUIDs)', { taskId: 'https://x.example/task/1' }, 'Task ID'),
 	bad('imageStatus', 'task type outside the list', { taskType: 'image-sharpener', taskId: 'x' }, 'Task Type'),
 ];
 

@@ -1,6 +1,7 @@
 import type { IDataObject, IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
 import { updateDisplayOptions } from 'n8n-workflow';
 
+import { booleanValue } from '../../../shared/validation';
 import { loadImageValue, uploadBinary } from '../../helpers/uploads';
 import { binaryPropertyProperty, readUploadType, uploadTypeField } from '../../helpers/file-fields';
 
@@ -41,7 +42,7 @@ export async function execute(this: IExecuteFunctions, itemIndex: number): Promi
 		binaryPropertyName: String(this.getNodeParameter('binaryPropertyName', itemIndex, 'data')),
 		field: 'Input Binary Field',
 		type: readUploadType(this, itemIndex, fields.type),
-		overwrite: fields.overwrite === true,
+		overwrite: booleanValue(this, itemIndex, 'Overwrite', fields.overwrite ?? false),
 		fileName: typeof fields.fileName === 'string' ? fields.fileName : undefined,
 	});
 	return [{ json: { ...uploaded, load_image_value: loadImageValue(uploaded) } }];

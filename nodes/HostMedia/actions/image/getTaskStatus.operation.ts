@@ -1,7 +1,7 @@
 import type { IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
 import { updateDisplayOptions } from 'n8n-workflow';
 
-import { oneOf, requiredText } from '../../../shared/validation';
+import { invalidField, oneOf, quoted, requiredText } from '../../../shared/validation';
 import { IMAGE_TASK_TYPES, imageStatusPath, type ImageTaskType } from '../common/spec';
 import { statusWaitProperties, taskStatus } from '../common/task';
 
@@ -40,12 +40,18 @@ const properties: INodeProperties[] = [
 	...statusWaitProperties('image'),
 ];
 
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
 export const description = updateDisplayOptions({ show: { resource: ['image'], operation: ['getTaskStatus'] } }, properties);
 
 /** GET /proxy/imaging/v1/ai/{task type}/{task_id}. */
 export async function execute(this: IExecuteFunctions, itemIndex: number): Promise<INodeExecutionData[]> {
 	const taskType = oneOf(this, itemIndex, 'Task Type', this.getNodeParameter('taskType', itemIndex), IMAGE_TASK_TYPES);
 	const taskId = requiredText(this, itemIndex, 'Task ID', this.getNodeParameter('taskId', itemIndex, ''));
+	// Image task ids are UUIDs (the spec says so); checking keeps a pasted URL or a video id out of the path.
+	if (!UUID.test(taskId)) {
+		throw invalidField(this, itemIndex, 'Task ID', `must be an image task ID in UUID format, e.g. 3f2b9c1e-8a4d-4f6b-9c2e-1a2b3c4d5e6f (got ${quoted(taskId)})`);
+	}
 	return await taskStatus(this, itemIndex, {
 		kind: 'image',
 		taskType,
