@@ -106,6 +106,12 @@ describe('bad inputs never reach the service', () => {
 		['Max Concurrent Jobs 0', { additionalFields: { maxConcurrentJobs: 0 } }, /^Max Concurrent Jobs must be a whole number from 1 to 50/],
 		['a negative Max Wait', { additionalFields: { maxWaitSeconds: -1 } }, /^Max Wait \(Seconds\) must be a number 0 or more/],
 		['Extra Data that is not JSON', { additionalFields: { extraData: '{nope' } }, /^Extra Data \(JSON\) is not valid JSON/],
+		['Extra Data that is JSON but not an object', { additionalFields: { extraData: '[1]' } }, /^Extra Data \(JSON\) must be a JSON object \(got "\[1\]"\)/],
+		[
+			'a Partner Nodes API Key choice outside the list',
+			{ additionalFields: { partnerApiKey: 'sometimes' } },
+			/^Partner Nodes API Key must be one of auto, always, never \(got "sometimes"\)/,
+		],
 	];
 	test.each(cases)('%s', async (_name, parameters, message) => {
 		const result = await run(parameters);

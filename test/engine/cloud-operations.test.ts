@@ -237,6 +237,21 @@ describe('File', () => {
 		).toBe(true);
 	});
 
+	test('a file reference and the output field are checked before sending', async () => {
+		const { sim } = cloud;
+		const noName = await run('file', 'getOutputUrl', { filename: '={{ " " }}' });
+		expect(noName.error('Node')?.message).toBe('File Name is required');
+		const badType = await run('file', 'downloadOutput', { filename: 'a.png', fileType: '={{ "models" }}' });
+		expect(badType.error('Node')?.message).toBe('Type must be one of input, temp, output (got "models")');
+		const noField = await run('file', 'downloadOutput', { filename: 'a.png', binaryPropertyName: '={{ "" }}' });
+		expect(noField.error('Node')?.message).toBe('Put Output File in Field is required');
+		const badOriginalType = await run('file', 'uploadMask', { binaryPropertyName: 'data', originalFilename: 'a.png', additionalFields: { originalType: 'models' } }, [
+			withImage(),
+		]);
+		expect(badOriginalType.error('Node')?.message).toMatch(/^Original Image Type must be one of input, temp, output \(got "models"\)/);
+		expect(sim.requests).toHaveLength(0);
+	});
+
 	test('an unknown file is a clear 404; an expired signed URL a clear download error', async () => {
 		const { sim } = cloud;
 		const unknown = await run('file', 'getOutputUrl', { filename: 'missing.png' });
