@@ -127,7 +127,7 @@ export class HostTaskTrigger implements INodeType {
 	async webhook(this: IWebhookFunctions): Promise<IWebhookResponseData> {
 		const res = this.getResponseObject();
 		// Expressions may give a number or a list: read them as text, so a notification never meets a TypeError.
-		const secret = textOf(this.getNodeParameter('secret', ''));
+		const secret = String(this.getNodeParameter('secret', '') ?? '');
 		if (secret) {
 			const location = this.getNodeParameter('secretLocation', 'query') as string;
 			const given =
@@ -155,7 +155,7 @@ export class HostTaskTrigger implements INodeType {
 			return { webhookResponse: { received: true, ignored: `status ${task.raw_status} is not selected` } };
 		}
 		const ids = this.getNodeParameter('taskIds', '') as unknown;
-		const filter = (Array.isArray(ids) ? ids.map(textOf) : textOf(ids).split(','))
+		const filter = (Array.isArray(ids) ? ids.map((id) => String(id ?? '')) : String(ids ?? '').split(','))
 			.map((id) => id.trim())
 			.filter(Boolean);
 		if (filter.length > 0 && !filter.includes(task.task_id)) {
@@ -185,8 +185,4 @@ export class HostTaskTrigger implements INodeType {
 			],
 		};
 	}
-}
-
-function textOf(value: unknown): string {
-	return value === undefined || value === null ? '' : String(value);
 }

@@ -152,6 +152,17 @@ async function openMusic(fields: Record<string, string>): Promise<AxiosResponse<
 	return api.post<Readable>('/proxy/music/t2m/generate', body, { headers, responseType: 'stream' });
 }
 
+/** Polls every 10 ms until `field` reaches `last`; answers the first answer of each value of `field`, in order. */
+async function distinctAnswers(read: () => Promise<Json>, field: string, last: string): Promise<Json[]> {
+	const seen: Json[] = [];
+	for (;;) {
+		const answer = await read();
+		if (seen[seen.length - 1]?.[field] !== answer[field]) seen.push(answer);
+		if (answer[field] === last) return seen;
+		await sleep(10);
+	}
+}
+
 /** Reads an NDJSON stream line by line; broken lines are counted, not thrown. */
 async function readNdjson(stream: Readable, onEvent: (event: Json) => void = () => undefined): Promise<{ events: Json[]; malformed: string[] }> {
 	const events: Json[] = [];
@@ -288,13 +299,7 @@ describe('image tasks', () => {
 		try {
 			const { data } = await api.post(`${IMAGING}/image-upscaler`, { image: TINY_PNG });
 			const id = data.data.task_id as string;
-			const seen: Json[] = [];
-			for (;;) {
-				const answer = (await api.get(`${IMAGING}/image-upscaler/${id}`)).data.data as Json;
-				if (seen[seen.length - 1]?.status !== answer.status) seen.push(answer);
-				if (answer.status === 'COMPLETED') break;
-				await sleep(10);
-			}
+			const seen = await distinctAnswers(async () => (await api.get(`${IMAGING}/image-upscaler/${id}`)).data.data as Json, 'status', 'COMPLETED');
 			expect(seen.map((answer) => answer.status)).toEqual(['CREATED', 'IN_PROGRESS', 'COMPLETED']);
 			expect(seen[1]).toEqual({ generated: [], status: 'IN_PROGRESS', task_id: id });
 			expect(seen[2]!.generated).toHaveLength(1);
@@ -413,13 +418,7 @@ describe('video tasks', () => {
 		sim.options.videoStepMs = 300;
 		try {
 			const { data } = await api.post('/proxy/video/extend', { model: 'videoq2-turbo' });
-			const seen: Json[] = [];
-			for (;;) {
-				const answer = (await api.get(`/proxy/video/tasks/${data.task_id}/creations`)).data as Json;
-				if (seen[seen.length - 1]?.state !== answer.state) seen.push(answer);
-				if (answer.state === 'success') break;
-				await sleep(10);
-			}
+			const seen = await distinctAnswers(async () => (await api.get(`/proxy/video/tasks/${data.task_id}/creations`)).data as Json, 'state', 'success');
 			expect(seen.map((answer) => answer.state)).toEqual(['created', 'queueing', 'processing', 'success']);
 			expect(seen[0]).toEqual({ task_id: data.task_id, state: 'created', err_code: '', credits: data.credits, creations: [] });
 			expect(seen.slice(0, 3).every((answer) => answer.creations.length === 0)).toBe(true);

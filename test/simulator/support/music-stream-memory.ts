@@ -8,6 +8,7 @@ import { request } from 'node:http';
 import { createInterface } from 'node:readline';
 import type { IncomingMessage } from 'node:http';
 
+import { startRssSampler } from '../../../bench/support';
 import { startSimulator, type Simulator } from '../../../simulator/server';
 
 const AUDIO_BYTES = Number(process.env.MUSIC_MIB ?? 256) * 1024 * 1024;
@@ -50,19 +51,16 @@ async function main(): Promise<void> {
 		Object.assign(sim.proxy.music, { streams: 1, audioBytesPerStream: 4 * 1024 * 1024, chunkBytes: 64 * 1024 });
 		await readAudio(sim, 'warm-up');
 		sim.proxy.music.audioBytesPerStream = AUDIO_BYTES;
-		const before = process.memoryUsage().rss;
-		let peak = before;
-		const sampler = setInterval(() => (peak = Math.max(peak, process.memoryUsage().rss)), 5);
+		const sampler = startRssSampler();
 		const result = await readAudio(sim, 'long ambient drone');
-		clearInterval(sampler);
-		peak = Math.max(peak, process.memoryUsage().rss);
+		const memory = sampler.stop();
 		process.stdout.write(
 			`${JSON.stringify({
 				audioBytes: result.bytes,
 				riffSize: result.header?.readUInt32LE(4),
 				dataSize: result.header?.readUInt32LE(40),
 				lastEvent: result.last,
-				peakRssDeltaMiB: (peak - before) / (1024 * 1024),
+				peakRssDeltaMiB: memory.peakDeltaMiB,
 			})}\n`,
 		);
 	} finally {
