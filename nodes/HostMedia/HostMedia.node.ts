@@ -8,7 +8,7 @@ import type {
 } from 'n8n-workflow';
 import { NodeConnectionTypes } from 'n8n-workflow';
 
-import { resumeOnNotification } from './actions/common/webhook-wait';
+import { resumeOnNotification } from './helpers/webhook-wait';
 import * as image from './actions/image';
 import * as music from './actions/music';
 import { router } from './actions/router';

@@ -1,13 +1,6 @@
 import { timingSafeEqual } from 'node:crypto';
 
-import type {
-	IDataObject,
-	IHookFunctions,
-	INodeType,
-	INodeTypeDescription,
-	IWebhookFunctions,
-	IWebhookResponseData,
-} from 'n8n-workflow';
+import type { IDataObject, IHookFunctions, INodeType, INodeTypeDescription, IWebhookFunctions, IWebhookResponseData } from 'n8n-workflow';
 import { NodeConnectionTypes } from 'n8n-workflow';
 
 import { normaliseTask } from '../shared/task-status';
@@ -49,7 +42,7 @@ export class HostTaskTrigger implements INodeType {
 		properties: [
 			{
 				displayName:
-					'Give this node\'s Production URL to a Host Media task as its webhook URL (image tasks) or callback URL (video tasks), e.g. with Host Media\'s "Don\'t Wait" mode',
+					"Give this node's Production URL to a Host Media task as its webhook URL (image tasks) or callback URL (video tasks), e.g. with Host Media's \"Don't Wait\" mode",
 				name: 'notice',
 				type: 'notice',
 				default: '',

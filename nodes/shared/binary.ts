@@ -8,7 +8,7 @@ import type { IBinaryData, IExecuteFunctions, IN8nHttpFullResponse, IWebhookFunc
 import { NodeOperationError } from 'n8n-workflow';
 
 import { extensionFor, mimeTypeForExtension, sniffMimeType, SNIFF_BYTES } from './file-types';
-import { isAsyncIterable, peek, readableClassOf, readableFrom } from './streams';
+import { discardBody, isAsyncIterable, peek, readableClassOf, readableFrom } from './streams';
 
 export interface DownloadOptions {
 	itemIndex: number;
@@ -39,11 +39,6 @@ function header(headers: IN8nHttpFullResponse['headers'], name: string): string 
 	return String(Array.isArray(value) ? value[0] : (value ?? ''));
 }
 
-async function discard(body: unknown): Promise<void> {
-	const stream = body as { resume?: () => void; destroy?: () => void } | undefined;
-	stream?.destroy?.();
-}
-
 /** Downloads `url` (no credentials sent) into n8n binary data, with a file name and MIME type. */
 export async function downloadToBinary(
 	context: IExecuteFunctions | IWebhookFunctions,
@@ -72,7 +67,7 @@ export async function downloadToBinary(
 		);
 	}
 	if (response.statusCode >= 400) {
-		await discard(response.body);
+		discardBody(response.body);
 		const expired = response.statusCode === 403 || response.statusCode === 404;
 		throw new NodeOperationError(context.getNode(), `Could not download ${options.what} (HTTP ${response.statusCode})`, {
 			itemIndex: options.itemIndex,

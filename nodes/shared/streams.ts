@@ -152,3 +152,8 @@ export class ByteChannel implements AsyncIterable<Buffer> {
 		wake?.();
 	}
 }
+
+/** Drops a response body nobody will read (an unwanted redirect or error answer): its connection is closed, nothing more is read. */
+export function discardBody(body: unknown): void {
+	(body as { destroy?: () => void } | undefined)?.destroy?.();
+}

@@ -5,6 +5,8 @@
  * sometimes names the field `task_status`. Host Media (polling and webhook waiting) and the Host
  * Task Trigger read every body through `normaliseTask`.
  */
+import { isRecord } from './validation';
+
 export type TaskState = 'pending' | 'running' | 'succeeded' | 'failed' | 'unknown';
 
 export interface VideoCreation {
@@ -54,10 +56,6 @@ export function taskStateOf(raw: unknown): TaskState {
 	return STATES[raw.trim().toLowerCase()] ?? 'unknown';
 }
 
-function isRecord(value: unknown): value is Record<string, unknown> {
-	return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
-
 function stringList(value: unknown): string[] {
 	return Array.isArray(value) ? value.filter((entry): entry is string => typeof entry === 'string' && entry.length > 0) : [];
 }
@@ -66,7 +64,13 @@ function creationList(value: unknown): VideoCreation[] {
 	if (!Array.isArray(value)) return [];
 	return value.filter(isRecord).flatMap((entry) =>
 		typeof entry.url === 'string'
-			? [{ url: entry.url, ...(typeof entry.id === 'string' ? { id: entry.id } : {}), ...(typeof entry.cover_url === 'string' ? { cover_url: entry.cover_url } : {}) }]
+			? [
+					{
+						url: entry.url,
+						...(typeof entry.id === 'string' ? { id: entry.id } : {}),
+						...(typeof entry.cover_url === 'string' ? { cover_url: entry.cover_url } : {}),
+					},
+				]
 			: [],
 	);
 }

@@ -16,6 +16,9 @@ import type {
 } from 'n8n-workflow';
 import { NodeApiError, sleep } from 'n8n-workflow';
 
+import { jittered, RETRY_DELAYS_MS } from './retry';
+import { discardBody } from './streams';
+
 export type HostCredentialType = 'hostCloudApi' | 'hostApi';
 
 export type HostContext = IExecuteFunctions | ILoadOptionsFunctions | IWebhookFunctions;
@@ -64,8 +67,6 @@ export interface HostResponse<T> {
 	body: T;
 }
 
-const RETRY_DELAYS_MS = [500, 1500, 4000];
-
 /** Base URL of the credential's host, without a trailing slash. */
 export async function baseUrlFor(context: HostContext, credentialType: HostCredentialType, itemIndex = 0): Promise<string> {
 	const credentials = await context.getCredentials(credentialType, itemIndex);
@@ -100,11 +101,7 @@ export function redactDeep(value: unknown, secrets: string[]): unknown {
 }
 
 /** Sends a request and answers the parsed body, or throws a NodeApiError a user can act on. */
-export async function hostRequest<T = unknown>(
-	context: HostContext,
-	credentialType: HostCredentialType,
-	request: HostRequest,
-): Promise<T> {
+export async function hostRequest<T = unknown>(context: HostContext, credentialType: HostCredentialType, request: HostRequest): Promise<T> {
 	return (await hostRequestFull<T>(context, credentialType, request)).body;
 }
 
@@ -154,7 +151,7 @@ export async function hostRequestFull<T = unknown>(
 		}
 		const statusCode = response.statusCode;
 		if (statusCode >= 500 && attempt < attempts) {
-			await discard(response.body);
+			discardBody(response.body);
 			await sleep(jittered(RETRY_DELAYS_MS[attempt - 1]!), signal);
 			continue;
 		}
@@ -163,7 +160,7 @@ export async function hostRequestFull<T = unknown>(
 			throw httpError(context, statusCode, body, credentialType, request, secrets);
 		}
 		if (statusCode >= 300 && !request.manualRedirect) {
-			await discard(response.body);
+			discardBody(response.body);
 			throw redirectError(context, statusCode, response.headers as IDataObject, options.url, request);
 		}
 		const body = request.stream || secrets.length === 0 ? response.body : redactDeep(response.body, secrets);
@@ -176,16 +173,13 @@ function withoutCancelSignal(context: HostContext): HostContext {
 }
 
 function isPlainObject(value: unknown): value is IDataObject {
-	return typeof value === 'object' && value !== null && !Array.isArray(value) && !Buffer.isBuffer(value) && Object.getPrototypeOf(value) === Object.prototype;
-}
-
-function jittered(ms: number): number {
-	return Math.round(ms * (0.75 + Math.random() * 0.5));
-}
-
-async function discard(body: unknown): Promise<void> {
-	const stream = body as { resume?: () => void } | undefined;
-	stream?.resume?.();
+	return (
+		typeof value === 'object' &&
+		value !== null &&
+		!Array.isArray(value) &&
+		!Buffer.isBuffer(value) &&
+		Object.getPrototypeOf(value) === Object.prototype
+	);
 }
 
 async function readSmallStream(body: unknown): Promise<unknown> {
@@ -275,7 +269,10 @@ function statusAdvice(statusCode: number, credentialType: HostCredentialType): {
 		case 402:
 			return { headline: 'Insufficient credits', hint: 'Top up the account balance, then run again.' };
 		case 403:
-			return { headline: `The ${key} is not allowed to do this`, hint: 'Check that the credential belongs to the right account or publisher.' };
+			return {
+				headline: `The ${key} is not allowed to do this`,
+				hint: 'Check that the credential belongs to the right account or publisher.',
+			};
 		case 404:
 			return { headline: 'Not found', hint: 'Check the ids and the URL in the credential.' };
 		case 409:
@@ -284,7 +281,10 @@ function statusAdvice(statusCode: number, credentialType: HostCredentialType): {
 			return { headline: 'The file is too large for the service', hint: 'Use a smaller file.' };
 		case 429:
 			return credentialType === 'hostCloudApi'
-				? { headline: 'The subscription is not active', hint: 'Running workflows needs an active subscription. This is not a rate limit, so the node does not retry.' }
+				? {
+						headline: 'The subscription is not active',
+						hint: 'Running workflows needs an active subscription. This is not a rate limit, so the node does not retry.',
+					}
 				: { headline: 'Too many requests', hint: 'Wait a moment and run again.' };
 		default:
 			return statusCode >= 500
@@ -327,7 +327,8 @@ function redirectError(context: HostContext, statusCode: number, headers: IDataO
 	const message = `The service answered with a redirect (HTTP ${statusCode}) to ${target}${while_}; the node does not follow it, so the credential is never sent elsewhere`;
 	return new NodeApiError(context.getNode(), { statusCode, message } as JsonObject, {
 		message,
-		description: 'Check the URL in the credential: use the address the service answers on directly (for example https:// rather than http://, with no extra path).',
+		description:
+			'Check the URL in the credential: use the address the service answers on directly (for example https:// rather than http://, with no extra path).',
 		httpCode: String(statusCode),
 		itemIndex: request.itemIndex,
 	});

@@ -12,6 +12,11 @@ export interface CheckContext {
 	getNode(): INode;
 }
 
+/** A plain JSON object (not an array, not null). */
+export function isRecord(value: unknown): value is Record<string, unknown> {
+	return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
 /** A bad-input error for one field of one item. */
 export function invalidField(context: CheckContext, itemIndex: number, field: string, problem: string, hint?: string): NodeOperationError {
 	return new NodeOperationError(context.getNode(), `${field} ${problem}`, { itemIndex, description: hint });
@@ -61,14 +66,6 @@ export function numberInRange(
 export function oneOf<T extends string>(context: CheckContext, itemIndex: number, field: string, value: unknown, allowed: readonly T[]): T {
 	if (typeof value === 'string' && (allowed as readonly string[]).includes(value)) return value as T;
 	throw invalidField(context, itemIndex, field, `must be one of ${allowed.join(', ')} (got ${quoted(value)})`);
-}
-
-/** A text of at most `max` characters. */
-export function maxLength(context: CheckContext, itemIndex: number, field: string, value: string, max: number): string {
-	if (value.length > max) {
-		throw invalidField(context, itemIndex, field, `must be at most ${max} characters (it has ${value.length})`, `Shorten ${field}.`);
-	}
-	return value;
 }
 
 /**

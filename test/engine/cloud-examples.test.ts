@@ -8,7 +8,7 @@ import { join } from 'node:path';
 
 import axios from 'axios';
 
-import { parseWorkflowGraph } from '../../nodes/shared/workflow-graph';
+import { parseWorkflowGraph } from '../../nodes/HostCloud/helpers/workflow-graph';
 import { readBinary } from '../harness/engine';
 import { resetCloud, startCloud, type CloudSetup } from '../helpers/cloud';
 

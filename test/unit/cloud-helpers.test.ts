@@ -6,10 +6,10 @@
 import type { ILoadOptionsFunctions } from 'n8n-workflow';
 
 import { getImageLoaderNodes, getNodeInputs, getWorkflowNodes } from '../../nodes/HostCloud/helpers/graph-input';
-import { describeExecutionError, socketBaseUrl } from '../../nodes/shared/job-watcher';
+import { describeExecutionError, socketBaseUrl } from '../../nodes/HostCloud/helpers/job-watcher';
 import { multipartBody } from '../../nodes/shared/multipart';
-import { collectOutputFiles, mergeNodeOutput, mimeTypeFor } from '../../nodes/shared/output-files';
-import { parsePreviewFrame } from '../../nodes/shared/preview-frames';
+import { collectOutputFiles, mergeNodeOutput, mimeTypeFor } from '../../nodes/HostCloud/helpers/output-files';
+import { parsePreviewFrame } from '../../nodes/HostCloud/helpers/preview-frames';
 import { cloudJobStateOf } from '../../nodes/shared/task-status';
 import {
 	applyInputOverrides,
@@ -19,7 +19,7 @@ import {
 	hasPartnerNodes,
 	parseWorkflowGraph,
 	type WorkflowGraph,
-} from '../../nodes/shared/workflow-graph';
+} from '../../nodes/HostCloud/helpers/workflow-graph';
 import { parseMultipart, type SimRequest } from '../../simulator/core';
 import { metadataPreviewFrame, previewFrame, textFrame } from '../../simulator/cloud-ws';
 import { txt2img } from '../helpers/cloud';

@@ -1,7 +1,7 @@
 /** Fields of the File operations: naming an output file, and uploading one. */
 import type { IExecuteFunctions, INodeProperties } from 'n8n-workflow';
 
-import { mimeTypeFor, type OutputFileRef } from '../../shared/output-files';
+import { mimeTypeFor, type OutputFileRef } from './output-files';
 import { oneOf, requiredText } from '../../shared/validation';
 import { UPLOAD_TYPES } from './uploads';
 

@@ -20,7 +20,7 @@ import {
 	type ClassDefinition,
 	type InputOverride,
 	type WorkflowGraph,
-} from '../../shared/workflow-graph';
+} from './workflow-graph';
 import { binaryToUpload, loadImageValue, uploadBinary } from './uploads';
 
 export const WORKFLOW_FIELD = 'Workflow (API Format)';

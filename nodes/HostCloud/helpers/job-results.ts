@@ -5,8 +5,8 @@
  */
 import type { IBinaryKeyData, IDataObject, IExecuteFunctions, INodeExecutionData } from 'n8n-workflow';
 
-import type { FinishedJob } from '../../shared/job-watcher';
-import { collectOutputFiles, downloadSignedFile, signedUrlFor, type FileKind } from '../../shared/output-files';
+import type { FinishedJob } from './job-watcher';
+import { collectOutputFiles, downloadSignedFile, signedUrlFor, type FileKind } from './output-files';
 
 export interface ResultOptions {
 	/** Download every file into binary data (image_0, video_0, audio_0, file_0...). */

@@ -4,7 +4,7 @@
  */
 import type { IExecuteFunctions, INodeProperties } from 'n8n-workflow';
 
-import type { WatchSettings } from '../../shared/job-watcher';
+import type { WatchSettings } from './job-watcher';
 import { booleanValue, integerInRange, numberInRange, oneOf } from '../../shared/validation';
 
 /** Waiting fields, sorted by display name as n8n lists collection fields. */

@@ -8,7 +8,10 @@
 import type { IBinaryData, IExecuteFunctions, IN8nHttpFullResponse } from 'n8n-workflow';
 import { sleep } from 'n8n-workflow';
 
-const RETRY_DELAYS_MS = [500, 1500];
+import { RETRY_DELAYS_MS } from '../../shared/retry';
+
+/** A whole archive is sent again on each try: two retries, not three. */
+const UPLOAD_RETRY_DELAYS_MS = RETRY_DELAYS_MS.slice(0, 2);
 
 type BinaryStream = Awaited<ReturnType<IExecuteFunctions['helpers']['getBinaryStream']>>;
 
@@ -55,7 +58,7 @@ export async function uploadArchive(
 ): Promise<ArchiveUploadResult> {
 	const signal = context.getExecutionCancelSignal();
 	const result: ArchiveUploadResult = { uploaded: false, bytes, fileName: archive.fileName, attempts: 0 };
-	for (let attempt = 1; attempt <= RETRY_DELAYS_MS.length + 1; attempt++) {
+	for (let attempt = 1; attempt <= UPLOAD_RETRY_DELAYS_MS.length + 1; attempt++) {
 		result.attempts = attempt;
 		let retryable = false;
 		try {
@@ -88,9 +91,9 @@ export async function uploadArchive(
 			result.reason = `the storage host could not be reached (${cause.code || storageText(cause.message) || 'network error'})`;
 			retryable = true;
 		}
-		if (!retryable || attempt > RETRY_DELAYS_MS.length) break;
+		if (!retryable || attempt > UPLOAD_RETRY_DELAYS_MS.length) break;
 		try {
-			await sleep(RETRY_DELAYS_MS[attempt - 1]!, signal);
+			await sleep(UPLOAD_RETRY_DELAYS_MS[attempt - 1]!, signal);
 		} catch {
 			result.reason = `${result.reason}; the execution was cancelled before a retry`;
 			break;

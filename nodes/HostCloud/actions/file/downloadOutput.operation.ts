@@ -1,7 +1,7 @@
 import type { IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
 import { updateDisplayOptions } from 'n8n-workflow';
 
-import { downloadSignedFile, signedUrlFor } from '../../../shared/output-files';
+import { downloadSignedFile, signedUrlFor } from '../../helpers/output-files';
 import { requiredText } from '../../../shared/validation';
 import { fileReferenceProperties, readFileReference } from '../../helpers/file-fields';
 

@@ -1,7 +1,7 @@
 import type { IExecuteFunctions, INodeExecutionData } from 'n8n-workflow';
 import { updateDisplayOptions } from 'n8n-workflow';
 
-import { signedUrlFor } from '../../../shared/output-files';
+import { signedUrlFor } from '../../helpers/output-files';
 import { fileReferenceProperties, readFileReference } from '../../helpers/file-fields';
 
 export const description = updateDisplayOptions({ show: { resource: ['file'], operation: ['getOutputUrl'] } }, fileReferenceProperties);

@@ -1,9 +1,9 @@
 import type { IDataObject, IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
 import { NodeOperationError, updateDisplayOptions } from 'n8n-workflow';
 
-import { createLimiter, runItemsConcurrently } from '../../../shared/concurrent-items';
+import { createLimiter, runItemsConcurrently } from '../../helpers/concurrent-items';
 import { checkEachItem, failedItem } from '../../../shared/items';
-import { JobWatcher } from '../../../shared/job-watcher';
+import { JobWatcher } from '../../helpers/job-watcher';
 import {
 	prepareWorkflow,
 	readDefinitionsEarly,
@@ -65,7 +65,9 @@ export async function executeAll(this: IExecuteFunctions, items: INodeExecutionD
 	const download = this.getNodeParameter('downloadFiles', 0, false) as boolean;
 
 	// Everything that can be checked without the service is checked first, for every item.
-	const { passed: prepared, failures } = checkEachItem<PreparedWorkflow>(this, items.length, (itemIndex) => prepareWorkflow(this, itemIndex));
+	const { passed: prepared, failures } = checkEachItem<PreparedWorkflow>(this, items.length, (itemIndex) =>
+		prepareWorkflow(this, itemIndex),
+	);
 	if (prepared.size === 0) return [...failures.entries()].map(([itemIndex, error]) => failedJobItem(this, error, itemIndex));
 
 	const watcher = new JobWatcher(this, options);

@@ -1,9 +1,9 @@
 import type { IDataObject, IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
 import { updateDisplayOptions } from 'n8n-workflow';
 
-import { runItemsConcurrently } from '../../../shared/concurrent-items';
+import { runItemsConcurrently } from '../../helpers/concurrent-items';
 import { checkEachItem } from '../../../shared/items';
-import { JobWatcher } from '../../../shared/job-watcher';
+import { JobWatcher } from '../../helpers/job-watcher';
 import { finishedJobItem } from '../../helpers/job-results';
 import { promptIdProperty, readPromptId } from '../../helpers/prompt-id';
 import { readWaitOptions, waitFields } from '../../helpers/wait-settings';

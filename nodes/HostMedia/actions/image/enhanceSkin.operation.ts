@@ -1,10 +1,10 @@
 import type { IDataObject, IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
 import { updateDisplayOptions } from 'n8n-workflow';
 
-import { addFields, additionalFields, additionalFieldsProperty, type FieldDefinition, WEBHOOK_URL_FIELD } from '../common/fields';
-import { imageInputProperties, resolveImageInput, type ImageInputDefinition } from '../common/image-input';
-import { IMAGING, imageStatusPath } from '../common/spec';
-import { runTask, waitProperties } from '../common/task';
+import { addFields, additionalFields, additionalFieldsProperty, type FieldDefinition, WEBHOOK_URL_FIELD } from '../../../shared/fields';
+import { imageInputProperties, resolveImageInput, type ImageInputDefinition } from '../../helpers/image-input';
+import { IMAGING, imageStatusPath } from '../../helpers/spec';
+import { runTask, waitProperties } from '../../helpers/task';
 
 const IMAGE: ImageInputDefinition = {
 	prefix: 'image',

@@ -2,8 +2,8 @@ import type { IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n
 import { updateDisplayOptions } from 'n8n-workflow';
 
 import { invalidField, oneOf, quoted, requiredText } from '../../../shared/validation';
-import { IMAGE_TASK_TYPES, imageStatusPath, type ImageTaskType } from '../common/spec';
-import { statusWaitProperties, taskStatus } from '../common/task';
+import { IMAGE_TASK_TYPES, imageStatusPath, type ImageTaskType } from '../../helpers/spec';
+import { statusWaitProperties, taskStatus } from '../../helpers/task';
 
 const LABELS: Record<ImageTaskType, string> = {
 	'image-upscaler': 'upscale task',
@@ -50,7 +50,12 @@ export async function execute(this: IExecuteFunctions, itemIndex: number): Promi
 	const taskId = requiredText(this, itemIndex, 'Task ID', this.getNodeParameter('taskId', itemIndex, ''));
 	// Image task ids are UUIDs (the spec says so); checking keeps a pasted URL or a video id out of the path.
 	if (!UUID.test(taskId)) {
-		throw invalidField(this, itemIndex, 'Task ID', `must be an image task ID in UUID format, e.g. 3f2b9c1e-8a4d-4f6b-9c2e-1a2b3c4d5e6f (got ${quoted(taskId)})`);
+		throw invalidField(
+			this,
+			itemIndex,
+			'Task ID',
+			`must be an image task ID in UUID format, e.g. 3f2b9c1e-8a4d-4f6b-9c2e-1a2b3c4d5e6f (got ${quoted(taskId)})`,
+		);
 	}
 	return await taskStatus(this, itemIndex, {
 		kind: 'image',

@@ -9,16 +9,16 @@ import {
 	collectionOptions,
 	type FieldDefinition,
 	WEBHOOK_URL_FIELD,
-} from '../common/fields';
+} from '../../../shared/fields';
 import {
 	imageInputProperties,
 	optionalImageProperties,
 	resolveImageInput,
 	resolveOptionalImage,
 	type ImageInputDefinition,
-} from '../common/image-input';
-import { IMAGING, imageStatusPath, optionsOf, RELIGHT_STYLES } from '../common/spec';
-import { runTask, waitProperties } from '../common/task';
+} from '../../helpers/image-input';
+import { IMAGING, imageStatusPath, optionsOf, RELIGHT_STYLES } from '../../helpers/spec';
+import { runTask, waitProperties } from '../../helpers/task';
 
 const IMAGE: ImageInputDefinition = { prefix: 'image', api: 'image', displayName: 'Image', description: 'The photo to relight.' };
 const LIGHTMAP: ImageInputDefinition = {

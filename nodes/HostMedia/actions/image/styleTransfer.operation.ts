@@ -2,10 +2,18 @@ import type { IDataObject, IExecuteFunctions, INodeExecutionData, INodePropertie
 import { updateDisplayOptions } from 'n8n-workflow';
 
 import { invalidField } from '../../../shared/validation';
-import { addFields, additionalFields, additionalFieldsProperty, type FieldDefinition, WEBHOOK_URL_FIELD } from '../common/fields';
-import { imageInputProperties, resolveImageInput, type ImageInputDefinition } from '../common/image-input';
-import { IMAGING, imageStatusPath, optionsOf, PORTRAIT_BEAUTIFIERS, PORTRAIT_STYLES, STYLE_ENGINES, STYLE_FLAVORS } from '../common/spec';
-import { runTask, waitProperties } from '../common/task';
+import { addFields, additionalFields, additionalFieldsProperty, type FieldDefinition, WEBHOOK_URL_FIELD } from '../../../shared/fields';
+import { imageInputProperties, resolveImageInput, type ImageInputDefinition } from '../../helpers/image-input';
+import {
+	IMAGING,
+	imageStatusPath,
+	optionsOf,
+	PORTRAIT_BEAUTIFIERS,
+	PORTRAIT_STYLES,
+	STYLE_ENGINES,
+	STYLE_FLAVORS,
+} from '../../helpers/spec';
+import { runTask, waitProperties } from '../../helpers/task';
 
 const IMAGE: ImageInputDefinition = { prefix: 'image', api: 'image', displayName: 'Image', description: 'The image to restyle.' };
 const REFERENCE: ImageInputDefinition = {

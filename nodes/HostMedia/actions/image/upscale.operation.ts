@@ -11,8 +11,8 @@ import {
 	fieldProperty,
 	type FieldDefinition,
 	WEBHOOK_URL_FIELD,
-} from '../common/fields';
-import { imageInputProperties, resolveImageInput, type ImageInputDefinition } from '../common/image-input';
+} from '../../../shared/fields';
+import { imageInputProperties, resolveImageInput, type ImageInputDefinition } from '../../helpers/image-input';
 import {
 	IMAGING,
 	imageStatusPath,
@@ -21,8 +21,8 @@ import {
 	UPSCALER_ENGINES,
 	UPSCALER_OPTIMIZED_FOR,
 	UPSCALER_SCALE_FACTORS,
-} from '../common/spec';
-import { runTask, waitProperties } from '../common/task';
+} from '../../helpers/spec';
+import { runTask, waitProperties } from '../../helpers/task';
 
 const IMAGE: ImageInputDefinition = {
 	prefix: 'image',

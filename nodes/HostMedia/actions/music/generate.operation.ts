@@ -4,8 +4,8 @@ import { updateDisplayOptions } from 'n8n-workflow';
 import { multipartBody } from '../../../shared/multipart';
 import { hostRequestFull } from '../../../shared/transport';
 import { requiredText } from '../../../shared/validation';
-import { additionalFields, checkedField, additionalFieldsProperty, type FieldDefinition } from '../common/fields';
-import { MusicStreamReader } from './music-stream';
+import { additionalFields, checkedField, additionalFieldsProperty, type FieldDefinition } from '../../../shared/fields';
+import { MusicStreamReader } from '../../helpers/music-stream';
 
 const DURATION: FieldDefinition = {
 	name: 'duration',

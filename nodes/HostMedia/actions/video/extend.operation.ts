@@ -2,8 +2,15 @@ import type { IDataObject, IExecuteFunctions, INodeExecutionData, INodePropertie
 import { updateDisplayOptions } from 'n8n-workflow';
 
 import { invalidField } from '../../../shared/validation';
-import { addFields, addParameter, additionalFields, additionalFieldsProperty, fieldProperty, type FieldDefinition } from '../common/fields';
-import { optionalImageProperties, resolveOptionalImage, type ImageInputDefinition } from '../common/image-input';
+import {
+	addFields,
+	addParameter,
+	additionalFields,
+	additionalFieldsProperty,
+	fieldProperty,
+	type FieldDefinition,
+} from '../../../shared/fields';
+import { optionalImageProperties, resolveOptionalImage, type ImageInputDefinition } from '../../helpers/image-input';
 import {
 	EXTEND_DEFAULT_SECONDS,
 	EXTEND_MAX_SECONDS,
@@ -12,9 +19,9 @@ import {
 	EXTEND_RESOLUTIONS,
 	optionsOf,
 	videoStatusPath,
-} from '../common/spec';
-import { runTask, waitProperties } from '../common/task';
-import { CALLBACK_URL_FIELD, PAYLOAD_FIELD, resolutionField, VIDEO_PROMPT_FIELD } from '../common/video-fields';
+} from '../../helpers/spec';
+import { runTask, waitProperties } from '../../helpers/task';
+import { CALLBACK_URL_FIELD, PAYLOAD_FIELD, resolutionField, VIDEO_PROMPT_FIELD } from '../../helpers/video-fields';
 
 const END_FRAME: ImageInputDefinition = {
 	prefix: 'endFrameImage',

@@ -10,8 +10,8 @@ import {
 	additionalFieldsProperty,
 	fieldProperty,
 	type FieldDefinition,
-} from '../common/fields';
-import { checkImageText, imageInputProperties, resolveImageInput, type ImageInputDefinition } from '../common/image-input';
+} from '../../../shared/fields';
+import { checkImageText, imageInputProperties, resolveImageInput, type ImageInputDefinition } from '../../helpers/image-input';
 import {
 	MULTIFRAME_MAX_FRAMES,
 	MULTIFRAME_MIN_FRAMES,
@@ -19,9 +19,9 @@ import {
 	MULTIFRAME_RESOLUTIONS,
 	optionsOf,
 	videoStatusPath,
-} from '../common/spec';
-import { runTask, waitProperties } from '../common/task';
-import { CALLBACK_URL_FIELD, PAYLOAD_FIELD, resolutionField } from '../common/video-fields';
+} from '../../helpers/spec';
+import { runTask, waitProperties } from '../../helpers/task';
+import { CALLBACK_URL_FIELD, PAYLOAD_FIELD, resolutionField } from '../../helpers/video-fields';
 
 const START_IMAGE: ImageInputDefinition = {
 	prefix: 'startImage',

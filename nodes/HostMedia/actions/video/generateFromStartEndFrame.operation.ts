@@ -2,8 +2,15 @@ import type { IDataObject, IExecuteFunctions, INodeExecutionData, INodePropertie
 import { updateDisplayOptions } from 'n8n-workflow';
 
 import { invalidField } from '../../../shared/validation';
-import { addFields, addParameter, additionalFields, additionalFieldsProperty, fieldProperty, type FieldDefinition } from '../common/fields';
-import { imageInputProperties, resolveImageInput, type ImageInputDefinition } from '../common/image-input';
+import {
+	addFields,
+	addParameter,
+	additionalFields,
+	additionalFieldsProperty,
+	fieldProperty,
+	type FieldDefinition,
+} from '../../../shared/fields';
+import { imageInputProperties, resolveImageInput, type ImageInputDefinition } from '../../helpers/image-input';
 import {
 	AUDIO_TYPES,
 	INT32_MAX,
@@ -15,9 +22,9 @@ import {
 	START_END_RESOLUTIONS,
 	VIDEO_STYLES,
 	videoStatusPath,
-} from '../common/spec';
-import { runTask, waitProperties } from '../common/task';
-import { CALLBACK_URL_FIELD, PAYLOAD_FIELD, resolutionField, VIDEO_PROMPT_FIELD } from '../common/video-fields';
+} from '../../helpers/spec';
+import { runTask, waitProperties } from '../../helpers/task';
+import { CALLBACK_URL_FIELD, PAYLOAD_FIELD, resolutionField, VIDEO_PROMPT_FIELD } from '../../helpers/video-fields';
 
 const START_FRAME: ImageInputDefinition = {
 	prefix: 'image',
@@ -186,7 +193,13 @@ export async function execute(this: IExecuteFunctions, itemIndex: number): Promi
 	addFields(this, itemIndex, FIELDS, additionalFields(this, itemIndex), body);
 	// audio_type applies when audio is true; audio's default is not stated for every model, so only an explicit off is refused.
 	if (body.audio === false && body.audio_type !== undefined) {
-		throw invalidField(this, itemIndex, 'Audio Type (audio_type)', 'is used only when Audio (audio) is on', 'Turn on Audio, or remove Audio Type.');
+		throw invalidField(
+			this,
+			itemIndex,
+			'Audio Type (audio_type)',
+			'is used only when Audio (audio) is on',
+			'Turn on Audio, or remove Audio Type.',
+		);
 	}
 	const range = START_END_DURATIONS[model];
 	const duration = body.duration as number | undefined;

@@ -2,8 +2,8 @@ import type { IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n
 import { updateDisplayOptions } from 'n8n-workflow';
 
 import { requiredText } from '../../../shared/validation';
-import { videoStatusPath } from '../common/spec';
-import { statusWaitProperties, taskStatus } from '../common/task';
+import { videoStatusPath } from '../../helpers/spec';
+import { statusWaitProperties, taskStatus } from '../../helpers/task';
 
 const properties: INodeProperties[] = [
 	{

@@ -7,10 +7,11 @@
 import type { IBinaryData, IDataObject, IExecuteFunctions } from 'n8n-workflow';
 import { NodeOperationError } from 'n8n-workflow';
 
-import { downloadToBinary } from './binary';
-import { mimeTypeForExtension } from './file-types';
-import { hostRequestFull } from './transport';
+import { downloadToBinary } from '../../shared/binary';
+import { mimeTypeForExtension } from '../../shared/file-types';
+import { hostRequestFull } from '../../shared/transport';
 import { compareNodeIds } from './workflow-graph';
+import { isRecord } from '../../shared/validation';
 
 export type FileKind = 'image' | 'video' | 'audio' | 'file';
 
@@ -50,10 +51,6 @@ function kindOf(key: string, mimeType: string): FileKind {
 	const major = mimeType.split('/')[0];
 	if (major === 'image' || major === 'video' || major === 'audio') return major;
 	return KIND_BY_KEY[key] ?? 'file';
-}
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-	return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
 /** An element that names a file: an object with a non-empty string filename. */

@@ -20,8 +20,8 @@ import type {
 	IWebhookResponseData,
 } from 'n8n-workflow';
 
-import { normaliseTask, type NormalisedTask } from '../../../shared/task-status';
-import { invalidField, quoted } from '../../../shared/validation';
+import { normaliseTask, type NormalisedTask } from '../../shared/task-status';
+import { invalidField, quoted } from '../../shared/validation';
 import { downloadResults, taskJson, type TaskSpec } from './task';
 
 const DEFAULT_MAX_WAIT_MINUTES = 120;
@@ -164,7 +164,10 @@ export async function resumeOnNotification(this: IWebhookFunctions): Promise<IWe
 		// Thrown here, n8n would answer the service 500 and keep waiting until Max Wait, losing the reason.
 		const reason = (error as Error).message;
 		item = {
-			json: { ...taskJson(task, taskType, {}), error: `The ${label} ${task.task_id} finished, but its files could not be downloaded: ${reason}` },
+			json: {
+				...taskJson(task, taskType, {}),
+				error: `The ${label} ${task.task_id} finished, but its files could not be downloaded: ${reason}`,
+			},
 			pairedItem: { item: 0 },
 		};
 	}

@@ -17,12 +17,12 @@ import type {
 } from 'n8n-workflow';
 import { NodeOperationError } from 'n8n-workflow';
 
-import { downloadToBinary } from '../../../shared/binary';
+import { downloadToBinary } from '../../shared/binary';
 import { startWebhookWait, webhookWaitProperties } from './webhook-wait';
-import { assertSucceeded, pollTask, statusFailure } from '../../../shared/task-poller';
-import { normaliseTask, type NormalisedTask } from '../../../shared/task-status';
-import { hostRequest } from '../../../shared/transport';
-import { invalidField, quoted, requiredText } from '../../../shared/validation';
+import { assertSucceeded, pollTask, statusFailure } from './task-poller';
+import { normaliseTask, type NormalisedTask } from '../../shared/task-status';
+import { hostRequest } from '../../shared/transport';
+import { invalidField, quoted, requiredText } from '../../shared/validation';
 
 export type TaskKind = 'image' | 'video';
 

@@ -5,8 +5,8 @@
  */
 import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
 
-import { binaryPropertyAsBase64 } from '../../../shared/binary';
-import { httpUrl, invalidField, quoted } from '../../../shared/validation';
+import { binaryPropertyAsBase64 } from '../../shared/binary';
+import { httpUrl, invalidField, quoted } from '../../shared/validation';
 
 export type ImageSource = 'url' | 'base64' | 'binary';
 

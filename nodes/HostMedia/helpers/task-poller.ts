@@ -7,8 +7,9 @@
 import type { IExecuteFunctions, JsonObject } from 'n8n-workflow';
 import { NodeApiError, NodeOperationError, sleep } from 'n8n-workflow';
 
-import { normaliseTask, type NormalisedTask } from './task-status';
-import { hostRequest, type HostCredentialType } from './transport';
+import { jittered } from '../../shared/retry';
+import { normaliseTask, type NormalisedTask } from '../../shared/task-status';
+import { hostRequest, type HostCredentialType } from '../../shared/transport';
 
 export interface PollTaskOptions {
 	credentialType: HostCredentialType;
@@ -34,7 +35,7 @@ export interface PollTaskOptions {
 export function pollDelayMs(attempt: number, intervalMs: number, random: () => number = Math.random): number {
 	const cap = Math.max(intervalMs, Math.min(intervalMs * 4, 60_000));
 	const base = Math.min(cap, intervalMs * 1.5 ** Math.max(0, attempt));
-	return Math.max(1, Math.round(base * (0.8 + random() * 0.4)));
+	return jittered(base, random);
 }
 
 /** "90 s", "2 min", "1 h 5 min". */

@@ -19,8 +19,10 @@ import { NodeApiError, NodeOperationError, sleep } from 'n8n-workflow';
 
 import { mergeNodeOutput } from './output-files';
 import { parsePreviewFrame, type PreviewImage } from './preview-frames';
-import { cloudJobStateOf, type CloudJobState } from './task-status';
-import { hostRequest, redact } from './transport';
+import { cloudJobStateOf, type CloudJobState } from '../../shared/task-status';
+import { jittered } from '../../shared/retry';
+import { hostRequest, redact } from '../../shared/transport';
+import { isRecord } from '../../shared/validation';
 import { runtimeWebSocket, SOCKET_OPEN, type RuntimeWebSocket } from './websocket';
 
 export interface WatchSettings {
@@ -126,14 +128,6 @@ const EXECUTION_ERRORS: Record<string, { summary: string; hint: string }> = {
 		hint: 'Check that the image URL is public and reachable, or upload the image instead.',
 	},
 };
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-	return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
-
-function jittered(ms: number): number {
-	return Math.round(ms * (0.8 + Math.random() * 0.4));
-}
 
 /** The WebSocket address: the credential's WebSocket base URL, or the base URL with https→wss, http→ws. */
 export function socketBaseUrl(baseUrl: string, wsBaseUrl?: string): string {

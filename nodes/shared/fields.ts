@@ -5,13 +5,13 @@
  */
 import type { IDataObject, IExecuteFunctions, INodeProperties, INodePropertyOptions } from 'n8n-workflow';
 
-import { booleanValue, httpUrl, integerInRange, invalidField, jsonText, maxCharacters, oneOf, quoted } from '../../../shared/validation';
+import { booleanValue, httpUrl, integerInRange, invalidField, jsonText, maxCharacters, numberInRange, oneOf, quoted } from './validation';
 
 interface FieldBase {
 	/** Parameter name in the node (camelCase). */
 	name: string;
-	/** Name of the field in the request body. */
-	api: string;
+	/** Name of the field in the request body; none for settings of the node itself (how long to wait...). */
+	api?: string;
 	displayName: string;
 	description: string;
 	placeholder?: string;
@@ -20,7 +20,7 @@ interface FieldBase {
 export type FieldDefinition = FieldBase &
 	(
 		| { kind: 'integer'; min: number; max: number; default?: number }
-		| { kind: 'number'; default?: number }
+		| { kind: 'number'; min?: number; max?: number; precision?: number; default?: number }
 		| { kind: 'boolean'; default?: boolean }
 		| { kind: 'options'; options: INodePropertyOptions[]; default?: string | number }
 		| { kind: 'string'; maxChars?: number; rows?: number; default?: string }
@@ -28,8 +28,9 @@ export type FieldDefinition = FieldBase &
 		| { kind: 'json' }
 	);
 
-/** "Creativity (creativity)": how messages name a field. */
-export const fieldLabel = (field: { displayName: string; api: string }): string => `${field.displayName} (${field.api})`;
+/** "Creativity (creativity)": how messages name a field (a node setting by its display name alone). */
+export const fieldLabel = (field: { displayName: string; api?: string }): string =>
+	field.api ? `${field.displayName} (${field.api})` : field.displayName;
 
 /** The n8n parameter of a field definition. */
 export function fieldProperty(field: FieldDefinition): INodeProperties {
@@ -48,7 +49,19 @@ export function fieldProperty(field: FieldDefinition): INodeProperties {
 				},
 			};
 		case 'number':
-			return { ...common, type: 'number', default: field.default ?? 0 };
+			return {
+				...common,
+				type: 'number',
+				default: field.default ?? 0,
+				typeOptions:
+					field.min !== undefined || field.max !== undefined || field.precision !== undefined
+						? {
+								...(field.min !== undefined ? { minValue: field.min } : {}),
+								...(field.max !== undefined ? { maxValue: field.max } : {}),
+								...(field.precision !== undefined ? { numberPrecision: field.precision } : {}),
+							}
+						: undefined,
+			};
 		case 'boolean':
 			return { ...common, type: 'boolean', default: field.default ?? false };
 		case 'options':
@@ -108,7 +121,9 @@ export function checkedField(context: IExecuteFunctions, itemIndex: number, fiel
 		case 'integer':
 			return integerInRange(context, itemIndex, label, value, field.min, field.max);
 		case 'number':
-			return numberValue(context, itemIndex, label, value);
+			return field.min === undefined && field.max === undefined
+				? numberValue(context, itemIndex, label, value)
+				: numberInRange(context, itemIndex, label, value, field.min ?? Number.NEGATIVE_INFINITY, field.max);
 		case 'boolean':
 			return booleanValue(context, itemIndex, label, value);
 		case 'options': {
@@ -145,7 +160,7 @@ export function addFields(
 ): IDataObject {
 	for (const field of fields) {
 		const checked = checkedField(context, itemIndex, field, values[field.name]);
-		if (checked !== undefined) body[field.api] = checked as IDataObject[string];
+		if (checked !== undefined && field.api) body[field.api] = checked as IDataObject[string];
 	}
 	return body;
 }
@@ -153,7 +168,7 @@ export function addFields(
 /** Checks a top-level parameter and copies it into `body`. */
 export function addParameter(context: IExecuteFunctions, itemIndex: number, field: FieldDefinition, body: IDataObject): unknown {
 	const checked = checkedField(context, itemIndex, field, context.getNodeParameter(field.name, itemIndex, undefined));
-	if (checked !== undefined) body[field.api] = checked as IDataObject[string];
+	if (checked !== undefined && field.api) body[field.api] = checked as IDataObject[string];
 	return checked;
 }
 

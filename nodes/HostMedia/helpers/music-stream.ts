@@ -7,9 +7,9 @@
 import type { IBinaryData, IDataObject, IExecuteFunctions } from 'n8n-workflow';
 import { NodeOperationError } from 'n8n-workflow';
 
-import { extensionFor, sniffMimeType, SNIFF_BYTES } from '../../../shared/file-types';
-import { readNdjson } from '../../../shared/ndjson';
-import { ByteChannel, isAsyncIterable, readableClassOf, readableFrom } from '../../../shared/streams';
+import { extensionFor, sniffMimeType, SNIFF_BYTES } from '../../shared/file-types';
+import { readNdjson } from './ndjson';
+import { ByteChannel, isAsyncIterable, readableClassOf, readableFrom } from '../../shared/streams';
 
 /** Non-audio events kept for the output (a stream of any length returns a bounded list). */
 const MAX_EVENTS = 100;

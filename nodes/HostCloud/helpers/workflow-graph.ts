@@ -4,6 +4,7 @@
  * before anything is sent, setting inputs without editing JSON, and spotting partner nodes.
  * Pure functions: the node turns a `GraphProblem` into an error that names its field.
  */
+import { isRecord } from '../../shared/validation';
 
 export interface GraphNode {
 	class_type: string;
@@ -25,10 +26,6 @@ export type GraphResult = { graph: WorkflowGraph } | { problem: GraphProblem };
 const API_FORMAT_HINT =
 	'Export the workflow in API format: in the editor use Workflow → Export (API) (in older versions, turn on the dev mode ' +
 	'options in Settings, then use Save (API Format)), and paste that file here or pass it from an earlier node.';
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-	return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
 
 /** A link is `[source node id, output index]`. */
 export function asLink(value: unknown): [string, number] | undefined {

@@ -1,0 +1,68 @@
+/**
+ * How long and how often a node waits, named and placed alike in Host Cloud and Host Media (from
+ * node version 2): a "Wait Options" collection with "Max Wait (Minutes)" and "Poll Interval
+ * (Seconds)", plus each node's own settings. Version 1 of each node keeps its saved layout.
+ */
+import type { IDataObject, IDisplayOptions, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
+
+import { checkedField, collectionOptions, type FieldDefinition } from './fields';
+
+export const WAIT_OPTIONS_NAME = 'waitOptions';
+
+/** Node versions that read "Wait Options" (earlier ones keep their own layout). */
+export const WAIT_OPTIONS_SINCE_VERSION = 2;
+
+export const hasWaitOptions = (context: IExecuteFunctions): boolean => context.getNode().typeVersion >= WAIT_OPTIONS_SINCE_VERSION;
+
+/** "Max Wait (Minutes)"; `noLimit`: 0 means wait without limit. */
+export function maxWaitMinutesField(defaultMinutes: number, description: string, noLimit = false): FieldDefinition {
+	return {
+		name: 'maxWaitMinutes',
+		displayName: 'Max Wait (Minutes)',
+		kind: 'number',
+		min: noLimit ? 0 : 0.01,
+		precision: 2,
+		default: defaultMinutes,
+		description,
+	};
+}
+
+/** "Poll Interval (Seconds)". */
+export function pollIntervalSecondsField(defaultSeconds: number, description: string): FieldDefinition {
+	return {
+		name: 'pollIntervalSeconds',
+		displayName: 'Poll Interval (Seconds)',
+		kind: 'number',
+		min: 0.01,
+		precision: 3,
+		default: defaultSeconds,
+		description,
+	};
+}
+
+/** The "Wait Options" collection of an operation (shown where `show` says, for version 2 on). */
+export function waitOptionsProperty(
+	fields: FieldDefinition[],
+	show: NonNullable<IDisplayOptions['show']> = {},
+	extra: INodeProperties[] = [],
+): INodeProperties {
+	return {
+		displayName: 'Wait Options',
+		name: WAIT_OPTIONS_NAME,
+		type: 'collection',
+		placeholder: 'Add Option',
+		default: {},
+		displayOptions: { show: { ...show, '@version': [{ _cnd: { gte: WAIT_OPTIONS_SINCE_VERSION } }] } },
+		options: collectionOptions(fields, extra),
+	};
+}
+
+/** Each field's checked value from the "Wait Options" of item `itemIndex`, or its default when left out. */
+export function readWaitOptions(context: IExecuteFunctions, itemIndex: number, fields: FieldDefinition[]): Record<string, unknown> {
+	const value = context.getNodeParameter(WAIT_OPTIONS_NAME, itemIndex, {}) as unknown;
+	const values = typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as IDataObject) : {};
+	const out: Record<string, unknown> = {};
+	for (const field of fields)
+		out[field.name] = checkedField(context, itemIndex, field, values[field.name]) ?? ('default' in field ? field.default : undefined);
+	return out;
+}
