@@ -95,11 +95,11 @@ export interface Operation {
 	executeAll?: (this: IExecuteFunctions, items: INodeExecutionData[]) => Promise<INodeExecutionData[]>;
 }
 
+/** A node's resource → operation map: each resource dropdown value, each of its operation values, the module that runs it. */
+export type NodeResources = Readonly<Record<string, { readonly operations: Readonly<Record<string, Operation>> }>>;
+
 /** Runs the operation the resource and operation dropdowns pick, from a node's table of resources. */
-export async function runSelectedOperation(
-	context: IExecuteFunctions,
-	resources: Record<string, { operations: Record<string, Operation> }>,
-): Promise<INodeExecutionData[][]> {
+export async function runSelectedOperation(context: IExecuteFunctions, resources: NodeResources): Promise<INodeExecutionData[][]> {
 	const resource = context.getNodeParameter('resource', 0) as string;
 	const operation = context.getNodeParameter('operation', 0) as string;
 	const selected = resources[resource]?.operations[operation];

@@ -1,12 +1,13 @@
 import type { IExecuteFunctions, INodeExecutionData } from 'n8n-workflow';
 
-import { runSelectedOperation } from '../../shared/items';
+import { runSelectedOperation, type NodeResources } from '../../shared/items';
 import * as file from './file';
 import * as queue from './queue';
 import * as system from './system';
 import * as workflow from './workflow';
 
-const resources = { workflow, file, queue, system };
+/** Every resource and operation of the dropdowns, and the module that runs it. */
+export const resources = { workflow, file, queue, system } satisfies NodeResources;
 
 /** Picks the operation module from the resource and operation dropdowns. */
 export async function router(this: IExecuteFunctions): Promise<INodeExecutionData[][]> {

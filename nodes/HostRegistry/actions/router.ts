@@ -1,11 +1,12 @@
 import type { IExecuteFunctions, INodeExecutionData } from 'n8n-workflow';
 
-import { runSelectedOperation } from '../../shared/items';
+import { runSelectedOperation, type NodeResources } from '../../shared/items';
 import * as node from './node';
 import * as nodeVersion from './nodeVersion';
 import * as publisher from './publisher';
 
-const resources = { node, nodeVersion, publisher };
+/** Every resource and operation of the dropdowns, and the module that runs it. */
+export const resources = { node, nodeVersion, publisher } satisfies NodeResources;
 
 /** Picks the operation module from the resource and operation dropdowns. */
 export async function router(this: IExecuteFunctions): Promise<INodeExecutionData[][]> {
