@@ -6,7 +6,7 @@ import * as queue from './actions/queue';
 import { router } from './actions/router';
 import * as system from './actions/system';
 import * as workflow from './actions/workflow';
-import { getImageLoaderNodes, getNodeInputs, getWorkflowNodes } from './helpers/graph-input';
+import { getImageLoaderNodes, getNodeInputs, getWorkflowNodes } from './methods/load-options';
 
 export class HostCloud implements INodeType {
 	description: INodeTypeDescription = {
@@ -14,7 +14,9 @@ export class HostCloud implements INodeType {
 		name: 'hostCloud',
 		icon: { light: 'file:../../icons/host.svg', dark: 'file:../../icons/host.dark.svg' },
 		group: ['transform'],
-		version: 1,
+		// 2: the wait settings sit in "Wait Options", Max Wait in minutes (as in Host Media); 1 keeps its saved layout.
+		version: [1, 2],
+		defaultVersion: 2,
 		subtitle: '={{$parameter["operation"] + ": " + $parameter["resource"]}}',
 		description: 'Run workflow graphs on the Host cloud and pass their output files on',
 		defaults: { name: 'Host Cloud' },

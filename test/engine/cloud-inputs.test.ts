@@ -37,7 +37,7 @@ function run(
 	items: Item[] = [{ json: {} }],
 	options: { continueOnFail?: boolean; credential?: string } = {},
 ) {
-	const { additionalFields, ...rest } = parameters as { additionalFields?: Record<string, unknown> };
+	const { waitOptions, ...rest } = parameters as { waitOptions?: Record<string, unknown> };
 	return cloud.harness.runNode(
 		{
 			type: 'hostCloud',
@@ -46,7 +46,7 @@ function run(
 				operation: 'execute',
 				workflow: JSON.stringify(txt2img()),
 				...rest,
-				additionalFields: { ...FAST_WAIT, ...additionalFields },
+				waitOptions: { ...FAST_WAIT, ...waitOptions },
 			},
 			credentials: { hostCloudApi: options.credential ?? cloud.credential },
 			continueOnFail: options.continueOnFail,
@@ -104,9 +104,19 @@ describe('bad inputs never reach the service', () => {
 			/^Input Images \(entry 1\): node "3" is a KSampler, not a Load Image node/,
 		],
 		['Max Concurrent Jobs 0', { additionalFields: { maxConcurrentJobs: 0 } }, /^Max Concurrent Jobs must be a whole number from 1 to 50/],
-		['a negative Max Wait', { additionalFields: { maxWaitSeconds: -1 } }, /^Max Wait \(Seconds\) must be a number 0 or more/],
+		['a negative Max Wait', { waitOptions: { maxWaitMinutes: -1 } }, /^Max Wait \(Minutes\) must be a number 0 or more/],
+		['a Poll Interval of 0', { waitOptions: { pollIntervalSeconds: 0 } }, /^Poll Interval \(Seconds\) must be a number 0.01 or more/],
+		[
+			'an On Timeout choice outside the list',
+			{ waitOptions: { onTimeout: 'later' } },
+			/^On Timeout must be one of cancel, keep \(got "later"\)/,
+		],
 		['Extra Data that is not JSON', { additionalFields: { extraData: '{nope' } }, /^Extra Data \(JSON\) is not valid JSON/],
-		['Extra Data that is JSON but not an object', { additionalFields: { extraData: '[1]' } }, /^Extra Data \(JSON\) must be a JSON object \(got "\[1\]"\)/],
+		[
+			'Extra Data that is JSON but not an object',
+			{ additionalFields: { extraData: '[1]' } },
+			/^Extra Data \(JSON\) must be a JSON object \(got "\[1\]"\)/,
+		],
 		[
 			'a Partner Nodes API Key choice outside the list',
 			{ additionalFields: { partnerApiKey: 'sometimes' } },

@@ -72,7 +72,7 @@ describe('Workflow', () => {
 			finished: false,
 		});
 
-		const waited = await run('workflow', 'waitForCompletion', { promptId, downloadFiles: true, additionalFields: FAST_WAIT }, [
+		const waited = await run('workflow', 'waitForCompletion', { promptId, downloadFiles: true, waitOptions: FAST_WAIT }, [
 			{ json: { promptId } },
 		]);
 		expect(waited.status).toBe('success');
@@ -95,10 +95,10 @@ describe('Workflow', () => {
 		const { sim } = cloud;
 		const promptId = await submitJob();
 		await waitUntil(() => sim.cloud.jobs.get(promptId)?.status === 'completed');
-		const waited = await run('workflow', 'waitForCompletion', { promptId, additionalFields: FAST_WAIT });
+		const waited = await run('workflow', 'waitForCompletion', { promptId, waitOptions: FAST_WAIT });
 		expect(waited.items[0]!.json).toMatchObject({ prompt_id: promptId, status: 'completed' });
 
-		const again = await withoutWebSocket(() => run('workflow', 'waitForCompletion', { promptId, additionalFields: FAST_WAIT }));
+		const again = await withoutWebSocket(() => run('workflow', 'waitForCompletion', { promptId, waitOptions: FAST_WAIT }));
 		expect(again.items[0]!.json).toMatchObject({ prompt_id: promptId, status: 'completed' });
 	});
 
@@ -109,7 +109,7 @@ describe('Workflow', () => {
 		const waited = await run(
 			'workflow',
 			'waitForCompletion',
-			{ promptId: '={{ $json.id }}', additionalFields: FAST_WAIT },
+			{ promptId: '={{ $json.id }}', waitOptions: FAST_WAIT },
 			ids.map((id) => ({ json: { id } })),
 		);
 		expect(waited.items.map((item) => item.json.prompt_id)).toEqual(ids);
@@ -120,7 +120,7 @@ describe('Workflow', () => {
 		const { sim } = cloud;
 		sim.cloud.failNextJob({ exception_type: 'ModelDownloadError', exception_message: 'no such model', nodeId: '4' });
 		const failedId = await submitJob();
-		const failed = await run('workflow', 'waitForCompletion', { promptId: failedId, additionalFields: FAST_WAIT }, [{ json: {} }], true);
+		const failed = await run('workflow', 'waitForCompletion', { promptId: failedId, waitOptions: FAST_WAIT }, [{ json: {} }], true);
 		expect(failed.items[0]!.json.error).toMatch(
 			new RegExp(`^Job ${failedId} failed at node 4 \\(CheckpointLoaderSimple\\): a model the workflow needs`),
 		);
@@ -130,7 +130,7 @@ describe('Workflow', () => {
 		const timedOut = await run(
 			'workflow',
 			'waitForCompletion',
-			{ promptId: slowId, additionalFields: { ...FAST_WAIT, maxWaitSeconds: 0.2, onTimeout: 'keep' } },
+			{ promptId: slowId, waitOptions: { ...FAST_WAIT, maxWaitMinutes: 0.2 / 60, onTimeout: 'keep' } },
 			[{ json: {} }],
 			true,
 		);
@@ -146,7 +146,7 @@ describe('Workflow', () => {
 		);
 		const waited = await run('workflow', 'waitForCompletion', {
 			promptId: '00000000-0000-4000-8000-000000000000',
-			additionalFields: FAST_WAIT,
+			waitOptions: FAST_WAIT,
 		});
 		expect(waited.error('Node')?.message).toBe('The cloud has no job 00000000-0000-4000-8000-000000000000 (HTTP 404)');
 		sim.reset();
@@ -200,14 +200,19 @@ describe('File', () => {
 		expect(noOriginal.error('Node')?.message).toBe('Original Image Name is required');
 		const badType = await run('file', 'uploadImage', { binaryPropertyName: 'data', additionalFields: { type: 'models' } }, [withImage()]);
 		expect(badType.error('Node')?.message).toBe('Type must be one of input, temp, output (got "models")');
-		const badOverwrite = await run('file', 'uploadImage', { binaryPropertyName: 'data', additionalFields: { overwrite: '={{ "maybe" }}' } }, [withImage()]);
+		const badOverwrite = await run(
+			'file',
+			'uploadImage',
+			{ binaryPropertyName: 'data', additionalFields: { overwrite: '={{ "maybe" }}' } },
+			[withImage()],
+		);
 		expect(badOverwrite.error('Node')?.message).toBe('Overwrite must be true or false (got "maybe")');
 		expect(sim.requests).toHaveLength(0);
 	});
 
 	test('Get Output URL and Download Output take a file reference; storage never sees the key', async () => {
 		const { sim } = cloud;
-		const executed = await run('workflow', 'execute', { workflow: JSON.stringify(txt2img()), additionalFields: FAST_WAIT });
+		const executed = await run('workflow', 'execute', { workflow: JSON.stringify(txt2img()), waitOptions: FAST_WAIT });
 		const image = (executed.items[0]!.json.images as Array<Record<string, string>>)[0]!;
 
 		const url = await run(
@@ -245,9 +250,12 @@ describe('File', () => {
 		expect(badType.error('Node')?.message).toBe('Type must be one of input, temp, output (got "models")');
 		const noField = await run('file', 'downloadOutput', { filename: 'a.png', binaryPropertyName: '={{ "" }}' });
 		expect(noField.error('Node')?.message).toBe('Put Output File in Field is required');
-		const badOriginalType = await run('file', 'uploadMask', { binaryPropertyName: 'data', originalFilename: 'a.png', additionalFields: { originalType: 'models' } }, [
-			withImage(),
-		]);
+		const badOriginalType = await run(
+			'file',
+			'uploadMask',
+			{ binaryPropertyName: 'data', originalFilename: 'a.png', additionalFields: { originalType: 'models' } },
+			[withImage()],
+		);
 		expect(badOriginalType.error('Node')?.message).toMatch(/^Original Image Type must be one of input, temp, output \(got "models"\)/);
 		expect(sim.requests).toHaveLength(0);
 	});
@@ -257,7 +265,7 @@ describe('File', () => {
 		const unknown = await run('file', 'getOutputUrl', { filename: 'missing.png' });
 		expect(unknown.error('Node')?.message).toMatch(/^Not found while getting the address of output file "missing.png" \(HTTP 404\)/);
 
-		const executed = await run('workflow', 'execute', { workflow: JSON.stringify(txt2img()), additionalFields: FAST_WAIT });
+		const executed = await run('workflow', 'execute', { workflow: JSON.stringify(txt2img()), waitOptions: FAST_WAIT });
 		const image = (executed.items[0]!.json.images as Array<Record<string, string>>)[0]!;
 		sim.faults.expiredSignedUrls = true;
 		const expired = await run('file', 'downloadOutput', { filename: image.filename });
@@ -303,7 +311,7 @@ describe('Queue', () => {
 
 test('Wait for Completion with the same prompt_id on two items waits once and answers both', async () => {
 	const promptId = await submitJob();
-	const waited = await run('workflow', 'waitForCompletion', { promptId, additionalFields: FAST_WAIT }, [{ json: {} }, { json: {} }]);
+	const waited = await run('workflow', 'waitForCompletion', { promptId, waitOptions: FAST_WAIT }, [{ json: {} }, { json: {} }]);
 	expect(waited.items.map((item) => [item.json.prompt_id, item.json.status, item.pairedItem])).toEqual([
 		[promptId, 'completed', { item: 0 }],
 		[promptId, 'completed', { item: 1 }],

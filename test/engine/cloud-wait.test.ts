@@ -22,7 +22,7 @@ afterAll(async () => {
 });
 
 function execute(parameters: Record<string, unknown> = {}, items = [{ json: {} }], continueOnFail = false, signal?: AbortSignal) {
-	const { additionalFields, ...rest } = parameters as { additionalFields?: Record<string, unknown> };
+	const { waitOptions, ...rest } = parameters as { waitOptions?: Record<string, unknown> };
 	return cloud.harness.runNode(
 		{
 			type: 'hostCloud',
@@ -31,7 +31,7 @@ function execute(parameters: Record<string, unknown> = {}, items = [{ json: {} }
 				operation: 'execute',
 				workflow: JSON.stringify(txt2img()),
 				...rest,
-				additionalFields: { ...FAST_WAIT, ...additionalFields },
+				waitOptions: { ...FAST_WAIT, ...waitOptions },
 			},
 			credentials: { hostCloudApi: cloud.credential },
 			continueOnFail,
@@ -86,7 +86,7 @@ describe('without a WebSocket', () => {
 	});
 
 	test('"Use Live Progress" off polls too', async () => {
-		const result = await execute({ additionalFields: { useWebSocket: false } });
+		const result = await execute({ waitOptions: { useWebSocket: false } });
 		expect(result.status).toBe('success');
 		expect(cloud.sim.counters.wsConnections).toBe(0);
 		expect(result.items[0]!.json.outputs_from_job_record).toBe(true);
@@ -151,7 +151,7 @@ describe('a socket that drops or goes silent', () => {
 		sim.options.nodeMs = 10;
 		// Silent from early in the job for the rest of the test: only status polls can find its end.
 		sim.faults.silenceWebSocket = { afterMessages: 3, ms: 600_000 };
-		const result = await execute({ additionalFields: { silenceSeconds: 0.2, pollIntervalSeconds: 0.05 } });
+		const result = await execute({ waitOptions: { silenceSeconds: 0.2, pollIntervalSeconds: 0.05 } });
 		expect(result.status).toBe('success');
 		const json = result.items[0]!.json as Record<string, any>;
 		expect(json.images.map((file: { filename: string }) => file.filename)).toEqual(storedFiles(json.prompt_id));
@@ -212,7 +212,7 @@ describe('ending the wait', () => {
 	test('Max Wait cancels the job and names it', async () => {
 		const { sim } = cloud;
 		sim.options.nodeMs = 200;
-		const result = await execute({ additionalFields: { maxWaitSeconds: 0.3 } }, [{ json: {} }], true);
+		const result = await execute({ waitOptions: { maxWaitMinutes: 0.005 } }, [{ json: {} }], true);
 		const json = result.items[0]!.json as Record<string, any>;
 		expect(json.error).toBe(`Job ${json.prompt_id} did not finish within 0.3 seconds (Max Wait), so it was cancelled on the cloud`);
 		expect(sim.cloud.jobs.get(json.prompt_id)?.status).toBe('cancelled');
@@ -222,7 +222,7 @@ describe('ending the wait', () => {
 	test('Max Wait with "Leave It Running" leaves the job running', async () => {
 		const { sim } = cloud;
 		sim.options.nodeMs = 200;
-		const result = await execute({ additionalFields: { maxWaitSeconds: 0.3, onTimeout: 'keep' } }, [{ json: {} }], true);
+		const result = await execute({ waitOptions: { maxWaitMinutes: 0.005, onTimeout: 'keep' } }, [{ json: {} }], true);
 		const json = result.items[0]!.json as Record<string, any>;
 		expect(json.error).toMatch(new RegExp(`^Job ${json.prompt_id} did not finish within 0.3 seconds \\(Max Wait\\); it is still running`));
 		expect(json.errorDetails).toMatch(/Wait for Completion/);

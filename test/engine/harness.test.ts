@@ -95,7 +95,11 @@ describe('engine harness', () => {
 	it('stops at the failing item without continueOnFail and names it', async () => {
 		const credential = harness.addCredential('hostCloudApi', { apiKey: GOOD_KEY, baseUrl: server.url });
 		const result = await harness.runNode(
-			{ type: 'hostCloud', parameters: { resource: 'system', operation: 'getNodeDefinitions', nodeClass: '={{ $json.cls }}' }, credentials: { hostCloudApi: credential } },
+			{
+				type: 'hostCloud',
+				parameters: { resource: 'system', operation: 'getNodeDefinitions', nodeClass: '={{ $json.cls }}' },
+				credentials: { hostCloudApi: credential },
+			},
 			[{ json: { cls: 'KSampler' } }, { json: { cls: 'Missing' } }],
 		);
 		expect(result.status).toBe('error');
@@ -106,9 +110,15 @@ describe('engine harness', () => {
 
 	it('maps a rejected key to a message that names the credential, never the key', async () => {
 		const credential = harness.addCredential('hostCloudApi', { apiKey: 'wrong-key-999', baseUrl: server.url });
-		const result = await harness.runNode({ type: 'hostCloud', parameters: { resource: 'system', operation: 'getNodeDefinitions' }, credentials: { hostCloudApi: credential } });
+		const result = await harness.runNode({
+			type: 'hostCloud',
+			parameters: { resource: 'system', operation: 'getNodeDefinitions' },
+			credentials: { hostCloudApi: credential },
+		});
 		expect(result.status).toBe('error');
-		expect(result.error('Node')?.message).toMatch(/^The API key was rejected while reading the node definitions \(HTTP 401\): Invalid API key$/);
+		expect(result.error('Node')?.message).toMatch(
+			/^The API key was rejected while reading the node definitions \(HTTP 401\): Invalid API key$/,
+		);
 		expect(JSON.stringify(result.run.data)).not.toContain('wrong-key-999');
 	});
 });

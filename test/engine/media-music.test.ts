@@ -126,7 +126,7 @@ describe('Host Media: music', () => {
 		expect(env.sim.proxy.musicStats.aborted).toBe(1);
 	});
 
-	it('a 40 MB stream becomes two 20 MB WAV files in n8n\'s filesystem binary storage', async () => {
+	it("a 40 MB stream becomes two 20 MB WAV files in n8n's filesystem binary storage", async () => {
 		Object.assign(env.sim.proxy.music, { streams: 2, audioBytesPerStream: 20 * 1024 * 1024, chunkBytes: 48 * 1024 });
 		const size = 20 * 1024 * 1024;
 		const result = await env.run(MUSIC);

@@ -44,7 +44,11 @@ function answer(req: SeenRequest, res: ServerResponse): void {
 		});
 	}
 	if (path === '/publishers/acme/nodes/orphan/claim-my-node') {
-		return send(res, 200, { message: 'Node claimed', request: JSON.parse(req.body || '{}') as unknown, note: `token ${REPOHOST} accepted` });
+		return send(res, 200, {
+			message: 'Node claimed',
+			request: JSON.parse(req.body || '{}') as unknown,
+			note: `token ${REPOHOST} accepted`,
+		});
 	}
 	return send(res, 404, { error: 'not_found', message: `no route ${path}` });
 }
@@ -53,7 +57,12 @@ beforeAll(async () => {
 	elsewhere = await startLoopbackServer((_req, res) => send(res, 200, { stolen: true }));
 	service = await startLoopbackServer(answer);
 	cloudCredential = harness.addCredential('hostCloudApi', { apiKey: API_KEY, baseUrl: service.url, wsBaseUrl: '' });
-	apiCredential = harness.addCredential('hostApi', { accessToken: ACCESS_TOKEN, registryUrl: service.url, publisherId: 'acme', repohostToken: REPOHOST });
+	apiCredential = harness.addCredential('hostApi', {
+		accessToken: ACCESS_TOKEN,
+		registryUrl: service.url,
+		publisherId: 'acme',
+		repohostToken: REPOHOST,
+	});
 });
 
 afterEach(() => {
@@ -92,7 +101,12 @@ describe('redirects of API calls are not followed', () => {
 	});
 
 	it('Host Media: a task status call redirected to another host fails, and that host sees nothing', async () => {
-		const result = await runApi('hostMedia', { resource: 'image', operation: 'getTaskStatus', taskType: 'image-upscaler', taskId: TASK_ID });
+		const result = await runApi('hostMedia', {
+			resource: 'image',
+			operation: 'getTaskStatus',
+			taskType: 'image-upscaler',
+			taskId: TASK_ID,
+		});
 		expect(result.status).toBe('error');
 		expect(result.error('Node')?.message).toMatch(new RegExp(`^The service answered with a redirect \\(HTTP 302\\) to ${elsewhere.url} `));
 		expect(elsewhere.seen).toHaveLength(0);
@@ -111,7 +125,9 @@ describe('echoed secrets', () => {
 	it('a secret past the clipping point of a long error body is not left half readable', async () => {
 		const result = await runCloud({ resource: 'workflow', operation: 'getStatus', promptId: 'long-error' });
 		const message = result.error('Node')?.message ?? '';
-		expect(message).toBe(`The service rejected the request as invalid while reading the status of job long-error (HTTP 400): ${'x'.repeat(490)} key *** t`);
+		expect(message).toBe(
+			`The service rejected the request as invalid while reading the status of job long-error (HTTP 400): ${'x'.repeat(490)} key *** t`,
+		);
 		expectNoSecret(result.run.data);
 	});
 
@@ -123,7 +139,12 @@ describe('echoed secrets', () => {
 	});
 
 	it('Claim: a success answer that echoes the code-hosting token has it replaced', async () => {
-		const result = await runApi('hostRegistry', { resource: 'node', operation: 'claim', publisher: locator('acme', 'id'), node: locator('orphan', 'id') });
+		const result = await runApi('hostRegistry', {
+			resource: 'node',
+			operation: 'claim',
+			publisher: locator('acme', 'id'),
+			node: locator('orphan', 'id'),
+		});
 		expect(result.status).toBe('success');
 		expect(JSON.parse(service.seen[0]!.body)).toEqual({ REPOHOST_TOKEN: REPOHOST });
 		expect(result.items[0]!.json.note).toBe('token *** accepted');

@@ -23,7 +23,8 @@ describe('Host Task Trigger', () => {
 		// nothing to register with the service, and the static data is left alone.
 		const node = workflow.getNode('Trigger')!;
 		const type = harness.nodeTypes.getByNameAndVersion(node.type);
-		const hooks = (type as unknown as { webhookMethods: { default: Record<string, (this: unknown) => Promise<boolean>> } }).webhookMethods.default;
+		const hooks = (type as unknown as { webhookMethods: { default: Record<string, (this: unknown) => Promise<boolean>> } }).webhookMethods
+			.default;
 		const context = { getWorkflowStaticData: (kind: 'node' | 'global') => workflow.getStaticData(kind, node) };
 		expect(await hooks.checkExists!.call(context)).toBe(true);
 		expect(await hooks.create!.call(context)).toBe(true);
@@ -54,18 +55,24 @@ describe('Host Task Trigger', () => {
 			body: { task_id: 'vid-1', state: 'success', creations: [{ id: 'c1', url: 'https://s/v.mp4', cover_url: 'https://s/c.png' }] },
 		});
 		expect(items(ok)[0]!.json).toMatchObject({ kind: 'video', status: 'succeeded', creations: [{ url: 'https://s/v.mp4' }] });
-		const failed = await harness.callWebhook(trigger(), 'Trigger', { body: { task_id: 'vid-2', state: 'failed', err_code: 'GenerationFailed' } });
+		const failed = await harness.callWebhook(trigger(), 'Trigger', {
+			body: { task_id: 'vid-2', state: 'failed', err_code: 'GenerationFailed' },
+		});
 		expect(items(failed)[0]!.json).toMatchObject({ status: 'failed', final: true, error: 'GenerationFailed' });
 	});
 
 	it('by default ignores notifications that are not final, answering 2xx', async () => {
-		const call = await harness.callWebhook(trigger(), 'Trigger', { body: { data: { task_id: 'img-2', status: 'IN_PROGRESS', generated: [] } } });
+		const call = await harness.callWebhook(trigger(), 'Trigger', {
+			body: { data: { task_id: 'img-2', status: 'IN_PROGRESS', generated: [] } },
+		});
 		expect(call.status).toBe(200);
 		expect(call.result.workflowData).toBeUndefined();
 	});
 
 	it('emits every status change when asked', async () => {
-		const call = await harness.callWebhook(trigger({ events: 'all' }), 'Trigger', { body: { data: { task_id: 'img-3', task_status: 'IN_PROGRESS' } } });
+		const call = await harness.callWebhook(trigger({ events: 'all' }), 'Trigger', {
+			body: { data: { task_id: 'img-3', task_status: 'IN_PROGRESS' } },
+		});
 		expect(items(call)[0]!.json).toMatchObject({ status: 'running', raw_status: 'IN_PROGRESS', final: false });
 	});
 
@@ -125,11 +132,15 @@ describe('Host Task Trigger', () => {
 		expect(JSON.stringify(refused.body)).not.toContain('s3cret-value');
 		const badBodyNoSecret = await harness.callWebhook(inQuery, 'Trigger', { body: 'garbage' });
 		expect(badBodyNoSecret.status).toBe(401);
-		expect(items(await harness.callWebhook(inQuery, 'Trigger', { body: imageDone('sec-1'), query: { secret: 's3cret-value' } }))).toHaveLength(1);
+		expect(
+			items(await harness.callWebhook(inQuery, 'Trigger', { body: imageDone('sec-1'), query: { secret: 's3cret-value' } })),
+		).toHaveLength(1);
 
 		const inHeader = trigger({ secret: 'h-secret', secretLocation: 'header' });
 		expect((await harness.callWebhook(inHeader, 'Trigger', { body: imageDone('sec-2'), query: { secret: 'h-secret' } })).status).toBe(401);
-		expect(items(await harness.callWebhook(inHeader, 'Trigger', { body: imageDone('sec-2'), headers: { 'X-Host-Secret': 'h-secret' } }))).toHaveLength(1);
+		expect(
+			items(await harness.callWebhook(inHeader, 'Trigger', { body: imageDone('sec-2'), headers: { 'X-Host-Secret': 'h-secret' } })),
+		).toHaveLength(1);
 	});
 
 	describe('with the simulator sending its own notifications', () => {
@@ -158,7 +169,11 @@ describe('Host Task Trigger', () => {
 			await activate(workflow);
 			sim.faults.duplicateNotifications = { times: 3 };
 			const auth = { headers: { Authorization: `Bearer ${sim.accessToken}` } };
-			const image = await axios.post(`${sim.registryUrl}/proxy/imaging/v1/ai/image-upscaler`, { image: 'https://example.com/in.png', webhook_url: `${receiver.url}/hook` }, auth);
+			const image = await axios.post(
+				`${sim.registryUrl}/proxy/imaging/v1/ai/image-upscaler`,
+				{ image: 'https://example.com/in.png', webhook_url: `${receiver.url}/hook` },
+				auth,
+			);
 			const video = await axios.post(
 				`${sim.registryUrl}/proxy/video/extend`,
 				{ model: 'videoq2-turbo', callback_url: `${receiver.url}/hook` },
@@ -173,8 +188,18 @@ describe('Host Task Trigger', () => {
 			expect(emitted).toHaveLength(2);
 			expect(emitted).toEqual(
 				expect.arrayContaining([
-					expect.objectContaining({ task_id: imageId, kind: 'image', status: 'succeeded', generated: [expect.stringContaining(sim.storageUrl)] }),
-					expect.objectContaining({ task_id: videoId, kind: 'video', status: 'succeeded', creations: [expect.objectContaining({ url: expect.stringContaining(sim.storageUrl) })] }),
+					expect.objectContaining({
+						task_id: imageId,
+						kind: 'image',
+						status: 'succeeded',
+						generated: [expect.stringContaining(sim.storageUrl)],
+					}),
+					expect.objectContaining({
+						task_id: videoId,
+						kind: 'video',
+						status: 'succeeded',
+						creations: [expect.objectContaining({ url: expect.stringContaining(sim.storageUrl) })],
+					}),
 				]),
 			);
 		});

@@ -53,7 +53,10 @@ describe('examples: start a video without waiting + Host Task Trigger', () => {
 		try {
 			// The Settings node's values, with the trigger URL pointing at this test's n8n stand-in.
 			const values = Object.fromEntries(
-				(settings.parameters.assignments as { assignments: Array<{ name: string; value: string }> }).assignments.map((a) => [a.name, a.value]),
+				(settings.parameters.assignments as { assignments: Array<{ name: string; value: string }> }).assignments.map((a) => [
+					a.name,
+					a.value,
+				]),
 			);
 			expect(values.triggerUrl).toContain(webhookPath);
 			values.triggerUrl = `${n8n.url}${webhookPath}`;

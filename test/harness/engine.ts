@@ -10,14 +10,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 
 import { Container } from '@n8n/di';
-import {
-	BinaryDataService,
-	ExecuteContext,
-	ExecutionLifecycleHooks,
-	RoutingNode,
-	WebhookContext,
-	WorkflowExecute,
-} from 'n8n-core';
+import { BinaryDataService, ExecuteContext, ExecutionLifecycleHooks, RoutingNode, WebhookContext, WorkflowExecute } from 'n8n-core';
 import {
 	createEmptyRunExecutionData,
 	type ExecutionError,
@@ -251,11 +244,29 @@ export class EngineHarness {
 			connections[from] ??= { main: [[]] };
 			connections[from].main[0]!.push({ node: to, type: 'main', index: 0 });
 		}
-		return new Workflow({ id: 'wf-harness', name: 'Harness', nodes, connections, active: false, nodeTypes: this.nodeTypes, settings: { executionOrder: 'v1' } });
+		return new Workflow({
+			id: 'wf-harness',
+			name: 'Harness',
+			nodes,
+			connections,
+			active: false,
+			nodeTypes: this.nodeTypes,
+			settings: { executionOrder: 'v1' },
+		});
 	}
 
 	additionalData(executionId: string, options: RunOptions = {}): IWorkflowExecuteAdditionalData {
-		const hooks = new ExecutionLifecycleHooks('manual', executionId, { id: 'wf-harness', name: 'Harness', nodes: [], connections: {}, active: false, activeVersionId: null, isArchived: false, createdAt: new Date(), updatedAt: new Date() } as never);
+		const hooks = new ExecutionLifecycleHooks('manual', executionId, {
+			id: 'wf-harness',
+			name: 'Harness',
+			nodes: [],
+			connections: {},
+			active: false,
+			activeVersionId: null,
+			isArchived: false,
+			createdAt: new Date(),
+			updatedAt: new Date(),
+		} as never);
 		const notAvailable = (what: string) => () => {
 			throw new Error(`${what} is not available in the engine harness`);
 		};
@@ -360,7 +371,15 @@ export class EngineHarness {
 			workflowId: workflow.id,
 			workflowExecuteAdditionalData: additionalData,
 		} as never;
-		const context = new WebhookContext(workflow, node, additionalData, options.runExecutionData ? 'webhook' : 'trigger', webhookData, [], options.runExecutionData ?? null);
+		const context = new WebhookContext(
+			workflow,
+			node,
+			additionalData,
+			options.runExecutionData ? 'webhook' : 'trigger',
+			webhookData,
+			[],
+			options.runExecutionData ?? null,
+		);
 		const result = await nodeType.webhook.call(context);
 		if (result.noWebhookResponse) return { status: res.sent.status, body: res.sent.body, result };
 		return { status: 200, body: result.webhookResponse ?? { message: 'Workflow was started' }, result };
@@ -371,7 +390,12 @@ export class EngineHarness {
 	 * webhooks do: the waiting node's input becomes those items and the engine carries on (the
 	 * node itself is then passed through, as n8n disables it on resume).
 	 */
-	async resume(spec: WorkflowSpec, waiting: RunResult, items: INodeExecutionData[][] | undefined, options: RunOptions = {}): Promise<RunResult> {
+	async resume(
+		spec: WorkflowSpec,
+		waiting: RunResult,
+		items: INodeExecutionData[][] | undefined,
+		options: RunOptions = {},
+	): Promise<RunResult> {
 		const runExecutionData = waiting.run.data;
 		const stack = runExecutionData.executionData?.nodeExecutionStack;
 		if (!stack?.length) throw new Error('The execution has nothing waiting to resume');
@@ -414,8 +438,24 @@ export class EngineHarness {
 		const nodeTypes = new HarnessNodeTypes(new Map([[node.type, testNodeType]]));
 		const workflow = new Workflow({ nodes: [node], connections: {}, active: false, nodeTypes });
 		const additionalData = this.additionalData('credential-test');
-		const context = new ExecuteContext(workflow, node, additionalData, 'internal', createEmptyRunExecutionData(), 0, [], { main: [[{ json: {} }]] }, { node, data: {}, source: null }, []);
-		const decrypted: ICredentialsDecrypted = { id, name: type, type, data: await this.credentials.getDecrypted(additionalData, { id, name: type }, type) };
+		const context = new ExecuteContext(
+			workflow,
+			node,
+			additionalData,
+			'internal',
+			createEmptyRunExecutionData(),
+			0,
+			[],
+			{ main: [[{ json: {} }]] },
+			{ node, data: {}, source: null },
+			[],
+		);
+		const decrypted: ICredentialsDecrypted = {
+			id,
+			name: type,
+			type,
+			data: await this.credentials.getDecrypted(additionalData, { id, name: type }, type),
+		};
 		try {
 			await new RoutingNode(context, testNodeType, decrypted).runNode();
 		} catch (error) {

@@ -66,5 +66,5 @@ export async function waitUntil<T>(check: () => T | undefined | false, ms = 5000
 	}
 }
 
-/** Small timings so the reconciling paths run fast in tests. */
-export const FAST_WAIT = { pollIntervalSeconds: 0.05, silenceSeconds: 0.3, maxWaitSeconds: 20 };
+/** Small timings so the reconciling paths run fast in tests (the node's "Wait Options"). */
+export const FAST_WAIT = { pollIntervalSeconds: 0.05, silenceSeconds: 0.3, maxWaitMinutes: 1 / 3 };

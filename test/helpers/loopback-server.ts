@@ -15,15 +15,18 @@ export interface LoopbackServer {
 	close(): Promise<void>;
 }
 
-export async function startLoopbackServer(
-	handle: (req: SeenRequest, res: ServerResponse) => void,
-): Promise<LoopbackServer> {
+export async function startLoopbackServer(handle: (req: SeenRequest, res: ServerResponse) => void): Promise<LoopbackServer> {
 	const seen: SeenRequest[] = [];
 	const server = createServer((req: IncomingMessage, res) => {
 		const chunks: Buffer[] = [];
 		req.on('data', (c: Buffer) => chunks.push(c));
 		req.on('end', () => {
-			const entry = { method: req.method ?? 'GET', url: req.url ?? '/', headers: req.headers, body: Buffer.concat(chunks).toString('utf8') };
+			const entry = {
+				method: req.method ?? 'GET',
+				url: req.url ?? '/',
+				headers: req.headers,
+				body: Buffer.concat(chunks).toString('utf8'),
+			};
 			seen.push(entry);
 			handle(entry, res);
 		});

@@ -5,8 +5,9 @@
  */
 import type { ILoadOptionsFunctions } from 'n8n-workflow';
 
-import { getImageLoaderNodes, getNodeInputs, getWorkflowNodes } from '../../nodes/HostCloud/helpers/graph-input';
-import { describeExecutionError, socketBaseUrl } from '../../nodes/HostCloud/helpers/job-watcher';
+import { getImageLoaderNodes, getNodeInputs, getWorkflowNodes } from '../../nodes/HostCloud/methods/load-options';
+import { describeExecutionError } from '../../nodes/HostCloud/helpers/job-errors';
+import { socketBaseUrl } from '../../nodes/HostCloud/transport/cloud-api';
 import { multipartBody } from '../../nodes/shared/multipart';
 import { collectOutputFiles, mergeNodeOutput, mimeTypeFor } from '../../nodes/HostCloud/helpers/output-files';
 import { parsePreviewFrame } from '../../nodes/HostCloud/helpers/preview-frames';

@@ -60,7 +60,11 @@ describe('built dist/', () => {
 	it.each(pkg.n8n.credentials as string[])('%s has both icons in dist and a test request', (path) => {
 		const file = join(ROOT, path);
 		const exports = require(file);
-		const Class = Object.values(exports).find((value) => typeof value === 'function') as new () => { icon?: IconValue; test?: unknown; documentationUrl?: string };
+		const Class = Object.values(exports).find((value) => typeof value === 'function') as new () => {
+			icon?: IconValue;
+			test?: unknown;
+			documentationUrl?: string;
+		};
 		const credential = new Class();
 		const icons = iconFiles(credential.icon, file);
 		expect(icons).toHaveLength(2);

@@ -27,7 +27,10 @@ describe('task status vocabulary', () => {
 			generated: ['https://x/a.png'],
 			creations: [],
 		});
-		expect(normaliseTask({ data: { task_id: 't2', task_status: 'IN_PROGRESS', generated: [] } })).toMatchObject({ status: 'running', final: false });
+		expect(normaliseTask({ data: { task_id: 't2', task_status: 'IN_PROGRESS', generated: [] } })).toMatchObject({
+			status: 'running',
+			final: false,
+		});
 	});
 
 	it('reads the unwrapped style-transfer submit body', () => {
@@ -35,7 +38,9 @@ describe('task status vocabulary', () => {
 	});
 
 	it('reads video bodies with creations and failure codes', () => {
-		expect(normaliseTask({ task_id: 'v1', state: 'success', creations: [{ id: 'c1', url: 'https://x/v.mp4', cover_url: 'https://x/c.png' }] })).toEqual({
+		expect(
+			normaliseTask({ task_id: 'v1', state: 'success', creations: [{ id: 'c1', url: 'https://x/v.mp4', cover_url: 'https://x/c.png' }] }),
+		).toEqual({
 			task_id: 'v1',
 			kind: 'video',
 			status: 'succeeded',

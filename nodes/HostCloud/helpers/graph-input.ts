@@ -3,15 +3,13 @@
  * anything is sent, uploading "Input Images" into LoadImage nodes, the partner-node API key, and
  * the submit itself (never re-sent automatically: a second POST would run the workflow twice).
  */
-import type { IDataObject, IExecuteFunctions, ILoadOptionsFunctions, INodeProperties, INodePropertyOptions } from 'n8n-workflow';
+import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
 import { NodeApiError, NodeOperationError } from 'n8n-workflow';
 
 import { errorForItem } from '../../shared/items';
-import { hostRequest } from '../../shared/transport';
 import { jsonObject, oneOf } from '../../shared/validation';
 import {
 	applyInputOverrides,
-	graphInputChoices,
 	graphNodeChoices,
 	hasKnownPartnerNodes,
 	hasPartnerNodes,
@@ -21,6 +19,7 @@ import {
 	type InputOverride,
 	type WorkflowGraph,
 } from './workflow-graph';
+import { readNodeDefinitions, submitPrompt, type SubmitBody } from '../transport/cloud-api';
 import { binaryToUpload, loadImageValue, uploadBinary } from './uploads';
 
 export const WORKFLOW_FIELD = 'Workflow (API Format)';
@@ -226,13 +225,7 @@ const definitionsByRun = new WeakMap<object, Promise<Record<string, ClassDefinit
 function definitionsFor(context: IExecuteFunctions, itemIndex: number): Promise<Record<string, ClassDefinition> | undefined> {
 	let definitions = definitionsByRun.get(context);
 	if (!definitions) {
-		definitions = hostRequest<Record<string, ClassDefinition>>(context, 'hostCloudApi', {
-			method: 'GET',
-			path: '/api/object_info',
-			retry: true,
-			itemIndex,
-			action: 'reading the node definitions',
-		}).catch((error: unknown) => {
+		definitions = (readNodeDefinitions(context, itemIndex) as Promise<Record<string, ClassDefinition>>).catch((error: unknown) => {
 			// Without definitions the fallback list decides; a wrong key fails at the submit anyway.
 			context.logger?.warn?.(`Host Cloud: could not read node definitions to find partner nodes: ${(error as Error).message}`);
 			return undefined;
@@ -269,17 +262,11 @@ export async function submitWorkflow(
 		const credentials = await context.getCredentials('hostCloudApi', itemIndex);
 		extraData.api_key_host_org = String(credentials.apiKey ?? '');
 	}
-	const body: IDataObject = { prompt: prepared.graph as unknown as IDataObject, extra_data: extraData };
+	const body: SubmitBody = { prompt: prepared.graph as unknown as IDataObject, extra_data: extraData };
 	if (clientId) body.client_id = clientId;
 	let answer: IDataObject;
 	try {
-		answer = await hostRequest<IDataObject>(context, 'hostCloudApi', {
-			method: 'POST',
-			path: '/api/prompt',
-			body,
-			itemIndex,
-			action: 'submitting the workflow',
-		});
+		answer = await submitPrompt(context, body, itemIndex);
 	} catch (error) {
 		if (error instanceof NodeApiError && (!error.httpCode || Number(error.httpCode) >= 500)) {
 			error.description = `${error.description ? `${error.description} ` : ''}The workflow was not sent again automatically, so it cannot run twice. Check the queue (Queue → Get) before running again.`;
@@ -296,34 +283,4 @@ export async function submitWorkflow(
 		);
 	}
 	return { ...answer, prompt_id: promptId };
-}
-
-// ---- dropdowns of the editor ----
-
-function graphForOptions(context: ILoadOptionsFunctions): WorkflowGraph {
-	const value = context.getCurrentNodeParameter('workflow');
-	if (typeof value === 'string' && value.startsWith('=')) {
-		throw new NodeOperationError(
-			context.getNode(),
-			'The workflow comes from an expression, so its nodes cannot be listed here: enter the ID with an expression instead',
-		);
-	}
-	const parsed = parseWorkflowGraph(value, WORKFLOW_FIELD);
-	if ('problem' in parsed) {
-		throw new NodeOperationError(context.getNode(), `${parsed.problem.message}. Fix it to list the workflow's nodes here.`);
-	}
-	return parsed.graph;
-}
-
-export async function getWorkflowNodes(this: ILoadOptionsFunctions): Promise<INodePropertyOptions[]> {
-	return graphNodeChoices(graphForOptions(this));
-}
-
-export async function getImageLoaderNodes(this: ILoadOptionsFunctions): Promise<INodePropertyOptions[]> {
-	return graphNodeChoices(graphForOptions(this), isImageLoader);
-}
-
-export async function getNodeInputs(this: ILoadOptionsFunctions): Promise<INodePropertyOptions[]> {
-	const nodeId = String(this.getCurrentNodeParameter('&nodeId') ?? '');
-	return graphInputChoices(graphForOptions(this), nodeId);
 }

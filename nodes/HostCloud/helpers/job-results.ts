@@ -5,7 +5,7 @@
  */
 import type { IBinaryKeyData, IDataObject, IExecuteFunctions, INodeExecutionData } from 'n8n-workflow';
 
-import type { FinishedJob } from './job-watcher';
+import type { FinishedJob } from './tracked-job';
 import { collectOutputFiles, downloadSignedFile, signedUrlFor, type FileKind } from './output-files';
 
 export interface ResultOptions {

@@ -9,7 +9,7 @@ import { NodeOperationError } from 'n8n-workflow';
 
 import { downloadToBinary } from '../../shared/binary';
 import { mimeTypeForExtension } from '../../shared/file-types';
-import { hostRequestFull } from '../../shared/transport';
+import { readViewLocation } from '../transport/cloud-api';
 import { compareNodeIds } from './workflow-graph';
 import { isRecord } from '../../shared/validation';
 
@@ -126,12 +126,7 @@ export async function signedUrlFor(
 	ref: Pick<OutputFileRef, 'filename' | 'subfolder' | 'type'>,
 	where: FileContext,
 ): Promise<string> {
-	const response = await hostRequestFull<unknown>(context, 'hostCloudApi', {
-		method: 'GET',
-		path: '/api/view',
-		qs: { filename: ref.filename, subfolder: ref.subfolder ?? '', type: ref.type || 'output' },
-		manualRedirect: true,
-		retry: true,
+	const response = await readViewLocation(context, ref, {
 		itemIndex: where.itemIndex,
 		action: `getting the address of ${aboutFile(ref, where)}`,
 	});

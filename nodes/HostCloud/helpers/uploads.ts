@@ -6,7 +6,7 @@ import type { IBinaryData, IDataObject, IExecuteFunctions } from 'n8n-workflow';
 import { NodeOperationError } from 'n8n-workflow';
 
 import { multipartBody } from '../../shared/multipart';
-import { hostRequest } from '../../shared/transport';
+import { uploadFile } from '../transport/cloud-api';
 
 export const UPLOAD_TYPES = ['input', 'temp', 'output'];
 
@@ -67,16 +67,12 @@ export async function uploadBinary(
 	const { body, contentType } = multipartBody(fields, [
 		{ name: 'image', data, fileName, contentType: binary.mimeType || 'application/octet-stream' },
 	]);
-	const answer = await hostRequest<IDataObject>(context, 'hostCloudApi', {
-		method: 'POST',
-		path: mask ? '/api/upload/mask' : '/api/upload/image',
-		body,
-		headers: { 'Content-Type': contentType },
-		json: false,
-		itemIndex,
-		action: mask ? `uploading the mask "${fileName}"` : `uploading the image "${fileName}"`,
-	});
-	const record = (typeof answer === 'string' ? safeJson(answer) : answer) ?? {};
+	const answer = await uploadFile(
+		context,
+		{ mask, body, contentType },
+		{ itemIndex, action: mask ? `uploading the mask "${fileName}"` : `uploading the image "${fileName}"` },
+	);
+	const record = (typeof answer === 'string' ? safeJson(answer) : (answer as IDataObject | undefined)) ?? {};
 	const name = typeof record.name === 'string' ? record.name : typeof record.filename === 'string' ? record.filename : '';
 	if (!name) {
 		throw new NodeOperationError(

@@ -28,8 +28,9 @@ describe('cancelling in n8n', () => {
 		try {
 			const before = new Set(simulator.cloud.jobs.keys());
 			const executionId = await client.startWorkflow(workflow.id);
-			const promptId = await waitFor('the job to run on the cloud', () =>
-				[...simulator.cloud.jobs.entries()].find(([id, job]) => !before.has(id) && job.status === 'in_progress')?.[0],
+			const promptId = await waitFor(
+				'the job to run on the cloud',
+				() => [...simulator.cloud.jobs.entries()].find(([id, job]) => !before.has(id) && job.status === 'in_progress')?.[0],
 			);
 			await client.stopExecution(executionId);
 			const stopped = await client.waitForExecution(executionId, { timeoutMs: 30000 });

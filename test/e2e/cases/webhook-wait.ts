@@ -62,7 +62,10 @@ describe('Host Task Trigger in n8n', () => {
 			const body = JSON.stringify({ data: { task_id: 'e2e-repeat-1', status: 'COMPLETED', generated: ['https://example.com/x.png'] } });
 			const send = () => fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body });
 			// The production webhook goes live as the activation completes.
-			await waitFor('the trigger webhook to be registered', async () => (await send()).status === 200, { timeoutMs: 15000, intervalMs: 250 });
+			await waitFor('the trigger webhook to be registered', async () => (await send()).status === 200, {
+				timeoutMs: 15000,
+				intervalMs: 250,
+			});
 			for (let i = 0; i < 2; i++) expect((await send()).status).toBe(200);
 			const execution = await client.waitForNewExecution(workflow.id, known);
 			expect(outputItems(execution, 'Host Task Trigger')[0]!.json).toMatchObject({ task_id: 'e2e-repeat-1', status: 'succeeded' });

@@ -76,16 +76,20 @@ export const EXAMPLE_CHECKS: Record<string, ExampleCheck> = {
 			const [result] = outputItems(execution, 'Image to Image');
 			if (!result) fail('"Image to Image" output no item');
 			const images = result.json.images as Array<{ filename?: string; url?: string }> | undefined;
-			if (!images?.[0]?.filename?.startsWith('img2img_')) fail(`"Image to Image" output no img2img file: ${JSON.stringify(result.json).slice(0, 300)}`);
+			if (!images?.[0]?.filename?.startsWith('img2img_'))
+				fail(`"Image to Image" output no img2img file: ${JSON.stringify(result.json).slice(0, 300)}`);
 			const file = binaryOf(result, 'image_0');
 			if (file.mimeType !== 'image/png') fail(`The downloaded result is ${file.mimeType}, not image/png`);
 			// The picture from "Convert to File" was uploaded and is what the graph's Load Image read.
 			const { simulator } = stack;
 			const job = simulator.cloud.jobs.get(String(result.json.prompt_id));
 			if (job?.status !== 'completed') fail(`The cloud job ${String(result.json.prompt_id)} is ${job?.status ?? 'unknown'}, not completed`);
-			const submitted = simulator.requestsTo('POST', '/api/prompt').map((request) => JSON.parse(request.body).prompt as Record<string, { inputs: Record<string, unknown> }>);
+			const submitted = simulator
+				.requestsTo('POST', '/api/prompt')
+				.map((request) => JSON.parse(request.body).prompt as Record<string, { inputs: Record<string, unknown> }>);
 			const image = submitted.reverse().find((graph) => graph['3']?.inputs.pixels)?.['1']?.inputs.image;
-			if (!simulator.cloud.uploads.some((upload) => upload.name === image)) fail(`Load Image reads "${String(image)}", which is not an uploaded file`);
+			if (!simulator.cloud.uploads.some((upload) => upload.name === image))
+				fail(`Load Image reads "${String(image)}", which is not an uploaded file`);
 		},
 	},
 

@@ -1,7 +1,7 @@
 import type { IDataObject, IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
 import { updateDisplayOptions } from 'n8n-workflow';
 
-import { hostRequest } from '../../../shared/transport';
+import { deleteFromQueue } from '../../transport/cloud-api';
 import { invalidField, quoted, stringList } from '../../../shared/validation';
 import { PROMPT_ID_PATTERN } from '../../helpers/prompt-id';
 
@@ -44,13 +44,7 @@ function readPromptIds(context: IExecuteFunctions, itemIndex: number): string[] 
 /** POST /api/queue {delete: [...]}: cancels those jobs, queued or running. Other jobs are untouched. */
 export async function execute(this: IExecuteFunctions, itemIndex: number): Promise<INodeExecutionData[]> {
 	const ids = readPromptIds(this, itemIndex);
-	const answer = await hostRequest<IDataObject>(this, 'hostCloudApi', {
-		method: 'POST',
-		path: '/api/queue',
-		body: { delete: ids },
-		itemIndex,
-		action: 'cancelling jobs',
-	});
+	const answer = await deleteFromQueue(this, ids, { itemIndex });
 	const deleted = Array.isArray(answer?.deleted) ? (answer.deleted as string[]) : undefined;
 	const json: IDataObject = { requested: ids };
 	if (deleted) {

@@ -1,7 +1,7 @@
 import type { IDataObject, IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
 import { updateDisplayOptions } from 'n8n-workflow';
 
-import { hostRequest } from '../../../shared/transport';
+import { readQueue } from '../../transport/cloud-api';
 
 const properties: INodeProperties[] = [];
 
@@ -28,13 +28,7 @@ function list(value: unknown): IDataObject[] {
 
 /** GET /api/queue: the account's running and pending jobs. */
 export async function execute(this: IExecuteFunctions, itemIndex: number): Promise<INodeExecutionData[]> {
-	const answer = await hostRequest<IDataObject>(this, 'hostCloudApi', {
-		method: 'GET',
-		path: '/api/queue',
-		retry: true,
-		itemIndex,
-		action: 'reading the queue',
-	});
+	const answer = await readQueue(this, { itemIndex, retry: true });
 	const running = list(answer?.queue_running);
 	const pending = list(answer?.queue_pending);
 	return [{ json: { running_count: running.length, pending_count: pending.length, running, pending } }];

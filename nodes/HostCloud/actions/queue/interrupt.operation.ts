@@ -1,7 +1,7 @@
 import type { IDataObject, IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
 import { updateDisplayOptions } from 'n8n-workflow';
 
-import { hostRequest } from '../../../shared/transport';
+import { interruptRunning } from '../../transport/cloud-api';
 
 const properties: INodeProperties[] = [
 	{
@@ -17,12 +17,7 @@ export const description = updateDisplayOptions({ show: { resource: ['queue'], o
 
 /** POST /api/interrupt: interrupts the running execution(s) of the account. Never called automatically. */
 export async function execute(this: IExecuteFunctions, itemIndex: number): Promise<INodeExecutionData[]> {
-	const answer = await hostRequest<IDataObject>(this, 'hostCloudApi', {
-		method: 'POST',
-		path: '/api/interrupt',
-		itemIndex,
-		action: 'interrupting the running jobs',
-	});
+	const answer = await interruptRunning(this, itemIndex);
 	const json: IDataObject = { interrupted: true };
 	if (Array.isArray(answer?.interrupted)) json.interrupted_prompt_ids = answer.interrupted;
 	return [{ json }];

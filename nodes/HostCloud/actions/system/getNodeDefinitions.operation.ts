@@ -1,7 +1,7 @@
-import type { IDataObject, IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
+import type { IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
 import { NodeOperationError, updateDisplayOptions } from 'n8n-workflow';
 
-import { hostRequest } from '../../../shared/transport';
+import { readNodeDefinitions } from '../../transport/cloud-api';
 
 const properties: INodeProperties[] = [
 	{
@@ -19,13 +19,7 @@ export const description = updateDisplayOptions({ show: { resource: ['system'], 
 /** GET /api/object_info: one item per node class (or only the one asked for). */
 export async function execute(this: IExecuteFunctions, itemIndex: number): Promise<INodeExecutionData[]> {
 	const nodeClass = String(this.getNodeParameter('nodeClass', itemIndex, '') ?? '').trim();
-	const catalogue = await hostRequest<Record<string, IDataObject>>(this, 'hostCloudApi', {
-		method: 'GET',
-		path: '/api/object_info',
-		retry: true,
-		itemIndex,
-		action: 'reading the node definitions',
-	});
+	const catalogue = await readNodeDefinitions(this, itemIndex);
 	const entries = Object.entries(catalogue ?? {});
 	const selected = nodeClass ? entries.filter(([name]) => name === nodeClass) : entries;
 	if (nodeClass && selected.length === 0) {

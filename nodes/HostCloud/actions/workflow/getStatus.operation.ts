@@ -2,7 +2,7 @@ import type { IDataObject, IExecuteFunctions, INodeExecutionData, INodePropertie
 import { updateDisplayOptions } from 'n8n-workflow';
 
 import { cloudJobStateOf } from '../../../shared/task-status';
-import { hostRequest } from '../../../shared/transport';
+import { readJobRecord, readJobStatus } from '../../transport/cloud-api';
 import { filesItem } from '../../helpers/job-results';
 import { promptIdProperty, readPromptId } from '../../helpers/prompt-id';
 
@@ -31,24 +31,12 @@ export const description = updateDisplayOptions({ show: { resource: ['workflow']
 /** GET /api/job/{prompt_id}/status, with the status word as the service sent it and what it means. */
 export async function execute(this: IExecuteFunctions, itemIndex: number): Promise<INodeExecutionData[]> {
 	const promptId = readPromptId(this, itemIndex);
-	const answer = await hostRequest<IDataObject>(this, 'hostCloudApi', {
-		method: 'GET',
-		path: `/api/job/${encodeURIComponent(promptId)}/status`,
-		retry: true,
-		itemIndex,
-		action: `reading the status of job ${promptId}`,
-	});
+	const answer = await readJobStatus(this, promptId, { itemIndex, retry: true });
 	const state = cloudJobStateOf(answer?.status);
 	const json: IDataObject = { prompt_id: promptId, status: answer?.status ?? null, state, finished: state !== 'running' };
 	const includeOutputs = (this.getNodeParameter('additionalFields', itemIndex, {}) as IDataObject).includeOutputs === true;
 	if (includeOutputs && state === 'completed') {
-		const record = await hostRequest<IDataObject>(this, 'hostCloudApi', {
-			method: 'GET',
-			path: `/api/jobs/${encodeURIComponent(promptId)}`,
-			retry: true,
-			itemIndex,
-			action: `reading the outputs of job ${promptId}`,
-		});
+		const record = await readJobRecord(this, promptId, { itemIndex });
 		const outputs = record?.outputs;
 		if (typeof outputs === 'object' && outputs !== null && !Array.isArray(outputs)) {
 			Object.assign(json, (await filesItem(this, outputs as Record<string, unknown>, itemIndex, promptId, false)).json);

@@ -1,0 +1,140 @@
+/**
+ * What a failed cloud job means, in words a no-code user can act on: the service's
+ * `execution_error` types (OOMError, InsufficientFundsError...) with a summary and a hint.
+ */
+import type { INode } from 'n8n-workflow';
+import { NodeApiError, NodeOperationError } from 'n8n-workflow';
+
+import { redact } from '../../shared/transport';
+
+export interface ExecutionErrorInfo {
+	exception_type: string;
+	exception_message: string;
+	node_id?: string;
+	node_type?: string;
+}
+
+/** Plain words for the service's execution error types. */
+const EXECUTION_ERRORS: Record<string, { summary: string; hint: string }> = {
+	OOMError: {
+		summary: 'the cloud ran out of GPU memory',
+		hint: 'Use a smaller image size or batch size, fewer frames, or a lighter model, then run again.',
+	},
+	InsufficientFundsError: {
+		summary: 'the account balance is too low to pay for a partner node',
+		hint: 'Top up the account balance, then run again.',
+	},
+	InactiveSubscriptionError: {
+		summary: 'the subscription is not active',
+		hint: 'Running workflows needs an active subscription. Check the account’s subscription.',
+	},
+	ValidationError: {
+		summary: 'the workflow or one of its inputs is invalid',
+		hint: 'Check the node and input named in the message (Get Node Definitions lists what each node accepts).',
+	},
+	ModelDownloadError: {
+		summary: 'a model the workflow needs is not available or could not be downloaded',
+		hint: 'Check the model names in the workflow (for example ckpt_name) against Get Node Definitions.',
+	},
+	ImageDownloadError: {
+		summary: 'an input image could not be downloaded from its URL',
+		hint: 'Check that the image URL is public and reachable, or upload the image instead.',
+	},
+};
+
+/** A job's failure: the message, and what the user can do about it. */
+export interface JobFailureWords {
+	message: string;
+	description?: string;
+}
+
+/** A failure message and hint for an execution_error, in words a user can act on. */
+export function describeExecutionError(promptId: string, error: ExecutionErrorInfo): JobFailureWords {
+	const known = EXECUTION_ERRORS[error.exception_type];
+	const at = error.node_id ? ` at node ${error.node_id}${error.node_type ? ` (${error.node_type})` : ''}` : '';
+	const said = error.exception_message ? `: ${error.exception_message}` : '';
+	if (known) {
+		return {
+			message: `Job ${promptId} failed${at}: ${known.summary} (${error.exception_type}${said})`,
+			description: known.hint,
+		};
+	}
+	return {
+		message: `Job ${promptId} failed${at}: ${error.exception_type || 'execution error'}${said}`,
+		description: 'The cloud reported this error while running the workflow. Check the node named in the message.',
+	};
+}
+
+export function errorInfoFrom(data: Record<string, unknown>): ExecutionErrorInfo {
+	return {
+		exception_type: typeof data.exception_type === 'string' ? data.exception_type : '',
+		exception_message: typeof data.exception_message === 'string' ? data.exception_message : '',
+		...(data.node_id !== undefined && data.node_id !== null ? { node_id: String(data.node_id) } : {}),
+		...(typeof data.node_type === 'string' ? { node_type: data.node_type } : {}),
+	};
+}
+
+/** How the other ends of a wait are told: each names the job. */
+export const JOB_WORDING = {
+	cancelledOnCloud: (promptId: string): JobFailureWords => ({
+		message: `Job ${promptId} was cancelled on the cloud before it finished`,
+		description:
+			'Someone cancelled it in the queue or interrupted the running job (Queue → Cancel Jobs or Interrupt Running, or the same in the editor). Run again to get its outputs.',
+	}),
+	outputsIncomplete: (promptId: string): JobFailureWords => ({
+		message: `Job ${promptId} finished, but the progress connection was interrupted while it ran and the service's job record does not list its outputs, so the outputs may be incomplete`,
+		description:
+			'The node does not return a partial list of files. Run the workflow again; if this keeps happening, check the network between n8n and the cloud (WebSocket connections must stay open).',
+	}),
+	notFound: (promptId: string): JobFailureWords => ({
+		message: `The cloud has no job ${promptId} (HTTP 404)`,
+		description: 'Check the prompt_id: it must come from a submit made with the same API key.',
+	}),
+	timedOut: (promptId: string, timeout: { seconds: number; lastStatus?: string }, cancelled: boolean): JobFailureWords => {
+		const last = timeout.lastStatus ? ` Its last known status was "${timeout.lastStatus}".` : '';
+		return cancelled
+			? {
+					message: `Job ${promptId} did not finish within ${timeout.seconds} seconds (Max Wait), so it was cancelled on the cloud`,
+					description: `${last} Raise Max Wait in the wait settings for longer jobs, or set "On Timeout" to leave jobs running.`.trim(),
+				}
+			: {
+					message: `Job ${promptId} did not finish within ${timeout.seconds} seconds (Max Wait); it is still running on the cloud`,
+					description: `${last} Use Workflow → Wait for Completion with this prompt_id to collect its outputs later.`.trim(),
+				};
+	},
+	/** `cancelled`: the execution was stopped (else another item failed); `owned`: the node started the job. */
+	abandoned: (promptId: string, cancelled: boolean, owned: boolean): JobFailureWords => {
+		const fate = owned ? 'the job was stopped on the cloud' : 'the job itself was left running';
+		// "canceled" is the word n8n looks for to mark the execution canceled rather than failed.
+		return cancelled
+			? { message: `The execution was canceled while waiting for job ${promptId}; ${fate}` }
+			: {
+					message: `Stopped waiting for job ${promptId} because another item failed; ${fate}`,
+					description: 'Turn on "Continue On Fail" to let the other items finish.',
+				};
+	},
+};
+
+/** The error of one job's item: its words (secrets blanked out), with the job's prompt_id in its context. */
+export function jobFailure(
+	node: INode,
+	job: { promptId: string; itemIndex: number },
+	words: JobFailureWords,
+	secrets: string[],
+): NodeOperationError {
+	const error = new NodeOperationError(node, redact(words.message, secrets), {
+		itemIndex: job.itemIndex,
+		...(words.description ? { description: redact(words.description, secrets) } : {}),
+	});
+	error.context.prompt_id = job.promptId;
+	return error;
+}
+
+/** Any error met while waiting for a job, as that job's error. */
+export function asJobFailure(node: INode, job: { promptId: string; itemIndex: number }, error: unknown, secrets: string[]): Error {
+	if (error instanceof NodeApiError || error instanceof NodeOperationError) {
+		error.context.prompt_id = job.promptId;
+		return error;
+	}
+	return jobFailure(node, job, { message: `Waiting for job ${job.promptId} failed: ${(error as Error).message}` }, secrets);
+}

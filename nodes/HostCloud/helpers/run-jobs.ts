@@ -1,0 +1,76 @@
+/**
+ * Runs the items of Execute and Wait for Completion as cloud jobs followed by one watcher: every
+ * item is checked before anything is sent, jobs run concurrently up to a limit, each finished job
+ * becomes an output item paired with its input, and "Continue On Fail" is honoured per item.
+ */
+import type { IDataObject, IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
+
+import { checkedField, fieldProperty } from '../../shared/fields';
+import { checkEachItem, failedItem } from '../../shared/items';
+import { runItemsConcurrently } from './concurrent-items';
+import { finishedJobItem } from './job-results';
+import { JobWatcher } from './job-watcher';
+import type { FinishedJob } from './tracked-job';
+import { INCLUDE_RAW_OUTPUTS, readWaitOptions, type WaitOptions } from './wait-settings';
+
+export const downloadFilesProperty: INodeProperties = {
+	displayName: 'Download Files',
+	name: 'downloadFiles',
+	type: 'boolean',
+	default: false,
+	description:
+		'Whether to add the output files to the item as binary data (image_0, video_0, audio_0...). Either way the item lists every file with a download URL.',
+};
+
+export const rawOutputsProperty = fieldProperty(INCLUDE_RAW_OUTPUTS);
+
+/** An item's failure under "Continue On Fail", with the job it concerns when there is one. */
+export function failedJobItem(context: IExecuteFunctions, error: unknown, itemIndex: number): INodeExecutionData {
+	const job = (error as { context?: IDataObject }).context ?? {};
+	const extra: IDataObject = {};
+	for (const key of ['prompt_id', 'exception_type', 'node_id']) if (job[key] !== undefined) extra[key] = job[key];
+	return failedItem(context, error, itemIndex, extra);
+}
+
+export interface JobRun<T> {
+	/** Checks an item and answers what its job needs; nothing may be sent here. */
+	check(itemIndex: number): T;
+	/** How many items run at once. */
+	concurrency(options: WaitOptions): number;
+	/** Whether the node started the jobs (so stopping early cancels them on the cloud). */
+	ownsJobs: boolean;
+	/** Called once every item is checked, before the watcher starts (to start reads that overlap it). */
+	beforeStart?(checked: T[], options: WaitOptions): void;
+	/** The job of one item, from submit (or follow) to its end. */
+	job(watcher: JobWatcher, itemIndex: number, checked: T, stop: AbortSignal): Promise<FinishedJob>;
+}
+
+export async function runJobs<T>(context: IExecuteFunctions, items: INodeExecutionData[], run: JobRun<T>): Promise<INodeExecutionData[]> {
+	const options = readWaitOptions(context);
+	const download = context.getNodeParameter('downloadFiles', 0, false) as boolean;
+	const { passed, failures } = checkEachItem<T>(context, items.length, (itemIndex) => run.check(itemIndex));
+	if (passed.size === 0) return [...failures.entries()].map(([itemIndex, error]) => failedJobItem(context, error, itemIndex));
+
+	const watcher = new JobWatcher(context, { ...options, cancelOnAbandon: run.ownsJobs });
+	try {
+		run.beforeStart?.([...passed.values()], options);
+		await watcher.start();
+		return await runItemsConcurrently(
+			context,
+			items.map((_, itemIndex) => itemIndex),
+			run.concurrency(options),
+			async (itemIndex, stop) => {
+				if (!passed.has(itemIndex)) throw failures.get(itemIndex);
+				const finished = await run.job(watcher, itemIndex, passed.get(itemIndex) as T, stop);
+				const additional = context.getNodeParameter('additionalFields', itemIndex, {}) as IDataObject;
+				const includeRawOutputs = checkedField(context, itemIndex, INCLUDE_RAW_OUTPUTS, additional.includeRawOutputs) === true;
+				return [
+					await finishedJobItem(context, finished, itemIndex, { download, includePreview: options.includePreview, includeRawOutputs }),
+				];
+			},
+			{ failed: failedJobItem, onFatal: () => watcher.abandon('failed') },
+		);
+	} finally {
+		await watcher.close();
+	}
+}

@@ -1,0 +1,158 @@
+/**
+ * The cloud API, one function per endpoint: every HTTP call Host Cloud makes to the service is
+ * here, and goes through the package's one transport (`hostRequest`), which sends the API key,
+ * maps errors and redacts secrets.
+ *
+ * Not here: fetching a signed storage URL (the Location of GET /api/view). That goes through
+ * `shared/binary.ts` `downloadToBinary`, a plain request with no credential, because the storage
+ * host must never see the API key (the credentialed call would add it). The progress WebSocket is
+ * opened by `helpers/job-socket.ts`.
+ */
+import type { IDataObject, IExecuteFunctions, ILoadOptionsFunctions } from 'n8n-workflow';
+
+import { hostRequest, hostRequestFull, type HostResponse } from '../../shared/transport';
+
+type CloudContext = IExecuteFunctions | ILoadOptionsFunctions;
+
+/** Where a call is made from: its item (messages carry it) and, when the caller can say better, what it does. */
+export interface CallFor {
+	itemIndex?: number;
+	/** What the call does, for error messages ("reading the status of job …"). */
+	action?: string;
+	/** Repeat on 5xx and network errors: reads are safe to repeat. */
+	retry?: boolean;
+	/**
+	 * A clean-up call made because the execution was cancelled (cancelling the node's own jobs):
+	 * sent even so, with a short timeout.
+	 */
+	cleanup?: boolean;
+}
+
+const CLEANUP_TIMEOUT_MS = 10_000;
+
+function call(request: { method: 'GET' | 'POST'; path: string; action: string }, options: CallFor) {
+	return {
+		...request,
+		itemIndex: options.itemIndex,
+		action: options.action ?? request.action,
+		retry: options.retry,
+		...(options.cleanup ? { ignoreCancel: true, timeout: CLEANUP_TIMEOUT_MS } : {}),
+	};
+}
+
+export interface SubmitBody extends IDataObject {
+	prompt: IDataObject;
+	extra_data: IDataObject;
+	client_id?: string;
+}
+
+/** POST /api/prompt. Never retried: a second POST could run the workflow twice. */
+export async function submitPrompt(context: IExecuteFunctions, body: SubmitBody, itemIndex: number): Promise<IDataObject> {
+	return await hostRequest<IDataObject>(context, 'hostCloudApi', {
+		method: 'POST',
+		path: '/api/prompt',
+		body,
+		itemIndex,
+		action: 'submitting the workflow',
+	});
+}
+
+/** GET /api/job/{prompt_id}/status: `{status}`. */
+export async function readJobStatus(context: IExecuteFunctions, promptId: string, options: CallFor = {}): Promise<IDataObject> {
+	const path = `/api/job/${encodeURIComponent(promptId)}/status`;
+	return await hostRequest<IDataObject>(
+		context,
+		'hostCloudApi',
+		call({ method: 'GET', path, action: `reading the status of job ${promptId}` }, options),
+	);
+}
+
+/** GET /api/jobs/{prompt_id}: the job record (the real service lists `outputs` there once the job is over). */
+export async function readJobRecord(context: IExecuteFunctions, promptId: string, options: CallFor = {}): Promise<IDataObject> {
+	const path = `/api/jobs/${encodeURIComponent(promptId)}`;
+	const action = `reading the outputs of job ${promptId}`;
+	return await hostRequest<IDataObject>(context, 'hostCloudApi', call({ method: 'GET', path, action }, { retry: true, ...options }));
+}
+
+/** GET /api/queue: `{queue_running, queue_pending}`. */
+export async function readQueue(context: IExecuteFunctions, options: CallFor = {}): Promise<IDataObject> {
+	return await hostRequest<IDataObject>(
+		context,
+		'hostCloudApi',
+		call({ method: 'GET', path: '/api/queue', action: 'reading the queue' }, options),
+	);
+}
+
+/** POST /api/queue {delete}: cancels those jobs, queued or running; the account's other jobs are untouched. */
+export async function deleteFromQueue(context: IExecuteFunctions, promptIds: string[], options: CallFor = {}): Promise<IDataObject> {
+	return await hostRequest<IDataObject>(context, 'hostCloudApi', {
+		...call({ method: 'POST', path: '/api/queue', action: 'cancelling jobs' }, options),
+		body: { delete: promptIds },
+	});
+}
+
+/** POST /api/interrupt: stops every running job of the account, so only the explicit operation calls it. */
+export async function interruptRunning(context: IExecuteFunctions, itemIndex: number): Promise<IDataObject> {
+	return await hostRequest<IDataObject>(
+		context,
+		'hostCloudApi',
+		call({ method: 'POST', path: '/api/interrupt', action: 'interrupting the running jobs' }, { itemIndex }),
+	);
+}
+
+/** GET /api/object_info: every node class the cloud runs, with its inputs and outputs. */
+export async function readNodeDefinitions(context: CloudContext, itemIndex = 0): Promise<Record<string, IDataObject>> {
+	return await hostRequest<Record<string, IDataObject>>(context, 'hostCloudApi', {
+		...call({ method: 'GET', path: '/api/object_info', action: 'reading the node definitions' }, { itemIndex, retry: true }),
+	});
+}
+
+/** GET /api/view: answers a redirect whose Location is the signed storage URL; it is not followed. */
+export async function readViewLocation(
+	context: IExecuteFunctions,
+	file: { filename: string; subfolder?: string; type?: string },
+	options: CallFor & { action: string },
+): Promise<HostResponse<unknown>> {
+	return await hostRequestFull<unknown>(context, 'hostCloudApi', {
+		...call({ method: 'GET', path: '/api/view', action: options.action }, { retry: true, ...options }),
+		qs: { filename: file.filename, subfolder: file.subfolder ?? '', type: file.type || 'output' },
+		manualRedirect: true,
+	});
+}
+
+/** POST /api/upload/image or /api/upload/mask, with a multipart body built by the caller. */
+export async function uploadFile(
+	context: IExecuteFunctions,
+	upload: { mask: boolean; body: Buffer; contentType: string },
+	options: CallFor & { action: string },
+): Promise<unknown> {
+	return await hostRequest<unknown>(context, 'hostCloudApi', {
+		...call({ method: 'POST', path: upload.mask ? '/api/upload/mask' : '/api/upload/image', action: options.action }, options),
+		body: upload.body,
+		headers: { 'Content-Type': upload.contentType },
+		json: false,
+	});
+}
+
+/** The WebSocket address: the credential's WebSocket base URL, or the base URL with https→wss, http→ws. */
+export function socketBaseUrl(baseUrl: string, wsBaseUrl?: string): string {
+	const explicit = (wsBaseUrl ?? '').trim().replace(/\/+$/, '');
+	if (explicit) return explicit.replace(/\/ws$/, '');
+	return baseUrl
+		.trim()
+		.replace(/\/+$/, '')
+		.replace(/^https:/i, 'wss:')
+		.replace(/^http:/i, 'ws:');
+}
+
+/**
+ * GET /ws?clientId&token: the progress WebSocket's address for one node run. The token is the API
+ * key (the spec's only way to authenticate a socket), so the address is itself a secret: it is
+ * never shown, and `apiKey` is answered for redacting it from messages.
+ */
+export async function progressSocketAddress(context: IExecuteFunctions, clientId: string): Promise<{ url: string; apiKey: string }> {
+	const credentials = await context.getCredentials('hostCloudApi');
+	const apiKey = String(credentials.apiKey ?? '');
+	const base = socketBaseUrl(String(credentials.baseUrl ?? ''), credentials.wsBaseUrl as string | undefined);
+	return { url: `${base}/ws?clientId=${encodeURIComponent(clientId)}&token=${encodeURIComponent(apiKey)}`, apiKey };
+}
