@@ -9,10 +9,10 @@ import { setTimeout as sleep } from 'node:timers/promises';
 
 import { OUTPUT_BEHAVIOUR, SAMPLER_CLASSES, UNAVAILABLE_CHECKPOINTS, type NodeDefinition } from './cloud-catalogue';
 import { asLink, type Graph } from './cloud-graph';
-import type { ExecutionFailure, Job, NodeOutput } from './cloud-jobs';
 import { CONTENT_TYPES, EXTENSIONS, makeJpeg, makePng, mediaBody, type MediaKind } from './cloud-media';
+import type { ExecutionFailure, Job, NodeOutput } from './cloud-types';
 import { metadataPreviewFrame, previewFrame, textFrame } from './cloud-ws';
-import type { ResolvedOptions } from './server';
+import type { ResolvedOptions } from './context';
 import type { SignedStorage } from './storage';
 
 export interface RunEnv {

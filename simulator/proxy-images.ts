@@ -6,7 +6,7 @@
  */
 import { randomUUID } from 'node:crypto';
 
-import type { AreaContext } from './server';
+import type { AreaContext } from './context';
 import { RESULT_URL_TTL_MS } from './storage';
 import type { Body } from './proxy-validation';
 import { makePng } from './proxy-media';

@@ -9,7 +9,7 @@ import { isIP } from 'node:net';
 
 import axios from 'axios';
 
-import type { AreaContext } from './server';
+import type { AreaContext } from './context';
 import type { TimerSet } from './proxy-timers';
 
 export interface Delivery {

@@ -5,7 +5,7 @@
  */
 import { randomInt } from 'node:crypto';
 
-import type { AreaContext } from './server';
+import type { AreaContext } from './context';
 import { RESULT_URL_TTL_MS } from './storage';
 import type { Body } from './proxy-validation';
 import { makeMp4, makePng } from './proxy-media';

@@ -9,6 +9,7 @@
  */
 import type { ServerResponse } from 'node:http';
 
+import type { AreaContext } from './context';
 import { type Account, type SimRequest, bearerToken, parseMultipart, readJson, sendError, sendJson } from './core';
 import { IMAGE_KINDS, ImageTasks, type ImageKind, type ImageSeed, type ImageTask, type StatusField } from './proxy-images';
 import { type MusicOptions, MusicStreamer, defaultMusicOptions } from './proxy-music';
@@ -29,7 +30,6 @@ import {
 	validateUpscaler,
 } from './proxy-validation';
 import { type VideoKind, type VideoTask, VideoTasks } from './proxy-video';
-import type { AreaContext } from './server';
 
 export type { Delivery } from './proxy-notify';
 export type { ImageKind, ImageSeed, ImageStatus, ImageTask, StatusField } from './proxy-images';

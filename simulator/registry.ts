@@ -28,7 +28,7 @@ import {
 	positiveIntParam,
 	repositoryOwner,
 } from './registry-model';
-import type { AreaContext } from './server';
+import type { AreaContext } from './context';
 import type { Upload } from './storage';
 
 export type { NodeStatus, NodeVersion, NodeVersionStatus, Publisher, PublisherMember, RegistryNode } from './registry-model';
