@@ -153,7 +153,11 @@ export function sendText(res: ServerResponse, status: number, text: string, cont
 }
 
 /** Parses a JSON body; answers 400 and returns undefined when it is not valid JSON. */
-export function readJson<T = unknown>(req: SimRequest, res: ServerResponse, errorShape: 'cloud' | 'image' | 'video' | 'registry' = 'cloud'): T | undefined {
+export function readJson<T = unknown>(
+	req: SimRequest,
+	res: ServerResponse,
+	errorShape: 'cloud' | 'image' | 'video' | 'registry' = 'cloud',
+): T | undefined {
 	const text = req.rawBody.toString('utf8');
 	try {
 		return JSON.parse(text === '' ? 'null' : text) as T;

@@ -13,7 +13,13 @@ import { makePng } from './proxy-media';
 import type { Notifier } from './proxy-notify';
 import type { TimerSet } from './proxy-timers';
 
-export const IMAGE_KINDS = ['image-relight', 'image-upscaler', 'image-upscaler-precision-v2', 'image-style-transfer', 'skin-enhancer'] as const;
+export const IMAGE_KINDS = [
+	'image-relight',
+	'image-upscaler',
+	'image-upscaler-precision-v2',
+	'image-style-transfer',
+	'skin-enhancer',
+] as const;
 export type ImageKind = (typeof IMAGE_KINDS)[number];
 export type ImageStatus = 'CREATED' | 'IN_PROGRESS' | 'COMPLETED' | 'FAILED';
 export type StatusField = 'status' | 'task_status';

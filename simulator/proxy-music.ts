@@ -90,7 +90,14 @@ function* musicLines(plan: StreamPlan): Generator<Line> {
 	}
 
 	for (let i = 0; i < streams; i++) {
-		yield* emit({ type: 'title', title: titleFor(request.prompt, i), display_tags: tagsFor(request.prompt), copy_index: i, prompt_index: 0, stream_index: i });
+		yield* emit({
+			type: 'title',
+			title: titleFor(request.prompt, i),
+			display_tags: tagsFor(request.prompt),
+			copy_index: i,
+			prompt_index: 0,
+			stream_index: i,
+		});
 	}
 	yield* emit({ type: 'duration', duration_sec: Math.round(wavs[0].durationSec * 1000) / 1000 });
 	const failure: Line = { event: { type: 'error', code: plan.error?.code, message: plan.error?.message } };

@@ -238,7 +238,10 @@ export class Notifier {
 	private summary(): string {
 		if (this.deliveries.length === 0) return 'none';
 		return this.deliveries
-			.map((d) => `#${d.id} ${d.url} attempts=${d.attempts} status=${d.status ?? '-'} delivered=${d.delivered}${d.error ? ` (${d.error})` : ''}`)
+			.map(
+				(d) =>
+					`#${d.id} ${d.url} attempts=${d.attempts} status=${d.status ?? '-'} delivered=${d.delivered}${d.error ? ` (${d.error})` : ''}`,
+			)
 			.join('; ');
 	}
 }

@@ -46,13 +46,31 @@ export const UPSCALER_OPTIMIZED_FOR = [
 	'science_fiction_n_horror',
 ];
 export const UPSCALER_SCALE_FACTORS = ['2x', '4x', '8x', '16x'];
-export const STYLE_ENGINES = ['balanced', 'definio', 'illusio', '3d_cartoon', 'colorful_anime', 'caricature', 'real', 'super_real', 'softy'];
+export const STYLE_ENGINES = [
+	'balanced',
+	'definio',
+	'illusio',
+	'3d_cartoon',
+	'colorful_anime',
+	'caricature',
+	'real',
+	'super_real',
+	'softy',
+];
 export const STYLE_FLAVORS = ['faithful', 'gen_z', 'psychedelia', 'detaily', 'clear', 'donotstyle', 'donotstyle_sharp'];
 export const PORTRAIT_BEAUTIFIERS = ['beautify_face', 'beautify_face_max'];
 export const PORTRAIT_STYLES = ['standard', 'pop', 'super_pop'];
 export const MULTIFRAME_MODELS = ['videoq2-pro', 'videoq2-turbo'];
 export const MULTIFRAME_RESOLUTIONS = ['540p', '720p', '1080p'];
-export const START_END_MODELS = ['videoq3-pro', 'videoq2-pro-fast', 'videoq2-pro', 'videoq2-turbo', 'videoq1', 'videoq1-classic', 'video2.0'];
+export const START_END_MODELS = [
+	'videoq3-pro',
+	'videoq2-pro-fast',
+	'videoq2-pro',
+	'videoq2-turbo',
+	'videoq1',
+	'videoq1-classic',
+	'video2.0',
+];
 export const START_END_RESOLUTIONS = ['360p', '540p', '720p', '1080p', '2K'];
 export const MOVEMENT_AMPLITUDES = ['auto', 'small', 'medium', 'large'];
 export const VIDEO_STYLES = ['general', 'anime'];
@@ -106,11 +124,14 @@ const wholeNumber: Check = integer(Number.MIN_SAFE_INTEGER, Number.MAX_SAFE_INTE
 const finiteNumber: Check = (value, field) =>
 	typeof value === 'number' && Number.isFinite(value) ? undefined : fail(field, `${field} must be a number; got ${shown(value)}.`);
 
-const boolean: Check = (value, field) => (typeof value === 'boolean' ? undefined : fail(field, `${field} must be true or false; got ${shown(value)}.`));
+const boolean: Check = (value, field) =>
+	typeof value === 'boolean' ? undefined : fail(field, `${field} must be true or false; got ${shown(value)}.`);
 
 function oneOf(values: readonly string[]): Check {
 	return (value, field) =>
-		typeof value === 'string' && values.includes(value) ? undefined : fail(field, `${field} must be one of ${values.join(', ')}; got ${shown(value)}.`);
+		typeof value === 'string' && values.includes(value)
+			? undefined
+			: fail(field, `${field} must be one of ${values.join(', ')}; got ${shown(value)}.`);
 }
 
 function text(maxChars?: number, nonEmpty = false): Check {
@@ -151,7 +172,9 @@ function imageSource(httpsOnly = false): Check {
 	return (value, field) => {
 		if (typeof value !== 'string' || value.trim() === '') return fail(field, `${field} must be ${allowed}.`);
 		if (/^[a-z][a-z0-9+.-]*:\/\//i.test(value)) {
-			return isHttpUrl(value, httpsOnly) ? undefined : fail(field, `${field} must be ${allowed}; got a URL that is not ${httpsOnly ? 'HTTPS' : 'HTTP(S)'}.`);
+			return isHttpUrl(value, httpsOnly)
+				? undefined
+				: fail(field, `${field} must be ${allowed}; got a URL that is not ${httpsOnly ? 'HTTPS' : 'HTTP(S)'}.`);
 		}
 		return decodeBase64Image(value) ? undefined : fail(field, `${field} must be ${allowed}; the value is neither valid Base64 nor a URL.`);
 	};
@@ -159,7 +182,9 @@ function imageSource(httpsOnly = false): Check {
 
 /** webhook_url, callback_url, video_url, wm_url: an absolute HTTP(S) URL. */
 const httpUrl: Check = (value, field) =>
-	typeof value === 'string' && isHttpUrl(value) ? undefined : fail(field, `${field} must be an absolute http:// or https:// URL; got ${shown(value)}.`);
+	typeof value === 'string' && isHttpUrl(value)
+		? undefined
+		: fail(field, `${field} must be an absolute http:// or https:// URL; got ${shown(value)}.`);
 
 const jsonText: Check = (value, field) => {
 	if (typeof value !== 'string') return fail(field, `${field} must be a string holding JSON; got ${shown(value)}.`);
@@ -176,7 +201,8 @@ function isPlainObject(value: unknown): value is Body {
 }
 
 function object(schema: Schema): Check {
-	return (value, field) => (isPlainObject(value) ? checkSchema(value, schema, `${field}.`) : fail(field, `${field} must be an object; got ${shown(value)}.`));
+	return (value, field) =>
+		isPlainObject(value) ? checkSchema(value, schema, `${field}.`) : fail(field, `${field} must be an object; got ${shown(value)}.`);
 }
 
 function list(item: Check, count: { min: number; max: number }, itemWording: string): Check {

@@ -81,7 +81,13 @@ export function createProxyArea(ctx: AreaContext): ProxyArea {
 		(req: SimRequest, res: ServerResponse): void | Promise<void> => {
 			const account = ctx.accountByToken(bearerToken(req));
 			if (!account) {
-				return sendError(res, 401, shape, 'unauthorized', 'Missing or invalid access token: send the header Authorization: Bearer <ACCESS_TOKEN>.');
+				return sendError(
+					res,
+					401,
+					shape,
+					'unauthorized',
+					'Missing or invalid access token: send the header Authorization: Bearer <ACCESS_TOKEN>.',
+				);
 			}
 			return handler(req, res, account);
 		};

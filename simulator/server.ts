@@ -177,7 +177,8 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
 	const proxy = createProxyArea(ctx);
 
 	/** Shared front door: log, generic faults, routing. Area handlers never see the fault plumbing. */
-	const frontDoor = (host: 'service' | 'storage', errorShape: 'cloud' | 'registry', route: (r: SimRequest, res: ServerResponse) => void | Promise<void>) =>
+	const frontDoor =
+		(host: 'service' | 'storage', errorShape: 'cloud' | 'registry', route: (r: SimRequest, res: ServerResponse) => void | Promise<void>) =>
 		async (req: IncomingMessage, res: ServerResponse) => {
 			const url = new URL(req.url ?? '/', 'http://sim');
 			const rawBody = await readBody(req).catch(() => Buffer.alloc(0));

@@ -26,9 +26,13 @@ describe('npm run simulator', () => {
 	let logLines = '';
 
 	beforeAll(async () => {
-		child = spawn(process.execPath, [join(ROOT, 'node_modules/tsx/dist/cli.mjs'), join(ROOT, 'simulator/cli.ts'), '--port', '0', '--node-ms', '5'], {
-			cwd: ROOT,
-		});
+		child = spawn(
+			process.execPath,
+			[join(ROOT, 'node_modules/tsx/dist/cli.mjs'), join(ROOT, 'simulator/cli.ts'), '--port', '0', '--node-ms', '5'],
+			{
+				cwd: ROOT,
+			},
+		);
 		child.stderr.on('data', (chunk: Buffer) => (logLines += chunk.toString()));
 		banner = await new Promise<Banner>((resolve, reject) => {
 			let out = '';

@@ -63,7 +63,7 @@ describe('simulator front door', () => {
 		expect(sim.requestsTo('POST', '/api/prompt')[0]!.body).not.toContain(sim.apiKey);
 	});
 
-	it('answers unknown routes with 404 and wrong methods with 405 in each host\'s error shape', async () => {
+	it("answers unknown routes with 404 and wrong methods with 405 in each host's error shape", async () => {
 		const missing = await cloud().get('/api/nope');
 		expect(missing.status).toBe(404);
 		expect(missing.data.error.message).toMatch(/No route/);

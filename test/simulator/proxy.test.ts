@@ -143,8 +143,13 @@ async function closedPort(): Promise<number> {
 
 function multipart(fields: Record<string, string>): { body: Buffer; headers: Record<string, string> } {
 	const boundary = `----simtest${Date.now()}`;
-	const parts = Object.entries(fields).map(([name, value]) => `--${boundary}\r\nContent-Disposition: form-data; name="${name}"\r\n\r\n${value}\r\n`);
-	return { body: Buffer.from(`${parts.join('')}--${boundary}--\r\n`), headers: { 'content-type': `multipart/form-data; boundary=${boundary}` } };
+	const parts = Object.entries(fields).map(
+		([name, value]) => `--${boundary}\r\nContent-Disposition: form-data; name="${name}"\r\n\r\n${value}\r\n`,
+	);
+	return {
+		body: Buffer.from(`${parts.join('')}--${boundary}--\r\n`),
+		headers: { 'content-type': `multipart/form-data; boundary=${boundary}` },
+	};
 }
 
 async function openMusic(fields: Record<string, string>): Promise<AxiosResponse<Readable>> {
@@ -164,7 +169,10 @@ async function distinctAnswers(read: () => Promise<Json>, field: string, last: s
 }
 
 /** Reads an NDJSON stream line by line; broken lines are counted, not thrown. */
-async function readNdjson(stream: Readable, onEvent: (event: Json) => void = () => undefined): Promise<{ events: Json[]; malformed: string[] }> {
+async function readNdjson(
+	stream: Readable,
+	onEvent: (event: Json) => void = () => undefined,
+): Promise<{ events: Json[]; malformed: string[] }> {
 	const events: Json[] = [];
 	const malformed: string[] = [];
 	for await (const line of createInterface({ input: stream, crlfDelay: Infinity })) {
@@ -299,7 +307,11 @@ describe('image tasks', () => {
 		try {
 			const { data } = await api.post(`${IMAGING}/image-upscaler`, { image: TINY_PNG });
 			const id = data.data.task_id as string;
-			const seen = await distinctAnswers(async () => (await api.get(`${IMAGING}/image-upscaler/${id}`)).data.data as Json, 'status', 'COMPLETED');
+			const seen = await distinctAnswers(
+				async () => (await api.get(`${IMAGING}/image-upscaler/${id}`)).data.data as Json,
+				'status',
+				'COMPLETED',
+			);
 			expect(seen.map((answer) => answer.status)).toEqual(['CREATED', 'IN_PROGRESS', 'COMPLETED']);
 			expect(seen[1]).toEqual({ generated: [], status: 'IN_PROGRESS', task_id: id });
 			expect(seen[2]!.generated).toHaveLength(1);
@@ -376,7 +388,21 @@ describe('video tasks', () => {
 			'start-end2video',
 			'/proxy/video/start-end2video',
 			{ model: 'videoq3-pro', images: [IMAGE_URL], duration: 12, prompt: 'a cat surfing', seed: 42, payload: 'ref-2' },
-			['aspect_ratio', 'bgm', 'duration', 'images', 'model', 'movement_amplitude', 'off_peak', 'payload', 'prompt', 'resolution', 'seed', 'style', 'watermark'],
+			[
+				'aspect_ratio',
+				'bgm',
+				'duration',
+				'images',
+				'model',
+				'movement_amplitude',
+				'off_peak',
+				'payload',
+				'prompt',
+				'resolution',
+				'seed',
+				'style',
+				'watermark',
+			],
 		],
 		[
 			'extend',
@@ -418,7 +444,11 @@ describe('video tasks', () => {
 		sim.options.videoStepMs = 300;
 		try {
 			const { data } = await api.post('/proxy/video/extend', { model: 'videoq2-turbo' });
-			const seen = await distinctAnswers(async () => (await api.get(`/proxy/video/tasks/${data.task_id}/creations`)).data as Json, 'state', 'success');
+			const seen = await distinctAnswers(
+				async () => (await api.get(`/proxy/video/tasks/${data.task_id}/creations`)).data as Json,
+				'state',
+				'success',
+			);
 			expect(seen.map((answer) => answer.state)).toEqual(['created', 'queueing', 'processing', 'success']);
 			expect(seen[0]).toEqual({ task_id: data.task_id, state: 'created', err_code: '', credits: data.credits, creations: [] });
 			expect(seen.slice(0, 3).every((answer) => answer.creations.length === 0)).toBe(true);
@@ -476,7 +506,11 @@ const ENDPOINTS: Record<Endpoint, { path: string; shape: 'image' | 'video'; base
 	upscaler: { path: `${IMAGING}/image-upscaler`, shape: 'image', base: { image: TINY_PNG } },
 	style: { path: `${IMAGING}/image-style-transfer`, shape: 'image', base: { image: TINY_PNG, reference_image: TINY_PNG } },
 	skin: { path: `${IMAGING}/skin-enhancer/creative`, shape: 'image', base: { image: TINY_PNG } },
-	multiframe: { path: '/proxy/video/multiframe', shape: 'video', base: { model: 'videoq2-pro', start_image: IMAGE_URL, image_settings: frames(2) } },
+	multiframe: {
+		path: '/proxy/video/multiframe',
+		shape: 'video',
+		base: { model: 'videoq2-pro', start_image: IMAGE_URL, image_settings: frames(2) },
+	},
 	startEnd: { path: '/proxy/video/start-end2video', shape: 'video', base: { model: 'videoq2-pro', images: [IMAGE_URL] } },
 	extend: { path: '/proxy/video/extend', shape: 'video', base: { model: 'videoq2-pro' } },
 };
@@ -518,7 +552,10 @@ function lengthCases(endpoint: Endpoint, field: string, max: number): Case[] {
 }
 
 function boolCases(endpoint: Endpoint, fields: string[]): Case[] {
-	return fields.flatMap((field) => [ok(endpoint, `${field}=true`, { [field]: true }), bad(endpoint, `${field} not a boolean`, { [field]: 'yes' }, field)]);
+	return fields.flatMap((field) => [
+		ok(endpoint, `${field}=true`, { [field]: true }),
+		bad(endpoint, `${field} not a boolean`, { [field]: 'yes' }, field),
+	]);
 }
 
 const CASES: Case[] = [
@@ -530,7 +567,15 @@ const CASES: Case[] = [
 	bad('relight', 'image as an ftp URL', { image: 'ftp://images.example.com/a.png' }, 'image'),
 	bad('relight', 'image empty', { image: '' }, 'image'),
 	...intBounds('relight', 'light_transfer_strength', 0, 100),
-	...enumCases('relight', 'style', ['standard', 'darker_but_realistic', 'clean', 'smooth', 'brighter', 'contrasted_n_hdr', 'just_composition']),
+	...enumCases('relight', 'style', [
+		'standard',
+		'darker_but_realistic',
+		'clean',
+		'smooth',
+		'brighter',
+		'contrasted_n_hdr',
+		'just_composition',
+	]),
 	ok('relight', 'lightmap alone', { transfer_light_from_lightmap: IMAGE_URL }),
 	ok('relight', 'reference image alone', { transfer_light_from_reference_image: TINY_PNG }),
 	bad(
@@ -555,8 +600,18 @@ const CASES: Case[] = [
 		},
 	}),
 	bad('relight', 'advanced_settings not an object', { advanced_settings: 'bright' }, 'advanced_settings'),
-	bad('relight', 'advanced_settings.brightness not a number', { advanced_settings: { brightness: 'high' } }, 'advanced_settings.brightness'),
-	bad('relight', 'advanced_settings.fixed_generation not a boolean', { advanced_settings: { fixed_generation: 1 } }, 'advanced_settings.fixed_generation'),
+	bad(
+		'relight',
+		'advanced_settings.brightness not a number',
+		{ advanced_settings: { brightness: 'high' } },
+		'advanced_settings.brightness',
+	),
+	bad(
+		'relight',
+		'advanced_settings.fixed_generation not a boolean',
+		{ advanced_settings: { fixed_generation: 1 } },
+		'advanced_settings.fixed_generation',
+	),
 	ok('relight', 'prompt emphasis 1', { prompt: 'a sunset, (warm rim light:1)' }),
 	ok('relight', 'prompt emphasis 1.4', { prompt: 'a sunset, (warm rim light:1.4)' }),
 	bad('relight', 'prompt emphasis 1.5', { prompt: 'a sunset, (warm rim light:1.5)' }, 'prompt'),
@@ -592,11 +647,24 @@ const CASES: Case[] = [
 	bad('style', 'image missing', { image: undefined }, 'image'),
 	bad('style', 'reference_image missing', { reference_image: undefined }, 'reference_image'),
 	ok('style', 'reference_image as a URL', { reference_image: IMAGE_URL }),
-	...enumCases('style', 'engine', ['balanced', 'definio', 'illusio', '3d_cartoon', 'colorful_anime', 'caricature', 'real', 'super_real', 'softy']),
+	...enumCases('style', 'engine', [
+		'balanced',
+		'definio',
+		'illusio',
+		'3d_cartoon',
+		'colorful_anime',
+		'caricature',
+		'real',
+		'super_real',
+		'softy',
+	]),
 	...enumCases('style', 'flavor', ['faithful', 'gen_z', 'psychedelia', 'detaily', 'clear', 'donotstyle', 'donotstyle_sharp']),
 	...enumCases('style', 'portrait_beautifier', ['beautify_face', 'beautify_face_max'], { is_portrait: true }),
 	...enumCases('style', 'portrait_style', ['standard', 'pop', 'super_pop'], { is_portrait: true }),
-	ok('style', 'portrait options without is_portrait are accepted (and unused)', { portrait_style: 'pop', portrait_beautifier: 'beautify_face' }),
+	ok('style', 'portrait options without is_portrait are accepted (and unused)', {
+		portrait_style: 'pop',
+		portrait_beautifier: 'beautify_face',
+	}),
 	ok('style', 'portrait options with is_portrait false are accepted (and unused)', { is_portrait: false, portrait_style: 'super_pop' }),
 	...intBounds('style', 'structure_strength', 0, 100),
 	...intBounds('style', 'style_strength', 0, 100),
@@ -616,10 +684,27 @@ const CASES: Case[] = [
 	ok('multiframe', '9 frames', { image_settings: frames(9) }),
 	bad('multiframe', '10 frames', { image_settings: frames(10) }, 'image_settings'),
 	bad('multiframe', 'image_settings not a list', { image_settings: { key_image: IMAGE_URL } }, 'image_settings'),
-	bad('multiframe', 'frame without key_image', { image_settings: [{ duration: 2, prompt: 'x' }, frames(1)[0]] }, 'image_settings[0].key_image'),
-	bad('multiframe', 'frame without duration', { image_settings: [frames(1)[0], { key_image: IMAGE_URL, prompt: 'x' }] }, 'image_settings[1].duration'),
-	bad('multiframe', 'frame without prompt', { image_settings: [frames(1)[0], { key_image: IMAGE_URL, duration: 2 }] }, 'image_settings[1].prompt'),
-	ok('multiframe', 'frame duration 0 (the spec gives no range)', { image_settings: [frames(1)[0], { key_image: IMAGE_URL, duration: 0, prompt: 'x' }] }),
+	bad(
+		'multiframe',
+		'frame without key_image',
+		{ image_settings: [{ duration: 2, prompt: 'x' }, frames(1)[0]] },
+		'image_settings[0].key_image',
+	),
+	bad(
+		'multiframe',
+		'frame without duration',
+		{ image_settings: [frames(1)[0], { key_image: IMAGE_URL, prompt: 'x' }] },
+		'image_settings[1].duration',
+	),
+	bad(
+		'multiframe',
+		'frame without prompt',
+		{ image_settings: [frames(1)[0], { key_image: IMAGE_URL, duration: 2 }] },
+		'image_settings[1].prompt',
+	),
+	ok('multiframe', 'frame duration 0 (the spec gives no range)', {
+		image_settings: [frames(1)[0], { key_image: IMAGE_URL, duration: 0, prompt: 'x' }],
+	}),
 	bad(
 		'multiframe',
 		'frame duration 1.5',
@@ -638,7 +723,15 @@ const CASES: Case[] = [
 
 	// start-end2video
 	bad('startEnd', 'model missing', { model: undefined }, 'model'),
-	...enumCases('startEnd', 'model', ['videoq3-pro', 'videoq2-pro-fast', 'videoq2-pro', 'videoq2-turbo', 'videoq1', 'videoq1-classic', 'video2.0']),
+	...enumCases('startEnd', 'model', [
+		'videoq3-pro',
+		'videoq2-pro-fast',
+		'videoq2-pro',
+		'videoq2-turbo',
+		'videoq1',
+		'videoq1-classic',
+		'video2.0',
+	]),
 	...intBounds('startEnd', 'duration', 1, 16, { model: 'videoq3-pro' }),
 	...intBounds('startEnd', 'duration', 1, 10, { model: 'videoq2-pro-fast' }),
 	...intBounds('startEnd', 'duration', 1, 8, { model: 'videoq2-pro' }),
@@ -766,7 +859,9 @@ describe('notifications', () => {
 			['IN_PROGRESS', 200],
 			['COMPLETED', 200],
 		]);
-		expect(receiver.received[3].body).toEqual({ data: { task_id: taskId, status: 'COMPLETED', generated: [expect.stringContaining(sim.storageUrl)] } });
+		expect(receiver.received[3].body).toEqual({
+			data: { task_id: taskId, status: 'COMPLETED', generated: [expect.stringContaining(sim.storageUrl)] },
+		});
 		expect(deliveries.map((d) => [d.attempts, d.status, d.delivered])).toEqual([
 			[3, 200, true],
 			[1, 200, true],
@@ -796,7 +891,13 @@ describe('notifications', () => {
 		});
 		await sim.proxy.waitForDeliveries(allDone(3));
 		expect(receiver.received.map((r) => r.body.state)).toEqual(['queueing', 'processing', 'success']);
-		expect(receiver.received[0].body).toEqual({ task_id: data.task_id, state: 'queueing', err_code: '', creations: [], payload: 'order-77' });
+		expect(receiver.received[0].body).toEqual({
+			task_id: data.task_id,
+			state: 'queueing',
+			err_code: '',
+			creations: [],
+			payload: 'order-77',
+		});
 		expect(receiver.received[2].body).toEqual({
 			task_id: data.task_id,
 			state: 'success',
@@ -837,7 +938,14 @@ describe('notifications', () => {
 		sim.faults.duplicateNotifications = { times: 3 };
 		await api.post(`${IMAGING}/image-relight`, { image: TINY_PNG, webhook_url: receiver.url });
 		await sim.proxy.waitForDeliveries(allDone(6));
-		expect(receiver.received.map((r) => r.body.data.status)).toEqual(['IN_PROGRESS', 'IN_PROGRESS', 'IN_PROGRESS', 'COMPLETED', 'COMPLETED', 'COMPLETED']);
+		expect(receiver.received.map((r) => r.body.data.status)).toEqual([
+			'IN_PROGRESS',
+			'IN_PROGRESS',
+			'IN_PROGRESS',
+			'COMPLETED',
+			'COMPLETED',
+			'COMPLETED',
+		]);
 	});
 
 	test('outOfOrderNotifications holds a task’s notifications and delivers them in reverse once final', async () => {
@@ -862,7 +970,10 @@ describe('notifications', () => {
 		const refused = deliveries.filter((d) => d.refused);
 		expect(new Set(refused.map((d) => d.url))).toEqual(new Set(urls));
 		expect(refused.every((d) => d.attempts === 0 && !d.delivered && /loopback/.test(d.error ?? ''))).toBe(true);
-		expect(deliveries.filter((d) => d.delivered).map((d) => d.url)).toEqual([expect.stringContaining('localhost'), expect.stringContaining('localhost')]);
+		expect(deliveries.filter((d) => d.delivered).map((d) => d.url)).toEqual([
+			expect.stringContaining('localhost'),
+			expect.stringContaining('localhost'),
+		]);
 		expect(receiver.received).toHaveLength(2);
 	});
 
@@ -973,7 +1084,11 @@ describe('music', () => {
 		sim.faults.musicError = { code: 'CONTENT_POLICY', message: 'The prompt was rejected by the content policy.' };
 		const { events } = await readNdjson((await openMusic({ prompt: 'a song about anything' })).data);
 		expect(events.filter((e) => e.type === 'audio_chunk').length).toBeGreaterThan(0);
-		expect(events[events.length - 1]).toEqual({ type: 'error', code: 'CONTENT_POLICY', message: 'The prompt was rejected by the content policy.' });
+		expect(events[events.length - 1]).toEqual({
+			type: 'error',
+			code: 'CONTENT_POLICY',
+			message: 'The prompt was rejected by the content policy.',
+		});
 		expect(events.some((e) => e.type === 'complete')).toBe(false);
 
 		const next = await readNdjson((await openMusic({ prompt: 'again' })).data);
