@@ -8,7 +8,7 @@ import { randomUUID } from 'node:crypto';
 
 import type { AreaContext } from './context';
 import { RESULT_URL_TTL_MS } from './storage';
-import type { Body } from './proxy-validation';
+import type { Body } from './proxy-rules';
 import { makePng } from './proxy-media';
 import type { Notifier } from './proxy-notify';
 import type { TimerSet } from './proxy-timers';

@@ -7,7 +7,7 @@ import { randomInt } from 'node:crypto';
 
 import type { AreaContext } from './context';
 import { RESULT_URL_TTL_MS } from './storage';
-import type { Body } from './proxy-validation';
+import type { Body } from './proxy-rules';
 import { makeMp4, makePng } from './proxy-media';
 import type { Notifier } from './proxy-notify';
 import type { TimerSet } from './proxy-timers';

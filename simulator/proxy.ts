@@ -15,11 +15,8 @@ import { IMAGE_KINDS, ImageTasks, type ImageKind, type ImageSeed, type ImageTask
 import { type MusicOptions, MusicStreamer, defaultMusicOptions } from './proxy-music';
 import { type Delivery, type DeliveryPredicate, Notifier } from './proxy-notify';
 import { TimerSet } from './proxy-timers';
+import { type Body, type BodyValidator, isInvalid, isPlainObject } from './proxy-rules';
 import {
-	type Body,
-	type BodyValidator,
-	isInvalid,
-	isPlainObject,
 	validateExtend,
 	validateMultiframe,
 	validateMusic,
