@@ -1,5 +1,5 @@
 /**
- * Area A: cloud jobs and their scheduling. Per account at most `parallelLimit` jobs run at once;
+ * Cloud: jobs and their scheduling. Per account at most `parallelLimit` jobs run at once;
  * the rest wait as pending and start in submit order. Running a job (its messages and files) is
  * cloud-run.ts; this file owns the states, the queue, cancellation and the public job records.
  */

@@ -1,5 +1,5 @@
 /**
- * Area A: running one cloud job. Nodes run in dependency order, each taking `nodeMs` (deadlines
+ * Cloud: running one job. Nodes run in dependency order, each taking `nodeMs` (deadlines
  * are absolute, so timer lag does not add up over a long batch), and every step is reported on the
  * account's WebSockets the way the real service does. Output nodes store real (or synthetic,
  * streamed) files and announce them in `executed`.

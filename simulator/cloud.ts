@@ -1,5 +1,5 @@
 /**
- * Area A: the cloud workflow-execution API ({base_url}/api/..., WebSocket /ws). Routes live here;
+ * The cloud workflow-execution API ({base_url}/api/..., WebSocket /ws). Routes live here;
  * graph checks, jobs, the runner, the socket hub, the catalogue and file bytes have their own
  * cloud-*.ts modules.
  *

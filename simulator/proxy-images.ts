@@ -1,5 +1,5 @@
 /**
- * Area C image tasks (relight, upscaler, precision upscaler V2, style transfer, skin enhancer):
+ * Media proxy image tasks (relight, upscaler, precision upscaler V2, style transfer, skin enhancer):
  * CREATED → IN_PROGRESS → COMPLETED (or FAILED), one step every `imageStepMs`. Completed tasks
  * carry signed storage URLs of real PNGs. Task ids are per kind, as on the real service: a status
  * path of another kind does not know the id.

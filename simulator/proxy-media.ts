@@ -1,5 +1,5 @@
 /**
- * Area C: tiny but real media bytes for generated results. Clients that sniff or decode outputs
+ * Media proxy: tiny but real media bytes for generated results. Clients that sniff or decode outputs
  * (binary data MIME detection, WAV assembly) must see genuine formats, not placeholder text.
  */
 import { crc32, deflateSync } from 'node:zlib';

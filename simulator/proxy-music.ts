@@ -1,5 +1,5 @@
 /**
- * Area C text-to-music: an NDJSON stream of `title` events (one per stream), a `duration` event,
+ * Media proxy text-to-music: an NDJSON stream of `title` events (one per stream), a `duration` event,
  * `audio_chunk` events (base64 slices of a real PCM WAV per stream, streams interleaved) and
  * `complete`. Audio is generated on the fly and written with backpressure, so a stream of any size
  * costs the simulator a chunk of memory, not the file.

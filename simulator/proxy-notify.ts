@@ -1,5 +1,5 @@
 /**
- * Area C task notifications: POSTs to a task's webhook_url / callback_url on each status change.
+ * Media proxy task notifications: POSTs to a task's webhook_url / callback_url on each status change.
  * Retries non-2xx answers and connection errors with exponential back-off (n8n answers 409 to a
  * resume call that arrives before the execution is saved as waiting), keeps deliveries to one URL
  * in order, and delivers only to loopback hosts: anything else is recorded as refused.

@@ -1,5 +1,5 @@
 /**
- * Area C video tasks (multiframe, start-end2video, extend): created → queueing → processing →
+ * Media proxy video tasks (multiframe, start-end2video, extend): created → queueing → processing →
  * success (or failed), one step every `videoStepMs`. On success a creation holds signed URLs of a
  * small MP4 (real `ftyp` box) and a PNG cover. Credits follow model, seconds and resolution.
  */

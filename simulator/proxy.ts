@@ -1,5 +1,5 @@
 /**
- * Area C: the proxy endpoints at {registry_url}/proxy/... — image tasks (relight, upscaler,
+ * The media proxy endpoints at {registry_url}/proxy/... — image tasks (relight, upscaler,
  * precision upscaler V2, style transfer, skin enhancer), video tasks (multiframe, start-end2video,
  * extend), their notifications, and the streamed text-to-music endpoint.
  *

@@ -1,5 +1,5 @@
 /**
- * Area A of the simulator (cloud workflow execution), seen as a client sees it: REST over axios,
+ * The simulator's cloud workflow-execution API, seen as a client sees it: REST over axios,
  * the progress stream over a real WebSocket, files through the signed-URL storage host.
  */
 import { randomUUID } from 'node:crypto';

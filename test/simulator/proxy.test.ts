@@ -1,5 +1,5 @@
 /**
- * Area C of the simulator as a client sees it: image and video tasks over time, their status
+ * The simulator's media proxy as a client sees it: image and video tasks over time, their status
  * endpoints and notifications, every validation bound of the spec, and the streamed music endpoint.
  */
 import { execFile } from 'node:child_process';
