@@ -3,7 +3,7 @@
  * the progress stream over a real WebSocket, files through the signed-URL storage host.
  */
 import { randomUUID } from 'node:crypto';
-import { existsSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Readable } from 'node:stream';
 
@@ -18,10 +18,7 @@ interface Message {
 	data: Record<string, any>;
 }
 
-const FIXTURE = [join(__dirname, '../fixtures/txt2img-api.json'), '/work/shared/fixtures/txt2img-api.json'].find((p) =>
-	existsSync(p),
-) as string;
-const TXT2IMG: Graph = JSON.parse(readFileSync(FIXTURE, 'utf8'));
+const TXT2IMG: Graph = JSON.parse(readFileSync(join(__dirname, '../fixtures/txt2img-api.json'), 'utf8'));
 const txt2img = (): Graph => structuredClone(TXT2IMG);
 
 const SOLO_KEY = 'solo-api-key';
