@@ -10,7 +10,8 @@ import type { Readable } from 'node:stream';
 import axios, { type AxiosResponse } from 'axios';
 import WebSocket from 'ws';
 
-import { startSimulator, type Simulator } from '../../simulator/server';
+import type { Simulator } from '../../simulator/server';
+import { useSimulator } from './support/simulator';
 
 type Graph = Record<string, { class_type: string; inputs: Record<string, unknown> }>;
 interface Message {
@@ -30,7 +31,6 @@ const UPLOAD_LIMIT = 4096;
 const http = axios.create({ validateStatus: () => true, maxRedirects: 0 });
 
 let sim: Simulator;
-let baseline: Simulator['options'];
 const listeners: Listener[] = [];
 
 /** A WebSocket client that records every JSON message and binary frame it receives. */
@@ -114,8 +114,8 @@ function uploadForm(bytes: Buffer, filename = 'cat.png', fields: Record<string, 
 
 const PNG_SIGNATURE = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]);
 
-beforeAll(async () => {
-	sim = await startSimulator({
+useSimulator(
+	{
 		nodeMs: 5,
 		uploadLimitBytes: UPLOAD_LIMIT,
 		extraAccounts: [
@@ -124,20 +124,12 @@ beforeAll(async () => {
 			{ id: 'broke', apiKey: BROKE_KEY, credits: 0 },
 			{ id: 'lapsed', apiKey: LAPSED_KEY, subscriptionActive: false },
 		],
-	});
-	baseline = { ...sim.options };
-});
-
-afterEach(() => {
-	for (const l of listeners.splice(0)) l.ws.terminate();
-	Object.assign(sim.options, baseline);
-	sim.cloud.setOutputSize(undefined);
-	sim.reset();
-});
-
-afterAll(async () => {
-	await sim.close();
-});
+	},
+	(started) => (sim = started),
+	() => {
+		for (const l of listeners.splice(0)) l.ws.terminate();
+	},
+);
 
 describe('text-to-image end to end', () => {
 	test('runs the standard graph over a real WebSocket and serves its image through a signed URL', async () => {
