@@ -1,5 +1,5 @@
 /**
- * Area A: the node catalogue served by GET /api/object_info, in the usual node-definition shape
+ * Cloud: the node catalogue served by GET /api/object_info, in the usual node-definition shape
  * (input.required / input.optional of type specs, output, output_name, output_node, ...), plus
  * what the simulated runner needs to know about each class: which output key its `executed`
  * message uses and which file format it writes.

@@ -1,5 +1,5 @@
 /**
- * Area A: validation of a submitted workflow graph (API format: node id → {class_type, inputs},
+ * Cloud: validation of a submitted workflow graph (API format: node id → {class_type, inputs},
  * links as [node id, output index]) against the catalogue, and the order the runner executes it in.
  * Errors name the node, its class and the input, so a 400 tells the user what to fix.
  */

@@ -1,5 +1,5 @@
 /**
- * Area A: the bytes of simulated output files and previews. Every file is a small but valid
+ * Cloud: the bytes of simulated output files and previews. Every file is a small but valid
  * instance of its format (clients may sniff magic numbers or hand the file to a decoder), and
  * every format also has a header-only variant for huge synthetic files that are streamed, never
  * held in memory.

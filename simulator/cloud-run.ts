@@ -1,5 +1,5 @@
 /**
- * Area A: running one cloud job. Nodes run in dependency order, each taking `nodeMs` (deadlines
+ * Cloud: running one job. Nodes run in dependency order, each taking `nodeMs` (deadlines
  * are absolute, so timer lag does not add up over a long batch), and every step is reported on the
  * account's WebSockets the way the real service does. Output nodes store real (or synthetic,
  * streamed) files and announce them in `executed`.
@@ -9,10 +9,10 @@ import { setTimeout as sleep } from 'node:timers/promises';
 
 import { OUTPUT_BEHAVIOUR, SAMPLER_CLASSES, UNAVAILABLE_CHECKPOINTS, type NodeDefinition } from './cloud-catalogue';
 import { asLink, type Graph } from './cloud-graph';
-import type { ExecutionFailure, Job, NodeOutput } from './cloud-jobs';
 import { CONTENT_TYPES, EXTENSIONS, makeJpeg, makePng, mediaBody, type MediaKind } from './cloud-media';
+import type { ExecutionFailure, Job, NodeOutput } from './cloud-types';
 import { metadataPreviewFrame, previewFrame, textFrame } from './cloud-ws';
-import type { ResolvedOptions } from './server';
+import type { ResolvedOptions } from './context';
 import type { SignedStorage } from './storage';
 
 export interface RunEnv {

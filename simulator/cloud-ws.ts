@@ -1,5 +1,5 @@
 /**
- * Area A: the WebSocket at /ws. Every connection of an account receives every message of that
+ * Cloud: the WebSocket at /ws. Every connection of an account receives every message of that
  * account (clientId is ignored, as on the real service). All outgoing messages pass one gate that
  * applies the dropWebSocket and silenceWebSocket faults.
  */

@@ -1,5 +1,5 @@
 /**
- * Area A: the cloud workflow-execution API ({base_url}/api/..., WebSocket /ws). Routes live here;
+ * The cloud workflow-execution API ({base_url}/api/..., WebSocket /ws). Routes live here;
  * graph checks, jobs, the runner, the socket hub, the catalogue and file bytes have their own
  * cloud-*.ts modules.
  *
@@ -21,11 +21,12 @@ import { extname } from 'node:path';
 
 import { buildCatalogue, type NodeDefinition } from './cloud-catalogue';
 import { checkSubmission } from './cloud-graph';
-import { type ExecutionFailure, JobBoard, type JobView, isTerminal, jobRecord, queueEntry, type Job } from './cloud-jobs';
+import { JobBoard, isTerminal, jobRecord, queueEntry } from './cloud-jobs';
 import { FileNamer, storageKey } from './cloud-run';
+import type { ExecutionFailure, Job, JobView } from './cloud-types';
 import { SocketHub, type WsHandshake } from './cloud-ws';
+import type { AreaContext } from './context';
 import { type Account, type Handler, type SimRequest, parseMultipart, readJson, sendError, sendJson } from './core';
-import type { AreaContext } from './server';
 
 /** A file accepted by /api/upload/image or /api/upload/mask. */
 export interface UploadedInput {

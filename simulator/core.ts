@@ -59,21 +59,21 @@ export interface Faults {
 	http5xx?: { count: number; pathPrefix?: string; status?: number };
 	/** Send a broken JSON body on the next `count` JSON responses matching `pathPrefix`. */
 	malformedJson?: { count: number; pathPrefix?: string };
-	/** Area A: close every open WebSocket (code 1006-like abrupt end) after `afterMessages` more messages. */
+	/** Cloud: close every open WebSocket (code 1006-like abrupt end) after `afterMessages` more messages. */
 	dropWebSocket?: { afterMessages: number };
-	/** Area A: stop sending WebSocket messages (socket stays open) for `ms` after `afterMessages` more. */
+	/** Cloud: stop sending WebSocket messages (socket stays open) for `ms` after `afterMessages` more. */
 	silenceWebSocket?: { afterMessages: number; ms: number };
-	/** Area A: the next `count` /api/view answers are 302 without a Location header. */
+	/** Cloud: the next `count` /api/view answers are 302 without a Location header. */
 	redirectWithoutLocation?: { count: number };
-	/** Area A: signed URLs issued while set are already expired. */
+	/** Cloud: signed URLs issued while set are already expired. */
 	expiredSignedUrls?: boolean;
-	/** Area C: notifications are each sent `times` times (duplicates). */
+	/** Media proxy: notifications are each sent `times` times (duplicates). */
 	duplicateNotifications?: { times: number };
-	/** Area C: notifications of a task are delivered in reverse order once the task is final. */
+	/** Media proxy: notifications of a task are delivered in reverse order once the task is final. */
 	outOfOrderNotifications?: boolean;
-	/** Area C: insert `count` malformed lines into the next music stream. */
+	/** Media proxy: insert `count` malformed lines into the next music stream. */
 	malformedNdjson?: { count: number };
-	/** Area C: the next music stream ends with an error event instead of complete. */
+	/** Media proxy: the next music stream ends with an error event instead of complete. */
 	musicError?: { code: string; message: string };
 }
 
@@ -153,7 +153,11 @@ export function sendText(res: ServerResponse, status: number, text: string, cont
 }
 
 /** Parses a JSON body; answers 400 and returns undefined when it is not valid JSON. */
-export function readJson<T = unknown>(req: SimRequest, res: ServerResponse, errorShape: 'cloud' | 'image' | 'video' | 'registry' = 'cloud'): T | undefined {
+export function readJson<T = unknown>(
+	req: SimRequest,
+	res: ServerResponse,
+	errorShape: 'cloud' | 'image' | 'video' | 'registry' = 'cloud',
+): T | undefined {
 	const text = req.rawBody.toString('utf8');
 	try {
 		return JSON.parse(text === '' ? 'null' : text) as T;

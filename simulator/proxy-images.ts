@@ -1,19 +1,25 @@
 /**
- * Area C image tasks (relight, upscaler, precision upscaler V2, style transfer, skin enhancer):
+ * Media proxy image tasks (relight, upscaler, precision upscaler V2, style transfer, skin enhancer):
  * CREATED → IN_PROGRESS → COMPLETED (or FAILED), one step every `imageStepMs`. Completed tasks
  * carry signed storage URLs of real PNGs. Task ids are per kind, as on the real service: a status
  * path of another kind does not know the id.
  */
 import { randomUUID } from 'node:crypto';
 
-import type { AreaContext } from './server';
+import type { AreaContext } from './context';
 import { RESULT_URL_TTL_MS } from './storage';
-import type { Body } from './proxy-validation';
+import type { Body } from './proxy-rules';
 import { makePng } from './proxy-media';
 import type { Notifier } from './proxy-notify';
 import type { TimerSet } from './proxy-timers';
 
-export const IMAGE_KINDS = ['image-relight', 'image-upscaler', 'image-upscaler-precision-v2', 'image-style-transfer', 'skin-enhancer'] as const;
+export const IMAGE_KINDS = [
+	'image-relight',
+	'image-upscaler',
+	'image-upscaler-precision-v2',
+	'image-style-transfer',
+	'skin-enhancer',
+] as const;
 export type ImageKind = (typeof IMAGE_KINDS)[number];
 export type ImageStatus = 'CREATED' | 'IN_PROGRESS' | 'COMPLETED' | 'FAILED';
 export type StatusField = 'status' | 'task_status';

@@ -1,5 +1,5 @@
 /**
- * Area C: tiny but real media bytes for generated results. Clients that sniff or decode outputs
+ * Media proxy: tiny but real media bytes for generated results. Clients that sniff or decode outputs
  * (binary data MIME detection, WAV assembly) must see genuine formats, not placeholder text.
  */
 import { crc32, deflateSync } from 'node:zlib';
@@ -45,7 +45,10 @@ function mp4Box(type: string, payload: Buffer): Buffer {
 
 /** An MP4-like file: a proper `ftyp` box (what MIME sniffers read), a `free` box and an `mdat` box. */
 export function makeMp4(seed: string): Buffer {
-	const ftyp = mp4Box('ftyp', Buffer.concat([Buffer.from('isom', 'ascii'), Buffer.from([0, 0, 2, 0]), Buffer.from('isomiso2avc1mp41', 'ascii')]));
+	const ftyp = mp4Box(
+		'ftyp',
+		Buffer.concat([Buffer.from('isom', 'ascii'), Buffer.from([0, 0, 2, 0]), Buffer.from('isomiso2avc1mp41', 'ascii')]),
+	);
 	const mdat = mp4Box('mdat', Buffer.alloc(2048, seed.length % 251));
 	return Buffer.concat([ftyp, mp4Box('free', Buffer.alloc(0)), mdat]);
 }

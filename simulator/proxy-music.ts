@@ -1,5 +1,5 @@
 /**
- * Area C text-to-music: an NDJSON stream of `title` events (one per stream), a `duration` event,
+ * Media proxy text-to-music: an NDJSON stream of `title` events (one per stream), a `duration` event,
  * `audio_chunk` events (base64 slices of a real PCM WAV per stream, streams interleaved) and
  * `complete`. Audio is generated on the fly and written with backpressure, so a stream of any size
  * costs the simulator a chunk of memory, not the file.
@@ -90,7 +90,14 @@ function* musicLines(plan: StreamPlan): Generator<Line> {
 	}
 
 	for (let i = 0; i < streams; i++) {
-		yield* emit({ type: 'title', title: titleFor(request.prompt, i), display_tags: tagsFor(request.prompt), copy_index: i, prompt_index: 0, stream_index: i });
+		yield* emit({
+			type: 'title',
+			title: titleFor(request.prompt, i),
+			display_tags: tagsFor(request.prompt),
+			copy_index: i,
+			prompt_index: 0,
+			stream_index: i,
+		});
 	}
 	yield* emit({ type: 'duration', duration_sec: Math.round(wavs[0].durationSec * 1000) / 1000 });
 	const failure: Line = { event: { type: 'error', code: plan.error?.code, message: plan.error?.message } };

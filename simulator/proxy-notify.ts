@@ -1,5 +1,5 @@
 /**
- * Area C task notifications: POSTs to a task's webhook_url / callback_url on each status change.
+ * Media proxy task notifications: POSTs to a task's webhook_url / callback_url on each status change.
  * Retries non-2xx answers and connection errors with exponential back-off (n8n answers 409 to a
  * resume call that arrives before the execution is saved as waiting), keeps deliveries to one URL
  * in order, and delivers only to loopback hosts: anything else is recorded as refused.
@@ -9,7 +9,7 @@ import { isIP } from 'node:net';
 
 import axios from 'axios';
 
-import type { AreaContext } from './server';
+import type { AreaContext } from './context';
 import type { TimerSet } from './proxy-timers';
 
 export interface Delivery {
@@ -238,7 +238,10 @@ export class Notifier {
 	private summary(): string {
 		if (this.deliveries.length === 0) return 'none';
 		return this.deliveries
-			.map((d) => `#${d.id} ${d.url} attempts=${d.attempts} status=${d.status ?? '-'} delivered=${d.delivered}${d.error ? ` (${d.error})` : ''}`)
+			.map(
+				(d) =>
+					`#${d.id} ${d.url} attempts=${d.attempts} status=${d.status ?? '-'} delivered=${d.delivered}${d.error ? ` (${d.error})` : ''}`,
+			)
 			.join('; ');
 	}
 }

@@ -1,5 +1,5 @@
 /**
- * Area C: every timer the proxy area starts goes through one TimerSet, so reset() and close()
+ * Media proxy: every timer the proxy area starts goes through one TimerSet, so reset() and close()
  * can cancel them all and Jest exits without open handles.
  */
 export class TimerSet {

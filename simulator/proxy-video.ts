@@ -1,13 +1,13 @@
 /**
- * Area C video tasks (multiframe, start-end2video, extend): created → queueing → processing →
+ * Media proxy video tasks (multiframe, start-end2video, extend): created → queueing → processing →
  * success (or failed), one step every `videoStepMs`. On success a creation holds signed URLs of a
  * small MP4 (real `ftyp` box) and a PNG cover. Credits follow model, seconds and resolution.
  */
 import { randomInt } from 'node:crypto';
 
-import type { AreaContext } from './server';
+import type { AreaContext } from './context';
 import { RESULT_URL_TTL_MS } from './storage';
-import type { Body } from './proxy-validation';
+import type { Body } from './proxy-rules';
 import { makeMp4, makePng } from './proxy-media';
 import type { Notifier } from './proxy-notify';
 import type { TimerSet } from './proxy-timers';
@@ -77,7 +77,8 @@ export function videoCredits(kind: VideoKind, body: Body): number {
 
 /** The request fields each submit answer echoes, with the defaults the task actually uses. */
 function echoes(kind: VideoKind, body: Body): Body {
-	const given = (names: string[]) => Object.fromEntries(names.filter((n) => body[n] !== undefined && body[n] !== null).map((n) => [n, body[n]]));
+	const given = (names: string[]) =>
+		Object.fromEntries(names.filter((n) => body[n] !== undefined && body[n] !== null).map((n) => [n, body[n]]));
 	const resolution = body.resolution ?? DEFAULT_RESOLUTION;
 	const payload = body.payload ?? '';
 	if (kind === 'multiframe') {
@@ -153,7 +154,13 @@ export class VideoTasks {
 
 	/** GET /proxy/video/tasks/{id}/creations. */
 	creationsBody(task: VideoTask): Body {
-		return { task_id: task.taskId, state: task.state, err_code: task.errCode, credits: task.credits, creations: task.creations.map((c) => ({ ...c })) };
+		return {
+			task_id: task.taskId,
+			state: task.state,
+			err_code: task.errCode,
+			credits: task.credits,
+			creations: task.creations.map((c) => ({ ...c })),
+		};
 	}
 
 	reset(): void {
@@ -195,7 +202,13 @@ export class VideoTasks {
 			taskId: task.taskId,
 			kind: 'video',
 			url: task.callbackUrl,
-			body: { task_id: task.taskId, state, err_code: task.errCode, creations: task.creations.map((c) => ({ ...c })), payload: task.payload },
+			body: {
+				task_id: task.taskId,
+				state,
+				err_code: task.errCode,
+				creations: task.creations.map((c) => ({ ...c })),
+				payload: task.payload,
+			},
 			final: state === 'success' || state === 'failed',
 		});
 	}
@@ -206,6 +219,10 @@ export class VideoTasks {
 		this.cover ??= makePng(32, 18, [30, 30, 30]);
 		this.ctx.storage.put(`${base}.mp4`, 'video/mp4', makeMp4(id));
 		this.ctx.storage.put(`${base}-cover.png`, 'image/png', this.cover);
-		return { id, url: this.ctx.storage.signedUrl(`${base}.mp4`, 'GET', RESULT_URL_TTL_MS), cover_url: this.ctx.storage.signedUrl(`${base}-cover.png`, 'GET', RESULT_URL_TTL_MS) };
+		return {
+			id,
+			url: this.ctx.storage.signedUrl(`${base}.mp4`, 'GET', RESULT_URL_TTL_MS),
+			cover_url: this.ctx.storage.signedUrl(`${base}-cover.png`, 'GET', RESULT_URL_TTL_MS),
+		};
 	}
 }

@@ -1,5 +1,5 @@
 /**
- * Area C: the proxy endpoints at {registry_url}/proxy/... — image tasks (relight, upscaler,
+ * The media proxy endpoints at {registry_url}/proxy/... — image tasks (relight, upscaler,
  * precision upscaler V2, style transfer, skin enhancer), video tasks (multiframe, start-end2video,
  * extend), their notifications, and the streamed text-to-music endpoint.
  *
@@ -9,16 +9,14 @@
  */
 import type { ServerResponse } from 'node:http';
 
+import type { AreaContext } from './context';
 import { type Account, type SimRequest, bearerToken, parseMultipart, readJson, sendError, sendJson } from './core';
 import { IMAGE_KINDS, ImageTasks, type ImageKind, type ImageSeed, type ImageTask, type StatusField } from './proxy-images';
 import { type MusicOptions, MusicStreamer, defaultMusicOptions } from './proxy-music';
 import { type Delivery, type DeliveryPredicate, Notifier } from './proxy-notify';
 import { TimerSet } from './proxy-timers';
+import { type Body, type BodyValidator, isInvalid, isPlainObject } from './proxy-rules';
 import {
-	type Body,
-	type BodyValidator,
-	isInvalid,
-	isPlainObject,
 	validateExtend,
 	validateMultiframe,
 	validateMusic,
@@ -29,7 +27,6 @@ import {
 	validateUpscaler,
 } from './proxy-validation';
 import { type VideoKind, type VideoTask, VideoTasks } from './proxy-video';
-import type { AreaContext } from './server';
 
 export type { Delivery } from './proxy-notify';
 export type { ImageKind, ImageSeed, ImageStatus, ImageTask, StatusField } from './proxy-images';
@@ -81,7 +78,13 @@ export function createProxyArea(ctx: AreaContext): ProxyArea {
 		(req: SimRequest, res: ServerResponse): void | Promise<void> => {
 			const account = ctx.accountByToken(bearerToken(req));
 			if (!account) {
-				return sendError(res, 401, shape, 'unauthorized', 'Missing or invalid access token: send the header Authorization: Bearer <ACCESS_TOKEN>.');
+				return sendError(
+					res,
+					401,
+					shape,
+					'unauthorized',
+					'Missing or invalid access token: send the header Authorization: Bearer <ACCESS_TOKEN>.',
+				);
 			}
 			return handler(req, res, account);
 		};

@@ -1,7 +1,17 @@
 /**
- * Area B data shapes (Publisher, Node, NodeVersion as the spec names their fields) and the input
- * rules the registry applies to them: id formats, semantic versions, which fields a caller may set.
+ * Registry data shapes (Publisher, Node, NodeVersion as the spec names their fields), its fixed
+ * names, and the input rules it applies to them: id formats, semantic versions, which fields a
+ * caller may set.
  */
+import type { Upload } from './storage';
+
+/** Token every new publisher can publish with (hook addPersonalAccessToken adds more). */
+export const DEFAULT_PUBLISHING_TOKEN = 'sim-publishing-token';
+/** Unclaimed nodes sit under this admin publisher (the real registry does the same); it has no members. */
+export const UNCLAIMED_PUBLISHER_ID = 'admin-unclaimed';
+export const DEFAULT_PAGE_LIMIT = 10;
+/** Host of the simulated code-hosting service in repository URLs. */
+export const REPOHOST_ORIGIN = 'https://repohost.example';
 
 export type PublisherStatus = 'PublisherStatusActive' | 'PublisherStatusBanned';
 export type NodeStatus = 'NodeStatusActive' | 'NodeStatusDeleted' | 'NodeStatusBanned';
@@ -78,6 +88,11 @@ export interface RegistryNode {
 	tags: string[];
 	tags_admin?: string[];
 	translations?: Record<string, unknown>;
+}
+
+export interface ArchiveUpload extends Upload {
+	/** Whether the archive was PUT with Content-Type application/zip (what makes the version active). */
+	isZip: boolean;
 }
 
 /** A refusal the handlers throw; the route wrapper turns it into `{error, message}`. */
@@ -206,8 +221,7 @@ export function repositoryOwner(url: string | undefined, repohostOrigin: string)
 	}
 }
 
-/** Parses a positive integer query value; 400 naming the parameter when it is not one or above `max`. */
-/** A page or per-page count: a whole number of 1 or more (the spec gives no upper bound). */
+/** A page or per-page count: a whole number of 1 or more (the spec gives no upper bound); 400 naming the parameter otherwise. */
 export function positiveIntParam(raw: string | null, name: string, fallback: number): number {
 	if (raw === null) return fallback;
 	const value = /^\d+$/.test(raw.trim()) ? Number(raw.trim()) : NaN;

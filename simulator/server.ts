@@ -7,6 +7,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from 'node:net';
 
 import { createCloudArea, type CloudArea } from './cloud';
+import type { AreaContext, ResolvedOptions, SimulatorOptions, SimulatorUrls } from './context';
 import {
 	type Account,
 	type Counters,
@@ -24,67 +25,7 @@ import { createProxyArea, type ProxyArea } from './proxy';
 import { createRegistryArea, type RegistryArea } from './registry';
 import { SignedStorage } from './storage';
 
-export interface SimulatorOptions {
-	host?: string;
-	/** Port of the cloud API; 0 (default) picks a free one. The other two hosts always pick free ports. */
-	port?: number;
-	apiKey?: string;
-	accessToken?: string;
-	/** Settings of the default account. */
-	parallelLimit?: number;
-	credits?: number;
-	subscriptionActive?: boolean;
-	/** More accounts (for "other users" tests); missing fields get generated values. */
-	extraAccounts?: Array<Partial<Account> & { id: string }>;
-	/** Area A: how long each node of a cloud job takes, in ms. */
-	nodeMs?: number;
-	/** Area A: whether GET /api/jobs/{id} returns `outputs` once terminal. */
-	jobsEndpointOutputs?: boolean;
-	/** Area A: largest accepted upload, in bytes. */
-	uploadLimitBytes?: number;
-	/** Area A: extra messages for other jobs of the same user interleaved on every connection. */
-	interleaveOtherJobs?: boolean;
-	/** Area C: time between image task status changes, in ms. */
-	imageStepMs?: number;
-	/** Area C: time between video task state changes, in ms. */
-	videoStepMs?: number;
-	/** Area C: attempts and first back-off of notification deliveries answered with a non-2xx. */
-	notifyAttempts?: number;
-	notifyBackoffMs?: number;
-	/** Lifetime of signed storage URLs, in ms. */
-	signedUrlTtlMs?: number;
-	/** Readable request log lines go here (the CLI prints them); silent when absent. */
-	log?: (line: string) => void;
-}
-
-export type ResolvedOptions = Required<Omit<SimulatorOptions, 'log' | 'extraAccounts' | 'port'>> & {
-	port: number;
-	log?: (line: string) => void;
-};
-
-/** What an area module gets: routers to register on, shared state, and the storage host. */
-export interface AreaContext {
-	/** Routes of the cloud host ({base_url}). */
-	cloudRouter: Router;
-	/** Routes of the registry host ({registry_url}), proxy endpoints included. */
-	registryRouter: Router;
-	storage: SignedStorage;
-	options: ResolvedOptions;
-	faults: Faults;
-	counters: Counters;
-	accounts: Account[];
-	urls: () => SimulatorUrls;
-	accountByApiKey(key: string | undefined): Account | undefined;
-	accountByToken(token: string | undefined): Account | undefined;
-	log(line: string): void;
-}
-
-export interface SimulatorUrls {
-	baseUrl: string;
-	wsBaseUrl: string;
-	registryUrl: string;
-	storageUrl: string;
-}
+export type { ResolvedOptions, SimulatorOptions, SimulatorUrls } from './context';
 
 export interface Simulator extends SimulatorUrls {
 	apiKey: string;
@@ -236,7 +177,8 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
 	const proxy = createProxyArea(ctx);
 
 	/** Shared front door: log, generic faults, routing. Area handlers never see the fault plumbing. */
-	const frontDoor = (host: 'service' | 'storage', errorShape: 'cloud' | 'registry', route: (r: SimRequest, res: ServerResponse) => void | Promise<void>) =>
+	const frontDoor =
+		(host: 'service' | 'storage', errorShape: 'cloud' | 'registry', route: (r: SimRequest, res: ServerResponse) => void | Promise<void>) =>
 		async (req: IncomingMessage, res: ServerResponse) => {
 			const url = new URL(req.url ?? '/', 'http://sim');
 			const rawBody = await readBody(req).catch(() => Buffer.alloc(0));

@@ -4,7 +4,7 @@
  * --experimental-websocket, which the npm scripts pass; under a bare `npx jest` on Node 20 the
  * `ws` package stands in, with the same WHATWG interface).
  */
-import { existsSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 
 import WebSocketPackage from 'ws';
@@ -14,10 +14,7 @@ import { EngineHarness } from '../harness/engine';
 
 export type Graph = Record<string, { class_type: string; inputs: Record<string, unknown>; _meta?: { title?: string } }>;
 
-const FIXTURE = [join(__dirname, '../fixtures/txt2img-api.json'), '/work/shared/fixtures/txt2img-api.json'].find((p) =>
-	existsSync(p),
-) as string;
-const TXT2IMG: Graph = JSON.parse(readFileSync(FIXTURE, 'utf8'));
+const TXT2IMG: Graph = JSON.parse(readFileSync(join(__dirname, '../fixtures/txt2img-api.json'), 'utf8'));
 
 export const txt2img = (): Graph => structuredClone(TXT2IMG);
 

@@ -1,16 +1,17 @@
 /**
- * Area A of the simulator (cloud workflow execution), seen as a client sees it: REST over axios,
+ * The simulator's cloud workflow-execution API, seen as a client sees it: REST over axios,
  * the progress stream over a real WebSocket, files through the signed-URL storage host.
  */
 import { randomUUID } from 'node:crypto';
-import { existsSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Readable } from 'node:stream';
 
 import axios, { type AxiosResponse } from 'axios';
 import WebSocket from 'ws';
 
-import { startSimulator, type Simulator } from '../../simulator/server';
+import type { Simulator } from '../../simulator/server';
+import { useSimulator } from './support/simulator';
 
 type Graph = Record<string, { class_type: string; inputs: Record<string, unknown> }>;
 interface Message {
@@ -18,10 +19,7 @@ interface Message {
 	data: Record<string, any>;
 }
 
-const FIXTURE = [join(__dirname, '../fixtures/txt2img-api.json'), '/work/shared/fixtures/txt2img-api.json'].find((p) =>
-	existsSync(p),
-) as string;
-const TXT2IMG: Graph = JSON.parse(readFileSync(FIXTURE, 'utf8'));
+const TXT2IMG: Graph = JSON.parse(readFileSync(join(__dirname, '../fixtures/txt2img-api.json'), 'utf8'));
 const txt2img = (): Graph => structuredClone(TXT2IMG);
 
 const SOLO_KEY = 'solo-api-key';
@@ -33,7 +31,6 @@ const UPLOAD_LIMIT = 4096;
 const http = axios.create({ validateStatus: () => true, maxRedirects: 0 });
 
 let sim: Simulator;
-let baseline: Simulator['options'];
 const listeners: Listener[] = [];
 
 /** A WebSocket client that records every JSON message and binary frame it receives. */
@@ -117,8 +114,8 @@ function uploadForm(bytes: Buffer, filename = 'cat.png', fields: Record<string, 
 
 const PNG_SIGNATURE = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]);
 
-beforeAll(async () => {
-	sim = await startSimulator({
+useSimulator(
+	{
 		nodeMs: 5,
 		uploadLimitBytes: UPLOAD_LIMIT,
 		extraAccounts: [
@@ -127,20 +124,12 @@ beforeAll(async () => {
 			{ id: 'broke', apiKey: BROKE_KEY, credits: 0 },
 			{ id: 'lapsed', apiKey: LAPSED_KEY, subscriptionActive: false },
 		],
-	});
-	baseline = { ...sim.options };
-});
-
-afterEach(() => {
-	for (const l of listeners.splice(0)) l.ws.terminate();
-	Object.assign(sim.options, baseline);
-	sim.cloud.setOutputSize(undefined);
-	sim.reset();
-});
-
-afterAll(async () => {
-	await sim.close();
-});
+	},
+	(started) => (sim = started),
+	() => {
+		for (const l of listeners.splice(0)) l.ws.terminate();
+	},
+);
 
 describe('text-to-image end to end', () => {
 	test('runs the standard graph over a real WebSocket and serves its image through a signed URL', async () => {

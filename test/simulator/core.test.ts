@@ -1,7 +1,8 @@
 /** The simulator's front door, shared by all areas: generic faults, the request log, counters, reset. */
 import axios from 'axios';
 
-import { startSimulator, type Simulator } from '../../simulator/server';
+import type { Simulator } from '../../simulator/server';
+import { useSimulator } from './support/simulator';
 
 describe('simulator front door', () => {
 	let sim: Simulator;
@@ -9,13 +10,7 @@ describe('simulator front door', () => {
 	const registry = () =>
 		axios.create({ baseURL: sim.registryUrl, headers: { Authorization: `Bearer ${sim.accessToken}` }, validateStatus: () => true });
 
-	beforeAll(async () => {
-		sim = await startSimulator();
-	});
-	afterAll(async () => {
-		await sim.close();
-	});
-	beforeEach(() => sim.reset());
+	useSimulator({}, (started) => (sim = started));
 
 	it('answers a burst of 5xx on matching paths only, then recovers', async () => {
 		sim.faults.http5xx = { count: 2, pathPrefix: '/api/object_info' };

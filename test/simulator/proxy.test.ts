@@ -1,5 +1,5 @@
 /**
- * Area C of the simulator as a client sees it: image and video tasks over time, their status
+ * The simulator's media proxy as a client sees it: image and video tasks over time, their status
  * endpoints and notifications, every validation bound of the spec, and the streamed music endpoint.
  */
 import { execFile } from 'node:child_process';
@@ -14,7 +14,8 @@ import axios, { type AxiosInstance, type AxiosResponse } from 'axios';
 
 import { makePng } from '../../simulator/proxy-media';
 import { isLoopbackUrl } from '../../simulator/proxy-notify';
-import { startSimulator, type Simulator } from '../../simulator/server';
+import type { Simulator } from '../../simulator/server';
+import { useSimulator } from './support/simulator';
 
 const IMAGING = '/proxy/imaging/v1/ai';
 const TINY_PNG = makePng(2, 2).toString('base64');
@@ -34,24 +35,21 @@ const client = (baseURL: string, token?: string): AxiosInstance =>
 		headers: token ? { Authorization: `Bearer ${token}` } : {},
 	});
 
-beforeAll(async () => {
-	sim = await startSimulator({
+useSimulator(
+	{
 		imageStepMs: 10,
 		videoStepMs: 10,
 		notifyAttempts: 4,
 		notifyBackoffMs: 10,
 		extraAccounts: [{ id: 'other' }],
-	});
-	api = client(sim.registryUrl, sim.accessToken);
-	otherApi = client(sim.registryUrl, sim.accounts[1].accessToken);
-	anonymous = client(sim.registryUrl);
-});
-
-afterEach(() => sim.reset());
-
-afterAll(async () => {
-	await sim.close();
-});
+	},
+	(started) => {
+		sim = started;
+		api = client(sim.registryUrl, sim.accessToken);
+		otherApi = client(sim.registryUrl, sim.accounts[1].accessToken);
+		anonymous = client(sim.registryUrl);
+	},
+);
 
 // ---- helpers ----------------------------------------------------------------------------------
 
@@ -304,20 +302,16 @@ describe('image tasks', () => {
 	test('a task goes CREATED → IN_PROGRESS → COMPLETED, generated only at the end', async () => {
 		// Steps far longer than a poll, so a busy machine cannot skip a status between two polls.
 		sim.options.imageStepMs = 300;
-		try {
-			const { data } = await api.post(`${IMAGING}/image-upscaler`, { image: TINY_PNG });
-			const id = data.data.task_id as string;
-			const seen = await distinctAnswers(
-				async () => (await api.get(`${IMAGING}/image-upscaler/${id}`)).data.data as Json,
-				'status',
-				'COMPLETED',
-			);
-			expect(seen.map((answer) => answer.status)).toEqual(['CREATED', 'IN_PROGRESS', 'COMPLETED']);
-			expect(seen[1]).toEqual({ generated: [], status: 'IN_PROGRESS', task_id: id });
-			expect(seen[2]!.generated).toHaveLength(1);
-		} finally {
-			sim.options.imageStepMs = 10;
-		}
+		const { data } = await api.post(`${IMAGING}/image-upscaler`, { image: TINY_PNG });
+		const id = data.data.task_id as string;
+		const seen = await distinctAnswers(
+			async () => (await api.get(`${IMAGING}/image-upscaler/${id}`)).data.data as Json,
+			'status',
+			'COMPLETED',
+		);
+		expect(seen.map((answer) => answer.status)).toEqual(['CREATED', 'IN_PROGRESS', 'COMPLETED']);
+		expect(seen[1]).toEqual({ generated: [], status: 'IN_PROGRESS', task_id: id });
+		expect(seen[2]!.generated).toHaveLength(1);
 	});
 
 	test('precision upscaler V2 tasks exist through the seed hook and are polled on their own path', async () => {
@@ -442,20 +436,16 @@ describe('video tasks', () => {
 
 	test('creations stay empty while the task runs', async () => {
 		sim.options.videoStepMs = 300;
-		try {
-			const { data } = await api.post('/proxy/video/extend', { model: 'videoq2-turbo' });
-			const seen = await distinctAnswers(
-				async () => (await api.get(`/proxy/video/tasks/${data.task_id}/creations`)).data as Json,
-				'state',
-				'success',
-			);
-			expect(seen.map((answer) => answer.state)).toEqual(['created', 'queueing', 'processing', 'success']);
-			expect(seen[0]).toEqual({ task_id: data.task_id, state: 'created', err_code: '', credits: data.credits, creations: [] });
-			expect(seen.slice(0, 3).every((answer) => answer.creations.length === 0)).toBe(true);
-			expect(seen[3]!.creations.length).toBeGreaterThan(0);
-		} finally {
-			sim.options.videoStepMs = 10;
-		}
+		const { data } = await api.post('/proxy/video/extend', { model: 'videoq2-turbo' });
+		const seen = await distinctAnswers(
+			async () => (await api.get(`/proxy/video/tasks/${data.task_id}/creations`)).data as Json,
+			'state',
+			'success',
+		);
+		expect(seen.map((answer) => answer.state)).toEqual(['created', 'queueing', 'processing', 'success']);
+		expect(seen[0]).toEqual({ task_id: data.task_id, state: 'created', err_code: '', credits: data.credits, creations: [] });
+		expect(seen.slice(0, 3).every((answer) => answer.creations.length === 0)).toBe(true);
+		expect(seen[3]!.creations.length).toBeGreaterThan(0);
 	});
 
 	test('defaults are echoed: extend duration 5, a random seed when omitted', async () => {
@@ -996,18 +986,14 @@ describe('notifications', () => {
 
 	test('reset() cancels back-offs and in-flight deliveries: nothing more reaches the receiver', async () => {
 		sim.options.notifyBackoffMs = 30;
-		try {
-			receiver = await startReceiver(() => 503);
-			await api.post(`${IMAGING}/image-upscaler`, { image: TINY_PNG, webhook_url: receiver.url });
-			await sim.proxy.waitForDeliveries((ds) => ds.length > 0 && ds[0].attempts >= 1 && ds[0].status === 503);
-			sim.reset();
-			const count = receiver.received.length;
-			await sleep(150);
-			expect(receiver.received.length).toBe(count);
-			expect(sim.proxy.deliveries).toHaveLength(0);
-		} finally {
-			sim.options.notifyBackoffMs = 10;
-		}
+		receiver = await startReceiver(() => 503);
+		await api.post(`${IMAGING}/image-upscaler`, { image: TINY_PNG, webhook_url: receiver.url });
+		await sim.proxy.waitForDeliveries((ds) => ds.length > 0 && ds[0].attempts >= 1 && ds[0].status === 503);
+		sim.reset();
+		const count = receiver.received.length;
+		await sleep(150);
+		expect(receiver.received.length).toBe(count);
+		expect(sim.proxy.deliveries).toHaveLength(0);
 	});
 
 	test('waitForDeliveries rejects on timeout with what was delivered', async () => {

@@ -1,7 +1,9 @@
+/** The simulator's node registry as a client sees it: publishers, listings, publishing through signed archive uploads, claiming. */
 import axios, { type AxiosResponse } from 'axios';
 
 import { DEFAULT_PUBLISHING_TOKEN, UNCLAIMED_PUBLISHER_ID } from '../../simulator/registry';
-import { type Simulator, startSimulator } from '../../simulator/server';
+import type { Simulator } from '../../simulator/server';
+import { useSimulator } from './support/simulator';
 
 let sim: Simulator;
 
@@ -10,15 +12,7 @@ const REPOHOST_TOKEN = 'sim-repohost-token';
 /** The smallest valid zip archive: an end-of-central-directory record and nothing else. */
 const EMPTY_ZIP = Buffer.concat([Buffer.from('PK\x05\x06', 'latin1'), Buffer.alloc(18)]);
 
-beforeAll(async () => {
-	sim = await startSimulator({ extraAccounts: [{ id: 'user-2' }] });
-});
-
-beforeEach(() => sim.reset());
-
-afterAll(async () => {
-	await sim.close();
-});
+useSimulator({ extraAccounts: [{ id: 'user-2' }] }, (started) => (sim = started));
 
 function call(method: string, path: string, data?: unknown, token: string | null = sim.accessToken): Promise<AxiosResponse> {
 	return axios.request({
