@@ -49,7 +49,12 @@ async function runWaiting(
 		// n8n answers 409 to a callback that arrives before the execution is saved as waiting.
 		if (!waitingResult || notSavedYet-- > 0) return answer(409, { message: 'The execution is not waiting yet' });
 		void env.harness
-			.callWebhook(workflow, 'Node', { body: JSON.parse(req.body) }, { runExecutionData: waitingResult.run.data, executionId: waitingResult.executionId })
+			.callWebhook(
+				workflow,
+				'Node',
+				{ body: JSON.parse(req.body) },
+				{ runExecutionData: waitingResult.run.data, executionId: waitingResult.executionId },
+			)
 			.then(async (call) => {
 				answer(call.status, call.body);
 				const items = call.result.workflowData as INodeExecutionData[][] | undefined;
@@ -77,13 +82,21 @@ describe('Host Media: Wait for Notification (webhook)', () => {
 		expect(waiting.waitTill!.getTime()).toBeGreaterThan(Date.now() + 60 * 60_000);
 		const submit = env.sim.requestsTo('POST', '/proxy/video/extend')[0]!;
 		// The execution's resume URL, its signature token included.
-		expect(JSON.parse(submit.body).callback_url).toMatch(new RegExp(`^${world.receiver.url}/webhook-waiting/${waiting.executionId}\\?signature=[0-9a-f]{64}$`));
+		expect(JSON.parse(submit.body).callback_url).toMatch(
+			new RegExp(`^${world.receiver.url}/webhook-waiting/${waiting.executionId}\\?signature=[0-9a-f]{64}$`),
+		);
 		expect(waiting.output('Node')[0]!.json).toMatchObject({ status: 'pending', waiting_for_notification: true });
 
 		const resumed = await world.resumed;
 		expect(resumed.status).toBe('success');
 		const [item] = resumed.output('Node');
-		expect(item!.json).toMatchObject({ task_type: 'extend', status: 'succeeded', raw_status: 'success', final: true, video_url: expect.stringContaining(env.sim.storageUrl) });
+		expect(item!.json).toMatchObject({
+			task_type: 'extend',
+			status: 'succeeded',
+			raw_status: 'success',
+			final: true,
+			video_url: expect.stringContaining(env.sim.storageUrl),
+		});
 		const video = await readBinary(item!.binary!.data!);
 		expect(video.subarray(4, 8).toString()).toBe('ftyp');
 		// Intermediate states kept it waiting; only the final one resumed it. No polling happened.
@@ -94,10 +107,22 @@ describe('Host Media: Wait for Notification (webhook)', () => {
 	});
 
 	it('an image task resumes with the same output shape as Poll mode, files included', async () => {
-		world = await runWaiting({ resource: 'image', operation: 'upscale', imageSource: 'url', imageUrl: IMAGE_URL, scaleFactor: '4x', waitMode: 'webhook' });
+		world = await runWaiting({
+			resource: 'image',
+			operation: 'upscale',
+			imageSource: 'url',
+			imageUrl: IMAGE_URL,
+			scaleFactor: '4x',
+			waitMode: 'webhook',
+		});
 		const resumed = await world.resumed;
 		const [item] = resumed.output('Node');
-		expect(item!.json).toMatchObject({ task_type: 'image-upscaler', status: 'succeeded', raw_status: 'COMPLETED', url: expect.stringContaining(env.sim.storageUrl) });
+		expect(item!.json).toMatchObject({
+			task_type: 'image-upscaler',
+			status: 'succeeded',
+			raw_status: 'COMPLETED',
+			url: expect.stringContaining(env.sim.storageUrl),
+		});
 		expect((await readBinary(item!.binary!.data!)).subarray(1, 4).toString()).toBe('PNG');
 		expect(JSON.parse(env.sim.requestsTo('POST', '/proxy/imaging')[0]!.body).webhook_url).toContain('/webhook-waiting/');
 	});
@@ -127,7 +152,9 @@ describe('Host Media: Wait for Notification (webhook)', () => {
 		expect(resumed.status).toBe('success');
 		const [item] = resumed.output('Node');
 		expect(item!.json).toMatchObject({ status: 'succeeded', video_url: expect.stringContaining(env.sim.storageUrl) });
-		expect(String(item!.json.error)).toMatch(new RegExp(`^The video extension task ${String(item!.json.task_id)} finished, but its files could not be downloaded: `));
+		expect(String(item!.json.error)).toMatch(
+			new RegExp(`^The video extension task ${String(item!.json.task_id)} finished, but its files could not be downloaded: `),
+		);
 		expect(item!.binary).toBeUndefined();
 		// The service was told the notification arrived, so it does not keep retrying.
 		expect(world.answers[world.answers.length - 1]).toBe(200);
@@ -161,7 +188,13 @@ describe('Host Media: Wait for Notification (webhook)', () => {
 
 	it('a resume on timeout is reported as a timeout, not as a result', async () => {
 		env.sim.options.videoStepMs = 60_000;
-		world = await runWaiting({ resource: 'video', operation: 'extend', model: 'videoq2-turbo', waitMode: 'webhook', webhookMaxWaitMinutes: 5 });
+		world = await runWaiting({
+			resource: 'video',
+			operation: 'extend',
+			model: 'videoq2-turbo',
+			waitMode: 'webhook',
+			webhookMaxWaitMinutes: 5,
+		});
 		const waiting = await world.waiting;
 		const taskId = String(waiting.output('Node')[0]!.json.task_id);
 		// n8n's wait tracker resumes without webhook data when waitTill passes.
@@ -174,14 +207,23 @@ describe('Host Media: Wait for Notification (webhook)', () => {
 	});
 
 	it('refuses several items, naming Wait Mode and the alternatives, before sending anything', async () => {
-		const result = await env.run({ resource: 'video', operation: 'extend', model: 'videoq2-turbo', waitMode: 'webhook' }, [{ json: {} }, { json: {} }]);
+		const result = await env.run({ resource: 'video', operation: 'extend', model: 'videoq2-turbo', waitMode: 'webhook' }, [
+			{ json: {} },
+			{ json: {} },
+		]);
 		expect(result.status).toBe('error');
 		expect(result.error('Node')?.message).toMatch(/^Wait Mode "Wait for Notification" handles one item per execution/);
 		expect(env.proxyRequests()).toHaveLength(0);
 	});
 
-	it('refuses a callback URL of the user\'s own in webhook mode, before sending anything', async () => {
-		const result = await env.run({ resource: 'video', operation: 'extend', model: 'videoq2-turbo', waitMode: 'webhook', additionalFields: { callbackUrl: 'https://example.com/hook' } });
+	it("refuses a callback URL of the user's own in webhook mode, before sending anything", async () => {
+		const result = await env.run({
+			resource: 'video',
+			operation: 'extend',
+			model: 'videoq2-turbo',
+			waitMode: 'webhook',
+			additionalFields: { callbackUrl: 'https://example.com/hook' },
+		});
 		expect(result.status).toBe('error');
 		expect(result.error('Node')?.message).toMatch(/^Callback URL \(callback_url\) must be empty with "Wait for Notification"/);
 		expect(env.proxyRequests()).toHaveLength(0);
