@@ -18,6 +18,7 @@ interface ExampleNode {
 	name: string;
 	type: string;
 	webhookId?: string;
+	typeVersion: number;
 	parameters: Record<string, unknown>;
 }
 
@@ -53,13 +54,17 @@ describe('examples: start a video without waiting + Host Task Trigger', () => {
 		try {
 			// The Settings node's values, with the trigger URL pointing at this test's n8n stand-in.
 			const values = Object.fromEntries(
-				(settings.parameters.assignments as { assignments: Array<{ name: string; value: string }> }).assignments.map((a) => [a.name, a.value]),
+				(settings.parameters.assignments as { assignments: Array<{ name: string; value: string }> }).assignments.map((a) => [
+					a.name,
+					a.value,
+				]),
 			);
 			expect(values.triggerUrl).toContain(webhookPath);
 			values.triggerUrl = `${n8n.url}${webhookPath}`;
 
 			env.sim.faults.duplicateNotifications = { times: 2 };
-			const started = await env.run(media.parameters as IDataObject, [{ json: values }]);
+			expect(media.typeVersion).toBe(2);
+			const started = await env.run(media.parameters as IDataObject, [{ json: values }], { typeVersion: media.typeVersion });
 			expect(started.status).toBe('success');
 			const taskId = String(started.items[0]!.json.task_id);
 			expect(started.items[0]!.json).toMatchObject({ status: 'pending', callback_url: values.triggerUrl });
