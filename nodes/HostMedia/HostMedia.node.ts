@@ -37,7 +37,9 @@ export class HostMedia implements INodeType {
 		name: 'hostMedia',
 		icon: { light: 'file:../../icons/host.svg', dark: 'file:../../icons/host.dark.svg' },
 		group: ['transform'],
-		version: 1,
+		// Version 2 groups how long and how often to wait in "Wait Options", as Host Cloud does.
+		version: [1, 2],
+		defaultVersion: 2,
 		subtitle: '={{$parameter["operation"] + ": " + $parameter["resource"]}}',
 		description: 'Relight, upscale, restyle and retouch images, make and extend videos and generate music with Host',
 		defaults: { name: 'Host Media' },

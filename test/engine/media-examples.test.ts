@@ -1,6 +1,6 @@
 /**
  * The Host Media examples in examples/ as n8n would run them: the Host Media node of each file,
- * with its parameters exactly as written (only polling made fast), produces what the next node
+ * with its parameters and version exactly as written (only polling made fast), produces what the next node
  * (Read/Write Files) reads: a binary field `data` with a file name and extension.
  */
 import { readFileSync } from 'node:fs';
@@ -14,7 +14,13 @@ import { useMediaEnv } from '../helpers/media';
 const env = useMediaEnv();
 
 interface Example {
-	nodes: Array<{ name: string; type: string; parameters: Record<string, unknown>; credentials?: Record<string, unknown> }>;
+	nodes: Array<{
+		name: string;
+		type: string;
+		typeVersion: number;
+		parameters: Record<string, unknown>;
+		credentials?: Record<string, unknown>;
+	}>;
 	connections: Record<string, { main: Array<Array<{ node: string }>> }>;
 }
 
@@ -22,6 +28,9 @@ function example(file: string): { media: Example['nodes'][number]; writer: Examp
 	const workflow = JSON.parse(readFileSync(join(__dirname, '..', '..', 'examples', file), 'utf8')) as Example;
 	const media = workflow.nodes.find((node) => node.type === 'n8n-nodes-host.hostMedia')!;
 	expect(media.credentials).toHaveProperty('hostApi');
+	// Examples show the current layout (version 2, "Wait Options").
+	expect(media.typeVersion).toBe(2);
+	expect(media.parameters).not.toHaveProperty('pollingOptions');
 	const next = workflow.connections[media.name]!.main[0]![0]!.node;
 	const writer = workflow.nodes.find((node) => node.name === next)!;
 	expect(writer).toMatchObject({ type: 'n8n-nodes-base.readWriteFile', parameters: { operation: 'write', dataPropertyName: 'data' } });
@@ -31,7 +40,10 @@ function example(file: string): { media: Example['nodes'][number]; writer: Examp
 describe('examples', () => {
 	it('upscale-image.json: the upscaled file in binary field "data"', async () => {
 		const { media } = example('upscale-image.json');
-		const result = await env.run({ ...media.parameters, pollingOptions: { pollIntervalSeconds: 0.01, maxWaitMinutes: 1 } });
+		expect(media.parameters.waitOptions).toEqual({ pollIntervalSeconds: 5, maxWaitMinutes: 30 });
+		const result = await env.run({ ...media.parameters, waitOptions: { pollIntervalSeconds: 0.01, maxWaitMinutes: 1 } }, [{ json: {} }], {
+			typeVersion: media.typeVersion,
+		});
 		expect(result.status).toBe('success');
 		const item = result.items[0]!;
 		expect(item.json).toMatchObject({ status: 'succeeded', url: expect.any(String) });
@@ -42,10 +54,12 @@ describe('examples', () => {
 	it('text-to-music.json: one audio file per take in binary field "data"', async () => {
 		const { media, writer } = example('text-to-music.json');
 		expect(writer.parameters.fileName).toContain('$binary.data.fileName');
-		const result = await env.run(media.parameters as IDataObject);
+		const result = await env.run(media.parameters as IDataObject, [{ json: {} }], { typeVersion: media.typeVersion });
 		expect(result.status).toBe('success');
-		expect(result.items.length).toBeGreaterThan(0);
+		// The simulator streams two takes: one item and one file each.
+		expect(result.items).toHaveLength(2);
 		for (const item of result.items) {
+			expect(Object.keys(item.binary ?? {})).toEqual(['data']);
 			expect(item.binary!.data).toMatchObject({ mimeType: 'audio/wav', fileName: expect.stringMatching(/\.wav$/) });
 		}
 	});

@@ -18,6 +18,12 @@ process.env.N8N_DEFAULT_BINARY_DATA_MODE = 'filesystem';
 const env = useMediaEnv();
 const MUSIC = { resource: 'music', operation: 'generate', prompt: 'calm lofi piano with rain' };
 
+/** Exactly `count` takes, each with exactly one file, in binary field `field`. */
+function expectTakes(items: Array<{ binary?: Record<string, unknown> }>, count: number, field = 'data'): void {
+	expect(items).toHaveLength(count);
+	expect(items.map((item) => Object.keys(item.binary ?? {}))).toEqual(Array.from({ length: count }, () => [field]));
+}
+
 function expectWav(wav: Buffer, bytes: number): void {
 	expect(wav.length).toBe(bytes);
 	expect(wav.toString('ascii', 0, 4)).toBe('RIFF');
@@ -30,7 +36,7 @@ describe('Host Media: music', () => {
 	it('returns one item per take with its title, the duration, the events and a WAV file', async () => {
 		const result = await env.run({ ...MUSIC, additionalFields: { duration: 30 } });
 		expect(result.status).toBe('success');
-		expect(result.items).toHaveLength(2);
+		expectTakes(result.items, 2);
 		for (const [index, item] of result.items.entries()) {
 			expect(item.pairedItem).toEqual({ item: 0 });
 			expect(item.json).toMatchObject({
@@ -68,6 +74,7 @@ describe('Host Media: music', () => {
 		env.sim.faults.malformedNdjson = { count: 5 };
 		const result = await env.run({ ...MUSIC, binaryPropertyName: 'audio' });
 		expect(result.status).toBe('success');
+		expectTakes(result.items, 2, 'audio');
 		expect(result.items.map((item) => item.json.malformed_lines)).toEqual([5, 5]);
 		for (const item of result.items) expectWav(await readBinary(item.binary!.audio!), 64 * 1024);
 	});
@@ -87,10 +94,13 @@ describe('Host Media: music', () => {
 			{ continueOnFail: true },
 		);
 		expect(result.status).toBe('success');
+		expect(result.items).toHaveLength(3);
 		expect(result.items[0]!.json).toEqual({
 			error: 'The music service reported an error: Try later (Overloaded)',
 			errorDetails: expect.any(String),
 		});
+		expect(result.items[0]!.binary).toBeUndefined();
+		expectTakes(result.items.slice(1), 2);
 		expect(result.items.slice(1).map((item) => [item.json.title, item.pairedItem])).toEqual([
 			['Second song (take 1)', { item: 1 }],
 			['Second song (take 2)', { item: 1 }],
@@ -131,6 +141,7 @@ describe('Host Media: music', () => {
 		const size = 20 * 1024 * 1024;
 		const result = await env.run(MUSIC);
 		expect(result.status).toBe('success');
+		expectTakes(result.items, 2);
 		expect(env.sim.proxy.musicStats.audioBytesSent).toBeGreaterThanOrEqual(2 * size);
 		for (const item of result.items) {
 			expect(item.binary!.data).toMatchObject({ bytes: size, data: 'filesystem-v2', id: expect.stringMatching(/^filesystem-v2:/) });

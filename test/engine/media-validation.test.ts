@@ -109,8 +109,8 @@ const ROWS: Row[] = [
 	bad('upscale', 'two images where one is accepted', { imageUrl: `={{ ["${IMAGE_URL}", "${IMAGE_URL}"] }}` }, '(image)'),
 	ok('upscale', 'a list of one image is one image', { imageUrl: `={{ ["${IMAGE_URL}"] }}` }),
 	bad('upscale', 'webhook_url not a URL', extra({ webhookUrl: 'call me' }), '(webhook_url)'),
-	bad('upscale', 'poll interval 0', { pollingOptions: { pollIntervalSeconds: 0 }, waitMode: 'poll' }, 'Poll Interval'),
-	bad('upscale', 'max wait -1', { pollingOptions: { maxWaitMinutes: -1 }, waitMode: 'poll' }, 'Max Wait'),
+	bad('upscale', 'poll interval 0', { waitOptions: { pollIntervalSeconds: 0 }, waitMode: 'poll' }, 'Poll Interval'),
+	bad('upscale', 'max wait -1', { waitOptions: { maxWaitMinutes: -1 }, waitMode: 'poll' }, 'Max Wait'),
 
 	// relight
 	...range('relight', 'lightTransferStrength', 'light_transfer_strength', 0, 100),

@@ -9,21 +9,9 @@ const env = useMediaEnv();
 const IMAGING = '/proxy/imaging/v1/ai';
 const UPSCALE = { resource: 'image', operation: 'upscale', imageUrl: IMAGE_URL };
 
-/** Runs `body` with the simulator's step times slowed, restoring them afterwards. */
-async function withSlowTasks<T>(body: () => Promise<T>): Promise<T> {
-	env.sim.options.imageStepMs = 60_000;
-	env.sim.options.videoStepMs = 60_000;
-	try {
-		return await body();
-	} finally {
-		env.sim.options.imageStepMs = 15;
-		env.sim.options.videoStepMs = 15;
-	}
-}
-
 describe('wait modes', () => {
 	it('polls by default and returns once the task is final', async () => {
-		const result = await env.run({ ...UPSCALE, downloadFiles: false, pollingOptions: { pollIntervalSeconds: 0.01 } });
+		const result = await env.run({ ...UPSCALE, downloadFiles: false, waitOptions: { pollIntervalSeconds: 0.01 } });
 		expect(result.status).toBe('success');
 		expect(result.items[0]!.json).toMatchObject({ status: 'succeeded', raw_status: 'COMPLETED', final: true });
 		const taskId = String(result.items[0]!.json.task_id);
@@ -34,7 +22,7 @@ describe('wait modes', () => {
 
 	it("Don't Wait returns the task ID at once and passes the webhook URL on for the Host Task Trigger", async () => {
 		const hook = 'http://127.0.0.1:5678/webhook/host-task';
-		const result = await withSlowTasks(() => env.run({ ...UPSCALE, waitMode: 'none', additionalFields: { webhookUrl: hook } }));
+		const result = await env.withSlowTasks(() => env.run({ ...UPSCALE, waitMode: 'none', additionalFields: { webhookUrl: hook } }));
 		expect(result.status).toBe('success');
 		const json = result.items[0]!.json;
 		expect(json).toEqual({
@@ -53,7 +41,7 @@ describe('wait modes', () => {
 
 	it("Don't Wait for a video returns the task ID, the credits and the callback URL", async () => {
 		const hook = 'http://127.0.0.1:5678/webhook/host-task';
-		const result = await withSlowTasks(() =>
+		const result = await env.withSlowTasks(() =>
 			env.run({ resource: 'video', operation: 'extend', waitMode: 'none', additionalFields: { callbackUrl: hook } }),
 		);
 		expect(result.items[0]!.json).toMatchObject({
@@ -85,17 +73,17 @@ describe('wait modes', () => {
 	});
 
 	it('a slow task hits the maximum wait: the message names the task and its last status', async () => {
-		const result = await withSlowTasks(() => env.run({ ...UPSCALE, pollingOptions: { pollIntervalSeconds: 0.02, maxWaitMinutes: 0.005 } }));
+		const result = await env.withSlowTasks(() => env.run({ ...UPSCALE, waitOptions: { pollIntervalSeconds: 0.02, maxWaitMinutes: 0.01 } }));
 		expect(result.status).toBe('error');
 		const taskId = [...env.sim.proxy.imageTasks.keys()][0]!;
-		expect(result.error('Node')?.message).toBe(`The upscale task ${taskId} did not finish within 300 ms (last status: CREATED)`);
+		expect(result.error('Node')?.message).toBe(`The upscale task ${taskId} did not finish within 600 ms (last status: CREATED)`);
 		expect((result.error('Node') as { description?: string }).description).toMatch(/Get Task Status/);
 	});
 
 	it('cancelling the execution stops the polling promptly', async () => {
 		const controller = new AbortController();
-		const running = withSlowTasks(() =>
-			env.run({ ...UPSCALE, pollingOptions: { pollIntervalSeconds: 0.02 } }, [{ json: {} }], { signal: controller.signal }),
+		const running = env.withSlowTasks(() =>
+			env.run({ ...UPSCALE, waitOptions: { pollIntervalSeconds: 0.02 } }, [{ json: {} }], { signal: controller.signal }),
 		);
 		// Cancel once the task has been submitted and polled a few times.
 		while (env.sim.requestsTo('GET', `${IMAGING}/image-upscaler/`).length < 3) await new Promise((resolve) => setTimeout(resolve, 5));

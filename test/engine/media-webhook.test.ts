@@ -193,7 +193,7 @@ describe('Host Media: Wait for Notification (webhook)', () => {
 			operation: 'extend',
 			model: 'videoq2-turbo',
 			waitMode: 'webhook',
-			webhookMaxWaitMinutes: 5,
+			waitOptions: { maxWaitMinutes: 5 },
 		});
 		const waiting = await world.waiting;
 		const taskId = String(waiting.output('Node')[0]!.json.task_id);

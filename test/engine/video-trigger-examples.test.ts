@@ -18,6 +18,7 @@ interface ExampleNode {
 	name: string;
 	type: string;
 	webhookId?: string;
+	typeVersion: number;
 	parameters: Record<string, unknown>;
 }
 
@@ -62,7 +63,8 @@ describe('examples: start a video without waiting + Host Task Trigger', () => {
 			values.triggerUrl = `${n8n.url}${webhookPath}`;
 
 			env.sim.faults.duplicateNotifications = { times: 2 };
-			const started = await env.run(media.parameters as IDataObject, [{ json: values }]);
+			expect(media.typeVersion).toBe(2);
+			const started = await env.run(media.parameters as IDataObject, [{ json: values }], { typeVersion: media.typeVersion });
 			expect(started.status).toBe('success');
 			const taskId = String(started.items[0]!.json.task_id);
 			expect(started.items[0]!.json).toMatchObject({ status: 'pending', callback_url: values.triggerUrl });

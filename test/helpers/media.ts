@@ -15,7 +15,10 @@ export const PNG_BASE64 = PNG.toString('base64');
 export const PNG_SIGNATURE = '89504e470d0a1a0a';
 
 /** Polls every 10 ms, gives up after 30 s: tests never wait on the 5 s default. */
-export const FAST = { pollingOptions: { pollIntervalSeconds: 0.01, maxWaitMinutes: 0.5 } };
+export const FAST = { waitOptions: { pollIntervalSeconds: 0.01, maxWaitMinutes: 0.5 } };
+
+/** FAST in version 1's layout, for workflows saved with version 1 (run them with `typeVersion: 1`). */
+export const FAST_V1 = { pollingOptions: { pollIntervalSeconds: 0.01, maxWaitMinutes: 0.5 } };
 
 export interface MediaEnv {
 	readonly sim: Simulator;
@@ -24,10 +27,13 @@ export interface MediaEnv {
 	run(
 		parameters: IDataObject,
 		items?: HarnessItem[],
-		options?: RunOptions & { continueOnFail?: boolean; credential?: string },
+		/** `typeVersion`: the node's version, the latest when left out. */
+		options?: RunOptions & { continueOnFail?: boolean; credential?: string; typeVersion?: number },
 	): ReturnType<EngineHarness['runNode']>;
 	/** Requests that reached the media proxy (any path under /proxy). */
 	proxyRequests(): Simulator['requests'];
+	/** Runs `body` with the simulator's tasks slowed to a step a minute, restoring them afterwards. */
+	withSlowTasks<T>(body: () => Promise<T>): Promise<T>;
 }
 
 /** Starts the simulator for the file's tests, resets it after each test, closes it at the end. */
@@ -55,15 +61,31 @@ export function useMediaEnv(options: SimulatorOptions = {}): MediaEnv {
 			return credential;
 		},
 		async run(parameters, items = [{ json: {} }], runOptions = {}) {
-			const { continueOnFail, credential: credentialId, ...engineOptions } = runOptions;
+			const { continueOnFail, credential: credentialId, typeVersion, ...engineOptions } = runOptions;
 			return await harness!.runNode(
-				{ type: 'hostMedia', parameters: parameters as never, credentials: { hostApi: credentialId ?? credential }, continueOnFail },
+				{
+					type: 'hostMedia',
+					typeVersion,
+					parameters: parameters as never,
+					credentials: { hostApi: credentialId ?? credential },
+					continueOnFail,
+				},
 				items,
 				engineOptions,
 			);
 		},
 		proxyRequests() {
 			return sim!.requestsTo(undefined, '/proxy');
+		},
+		async withSlowTasks(body) {
+			const { imageStepMs, videoStepMs } = sim!.options;
+			sim!.options.imageStepMs = 60_000;
+			sim!.options.videoStepMs = 60_000;
+			try {
+				return await body();
+			} finally {
+				Object.assign(sim!.options, { imageStepMs, videoStepMs });
+			}
 		},
 	};
 }

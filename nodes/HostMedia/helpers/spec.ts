@@ -3,8 +3,6 @@
  * node reads them from here, so a change of the spec is a change of one line.
  */
 
-export const IMAGING = '/proxy/imaging/v1/ai';
-
 export const RELIGHT_STYLES = [
 	'standard',
 	'darker_but_realistic',
@@ -79,7 +77,7 @@ export const VIDEO_PROMPT_MAX_CHARS = 2000;
 export const INT32_MIN = -2_147_483_648;
 export const INT32_MAX = 2_147_483_647;
 
-/** Image task kinds as their status paths name them (`{IMAGING}/{kind}/{task_id}`). */
+/** Image task kinds as their status paths name them (`/proxy/imaging/v1/ai/{kind}/{task_id}`). */
 export const IMAGE_TASK_TYPES = [
 	'image-upscaler',
 	'image-upscaler-precision-v2',
@@ -89,9 +87,6 @@ export const IMAGE_TASK_TYPES = [
 ] as const;
 export type ImageTaskType = (typeof IMAGE_TASK_TYPES)[number];
 export type VideoTaskType = 'multiframe' | 'start-end2video' | 'extend';
-
-export const imageStatusPath = (taskType: ImageTaskType, taskId: string): string => `${IMAGING}/${taskType}/${encodeURIComponent(taskId)}`;
-export const videoStatusPath = (taskId: string): string => `/proxy/video/tasks/${encodeURIComponent(taskId)}/creations`;
 
 /** Options for an n8n dropdown from enum values, named in words. */
 export function optionsOf(values: readonly string[], names: Record<string, string> = {}): Array<{ name: string; value: string }> {

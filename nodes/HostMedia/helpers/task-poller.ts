@@ -9,13 +9,10 @@ import { NodeApiError, NodeOperationError, sleep } from 'n8n-workflow';
 
 import { jittered } from '../../shared/retry';
 import { normaliseTask, type NormalisedTask } from '../../shared/task-status';
-import { hostRequest, type HostCredentialType } from '../../shared/transport';
+import { getTask, taskStatusPath, type TaskRef } from '../transport/media-api';
 
 export interface PollTaskOptions {
-	credentialType: HostCredentialType;
-	/** GET path of the task's status, below the credential's URL. */
-	statusPath: string;
-	taskId: string;
+	task: TaskRef;
 	itemIndex: number;
 	/** First pause between polls; later pauses grow from it. */
 	intervalMs: number;
@@ -57,7 +54,7 @@ function isTransient(error: unknown): boolean {
 
 /** Worded "canceled" as n8n spells it: the engine then records the execution as canceled, not failed. */
 function cancelled(context: IExecuteFunctions, options: PollTaskOptions): NodeOperationError {
-	return new NodeOperationError(context.getNode(), `The execution was canceled while waiting for ${options.label} ${options.taskId}`, {
+	return new NodeOperationError(context.getNode(), `The execution was canceled while waiting for ${options.label} ${options.task.taskId}`, {
 		itemIndex: options.itemIndex,
 		description: 'Only the waiting stopped: the task itself may still finish on the service.',
 	});
@@ -67,15 +64,16 @@ function cancelled(context: IExecuteFunctions, options: PollTaskOptions): NodeOp
 export function statusFailure(
 	context: IExecuteFunctions,
 	error: unknown,
-	target: Pick<PollTaskOptions, 'label' | 'taskId' | 'statusPath' | 'itemIndex'>,
+	target: Pick<PollTaskOptions, 'task' | 'label' | 'itemIndex'>,
 ): NodeApiError | NodeOperationError {
 	const apiError = error as Partial<NodeApiError>;
+	const { taskId } = target.task;
 	if (apiError.httpCode === '404') {
 		// Keep the service's own words ("No video task with id …"), which the transport put after the status.
 		const said = /\(HTTP 404\): ([\s\S]+)$/.exec(String(apiError.message ?? ''))?.[1];
 		return new NodeOperationError(
 			context.getNode(),
-			`The service has no status for ${target.label} ${target.taskId} (HTTP 404 on GET ${target.statusPath})${said ? `: ${said}` : ''}`,
+			`The service has no status for ${target.label} ${taskId} (HTTP 404 on GET ${taskStatusPath(target.task)})${said ? `: ${said}` : ''}`,
 			{
 				itemIndex: target.itemIndex,
 				description:
@@ -85,7 +83,7 @@ export function statusFailure(
 	}
 	const message = String(apiError.message ?? error);
 	return new NodeApiError(context.getNode(), { message } as JsonObject, {
-		message: message.includes(target.taskId) ? message : `${message} (task ${target.taskId})`,
+		message: message.includes(taskId) ? message : `${message} (task ${taskId})`,
 		description: apiError.description ?? undefined,
 		httpCode: apiError.httpCode ?? undefined,
 		itemIndex: target.itemIndex,
@@ -115,12 +113,10 @@ export async function pollTask(context: IExecuteFunctions, options: PollTaskOpti
 		if (signal?.aborted) throw cancelled(context, options);
 		let body: unknown;
 		try {
-			body = await hostRequest(context, options.credentialType, {
-				method: 'GET',
-				path: options.statusPath,
+			body = await getTask(context, options.task, {
 				itemIndex: options.itemIndex,
+				label: options.label,
 				timeout: Math.max(1000, Math.min(options.requestTimeoutMs ?? 30_000, deadline - Date.now())),
-				action: `checking ${options.label} ${options.taskId}`,
 			});
 		} catch (error) {
 			if (signal?.aborted) throw cancelled(context, options);
@@ -139,7 +135,7 @@ export async function pollTask(context: IExecuteFunctions, options: PollTaskOpti
 		if (Date.now() >= deadline) {
 			throw new NodeOperationError(
 				context.getNode(),
-				`The ${options.label} ${options.taskId} did not finish within ${formatDuration(options.maxWaitMs)} (last status: ${lastRaw ?? 'unknown'})`,
+				`The ${options.label} ${options.task.taskId} did not finish within ${formatDuration(options.maxWaitMs)} (last status: ${lastRaw ?? 'unknown'})`,
 				{
 					itemIndex: options.itemIndex,
 					description: `It may still finish: check it later with the Get Task Status operation and this task ID, raise "Max Wait", or use "Don't Wait" with a Host Task Trigger.${lastProblem ? ` The last status check failed: ${lastProblem}` : ''}`,

@@ -10,21 +10,13 @@
  * node resumed from a wait does not run again, so a failed task resumes with an item whose status
  * is "failed" rather than an error.
  */
-import type {
-	IDataObject,
-	IDisplayOptions,
-	IExecuteFunctions,
-	INodeExecutionData,
-	INodeProperties,
-	IWebhookFunctions,
-	IWebhookResponseData,
-} from 'n8n-workflow';
+import type { IDataObject, IExecuteFunctions, INodeExecutionData, IWebhookFunctions, IWebhookResponseData } from 'n8n-workflow';
 
 import { normaliseTask, type NormalisedTask } from '../../shared/task-status';
 import { invalidField, quoted } from '../../shared/validation';
-import { downloadResults, taskJson, type TaskSpec } from './task';
-
-const DEFAULT_MAX_WAIT_MINUTES = 120;
+import { NOTIFY_FIELD, type TaskKind } from '../transport/media-api';
+import { finishedItem, taskJson, type ResultFiles } from './task-result';
+import { readWebhookMaxWaitMinutes } from './wait-parameters';
 
 /** Execution custom data keys: what the resumed node must know about the task it waits for. */
 const KEYS = { taskId: 'hostTaskId', taskType: 'hostTaskType', label: 'hostTaskLabel' } as const;
@@ -35,39 +27,33 @@ const KEYS = { taskId: 'hostTaskId', taskType: 'hostTaskType', label: 'hostTaskL
  */
 const customDataExpression = (key: string) => `={{ $execution.customData.get("${key}") }}`;
 
-export function webhookWaitProperties(show: NonNullable<IDisplayOptions['show']>): INodeProperties[] {
-	return [
-		{
-			displayName:
-				"The execution pauses and resumes when the service calls its resume URL, so this n8n must be reachable from the service (set WEBHOOK_URL). Only one item per execution can wait; for several, use Poll Until Finished, or Don't Wait with a Host Task Trigger.",
-			name: 'webhookWaitNotice',
-			type: 'notice',
-			default: '',
-			displayOptions: { show },
-		},
-		{
-			displayName: 'Max Wait (Minutes)',
-			name: 'webhookMaxWaitMinutes',
-			type: 'number',
-			default: DEFAULT_MAX_WAIT_MINUTES,
-			typeOptions: { minValue: 0.01, numberPrecision: 2 },
-			description:
-				'How long to wait for the notification. If none arrives, the execution resumes with an item whose status is "timeout" (the task may still finish: check it with Get Task Status).',
-			displayOptions: { show },
-		},
-	];
+/** The task to submit with the resume URL as its notification URL. */
+export interface NotifyingTask<Body extends IDataObject> {
+	kind: TaskKind;
+	/** Output `task_type`. */
+	taskType: string;
+	/** The task in words for messages: "upscale task". */
+	label: string;
+	body: Body;
 }
 
-export interface WebhookWait {
+export interface WebhookWait<Body extends IDataObject> {
 	/** The submit body, with the resume URL as the notification URL. */
-	body: IDataObject;
+	body: Body;
+	/** Its signature lets anyone resume the execution: never echoed into a message or output. */
+	resumeUrl: string;
 	/** After the submit: puts the execution to wait (or answers at once if the task is already final). */
 	wait(submitted: NormalisedTask, extra: IDataObject): Promise<INodeExecutionData>;
 }
 
 /** Checks the webhook mode's inputs before anything is sent, and prepares the submit body. */
-export function startWebhookWait(context: IExecuteFunctions, itemIndex: number, spec: TaskSpec): WebhookWait {
-	const notifyName = spec.notifyField === 'webhook_url' ? 'Webhook URL (webhook_url)' : 'Callback URL (callback_url)';
+export function startWebhookWait<Body extends IDataObject>(
+	context: IExecuteFunctions,
+	itemIndex: number,
+	task: NotifyingTask<Body>,
+): WebhookWait<Body> {
+	const notifyField = NOTIFY_FIELD[task.kind];
+	const notifyName = task.kind === 'image' ? 'Webhook URL (webhook_url)' : 'Callback URL (callback_url)';
 	if (context.getInputData().length > 1) {
 		throw invalidField(
 			context,
@@ -77,7 +63,7 @@ export function startWebhookWait(context: IExecuteFunctions, itemIndex: number, 
 			"For several items use Poll Until Finished, or Don't Wait with a Host Task Trigger, or run one execution per item (e.g. call a sub-workflow per item).",
 		);
 	}
-	if (spec.body[spec.notifyField]) {
+	if (task.body[notifyField]) {
 		throw invalidField(
 			context,
 			itemIndex,
@@ -86,59 +72,41 @@ export function startWebhookWait(context: IExecuteFunctions, itemIndex: number, 
 			"Remove the field, or choose Don't Wait to send notifications to your own URL.",
 		);
 	}
-	const minutes = context.getNodeParameter('webhookMaxWaitMinutes', itemIndex, DEFAULT_MAX_WAIT_MINUTES) as unknown;
-	if (typeof minutes !== 'number' || !Number.isFinite(minutes) || minutes <= 0) {
-		throw invalidField(context, itemIndex, 'Max Wait (Minutes)', `must be a number greater than 0 (got ${quoted(minutes)})`);
-	}
+	const minutes = readWebhookMaxWaitMinutes(context, itemIndex);
 	const resumeUrl = String(context.evaluateExpression('{{ $execution.resumeUrl }}', itemIndex) ?? '');
 	if (!/^https?:\/\//.test(resumeUrl)) {
 		throw invalidField(context, itemIndex, 'Wait Mode', `cannot be used here: this execution has no resume URL (got ${quoted(resumeUrl)})`);
 	}
 	return {
-		body: { ...spec.body, [spec.notifyField]: resumeUrl },
+		body: { ...task.body, [notifyField]: resumeUrl },
+		resumeUrl,
 		async wait(submitted, extra) {
-			if (submitted.final) return await finishedItem(context, itemIndex, submitted, spec.taskType, extra);
+			if (submitted.final)
+				return await finishedItem(context, itemIndex, submitted, task.taskType, extra, resultFilesOf(context, itemIndex));
 			context.customData.set(KEYS.taskId, submitted.task_id);
-			context.customData.set(KEYS.taskType, spec.taskType);
-			context.customData.set(KEYS.label, spec.label);
+			context.customData.set(KEYS.taskType, task.taskType);
+			context.customData.set(KEYS.label, task.label);
 			// What n8n passes on if the wait runs out (it resumes the node with its input unchanged).
 			const input = context.getInputData()[itemIndex]!;
 			input.json = {
-				...taskJson(submitted, spec.taskType, extra),
+				...taskJson(submitted, task.taskType, extra),
 				status: 'timeout',
 				final: false,
 				timed_out: true,
-				error: `No notification for ${spec.label} ${submitted.task_id} arrived within ${minutes} minutes. The task may still finish: check it with Get Task Status.`,
+				error: `No notification for ${task.label} ${submitted.task_id} arrived within ${minutes} minutes. The task may still finish: check it with Get Task Status.`,
 			};
 			delete input.binary;
 			await context.putExecutionToWait(new Date(Date.now() + minutes * 60_000));
-			return { json: { ...taskJson(submitted, spec.taskType, extra), waiting_for_notification: true } };
+			return { json: { ...taskJson(submitted, task.taskType, extra), waiting_for_notification: true } };
 		},
 	};
 }
 
-/** The output item of a finished task, files downloaded if asked: the same as Poll mode's. */
-async function finishedItem(
-	context: IExecuteFunctions | IWebhookFunctions,
-	itemIndex: number,
-	task: NormalisedTask,
-	taskType: string,
-	extra: IDataObject,
-): Promise<INodeExecutionData> {
-	const item: INodeExecutionData = { json: taskJson(task, taskType, extra), pairedItem: { item: itemIndex } };
-	const download = readParameter(context, 'downloadFiles', true, itemIndex) as boolean;
-	const hasFiles = task.kind === 'image' ? task.generated.length > 0 : task.creations.length > 0;
-	if (task.status === 'succeeded' && download && hasFiles) {
-		const name = String(readParameter(context, 'binaryPropertyName', 'data', itemIndex) || 'data');
-		item.binary = await downloadResults(context, itemIndex, task, taskType, name);
-	}
-	return item;
-}
-
-function readParameter(context: IExecuteFunctions | IWebhookFunctions, name: string, fallback: unknown, itemIndex: number): unknown {
-	return 'getInputData' in context
-		? context.getNodeParameter(name, itemIndex, fallback)
-		: (context as IWebhookFunctions).getNodeParameter(name, fallback);
+/** "Download Result Files" and "Put Files in Field", from the execution or from the resume request. */
+function resultFilesOf(context: IExecuteFunctions | IWebhookFunctions, itemIndex: number): ResultFiles {
+	const read = (name: string, fallback: unknown): unknown =>
+		'getInputData' in context ? context.getNodeParameter(name, itemIndex, fallback) : context.getNodeParameter(name, fallback);
+	return { download: read('downloadFiles', true) as boolean, binaryPropertyName: String(read('binaryPropertyName', 'data') || 'data') };
 }
 
 /** The node's webhook(): called by n8n for each notification sent to the waiting execution. */
@@ -159,7 +127,7 @@ export async function resumeOnNotification(this: IWebhookFunctions): Promise<IWe
 	const label = String(this.getNodeParameter(KEYS.label, customDataExpression(KEYS.label)) || `${task.kind} task`);
 	let item: INodeExecutionData;
 	try {
-		item = await finishedItem(this, 0, task, taskType, {});
+		item = await finishedItem(this, 0, task, taskType, {}, resultFilesOf(this, 0));
 	} catch (error) {
 		// Thrown here, n8n would answer the service 500 and keep waiting until Max Wait, losing the reason.
 		const reason = (error as Error).message;

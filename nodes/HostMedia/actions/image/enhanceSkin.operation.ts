@@ -1,10 +1,11 @@
-import type { IDataObject, IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
+import type { IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
 import { updateDisplayOptions } from 'n8n-workflow';
 
 import { addFields, additionalFields, additionalFieldsProperty, type FieldDefinition, WEBHOOK_URL_FIELD } from '../../../shared/fields';
 import { imageInputProperties, resolveImageInput, type ImageInputDefinition } from '../../helpers/image-input';
-import { IMAGING, imageStatusPath } from '../../helpers/spec';
-import { runTask, waitProperties } from '../../helpers/task';
+import { runTask } from '../../helpers/task';
+import { waitProperties } from '../../helpers/wait-parameters';
+import { enhanceSkin, type SkinEnhancerBody } from '../../transport/media-api';
 
 const IMAGE: ImageInputDefinition = {
 	prefix: 'image',
@@ -44,15 +45,13 @@ export const description = updateDisplayOptions({ show: { resource: ['image'], o
 
 /** POST /proxy/imaging/v1/ai/skin-enhancer/creative: the creative (more artistic) mode. */
 export async function execute(this: IExecuteFunctions, itemIndex: number): Promise<INodeExecutionData[]> {
-	const body: IDataObject = { image: (await resolveImageInput(this, itemIndex, IMAGE)).value };
+	const body: SkinEnhancerBody = { image: (await resolveImageInput(this, itemIndex, IMAGE)).value };
 	addFields(this, itemIndex, FIELDS, additionalFields(this, itemIndex), body);
 	return await runTask(this, itemIndex, {
 		kind: 'image',
 		taskType: 'skin-enhancer',
 		label: 'skin enhancement task',
-		submitPath: `${IMAGING}/skin-enhancer/creative`,
-		notifyField: 'webhook_url',
-		statusPath: (taskId) => imageStatusPath('skin-enhancer', taskId),
 		body,
+		submit: enhanceSkin,
 	});
 }

@@ -2,8 +2,9 @@ import type { IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n
 import { updateDisplayOptions } from 'n8n-workflow';
 
 import { invalidField, oneOf, quoted, requiredText } from '../../../shared/validation';
-import { IMAGE_TASK_TYPES, imageStatusPath, type ImageTaskType } from '../../helpers/spec';
-import { statusWaitProperties, taskStatus } from '../../helpers/task';
+import { IMAGE_TASK_TYPES, type ImageTaskType } from '../../helpers/spec';
+import { taskStatus } from '../../helpers/task';
+import { statusWaitProperties } from '../../helpers/wait-parameters';
 
 const LABELS: Record<ImageTaskType, string> = {
 	'image-upscaler': 'upscale task',
@@ -57,11 +58,5 @@ export async function execute(this: IExecuteFunctions, itemIndex: number): Promi
 			`must be an image task ID in UUID format, e.g. 3f2b9c1e-8a4d-4f6b-9c2e-1a2b3c4d5e6f (got ${quoted(taskId)})`,
 		);
 	}
-	return await taskStatus(this, itemIndex, {
-		kind: 'image',
-		taskType,
-		label: LABELS[taskType],
-		taskId,
-		statusPath: imageStatusPath(taskType, taskId),
-	});
+	return await taskStatus(this, itemIndex, { task: { kind: 'image', taskType, taskId }, taskType, label: LABELS[taskType] });
 }

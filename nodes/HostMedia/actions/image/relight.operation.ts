@@ -17,8 +17,10 @@ import {
 	resolveOptionalImage,
 	type ImageInputDefinition,
 } from '../../helpers/image-input';
-import { IMAGING, imageStatusPath, optionsOf, RELIGHT_STYLES } from '../../helpers/spec';
-import { runTask, waitProperties } from '../../helpers/task';
+import { optionsOf, RELIGHT_STYLES } from '../../helpers/spec';
+import { runTask } from '../../helpers/task';
+import { waitProperties } from '../../helpers/wait-parameters';
+import { relightImage, type RelightBody } from '../../transport/media-api';
 
 const IMAGE: ImageInputDefinition = { prefix: 'image', api: 'image', displayName: 'Image', description: 'The photo to relight.' };
 const LIGHTMAP: ImageInputDefinition = {
@@ -139,7 +141,7 @@ export const description = updateDisplayOptions({ show: { resource: ['image'], o
 /** POST /proxy/imaging/v1/ai/image-relight. */
 export async function execute(this: IExecuteFunctions, itemIndex: number): Promise<INodeExecutionData[]> {
 	const extra = additionalFields(this, itemIndex);
-	const body: IDataObject = { image: (await resolveImageInput(this, itemIndex, IMAGE)).value };
+	const body: RelightBody = { image: (await resolveImageInput(this, itemIndex, IMAGE)).value };
 	addFields(this, itemIndex, FIELDS, extra, body);
 	if (typeof body.prompt === 'string') {
 		for (const match of body.prompt.matchAll(EMPHASIS)) {
@@ -173,9 +175,7 @@ export async function execute(this: IExecuteFunctions, itemIndex: number): Promi
 		kind: 'image',
 		taskType: 'image-relight',
 		label: 'relight task',
-		submitPath: `${IMAGING}/image-relight`,
-		notifyField: 'webhook_url',
-		statusPath: (taskId) => imageStatusPath('image-relight', taskId),
 		body,
+		submit: relightImage,
 	});
 }

@@ -1,19 +1,13 @@
-import type { IDataObject, IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
+import type { IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
 import { updateDisplayOptions } from 'n8n-workflow';
 
 import { invalidField } from '../../../shared/validation';
 import { addFields, additionalFields, additionalFieldsProperty, type FieldDefinition, WEBHOOK_URL_FIELD } from '../../../shared/fields';
 import { imageInputProperties, resolveImageInput, type ImageInputDefinition } from '../../helpers/image-input';
-import {
-	IMAGING,
-	imageStatusPath,
-	optionsOf,
-	PORTRAIT_BEAUTIFIERS,
-	PORTRAIT_STYLES,
-	STYLE_ENGINES,
-	STYLE_FLAVORS,
-} from '../../helpers/spec';
-import { runTask, waitProperties } from '../../helpers/task';
+import { optionsOf, PORTRAIT_BEAUTIFIERS, PORTRAIT_STYLES, STYLE_ENGINES, STYLE_FLAVORS } from '../../helpers/spec';
+import { runTask } from '../../helpers/task';
+import { waitProperties } from '../../helpers/wait-parameters';
+import { transferImageStyle, type StyleTransferBody } from '../../transport/media-api';
 
 const IMAGE: ImageInputDefinition = { prefix: 'image', api: 'image', displayName: 'Image', description: 'The image to restyle.' };
 const REFERENCE: ImageInputDefinition = {
@@ -109,7 +103,7 @@ export const description = updateDisplayOptions({ show: { resource: ['image'], o
 
 /** POST /proxy/imaging/v1/ai/image-style-transfer (its answer is not wrapped in data{}). */
 export async function execute(this: IExecuteFunctions, itemIndex: number): Promise<INodeExecutionData[]> {
-	const body: IDataObject = {
+	const body: StyleTransferBody = {
 		image: (await resolveImageInput(this, itemIndex, IMAGE)).value,
 		reference_image: (await resolveImageInput(this, itemIndex, REFERENCE)).value,
 	};
@@ -135,9 +129,7 @@ export async function execute(this: IExecuteFunctions, itemIndex: number): Promi
 		kind: 'image',
 		taskType: 'image-style-transfer',
 		label: 'style transfer task',
-		submitPath: `${IMAGING}/image-style-transfer`,
-		notifyField: 'webhook_url',
-		statusPath: (taskId) => imageStatusPath('image-style-transfer', taskId),
 		body,
+		submit: transferImageStyle,
 	});
 }

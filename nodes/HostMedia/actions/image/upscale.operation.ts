@@ -1,4 +1,4 @@
-import type { IDataObject, IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
+import type { IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
 import { updateDisplayOptions } from 'n8n-workflow';
 
 import { imageDimensions } from '../../../shared/file-types';
@@ -13,16 +13,10 @@ import {
 	WEBHOOK_URL_FIELD,
 } from '../../../shared/fields';
 import { imageInputProperties, resolveImageInput, type ImageInputDefinition } from '../../helpers/image-input';
-import {
-	IMAGING,
-	imageStatusPath,
-	optionsOf,
-	UPSCALE_MAX_PIXELS,
-	UPSCALER_ENGINES,
-	UPSCALER_OPTIMIZED_FOR,
-	UPSCALER_SCALE_FACTORS,
-} from '../../helpers/spec';
-import { runTask, waitProperties } from '../../helpers/task';
+import { optionsOf, UPSCALE_MAX_PIXELS, UPSCALER_ENGINES, UPSCALER_OPTIMIZED_FOR, UPSCALER_SCALE_FACTORS } from '../../helpers/spec';
+import { runTask } from '../../helpers/task';
+import { waitProperties } from '../../helpers/wait-parameters';
+import { upscaleImage, type UpscaleBody } from '../../transport/media-api';
 
 const IMAGE: ImageInputDefinition = {
 	prefix: 'image',
@@ -98,7 +92,7 @@ export const description = updateDisplayOptions({ show: { resource: ['image'], o
 /** POST /proxy/imaging/v1/ai/image-upscaler. */
 export async function execute(this: IExecuteFunctions, itemIndex: number): Promise<INodeExecutionData[]> {
 	const image = await resolveImageInput(this, itemIndex, IMAGE);
-	const body: IDataObject = { image: image.value };
+	const body: UpscaleBody = { image: image.value };
 	const scale = addParameter(this, itemIndex, SCALE_FACTOR, body) as string | undefined;
 	addFields(this, itemIndex, FIELDS, additionalFields(this, itemIndex), body);
 	// Only images the node holds can be measured (URLs are fetched by the service, not by n8n).
@@ -121,9 +115,7 @@ export async function execute(this: IExecuteFunctions, itemIndex: number): Promi
 		kind: 'image',
 		taskType: 'image-upscaler',
 		label: 'upscale task',
-		submitPath: `${IMAGING}/image-upscaler`,
-		notifyField: 'webhook_url',
-		statusPath: (taskId) => imageStatusPath('image-upscaler', taskId),
 		body,
+		submit: upscaleImage,
 	});
 }

@@ -1,11 +1,10 @@
 import type { IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
 import { updateDisplayOptions } from 'n8n-workflow';
 
-import { multipartBody } from '../../../shared/multipart';
-import { hostRequestFull } from '../../../shared/transport';
 import { requiredText } from '../../../shared/validation';
 import { additionalFields, checkedField, additionalFieldsProperty, type FieldDefinition } from '../../../shared/fields';
 import { MusicStreamReader } from '../../helpers/music-stream';
+import { streamMusic } from '../../transport/media-api';
 
 const DURATION: FieldDefinition = {
 	name: 'duration',
@@ -58,19 +57,8 @@ export async function execute(this: IExecuteFunctions, itemIndex: number): Promi
 	const binaryPropertyName = keepAudio
 		? requiredText(this, itemIndex, 'Put Audio in Field', this.getNodeParameter('binaryPropertyName', itemIndex, 'data'))
 		: 'data';
-	// The music endpoint takes multipart/form-data, not JSON.
-	const form = multipartBody({ prompt, ...(duration !== undefined ? { duration: String(duration) } : {}) });
-	const response = await hostRequestFull<unknown>(this, 'hostApi', {
-		method: 'POST',
-		path: '/proxy/music/t2m/generate',
-		body: form.body,
-		headers: { 'Content-Type': form.contentType },
-		json: false,
-		stream: true,
-		itemIndex,
-		action: 'generating music',
-	});
-	const takes = await new MusicStreamReader(this, response.body, { itemIndex, keepAudio }).read();
+	const stream = await streamMusic(this, { prompt, duration }, { itemIndex });
+	const takes = await new MusicStreamReader(this, stream, { itemIndex, keepAudio }).read();
 	return takes.map((take) => ({
 		json: { prompt, ...take.json },
 		...(take.binary ? { binary: { [binaryPropertyName]: take.binary } } : {}),

@@ -1,4 +1,4 @@
-import type { IDataObject, IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
+import type { IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
 import { updateDisplayOptions } from 'n8n-workflow';
 
 import { invalidField } from '../../../shared/validation';
@@ -7,6 +7,7 @@ import {
 	addParameter,
 	additionalFields,
 	additionalFieldsProperty,
+	checkedField,
 	fieldProperty,
 	type FieldDefinition,
 } from '../../../shared/fields';
@@ -18,9 +19,10 @@ import {
 	EXTEND_MODELS,
 	EXTEND_RESOLUTIONS,
 	optionsOf,
-	videoStatusPath,
 } from '../../helpers/spec';
-import { runTask, waitProperties } from '../../helpers/task';
+import { runTask } from '../../helpers/task';
+import { waitProperties } from '../../helpers/wait-parameters';
+import { extendVideo, type ExtendVideoBody } from '../../transport/media-api';
 import { CALLBACK_URL_FIELD, PAYLOAD_FIELD, resolutionField, VIDEO_PROMPT_FIELD } from '../../helpers/video-fields';
 
 const END_FRAME: ImageInputDefinition = {
@@ -85,10 +87,12 @@ export const description = updateDisplayOptions({ show: { resource: ['video'], o
 
 /** POST /proxy/video/extend: makes an earlier video longer. */
 export async function execute(this: IExecuteFunctions, itemIndex: number): Promise<INodeExecutionData[]> {
-	const body: IDataObject = {};
-	if (addParameter(this, itemIndex, MODEL, body) === undefined) {
+	const model = checkedField(this, itemIndex, MODEL, this.getNodeParameter(MODEL.name, itemIndex, undefined)) as
+		ExtendVideoBody['model'] | undefined;
+	if (model === undefined) {
 		throw invalidField(this, itemIndex, 'Model (model)', `is required: choose ${EXTEND_MODELS.join(' or ')}`);
 	}
+	const body: ExtendVideoBody = { model };
 	addParameter(this, itemIndex, VIDEO_CREATION_ID, body);
 	addParameter(this, itemIndex, VIDEO_URL, body);
 	const hasId = body.video_creation_id !== undefined;
@@ -108,9 +112,7 @@ export async function execute(this: IExecuteFunctions, itemIndex: number): Promi
 		kind: 'video',
 		taskType: 'extend',
 		label: 'video extension task',
-		submitPath: '/proxy/video/extend',
-		notifyField: 'callback_url',
-		statusPath: videoStatusPath,
 		body,
+		submit: extendVideo,
 	});
 }

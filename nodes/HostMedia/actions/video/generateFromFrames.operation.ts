@@ -12,15 +12,10 @@ import {
 	type FieldDefinition,
 } from '../../../shared/fields';
 import { checkImageText, imageInputProperties, resolveImageInput, type ImageInputDefinition } from '../../helpers/image-input';
-import {
-	MULTIFRAME_MAX_FRAMES,
-	MULTIFRAME_MIN_FRAMES,
-	MULTIFRAME_MODELS,
-	MULTIFRAME_RESOLUTIONS,
-	optionsOf,
-	videoStatusPath,
-} from '../../helpers/spec';
-import { runTask, waitProperties } from '../../helpers/task';
+import { MULTIFRAME_MAX_FRAMES, MULTIFRAME_MIN_FRAMES, MULTIFRAME_MODELS, MULTIFRAME_RESOLUTIONS, optionsOf } from '../../helpers/spec';
+import { runTask } from '../../helpers/task';
+import { waitProperties } from '../../helpers/wait-parameters';
+import { generateVideoFromFrames, type MultiframeBody, type MultiframeFrame } from '../../transport/media-api';
 import { CALLBACK_URL_FIELD, PAYLOAD_FIELD, resolutionField } from '../../helpers/video-fields';
 
 const START_IMAGE: ImageInputDefinition = {
@@ -162,12 +157,12 @@ function frameEntries(context: IExecuteFunctions, itemIndex: number): { entries:
 
 /** POST /proxy/video/multiframe: a video through 2 to 9 key frames. */
 export async function execute(this: IExecuteFunctions, itemIndex: number): Promise<INodeExecutionData[]> {
-	const body: IDataObject = {};
+	const body: MultiframeBody = {};
 	addParameter(this, itemIndex, MODEL, body);
 	if (body.model === undefined)
 		throw invalidField(this, itemIndex, 'Model (model)', `is required: choose ${MULTIFRAME_MODELS.join(' or ')}`);
 	const { entries, fromJson } = frameEntries(this, itemIndex);
-	const settings: IDataObject[] = [];
+	const settings: MultiframeFrame[] = [];
 	for (const [index, entry] of entries.entries()) {
 		const keyImage = { ...KEY_IMAGE, displayName: `Frame ${index + 1} Key Image`, api: `image_settings[${index}].key_image` };
 		const image = fromJson
@@ -198,9 +193,7 @@ export async function execute(this: IExecuteFunctions, itemIndex: number): Promi
 		kind: 'video',
 		taskType: 'multiframe',
 		label: 'video task',
-		submitPath: '/proxy/video/multiframe',
-		notifyField: 'callback_url',
-		statusPath: videoStatusPath,
 		body,
+		submit: generateVideoFromFrames,
 	});
 }

@@ -1,4 +1,4 @@
-import type { IDataObject, IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
+import type { IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
 import { updateDisplayOptions } from 'n8n-workflow';
 
 import { invalidField } from '../../../shared/validation';
@@ -21,9 +21,10 @@ import {
 	START_END_MODELS,
 	START_END_RESOLUTIONS,
 	VIDEO_STYLES,
-	videoStatusPath,
 } from '../../helpers/spec';
-import { runTask, waitProperties } from '../../helpers/task';
+import { runTask } from '../../helpers/task';
+import { waitProperties } from '../../helpers/wait-parameters';
+import { generateVideoFromStartFrame, type StartEndVideoBody } from '../../transport/media-api';
 import { CALLBACK_URL_FIELD, PAYLOAD_FIELD, resolutionField, VIDEO_PROMPT_FIELD } from '../../helpers/video-fields';
 
 const START_FRAME: ImageInputDefinition = {
@@ -184,7 +185,7 @@ export const description = updateDisplayOptions({ show: { resource: ['video'], o
 
 /** POST /proxy/video/start-end2video: a video from one start frame and a prompt. */
 export async function execute(this: IExecuteFunctions, itemIndex: number): Promise<INodeExecutionData[]> {
-	const body: IDataObject = {};
+	const body: StartEndVideoBody = {};
 	const model = addParameter(this, itemIndex, MODEL, body) as string | undefined;
 	if (model === undefined)
 		throw invalidField(this, itemIndex, 'Model (model)', `is required: choose one of ${START_END_MODELS.join(', ')}`);
@@ -216,9 +217,7 @@ export async function execute(this: IExecuteFunctions, itemIndex: number): Promi
 		kind: 'video',
 		taskType: 'start-end2video',
 		label: 'video task',
-		submitPath: '/proxy/video/start-end2video',
-		notifyField: 'callback_url',
-		statusPath: videoStatusPath,
 		body,
+		submit: generateVideoFromStartFrame,
 	});
 }

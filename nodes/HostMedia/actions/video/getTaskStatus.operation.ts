@@ -2,8 +2,8 @@ import type { IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n
 import { updateDisplayOptions } from 'n8n-workflow';
 
 import { requiredText } from '../../../shared/validation';
-import { videoStatusPath } from '../../helpers/spec';
-import { statusWaitProperties, taskStatus } from '../../helpers/task';
+import { taskStatus } from '../../helpers/task';
+import { statusWaitProperties } from '../../helpers/wait-parameters';
 
 const properties: INodeProperties[] = [
 	{
@@ -23,11 +23,5 @@ export const description = updateDisplayOptions({ show: { resource: ['video'], o
 /** GET /proxy/video/tasks/{task_id}/creations: state, failure code and the finished videos. */
 export async function execute(this: IExecuteFunctions, itemIndex: number): Promise<INodeExecutionData[]> {
 	const taskId = requiredText(this, itemIndex, 'Task ID', this.getNodeParameter('taskId', itemIndex, ''));
-	return await taskStatus(this, itemIndex, {
-		kind: 'video',
-		taskType: 'video',
-		label: 'video task',
-		taskId,
-		statusPath: videoStatusPath(taskId),
-	});
+	return await taskStatus(this, itemIndex, { task: { kind: 'video', taskId }, taskType: 'video', label: 'video task' });
 }

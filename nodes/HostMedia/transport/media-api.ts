@@ -1,0 +1,273 @@
+/**
+ * The media proxy's endpoints (area C of the API), one function each, all through the package's
+ * one transport. Operations and helpers call these, never `hostRequest`, so a path, a body field
+ * or a message wording of an endpoint is written in one place.
+ *
+ * Answers are typed as the spec describes them, every field optional: the real service varies
+ * (wrapped or not in `data{}`, `task_status` for `status`), so they are read through
+ * `normaliseTask`, never trusted as they are. Result files come from signed or public URLs and are
+ * downloaded without the credential (`shared/binary.ts`), not from here.
+ */
+import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
+
+import { multipartBody } from '../../shared/multipart';
+import { hostRequest, hostRequestFull } from '../../shared/transport';
+import type {
+	AUDIO_TYPES,
+	EXTEND_MODELS,
+	ImageTaskType,
+	MOVEMENT_AMPLITUDES,
+	MULTIFRAME_MODELS,
+	PORTRAIT_BEAUTIFIERS,
+	PORTRAIT_STYLES,
+	RELIGHT_STYLES,
+	STYLE_ENGINES,
+	STYLE_FLAVORS,
+	UPSCALER_ENGINES,
+	UPSCALER_OPTIMIZED_FOR,
+	UPSCALER_SCALE_FACTORS,
+	VIDEO_STYLES,
+} from '../helpers/spec';
+
+const IMAGING = '/proxy/imaging/v1/ai';
+
+type OneOf<T extends readonly string[]> = T[number];
+
+/** An image given as Base64 or as a URL the service fetches. */
+type ImageText = string;
+
+/** Body fields the requests may carry beyond those named (the field definitions fill them by API name). */
+type BodyFields = IDataObject;
+
+export interface RelightBody extends BodyFields {
+	image: ImageText;
+	prompt?: string;
+	style?: OneOf<typeof RELIGHT_STYLES>;
+	light_transfer_strength?: number;
+	change_background?: boolean;
+	interpolate_from_original?: boolean;
+	preserve_details?: boolean;
+	transfer_light_from_lightmap?: ImageText;
+	transfer_light_from_reference_image?: ImageText;
+	advanced_settings?: IDataObject;
+	webhook_url?: string;
+}
+
+export interface UpscaleBody extends BodyFields {
+	image: ImageText;
+	scale_factor?: OneOf<typeof UPSCALER_SCALE_FACTORS>;
+	creativity?: number;
+	fractality?: number;
+	hdr?: number;
+	resemblance?: number;
+	engine?: OneOf<typeof UPSCALER_ENGINES>;
+	optimized_for?: OneOf<typeof UPSCALER_OPTIMIZED_FOR>;
+	prompt?: string;
+	webhook_url?: string;
+}
+
+export interface StyleTransferBody extends BodyFields {
+	image: ImageText;
+	reference_image: ImageText;
+	engine?: OneOf<typeof STYLE_ENGINES>;
+	flavor?: OneOf<typeof STYLE_FLAVORS>;
+	fixed_generation?: boolean;
+	is_portrait?: boolean;
+	portrait_beautifier?: OneOf<typeof PORTRAIT_BEAUTIFIERS>;
+	portrait_style?: OneOf<typeof PORTRAIT_STYLES>;
+	prompt?: string;
+	structure_strength?: number;
+	style_strength?: number;
+	webhook_url?: string;
+}
+
+export interface SkinEnhancerBody extends BodyFields {
+	image: ImageText;
+	sharpen?: number;
+	smart_grain?: number;
+	webhook_url?: string;
+}
+
+interface VideoBody extends BodyFields {
+	prompt?: string;
+	resolution?: string;
+	payload?: string;
+	callback_url?: string;
+}
+
+/** One key frame of a multiframe video. */
+export type MultiframeFrame = { key_image: ImageText; duration: number; prompt: string };
+
+export interface MultiframeBody extends VideoBody {
+	model?: OneOf<typeof MULTIFRAME_MODELS>;
+	start_image?: ImageText;
+	image_settings?: MultiframeFrame[];
+}
+
+export interface StartEndVideoBody extends VideoBody {
+	model?: string;
+	images?: ImageText[];
+	duration?: number;
+	aspect_ratio?: string;
+	audio?: boolean;
+	audio_type?: OneOf<typeof AUDIO_TYPES>;
+	movement_amplitude?: OneOf<typeof MOVEMENT_AMPLITUDES>;
+	style?: OneOf<typeof VIDEO_STYLES>;
+	seed?: number;
+}
+
+export interface ExtendVideoBody extends VideoBody {
+	model: OneOf<typeof EXTEND_MODELS>;
+	duration?: number;
+	images?: ImageText[];
+	video_creation_id?: string;
+	video_url?: string;
+}
+
+export interface MusicRequest {
+	prompt: string;
+	duration?: number;
+}
+
+/** An image task as the spec shows it. */
+interface ImageTaskFields {
+	task_id?: string;
+	status?: string;
+	generated?: string[];
+}
+
+/** Image answers: in `data{}`, except the style-transfer submit, which answers at the top level. */
+export type ImageTaskAnswer = ImageTaskFields & { data?: ImageTaskFields };
+
+/** A video submit answer: the task and its credits, plus echoes of the request. */
+export interface VideoTaskAnswer extends IDataObject {
+	task_id?: string;
+	state?: string;
+	credits?: number;
+	created_at?: string;
+}
+
+/** GET /proxy/video/tasks/{task_id}/creations on the real service. */
+export interface VideoCreationsAnswer extends IDataObject {
+	task_id?: string;
+	state?: string;
+	err_code?: string;
+	creations?: Array<{ id?: string; url?: string; cover_url?: string }>;
+}
+
+export type TaskKind = 'image' | 'video';
+
+/** A task the proxy reports on: image status paths are per task type, video tasks share one. */
+export type TaskRef = { kind: 'image'; taskType: ImageTaskType; taskId: string } | { kind: 'video'; taskId: string };
+
+/** The body field that takes a notification URL, per kind of task. */
+export const NOTIFY_FIELD = { image: 'webhook_url', video: 'callback_url' } as const satisfies Record<TaskKind, string>;
+
+export interface TaskCall {
+	itemIndex: number;
+	/** The task in words, for messages ("upscale task"). */
+	label: string;
+}
+
+export interface SubmitCall extends TaskCall {
+	/** Values of the body never to show in a message (the resume URL's signature). */
+	secrets?: string[];
+}
+
+export interface StatusCall extends TaskCall {
+	timeout?: number;
+	/** Retry a 5xx or a network error (a single status read; the poller has its own back-off). */
+	retry?: boolean;
+}
+
+/** The GET path of a task's status, also shown in outputs and messages. */
+export function taskStatusPath(task: TaskRef): string {
+	const id = encodeURIComponent(task.taskId);
+	return task.kind === 'image' ? `${IMAGING}/${task.taskType}/${id}` : `/proxy/video/tasks/${id}/creations`;
+}
+
+async function submit<A>(context: IExecuteFunctions, path: string, body: IDataObject, call: SubmitCall): Promise<A> {
+	return await hostRequest<A>(context, 'hostApi', {
+		method: 'POST',
+		path,
+		body,
+		itemIndex: call.itemIndex,
+		action: `starting the ${call.label}`,
+		secrets: call.secrets,
+	});
+}
+
+/** POST /proxy/imaging/v1/ai/image-relight. */
+export const relightImage = async (context: IExecuteFunctions, body: RelightBody, call: SubmitCall) =>
+	await submit<ImageTaskAnswer>(context, `${IMAGING}/image-relight`, body, call);
+
+/** POST /proxy/imaging/v1/ai/image-upscaler. */
+export const upscaleImage = async (context: IExecuteFunctions, body: UpscaleBody, call: SubmitCall) =>
+	await submit<ImageTaskAnswer>(context, `${IMAGING}/image-upscaler`, body, call);
+
+/** POST /proxy/imaging/v1/ai/image-style-transfer. */
+export const transferImageStyle = async (context: IExecuteFunctions, body: StyleTransferBody, call: SubmitCall) =>
+	await submit<ImageTaskAnswer>(context, `${IMAGING}/image-style-transfer`, body, call);
+
+/** POST /proxy/imaging/v1/ai/skin-enhancer/creative. */
+export const enhanceSkin = async (context: IExecuteFunctions, body: SkinEnhancerBody, call: SubmitCall) =>
+	await submit<ImageTaskAnswer>(context, `${IMAGING}/skin-enhancer/creative`, body, call);
+
+/** POST /proxy/video/multiframe. */
+export const generateVideoFromFrames = async (context: IExecuteFunctions, body: MultiframeBody, call: SubmitCall) =>
+	await submit<VideoTaskAnswer>(context, '/proxy/video/multiframe', body, call);
+
+/** POST /proxy/video/start-end2video. */
+export const generateVideoFromStartFrame = async (context: IExecuteFunctions, body: StartEndVideoBody, call: SubmitCall) =>
+	await submit<VideoTaskAnswer>(context, '/proxy/video/start-end2video', body, call);
+
+/** POST /proxy/video/extend. */
+export const extendVideo = async (context: IExecuteFunctions, body: ExtendVideoBody, call: SubmitCall) =>
+	await submit<VideoTaskAnswer>(context, '/proxy/video/extend', body, call);
+
+async function readStatus<A>(context: IExecuteFunctions, task: TaskRef, call: StatusCall): Promise<A> {
+	return await hostRequest<A>(context, 'hostApi', {
+		method: 'GET',
+		path: taskStatusPath(task),
+		itemIndex: call.itemIndex,
+		timeout: call.timeout,
+		retry: call.retry,
+		action: `checking ${call.label} ${task.taskId}`,
+	});
+}
+
+/** GET /proxy/imaging/v1/ai/{task type}/{task_id}. */
+export const getImageTask = async (context: IExecuteFunctions, taskType: ImageTaskType, taskId: string, call: StatusCall) =>
+	await readStatus<ImageTaskAnswer>(context, { kind: 'image', taskType, taskId }, call);
+
+/** GET /proxy/video/tasks/{task_id}/creations. */
+export const getVideoTask = async (context: IExecuteFunctions, taskId: string, call: StatusCall) =>
+	await readStatus<VideoCreationsAnswer>(context, { kind: 'video', taskId }, call);
+
+/** The status of any task, from the endpoint of its kind. */
+export async function getTask(
+	context: IExecuteFunctions,
+	task: TaskRef,
+	call: StatusCall,
+): Promise<ImageTaskAnswer | VideoCreationsAnswer> {
+	return task.kind === 'image'
+		? await getImageTask(context, task.taskType, task.taskId, call)
+		: await getVideoTask(context, task.taskId, call);
+}
+
+/** POST /proxy/music/t2m/generate: the NDJSON stream, unread. */
+export async function streamMusic(context: IExecuteFunctions, request: MusicRequest, call: { itemIndex: number }): Promise<unknown> {
+	// This endpoint takes multipart/form-data, not JSON.
+	const form = multipartBody({ prompt: request.prompt, ...(request.duration !== undefined ? { duration: String(request.duration) } : {}) });
+	const response = await hostRequestFull<unknown>(context, 'hostApi', {
+		method: 'POST',
+		path: '/proxy/music/t2m/generate',
+		body: form.body,
+		headers: { 'Content-Type': form.contentType },
+		json: false,
+		stream: true,
+		itemIndex: call.itemIndex,
+		action: 'generating music',
+	});
+	return response.body;
+}
