@@ -5,8 +5,9 @@
 import type { IDataObject, INode } from 'n8n-workflow';
 
 import { bodyFromFields } from '../../nodes/HostRegistry/helpers/fields';
-import { isSemanticVersion, locatorValue, publisherId, registryPath, semanticVersion } from '../../nodes/HostRegistry/helpers/identifiers';
-import { collectPages, type NodePage } from '../../nodes/HostRegistry/helpers/node-listing';
+import { isSemanticVersion, locatorValue, publisherId, semanticVersion } from '../../nodes/HostRegistry/helpers/identifiers';
+import { collectPages } from '../../nodes/HostRegistry/helpers/node-listing';
+import { registryPath, type NodePage } from '../../nodes/HostRegistry/transport/registry-api';
 import { booleanValue, integerInRange, jsonObject, oneOf, stringList } from '../../nodes/shared/validation';
 
 const context = { getNode: () => ({ name: 'Host Registry' }) as INode };

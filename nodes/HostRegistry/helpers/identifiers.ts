@@ -87,8 +87,3 @@ export async function chosenPublisher(context: IExecuteFunctions, itemIndex: num
 export function chosenNode(context: IExecuteFunctions, itemIndex: number): string {
 	return pathId(context, itemIndex, 'Node', locatorValue(context.getNodeParameter('node', itemIndex, '')));
 }
-
-/** A registry path from its segments, each encoded. */
-export function registryPath(...segments: string[]): string {
-	return `/${segments.map((segment) => encodeURIComponent(segment)).join('/')}`;
-}

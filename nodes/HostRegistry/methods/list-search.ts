@@ -7,7 +7,7 @@ import type { ILoadOptionsFunctions, INodeListSearchItems, INodeListSearchResult
 import { NodeOperationError } from 'n8n-workflow';
 
 import { locatorValue } from '../helpers/identifiers';
-import { fetchNodePage } from '../helpers/node-listing';
+import { listNodesPage } from '../transport/registry-api';
 
 /** Nodes read per request while searching. */
 const SEARCH_PAGE_SIZE = 100;
@@ -38,7 +38,7 @@ export async function searchNodes(this: ILoadOptionsFunctions, filter?: string, 
 	const results: INodeListSearchItems[] = [];
 	// While filtering, keep reading pages until something matches, so the list is not blank.
 	for (;;) {
-		const answer = await fetchNodePage(this, publisherId, page, SEARCH_PAGE_SIZE);
+		const answer = await listNodesPage(this, publisherId, page, SEARCH_PAGE_SIZE);
 		for (const node of answer.nodes) {
 			if (!matches(filter, node.id, node.name)) continue;
 			const id = String(node.id);

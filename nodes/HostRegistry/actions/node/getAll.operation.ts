@@ -4,7 +4,8 @@ import { updateDisplayOptions } from 'n8n-workflow';
 import { booleanValue, integerInRange } from '../../../shared/validation';
 import { chosenPublisher } from '../../helpers/identifiers';
 import { publisherLocator } from '../../helpers/locators';
-import { collectPages, fetchAllNodesV1, fetchNodePage } from '../../helpers/node-listing';
+import { collectPages } from '../../helpers/node-listing';
+import { listNodes, listNodesPage } from '../../transport/registry-api';
 
 const properties: INodeProperties[] = [
 	publisherLocator,
@@ -87,12 +88,12 @@ export async function execute(this: IExecuteFunctions, itemIndex: number): Promi
 	let nodes: IDataObject[];
 	if (listing === 'single') {
 		const includeBanned = booleanValue(this, itemIndex, 'Include Banned Nodes', options.includeBanned ?? false);
-		nodes = (await fetchAllNodesV1(this, publisherId, includeBanned, itemIndex)).slice(0, wanted);
+		nodes = (await listNodes(this, publisherId, includeBanned, itemIndex)).slice(0, wanted);
 	} else {
 		const pageSize = integerInRange(this, itemIndex, 'Page Size', options.pageSize ?? 50, 1, Number.MAX_SAFE_INTEGER);
 		// No point asking for more per page than the limit wants.
 		const size = Math.min(pageSize, wanted);
-		nodes = await collectPages((page, limit) => fetchNodePage(this, publisherId, page, limit, itemIndex), size, wanted);
+		nodes = await collectPages((page, limit) => listNodesPage(this, publisherId, page, limit, itemIndex), size, wanted);
 	}
 	return nodes.map((node) => ({ json: node, pairedItem: { item: itemIndex } }));
 }

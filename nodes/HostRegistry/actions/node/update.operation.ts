@@ -1,10 +1,10 @@
 import type { IDataObject, IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
 import { updateDisplayOptions } from 'n8n-workflow';
 
-import { hostRequest } from '../../../shared/transport';
 import { bodyFromFields, nodeFieldOptions, requireSomeFields } from '../../helpers/fields';
-import { chosenNode, chosenPublisher, registryPath } from '../../helpers/identifiers';
+import { chosenNode, chosenPublisher } from '../../helpers/identifiers';
 import { nodeLocator, publisherLocator } from '../../helpers/locators';
+import { updateNode } from '../../transport/registry-api';
 
 const properties: INodeProperties[] = [
 	publisherLocator,
@@ -27,19 +27,6 @@ export async function execute(this: IExecuteFunctions, itemIndex: number): Promi
 	const nodeId = chosenNode(this, itemIndex);
 	const fields = bodyFromFields(this, itemIndex, 'Update Fields', this.getNodeParameter('updateFields', itemIndex, {}) as IDataObject);
 	requireSomeFields(this, itemIndex, 'Update Fields', fields);
-	const node = await hostRequest<IDataObject>(this, 'hostApi', {
-		method: 'PUT',
-		path: registryPath('publishers', publisherId, 'nodes', nodeId),
-		body: { ...fields, id: nodeId },
-		retry: true,
-		itemIndex,
-		action: `updating node "${nodeId}"`,
-		statusAdvice: {
-			403: {
-				headline: 'The registry refused the change',
-				hint: 'You must be a member of the publisher the node belongs to, and banned nodes cannot be changed.',
-			},
-		},
-	});
+	const node = await updateNode(this, publisherId, nodeId, fields, itemIndex);
 	return [{ json: node, pairedItem: { item: itemIndex } }];
 }

@@ -1,12 +1,12 @@
 import type { IBinaryData, IDataObject, IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
 import { NodeOperationError, updateDisplayOptions } from 'n8n-workflow';
 
-import { hostRequest } from '../../../shared/transport';
 import { invalidField, requiredText } from '../../../shared/validation';
-import { archiveSize, uploadArchive } from '../../helpers/archive-upload';
 import { bodyFromFields, nodeFieldOptions, versionFieldOptions } from '../../helpers/fields';
-import { chosenNode, chosenPublisher, registryPath, semanticVersion } from '../../helpers/identifiers';
+import { chosenNode, chosenPublisher, semanticVersion } from '../../helpers/identifiers';
 import { nodeLocator, publisherLocator } from '../../helpers/locators';
+import { archiveSize, uploadArchive } from '../../transport/archive-upload';
+import { publishVersion } from '../../transport/registry-api';
 
 const properties: INodeProperties[] = [
 	publisherLocator,
@@ -81,8 +81,8 @@ async function archiveOf(context: IExecuteFunctions, itemIndex: number): Promise
 }
 
 /**
- * POST .../versions (node, node_version, personal_access_token from the credential), then PUT the
- * archive to the signed URL it answers. The output is the NodeVersion with the upload result.
+ * Creates the version (with the publishing token of the credential), then uploads the archive to
+ * the signed URL the registry answers. The output is the NodeVersion with the upload result.
  */
 export async function execute(this: IExecuteFunctions, itemIndex: number): Promise<INodeExecutionData[]> {
 	const publisherId = await chosenPublisher(this, itemIndex);
@@ -108,36 +108,23 @@ export async function execute(this: IExecuteFunctions, itemIndex: number): Promi
 		);
 	}
 
-	const answer = await hostRequest<{ node_version?: IDataObject; signedUrl?: unknown }>(this, 'hostApi', {
-		method: 'POST',
-		path: `${registryPath('publishers', publisherId, 'nodes', nodeId)}/versions`,
-		body: {
-			node: { ...nodeFields, id: nodeId },
-			node_version: { ...versionFields, version },
-			personal_access_token: publishingToken,
-		},
-		secrets: [publishingToken],
+	const { nodeVersion, signedUrl } = await publishVersion(
+		this,
+		publisherId,
+		nodeId,
+		{ node: nodeFields, nodeVersion: { ...versionFields, version }, personalAccessToken: publishingToken },
 		itemIndex,
-		action: `publishing version ${version} of node "${nodeId}"`,
-		statusAdvice: {
-			403: {
-				headline: 'Publishing was refused',
-				hint: 'Check the Publishing Token in the Host API credential (a personal access token of this publisher) and that the node belongs to this publisher.',
-			},
-			409: { headline: 'This version already exists', hint: 'Each version number can be published once: raise the Version.' },
-		},
-	});
-	const nodeVersion = answer?.node_version ?? {};
+	);
 	const versionId = String(nodeVersion.id ?? 'unknown');
 	const created = `Version ${version} of node "${nodeId}" was created (version ID ${versionId})`;
-	if (typeof answer?.signedUrl !== 'string' || answer.signedUrl === '') {
+	if (!signedUrl) {
 		throw new NodeOperationError(this.getNode(), `${created}, but the registry gave no address to upload its archive to`, {
 			itemIndex,
 			description: 'The version stays pending without its archive. Publish the archive as a new version number.',
 		});
 	}
 
-	const upload = await uploadArchive(this, itemIndex, answer.signedUrl, archive, bytes);
+	const upload = await uploadArchive(this, itemIndex, signedUrl, archive, bytes);
 	if (!upload.uploaded) {
 		throw new NodeOperationError(this.getNode(), `${created}, but its archive was not uploaded: ${upload.reason ?? 'unknown error'}`, {
 			itemIndex,

@@ -1,10 +1,10 @@
 import type { IDataObject, IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
 import { updateDisplayOptions } from 'n8n-workflow';
 
-import { hostRequest } from '../../../shared/transport';
 import { bodyFromFields, changelogField, deprecatedField, requireSomeFields } from '../../helpers/fields';
-import { chosenNode, chosenPublisher, pathId, registryPath } from '../../helpers/identifiers';
+import { chosenNode, chosenPublisher, pathId } from '../../helpers/identifiers';
 import { nodeLocator, publisherLocator } from '../../helpers/locators';
+import { updateVersion } from '../../transport/registry-api';
 
 const properties: INodeProperties[] = [
 	publisherLocator,
@@ -38,13 +38,6 @@ export async function execute(this: IExecuteFunctions, itemIndex: number): Promi
 	const versionId = pathId(this, itemIndex, 'Version ID', this.getNodeParameter('versionId', itemIndex));
 	const fields = bodyFromFields(this, itemIndex, 'Update Fields', this.getNodeParameter('updateFields', itemIndex, {}) as IDataObject);
 	requireSomeFields(this, itemIndex, 'Update Fields', fields);
-	const version = await hostRequest<IDataObject>(this, 'hostApi', {
-		method: 'PUT',
-		path: registryPath('publishers', publisherId, 'nodes', nodeId, 'versions', versionId),
-		body: fields,
-		retry: true,
-		itemIndex,
-		action: `updating version "${versionId}" of node "${nodeId}"`,
-	});
+	const version = await updateVersion(this, publisherId, nodeId, versionId, fields, itemIndex);
 	return [{ json: version, pairedItem: { item: itemIndex } }];
 }

@@ -1,10 +1,10 @@
 import type { IDataObject, IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
 import { updateDisplayOptions } from 'n8n-workflow';
 
-import { hostRequest } from '../../../shared/transport';
 import { requiredText } from '../../../shared/validation';
 import { bodyFromFields, publisherFieldOptions } from '../../helpers/fields';
 import { publisherId } from '../../helpers/identifiers';
+import { createPublisher } from '../../transport/registry-api';
 
 const properties: INodeProperties[] = [
 	{
@@ -47,15 +47,6 @@ export async function execute(this: IExecuteFunctions, itemIndex: number): Promi
 		'Additional Fields',
 		this.getNodeParameter('additionalFields', itemIndex, {}) as IDataObject,
 	);
-	const publisher = await hostRequest<IDataObject>(this, 'hostApi', {
-		method: 'POST',
-		path: '/publishers',
-		body: { ...fields, id, name },
-		itemIndex,
-		action: `creating publisher "${id}"`,
-		statusAdvice: {
-			409: { headline: 'The publisher ID is already taken', hint: 'Choose another Publisher ID.' },
-		},
-	});
+	const publisher = await createPublisher(this, { ...fields, id, name }, itemIndex);
 	return [{ json: publisher, pairedItem: { item: itemIndex } }];
 }

@@ -1,10 +1,10 @@
 import type { IDataObject, IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
 import { updateDisplayOptions } from 'n8n-workflow';
 
-import { hostRequest } from '../../../shared/transport';
 import { bodyFromFields, publisherFieldOptions, requireSomeFields } from '../../helpers/fields';
-import { chosenPublisher, registryPath } from '../../helpers/identifiers';
+import { chosenPublisher } from '../../helpers/identifiers';
 import { publisherLocator } from '../../helpers/locators';
+import { updatePublisher } from '../../transport/registry-api';
 
 const properties: INodeProperties[] = [
 	publisherLocator,
@@ -25,13 +25,6 @@ export async function execute(this: IExecuteFunctions, itemIndex: number): Promi
 	const id = await chosenPublisher(this, itemIndex);
 	const fields = bodyFromFields(this, itemIndex, 'Update Fields', this.getNodeParameter('updateFields', itemIndex, {}) as IDataObject);
 	requireSomeFields(this, itemIndex, 'Update Fields', fields);
-	const publisher = await hostRequest<IDataObject>(this, 'hostApi', {
-		method: 'PUT',
-		path: registryPath('publishers', id),
-		body: { ...fields, id },
-		retry: true,
-		itemIndex,
-		action: `updating publisher "${id}"`,
-	});
+	const publisher = await updatePublisher(this, id, fields, itemIndex);
 	return [{ json: publisher, pairedItem: { item: itemIndex } }];
 }
