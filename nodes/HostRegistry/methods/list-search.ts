@@ -6,7 +6,7 @@
 import type { ILoadOptionsFunctions, INodeListSearchItems, INodeListSearchResult } from 'n8n-workflow';
 import { NodeOperationError } from 'n8n-workflow';
 
-import { locatorValue } from '../helpers/identifiers';
+import { locatorValue } from '../helpers/locators';
 import { listNodesPage } from '../transport/registry-api';
 
 /** Nodes read per request while searching. */

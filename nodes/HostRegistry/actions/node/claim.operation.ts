@@ -2,8 +2,7 @@ import type { IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n
 import { updateDisplayOptions } from 'n8n-workflow';
 
 import { invalidField } from '../../../shared/validation';
-import { chosenNode, chosenPublisher } from '../../helpers/identifiers';
-import { nodeLocator, publisherLocator } from '../../helpers/locators';
+import { chosenNode, chosenPublisher, nodeLocator, publisherLocator } from '../../helpers/locators';
 import { claimNode } from '../../transport/registry-api';
 
 const properties: INodeProperties[] = [

@@ -1,59 +1,58 @@
 import type { IBinaryData, IDataObject, IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
 import { NodeOperationError, updateDisplayOptions } from 'n8n-workflow';
 
-import { invalidField, requiredText } from '../../../shared/validation';
-import { bodyFromFields, nodeFieldOptions, versionFieldOptions } from '../../helpers/fields';
-import { chosenNode, chosenPublisher, semanticVersion } from '../../helpers/identifiers';
-import { nodeLocator, publisherLocator } from '../../helpers/locators';
+import { checkedParameter, fieldProperty, type FieldDefinition } from '../../../shared/fields';
+import { invalidField } from '../../../shared/validation';
+import { collectionBody, fieldCollectionProperty, NODE_FIELDS, VERSION_FIELDS, type FieldCollection } from '../../helpers/fields';
+import { semanticVersion } from '../../helpers/identifiers';
+import { chosenNode, chosenPublisher, nodeLocator, publisherLocator } from '../../helpers/locators';
 import { archiveSize, uploadArchive } from '../../transport/archive-upload';
 import { publishVersion } from '../../transport/registry-api';
+
+const VERSION: FieldDefinition = {
+	name: 'version',
+	displayName: 'Version',
+	kind: 'string',
+	required: true,
+	placeholder: '1.0.0',
+	description: 'Semantic version number of the new version (MAJOR.MINOR.PATCH). Each number can be published once per node.',
+	check: semanticVersion,
+};
+
+const ARCHIVE_FIELD: FieldDefinition = {
+	name: 'binaryPropertyName',
+	displayName: 'Input Binary Field',
+	kind: 'string',
+	required: true,
+	default: 'data',
+	hint: 'The name of the input binary field holding the version archive (a .zip file)',
+	description: "The archive is uploaded to the registry's storage right after the version is created",
+};
+
+const VERSION_FIELDS_COLLECTION: FieldCollection = { name: 'versionFields', displayName: 'Version Fields', fields: VERSION_FIELDS };
+
+const NODE_FIELDS_COLLECTION: FieldCollection = {
+	name: 'nodeFields',
+	displayName: 'Node Fields',
+	description: 'Details of the node, updated along with the new version (or set on a new node)',
+	fields: NODE_FIELDS,
+};
 
 const properties: INodeProperties[] = [
 	publisherLocator,
 	nodeLocator('list', 'The node to publish a version of. Type a new ID to publish a new node.'),
-	{
-		displayName: 'Version',
-		name: 'version',
-		type: 'string',
-		required: true,
-		default: '',
-		placeholder: '1.0.0',
-		description: 'Semantic version number of the new version (MAJOR.MINOR.PATCH). Each number can be published once per node.',
-	},
-	{
-		displayName: 'Input Binary Field',
-		name: 'binaryPropertyName',
-		type: 'string',
-		required: true,
-		default: 'data',
-		hint: 'The name of the input binary field holding the version archive (a .zip file)',
-		description: "The archive is uploaded to the registry's storage right after the version is created",
-	},
-	{
-		displayName: 'Version Fields',
-		name: 'versionFields',
-		type: 'collection',
-		placeholder: 'Add Field',
-		default: {},
-		options: versionFieldOptions,
-	},
-	{
-		displayName: 'Node Fields',
-		name: 'nodeFields',
-		type: 'collection',
-		placeholder: 'Add Field',
-		default: {},
-		description: 'Details of the node, updated along with the new version (or set on a new node)',
-		options: nodeFieldOptions,
-	},
+	fieldProperty(VERSION),
+	fieldProperty(ARCHIVE_FIELD),
+	fieldCollectionProperty(VERSION_FIELDS_COLLECTION),
+	fieldCollectionProperty(NODE_FIELDS_COLLECTION),
 ];
 
 export const description = updateDisplayOptions({ show: { resource: ['nodeVersion'], operation: ['publish'] } }, properties);
 
 /** The input item's archive, checked before anything is sent. */
 async function archiveOf(context: IExecuteFunctions, itemIndex: number): Promise<{ archive: IBinaryData; bytes: number }> {
-	const field = 'Input Binary Field';
-	const property = requiredText(context, itemIndex, field, context.getNodeParameter('binaryPropertyName', itemIndex, 'data'));
+	const field = ARCHIVE_FIELD.displayName;
+	const property = checkedParameter(context, itemIndex, ARCHIVE_FIELD) as string;
 	const binary = context.getInputData()[itemIndex]?.binary ?? {};
 	const archive = binary[property];
 	if (!archive) {
@@ -87,14 +86,9 @@ async function archiveOf(context: IExecuteFunctions, itemIndex: number): Promise
 export async function execute(this: IExecuteFunctions, itemIndex: number): Promise<INodeExecutionData[]> {
 	const publisherId = await chosenPublisher(this, itemIndex);
 	const nodeId = chosenNode(this, itemIndex);
-	const version = semanticVersion(this, itemIndex, 'Version', this.getNodeParameter('version', itemIndex));
-	const versionFields = bodyFromFields(
-		this,
-		itemIndex,
-		'Version Fields',
-		this.getNodeParameter('versionFields', itemIndex, {}) as IDataObject,
-	);
-	const nodeFields = bodyFromFields(this, itemIndex, 'Node Fields', this.getNodeParameter('nodeFields', itemIndex, {}) as IDataObject);
+	const version = checkedParameter(this, itemIndex, VERSION) as string;
+	const versionFields = collectionBody(this, itemIndex, VERSION_FIELDS_COLLECTION);
+	const nodeFields = collectionBody(this, itemIndex, NODE_FIELDS_COLLECTION);
 	const { archive, bytes } = await archiveOf(this, itemIndex);
 	const credentials = await this.getCredentials('hostApi', itemIndex);
 	const publishingToken = String(credentials.publishingToken ?? '').trim();
