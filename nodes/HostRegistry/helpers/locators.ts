@@ -6,6 +6,7 @@
 import type { IExecuteFunctions, INodeProperties } from 'n8n-workflow';
 
 import { invalidField } from '../../shared/validation';
+import { credentialText } from './credential-fields';
 import { pathId, publisherId } from './identifiers';
 
 export const publisherLocator: INodeProperties = {
@@ -69,8 +70,7 @@ export function locatorValue(raw: unknown): string {
 export async function chosenPublisher(context: IExecuteFunctions, itemIndex: number): Promise<string> {
 	const chosen = locatorValue(context.getNodeParameter('publisher', itemIndex, ''));
 	if (chosen) return publisherId(context, itemIndex, 'Publisher', chosen);
-	const credentials = await context.getCredentials('hostApi', itemIndex);
-	const fallback = String(credentials.publisherId ?? '').trim();
+	const fallback = await credentialText(context, 'publisherId', itemIndex);
 	if (!fallback) {
 		throw invalidField(
 			context,

@@ -6,6 +6,7 @@
 import type { ILoadOptionsFunctions, INodeListSearchItems, INodeListSearchResult } from 'n8n-workflow';
 import { NodeOperationError } from 'n8n-workflow';
 
+import { credentialText } from '../helpers/credential-fields';
 import { locatorValue } from '../helpers/locators';
 import { listNodesPage } from '../transport/registry-api';
 
@@ -18,19 +19,14 @@ function matches(filter: string | undefined, ...texts: unknown[]): boolean {
 	return texts.some((text) => typeof text === 'string' && text.toLowerCase().includes(wanted));
 }
 
-async function credentialPublisher(context: ILoadOptionsFunctions): Promise<string> {
-	const credentials = await context.getCredentials('hostApi');
-	return String(credentials.publisherId ?? '').trim();
-}
-
 export async function searchPublishers(this: ILoadOptionsFunctions, filter?: string): Promise<INodeListSearchResult> {
-	const id = await credentialPublisher(this);
+	const id = await credentialText(this, 'publisherId');
 	const results: INodeListSearchItems[] = id && matches(filter, id) ? [{ name: `${id} (from the credential)`, value: id }] : [];
 	return { results };
 }
 
 export async function searchNodes(this: ILoadOptionsFunctions, filter?: string, paginationToken?: string): Promise<INodeListSearchResult> {
-	const publisherId = locatorValue(this.getCurrentNodeParameter('publisher')) || (await credentialPublisher(this));
+	const publisherId = locatorValue(this.getCurrentNodeParameter('publisher')) || (await credentialText(this, 'publisherId'));
 	if (!publisherId) {
 		throw new NodeOperationError(this.getNode(), 'Choose a Publisher first, or fill in Publisher ID in the Host API credential');
 	}

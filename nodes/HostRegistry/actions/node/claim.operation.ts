@@ -1,7 +1,7 @@
 import type { IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
 import { updateDisplayOptions } from 'n8n-workflow';
 
-import { invalidField } from '../../../shared/validation';
+import { REPOHOST_TOKEN, requiredToken } from '../../helpers/credential-fields';
 import { chosenNode, chosenPublisher, nodeLocator, publisherLocator } from '../../helpers/locators';
 import { claimNode } from '../../transport/registry-api';
 
@@ -23,17 +23,7 @@ export const description = updateDisplayOptions({ show: { resource: ['node'], op
 export async function execute(this: IExecuteFunctions, itemIndex: number): Promise<INodeExecutionData[]> {
 	const publisherId = await chosenPublisher(this, itemIndex);
 	const nodeId = chosenNode(this, itemIndex);
-	const credentials = await this.getCredentials('hostApi', itemIndex);
-	const repohostToken = String(credentials.repohostToken ?? '').trim();
-	if (!repohostToken) {
-		throw invalidField(
-			this,
-			itemIndex,
-			'Code-Hosting Token (of the Host API credential)',
-			'is required to claim a node',
-			"Open the Host API credential and fill in Code-Hosting Token with a token of the account that owns the node's repository.",
-		);
-	}
+	const repohostToken = await requiredToken(this, itemIndex, REPOHOST_TOKEN);
 	const said = await claimNode(this, publisherId, nodeId, repohostToken, itemIndex);
 	return [{ json: { ...said, claimed: true, publisher_id: publisherId, node_id: nodeId }, pairedItem: { item: itemIndex } }];
 }

@@ -6,7 +6,19 @@ import { chosenPublisher, publisherLocator } from '../../helpers/locators';
 import { collectPages } from '../../helpers/node-listing';
 import { listNodes, listNodesPage } from '../../transport/registry-api';
 
-const DEFAULT_PAGE_SIZE = 50;
+/** The default of Limit and of Page Size. */
+const DEFAULT_COUNT = 50;
+
+/** A count of nodes: a whole number, 1 or more (the spec sets no upper bound). */
+const nodeCount = (name: string, displayName: string, description: string): FieldDefinition => ({
+	name,
+	displayName,
+	kind: 'integer',
+	min: 1,
+	max: Number.MAX_SAFE_INTEGER,
+	default: DEFAULT_COUNT,
+	description,
+});
 
 /** A blank from an expression is refused by name, like any other value the check does not allow. */
 const BLANK_REFUSED = { keepBlank: true };
@@ -38,15 +50,7 @@ const RETURN_ALL: FieldDefinition = {
 	description: 'Whether to return all results or only up to a given limit',
 };
 
-const LIMIT: FieldDefinition = {
-	name: 'limit',
-	displayName: 'Limit',
-	kind: 'integer',
-	min: 1,
-	max: Number.MAX_SAFE_INTEGER,
-	default: 50,
-	description: 'Max number of results to return',
-};
+const LIMIT = nodeCount('limit', 'Limit', 'Max number of results to return');
 
 const INCLUDE_BANNED: FieldDefinition = {
 	name: 'includeBanned',
@@ -55,15 +59,7 @@ const INCLUDE_BANNED: FieldDefinition = {
 	description: 'Whether to list banned nodes too',
 };
 
-const PAGE_SIZE: FieldDefinition = {
-	name: 'pageSize',
-	displayName: 'Page Size',
-	kind: 'integer',
-	min: 1,
-	max: Number.MAX_SAFE_INTEGER,
-	default: DEFAULT_PAGE_SIZE,
-	description: 'How many nodes to ask for per request',
-};
+const PAGE_SIZE = nodeCount('pageSize', 'Page Size', 'How many nodes to ask for per request');
 
 const properties: INodeProperties[] = [
 	publisherLocator,
@@ -99,7 +95,7 @@ export async function execute(this: IExecuteFunctions, itemIndex: number): Promi
 			(checkedField(this, itemIndex, INCLUDE_BANNED, options.includeBanned, BLANK_REFUSED) as boolean | undefined) ?? false;
 		nodes = (await listNodes(this, publisherId, includeBanned, itemIndex)).slice(0, wanted);
 	} else {
-		const pageSize = (checkedField(this, itemIndex, PAGE_SIZE, options.pageSize, BLANK_REFUSED) as number | undefined) ?? DEFAULT_PAGE_SIZE;
+		const pageSize = (checkedField(this, itemIndex, PAGE_SIZE, options.pageSize, BLANK_REFUSED) as number | undefined) ?? DEFAULT_COUNT;
 		// No point asking for more per page than the limit wants.
 		const size = Math.min(pageSize, wanted);
 		nodes = await collectPages((page, limit) => listNodesPage(this, publisherId, page, limit, itemIndex), size, wanted);

@@ -3,6 +3,7 @@ import { NodeOperationError, updateDisplayOptions } from 'n8n-workflow';
 
 import { checkedParameter, fieldProperty, type FieldDefinition } from '../../../shared/fields';
 import { invalidField } from '../../../shared/validation';
+import { PUBLISHING_TOKEN, requiredToken } from '../../helpers/credential-fields';
 import { collectionBody, fieldCollectionProperty, NODE_FIELDS, VERSION_FIELDS, type FieldCollection } from '../../helpers/fields';
 import { semanticVersion } from '../../helpers/identifiers';
 import { chosenNode, chosenPublisher, nodeLocator, publisherLocator } from '../../helpers/locators';
@@ -90,17 +91,7 @@ export async function execute(this: IExecuteFunctions, itemIndex: number): Promi
 	const versionFields = collectionBody(this, itemIndex, VERSION_FIELDS_COLLECTION);
 	const nodeFields = collectionBody(this, itemIndex, NODE_FIELDS_COLLECTION);
 	const { archive, bytes } = await archiveOf(this, itemIndex);
-	const credentials = await this.getCredentials('hostApi', itemIndex);
-	const publishingToken = String(credentials.publishingToken ?? '').trim();
-	if (!publishingToken) {
-		throw invalidField(
-			this,
-			itemIndex,
-			'Publishing Token (of the Host API credential)',
-			'is required to publish a version',
-			'Open the Host API credential and fill in Publishing Token with a personal access token of the publisher.',
-		);
-	}
+	const publishingToken = await requiredToken(this, itemIndex, PUBLISHING_TOKEN);
 
 	const { nodeVersion, signedUrl } = await publishVersion(
 		this,
