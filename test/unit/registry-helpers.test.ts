@@ -4,9 +4,17 @@
  */
 import type { IDataObject, INode } from 'n8n-workflow';
 
-import { bodyFromFields } from '../../nodes/HostRegistry/helpers/fields';
-import { isSemanticVersion, locatorValue, publisherId, registryPath, semanticVersion } from '../../nodes/HostRegistry/helpers/identifiers';
-import { collectPages, type NodePage } from '../../nodes/HostRegistry/helpers/node-listing';
+import {
+	bodyFromFields,
+	DEPRECATED_FIELD,
+	MEMBERS_FIELD,
+	NODE_FIELDS,
+	PUBLISHER_UPDATE_FIELDS,
+} from '../../nodes/HostRegistry/helpers/fields';
+import { isSemanticVersion, publisherId, semanticVersion } from '../../nodes/HostRegistry/helpers/identifiers';
+import { locatorValue } from '../../nodes/HostRegistry/helpers/locators';
+import { collectPages } from '../../nodes/HostRegistry/helpers/node-listing';
+import { registryPath, type NodePage } from '../../nodes/HostRegistry/transport/registry-api';
 import { booleanValue, integerInRange, jsonObject, oneOf, stringList } from '../../nodes/shared/validation';
 
 const context = { getNode: () => ({ name: 'Host Registry' }) as INode };
@@ -91,7 +99,8 @@ describe('shared field checks', () => {
 
 describe('request bodies from collections', () => {
 	it('uses the spec names and types, and skips unknown options', () => {
-		const body = bodyFromFields(context, 0, 'Node Fields', {
+		// Node fields, plus one field of a version and one of a publisher.
+		const body = bodyFromFields(context, 0, 'Node Fields', [...NODE_FIELDS, DEPRECATED_FIELD, MEMBERS_FIELD], {
 			bannerUrl: 'https://x.example/b.png',
 			preemptedNodeNames: 'A, B',
 			supportedHostuiFrontendVersion: '>=1',
@@ -111,8 +120,10 @@ describe('request bodies from collections', () => {
 	});
 
 	it('says which collection a bad field is in', () => {
-		expect(failure(() => bodyFromFields(context, 0, 'Update Fields', { name: ' ' })).message).toBe('Name (in Update Fields) is required');
-		expect(failure(() => bodyFromFields(context, 0, 'Update Fields', { status: 'Banned' })).message).toBe(
+		expect(failure(() => bodyFromFields(context, 0, 'Update Fields', PUBLISHER_UPDATE_FIELDS, { name: ' ' })).message).toBe(
+			'Name (in Update Fields) is required',
+		);
+		expect(failure(() => bodyFromFields(context, 0, 'Update Fields', PUBLISHER_UPDATE_FIELDS, { status: 'Banned' })).message).toBe(
 			'Status (in Update Fields) must be one of PublisherStatusActive, PublisherStatusBanned (got "Banned")',
 		);
 	});

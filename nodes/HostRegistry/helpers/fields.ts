@@ -1,287 +1,96 @@
 /**
- * The editable fields of Publisher, Node and NodeVersion as the spec types them, and the one
- * function that turns a filled-in collection into the request body. Fields the registry sets itself
- * (createdAt, downloads, rating, latest_version, downloadUrl, status_reason ...) and admin-only
- * fields (tags_admin) are not offered.
+ * The editable fields of Publisher, Node and NodeVersion as the spec types them, each defined once
+ * with nodes/shared/fields.ts (its parameter and its check come from the same definition), and the
+ * collections that offer them. Fields the registry sets itself (createdAt, downloads, rating,
+ * latest_version, downloadUrl, status_reason ...) and admin-only fields (tags_admin) are not offered.
  */
-import type { IDataObject, INodeProperties } from 'n8n-workflow';
+import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
 
-import {
-	type CheckContext,
-	booleanValue,
-	httpUrl,
-	invalidField,
-	jsonObject,
-	oneOf,
-	requiredText,
-	stringList,
-} from '../../shared/validation';
+import { additionalFields, addFields, collectionProperty, type FieldCheck, type FieldDefinition } from '../../shared/fields';
+import { type CheckContext, invalidField } from '../../shared/validation';
 
-type FieldKind = 'text' | 'requiredText' | 'url' | 'list' | 'boolean' | 'json' | 'publisherStatus' | 'members';
-
-interface FieldSpec {
-	/** The spec's name of the field in the request body. */
-	api: string;
-	kind: FieldKind;
-	/** Display name, for messages. */
-	label: string;
-}
-
-/** Collection option name → body field. One table for the three resources; a collection offers a subset. */
-const FIELDS: Record<string, FieldSpec> = {
-	author: { api: 'author', kind: 'text', label: 'Author' },
-	bannerUrl: { api: 'banner_url', kind: 'url', label: 'Banner URL' },
-	category: { api: 'category', kind: 'text', label: 'Category (Deprecated)' },
-	changelog: { api: 'changelog', kind: 'text', label: 'Changelog' },
-	dependencies: { api: 'dependencies', kind: 'list', label: 'Dependencies' },
-	deprecated: { api: 'deprecated', kind: 'boolean', label: 'Deprecated' },
-	description: { api: 'description', kind: 'text', label: 'Description' },
-	icon: { api: 'icon', kind: 'url', label: 'Icon URL' },
-	license: { api: 'license', kind: 'text', label: 'License' },
-	logo: { api: 'logo', kind: 'url', label: 'Logo URL' },
-	members: { api: 'members', kind: 'members', label: 'Members' },
-	name: { api: 'name', kind: 'requiredText', label: 'Name' },
-	preemptedNodeNames: { api: 'preempted_host_node_names', kind: 'list', label: 'Preempted Node Names' },
-	repository: { api: 'repository', kind: 'url', label: 'Repository URL' },
-	sourceCodeRepo: { api: 'source_code_repo', kind: 'text', label: 'Source Code Repository' },
-	status: { api: 'status', kind: 'publisherStatus', label: 'Status' },
-	support: { api: 'support', kind: 'text', label: 'Support' },
-	supportedAccelerators: { api: 'supported_accelerators', kind: 'list', label: 'Supported Accelerators' },
-	supportedHostuiFrontendVersion: { api: 'supported_hostui_frontend_version', kind: 'text', label: 'Supported HostUI Frontend Version' },
-	supportedHostuiVersion: { api: 'supported_hostui_version', kind: 'text', label: 'Supported HostUI Version' },
-	supportedOs: { api: 'supported_os', kind: 'list', label: 'Supported Operating Systems' },
-	tags: { api: 'tags', kind: 'list', label: 'Tags' },
-	translations: { api: 'translations', kind: 'json', label: 'Translations (JSON)' },
-	website: { api: 'website', kind: 'text', label: 'Website' },
-};
-
-export const PUBLISHER_STATUSES = ['PublisherStatusActive', 'PublisherStatusBanned'] as const;
-
-// ---- field descriptions ---------------------------------------------------------------------
-
-const list = (displayName: string, name: string, description: string, placeholder: string): INodeProperties => ({
-	displayName,
+const stringList = (name: string, api: string, displayName: string, description: string, placeholder: string): FieldDefinition => ({
 	name,
-	type: 'string',
-	typeOptions: { multipleValues: true, multipleValueButtonText: `Add ${displayName.replace(/s$/, '')}` },
-	default: [],
+	api,
+	displayName,
+	kind: 'stringList',
+	description,
 	placeholder,
+});
+
+const descriptionField = (description: string): FieldDefinition => ({
+	name: 'description',
+	api: 'description',
+	displayName: 'Description',
+	kind: 'string',
+	rows: 3,
 	description,
 });
 
-const description: INodeProperties = {
-	displayName: 'Description',
-	name: 'description',
-	type: 'string',
-	typeOptions: { rows: 3 },
-	default: '',
-};
+/** Name in a collection: optional to add, never blank once added. */
+const nameField = (description: string): FieldDefinition => ({
+	name: 'name',
+	api: 'name',
+	displayName: 'Name',
+	kind: 'string',
+	required: true,
+	description,
+});
 
-const tags = list('Tags', 'tags', 'Labels that help people find it in the registry', 'image');
-const supportedAccelerators = list(
-	'Supported Accelerators',
+const TAGS = stringList('tags', 'tags', 'Tags', 'Labels that help people find it in the registry', 'image');
+const SUPPORTED_ACCELERATORS = stringList(
 	'supportedAccelerators',
+	'supported_accelerators',
+	'Supported Accelerators',
 	'Hardware it runs on, one per entry (for example cuda, cpu, mps)',
 	'cuda',
 );
-const supportedOs = list('Supported Operating Systems', 'supportedOs', 'One per entry (for example windows, macos, linux)', 'linux');
-const supportedHostuiVersion: INodeProperties = {
-	displayName: 'Supported HostUI Version',
+const SUPPORTED_OS = stringList(
+	'supportedOs',
+	'supported_os',
+	'Supported Operating Systems',
+	'One per entry (for example windows, macos, linux)',
+	'linux',
+);
+const SUPPORTED_HOSTUI_VERSION: FieldDefinition = {
 	name: 'supportedHostuiVersion',
-	type: 'string',
-	default: '',
+	api: 'supported_hostui_version',
+	displayName: 'Supported HostUI Version',
+	kind: 'string',
 	placeholder: '>=0.3.0',
 	description: 'Versions of HostUI it works with',
 };
-const supportedHostuiFrontendVersion: INodeProperties = {
-	displayName: 'Supported HostUI Frontend Version',
+const SUPPORTED_HOSTUI_FRONTEND_VERSION: FieldDefinition = {
 	name: 'supportedHostuiFrontendVersion',
-	type: 'string',
-	default: '',
+	api: 'supported_hostui_frontend_version',
+	displayName: 'Supported HostUI Frontend Version',
+	kind: 'string',
 	placeholder: '>=1.2.0',
 	description: 'Versions of the HostUI frontend it works with',
 };
 
-export const changelogField: INodeProperties = {
-	displayName: 'Changelog',
+export const CHANGELOG_FIELD: FieldDefinition = {
 	name: 'changelog',
-	type: 'string',
-	typeOptions: { rows: 4 },
-	default: '',
+	api: 'changelog',
+	displayName: 'Changelog',
+	kind: 'string',
+	rows: 4,
 	description: 'Summary of the changes in this version',
 };
 
-export const deprecatedField: INodeProperties = {
-	displayName: 'Deprecated',
+export const DEPRECATED_FIELD: FieldDefinition = {
 	name: 'deprecated',
-	type: 'boolean',
-	default: false,
+	api: 'deprecated',
+	displayName: 'Deprecated',
+	kind: 'boolean',
 	description: 'Whether this version is deprecated, so users are told to move to another version',
 };
 
-/** Publisher fields other than the ID; `withName` adds Name (on update, where it is optional). */
-export function publisherFieldOptions(withName: boolean): INodeProperties[] {
-	const name: INodeProperties = {
-		displayName: 'Name',
-		name: 'name',
-		type: 'string',
-		default: '',
-		description: 'Display name of the publisher',
-	};
-	return [
-		{ ...description, description: 'What the publisher is about' },
-		{
-			displayName: 'Logo URL',
-			name: 'logo',
-			type: 'string',
-			default: '',
-			placeholder: 'https://example.com/logo.png',
-			description: 'Address of the publisher logo image',
-		},
-		{
-			displayName: 'Members',
-			name: 'members',
-			type: 'fixedCollection',
-			typeOptions: { multipleValues: true },
-			default: {},
-			placeholder: 'Add Member',
-			description: 'Members of the publisher and their roles. The registry manages membership itself and may ignore this list.',
-			options: [
-				{
-					displayName: 'Member',
-					name: 'member',
-					values: [
-						{ displayName: 'Member ID', name: 'id', type: 'string', default: '', description: 'ID of the membership, if you know it' },
-						{
-							displayName: 'Role',
-							name: 'role',
-							type: 'string',
-							default: '',
-							placeholder: 'owner',
-							description: 'Role of the member in the publisher',
-						},
-						{ displayName: 'User Email', name: 'userEmail', type: 'string', placeholder: 'name@email.com', default: '' },
-						{ displayName: 'User ID', name: 'userId', type: 'string', default: '', description: 'ID of the user account' },
-						{ displayName: 'User Name', name: 'userName', type: 'string', default: '' },
-					],
-				},
-			],
-		},
-		...(withName ? [name] : []),
-		{
-			displayName: 'Source Code Repository',
-			name: 'sourceCodeRepo',
-			type: 'string',
-			default: '',
-			placeholder: 'https://github.com/my-org',
-			description: 'Where the publisher keeps its source code',
-		},
-		{
-			displayName: 'Status',
-			name: 'status',
-			type: 'options',
-			options: [
-				{ name: 'Active', value: 'PublisherStatusActive' },
-				{ name: 'Banned', value: 'PublisherStatusBanned' },
-			],
-			default: 'PublisherStatusActive',
-			description: 'Normally set by the registry moderators; the registry may ignore it',
-		},
-		{
-			displayName: 'Support',
-			name: 'support',
-			type: 'string',
-			default: '',
-			placeholder: 'support@example.com',
-			description: 'Where users get help: an email address or a URL',
-		},
-		{ displayName: 'Website', name: 'website', type: 'string', default: '', placeholder: 'https://example.com' },
-	];
-}
-
-/** Node fields (Node Update, and the node part of Publish). */
-export const nodeFieldOptions: INodeProperties[] = [
-	{ displayName: 'Author', name: 'author', type: 'string', default: '', description: 'Who wrote the node' },
-	{
-		displayName: 'Banner URL',
-		name: 'bannerUrl',
-		type: 'string',
-		default: '',
-		placeholder: 'https://example.com/banner.png',
-		description: 'Address of a banner image',
-	},
-	{
-		displayName: 'Category (Deprecated)',
-		name: 'category',
-		type: 'string',
-		default: '',
-		description: 'Deprecated: the registry will remove this field. Use Tags instead.',
-	},
-	{ ...description, description: 'What the node does' },
-	{
-		displayName: 'Icon URL',
-		name: 'icon',
-		type: 'string',
-		default: '',
-		placeholder: 'https://example.com/icon.png',
-		description: 'Address of the node icon',
-	},
-	{
-		displayName: 'License',
-		name: 'license',
-		type: 'string',
-		default: '',
-		placeholder: 'LICENSE',
-		description: 'Path of the LICENSE file in the repository',
-	},
-	{ displayName: 'Name', name: 'name', type: 'string', default: '', description: 'Display name of the node' },
-	list('Preempted Node Names', 'preemptedNodeNames', 'Names of other nodes this node replaces', 'OldNodeName'),
-	{
-		displayName: 'Repository URL',
-		name: 'repository',
-		type: 'string',
-		default: '',
-		placeholder: 'https://github.com/my-org/my-node',
-		description: 'Address of the code repository',
-	},
-	supportedAccelerators,
-	supportedHostuiFrontendVersion,
-	supportedHostuiVersion,
-	supportedOs,
-	tags,
-	{
-		displayName: 'Translations (JSON)',
-		name: 'translations',
-		type: 'json',
-		default: '{}',
-		description: 'Node metadata in other languages, as a JSON object',
-	},
-];
-
-/** NodeVersion fields a publisher sets when publishing (downloadUrl and the status are set by the registry). */
-export const versionFieldOptions: INodeProperties[] = [
-	changelogField,
-	list('Dependencies', 'dependencies', 'Packages the node needs, one per entry (for example numpy>=1.24)', 'numpy'),
-	deprecatedField,
-	supportedAccelerators,
-	supportedHostuiFrontendVersion,
-	supportedHostuiVersion,
-	supportedOs,
-	tags,
-];
-
-// ---- request bodies -------------------------------------------------------------------------
-
-/** A web address; an empty value clears the field. */
-function urlValue(context: CheckContext, itemIndex: number, label: string, value: unknown): string {
-	const text = typeof value === 'string' ? value.trim() : String(value ?? '').trim();
-	return text === '' ? '' : httpUrl(context, itemIndex, label, text);
-}
-
-function membersValue(context: CheckContext, itemIndex: number, value: unknown): IDataObject[] {
+/** The fixedCollection's entries as the spec's members: id, role, user {id, name, email}; empty parts left out. */
+const membersValue: FieldCheck = (context, itemIndex, label, value) => {
 	const entries = (value as { member?: unknown } | undefined)?.member;
 	if (entries === undefined) return [];
-	if (!Array.isArray(entries)) throw invalidField(context, itemIndex, 'Members', 'must be a list of members');
+	if (!Array.isArray(entries)) throw invalidField(context, itemIndex, label, 'must be a list of members');
 	return entries.map((entry: IDataObject) => {
 		const member: IDataObject = {};
 		const user: IDataObject = {};
@@ -293,46 +102,211 @@ function membersValue(context: CheckContext, itemIndex: number, value: unknown):
 		if (Object.keys(user).length) member.user = user;
 		return member;
 	});
+};
+
+export const MEMBERS_FIELD: FieldDefinition = {
+	name: 'members',
+	api: 'members',
+	displayName: 'Members',
+	kind: 'custom',
+	placeholder: 'Add Member',
+	description: 'Members of the publisher and their roles. The registry manages membership itself and may ignore this list.',
+	parameter: {
+		type: 'fixedCollection',
+		typeOptions: { multipleValues: true },
+		default: {},
+		options: [
+			{
+				displayName: 'Member',
+				name: 'member',
+				values: [
+					{ displayName: 'Member ID', name: 'id', type: 'string', default: '', description: 'ID of the membership, if you know it' },
+					{
+						displayName: 'Role',
+						name: 'role',
+						type: 'string',
+						default: '',
+						placeholder: 'owner',
+						description: 'Role of the member in the publisher',
+					},
+					{ displayName: 'User Email', name: 'userEmail', type: 'string', placeholder: 'name@email.com', default: '' },
+					{ displayName: 'User ID', name: 'userId', type: 'string', default: '', description: 'ID of the user account' },
+					{ displayName: 'User Name', name: 'userName', type: 'string', default: '' },
+				],
+			},
+		],
+	},
+	check: membersValue,
+};
+
+/** Publisher fields other than the ID and the name (Create asks for the name on its own). */
+export const PUBLISHER_FIELDS: FieldDefinition[] = [
+	descriptionField('What the publisher is about'),
+	{
+		name: 'logo',
+		api: 'logo',
+		displayName: 'Logo URL',
+		kind: 'url',
+		placeholder: 'https://example.com/logo.png',
+		description: 'Address of the publisher logo image',
+	},
+	MEMBERS_FIELD,
+	{
+		name: 'sourceCodeRepo',
+		api: 'source_code_repo',
+		displayName: 'Source Code Repository',
+		kind: 'string',
+		placeholder: 'https://github.com/my-org',
+		description: 'Where the publisher keeps its source code',
+	},
+	{
+		name: 'status',
+		api: 'status',
+		displayName: 'Status',
+		kind: 'options',
+		options: [
+			{ name: 'Active', value: 'PublisherStatusActive' },
+			{ name: 'Banned', value: 'PublisherStatusBanned' },
+		],
+		default: 'PublisherStatusActive',
+		description: 'Normally set by the registry moderators; the registry may ignore it',
+	},
+	{
+		name: 'support',
+		api: 'support',
+		displayName: 'Support',
+		kind: 'string',
+		placeholder: 'support@example.com',
+		description: 'Where users get help: an email address or a URL',
+	},
+	{ name: 'website', api: 'website', displayName: 'Website', kind: 'string', placeholder: 'https://example.com' },
+];
+
+/** Publisher fields a publisher update can change. */
+export const PUBLISHER_UPDATE_FIELDS: FieldDefinition[] = [...PUBLISHER_FIELDS, nameField('Display name of the publisher')];
+
+/** Node fields (Node Update, and the node part of Publish). */
+export const NODE_FIELDS: FieldDefinition[] = [
+	{ name: 'author', api: 'author', displayName: 'Author', kind: 'string', description: 'Who wrote the node' },
+	{
+		name: 'bannerUrl',
+		api: 'banner_url',
+		displayName: 'Banner URL',
+		kind: 'url',
+		placeholder: 'https://example.com/banner.png',
+		description: 'Address of a banner image',
+	},
+	{
+		name: 'category',
+		api: 'category',
+		displayName: 'Category (Deprecated)',
+		kind: 'string',
+		description: 'Deprecated: the registry will remove this field. Use Tags instead.',
+	},
+	descriptionField('What the node does'),
+	{
+		name: 'icon',
+		api: 'icon',
+		displayName: 'Icon URL',
+		kind: 'url',
+		placeholder: 'https://example.com/icon.png',
+		description: 'Address of the node icon',
+	},
+	{
+		name: 'license',
+		api: 'license',
+		displayName: 'License',
+		kind: 'string',
+		placeholder: 'LICENSE',
+		description: 'Path of the LICENSE file in the repository',
+	},
+	nameField('Display name of the node'),
+	stringList(
+		'preemptedNodeNames',
+		'preempted_host_node_names',
+		'Preempted Node Names',
+		'Names of other nodes this node replaces',
+		'OldNodeName',
+	),
+	{
+		name: 'repository',
+		api: 'repository',
+		displayName: 'Repository URL',
+		kind: 'url',
+		placeholder: 'https://github.com/my-org/my-node',
+		description: 'Address of the code repository',
+	},
+	SUPPORTED_ACCELERATORS,
+	SUPPORTED_HOSTUI_FRONTEND_VERSION,
+	SUPPORTED_HOSTUI_VERSION,
+	SUPPORTED_OS,
+	TAGS,
+	{
+		name: 'translations',
+		api: 'translations',
+		displayName: 'Translations (JSON)',
+		kind: 'jsonObject',
+		description: 'Node metadata in other languages, as a JSON object',
+	},
+];
+
+/** NodeVersion fields a publisher sets when publishing (downloadUrl and the status are set by the registry). */
+export const VERSION_FIELDS: FieldDefinition[] = [
+	CHANGELOG_FIELD,
+	stringList('dependencies', 'dependencies', 'Dependencies', 'Packages the node needs, one per entry (for example numpy>=1.24)', 'numpy'),
+	DEPRECATED_FIELD,
+	SUPPORTED_ACCELERATORS,
+	SUPPORTED_HOSTUI_FRONTEND_VERSION,
+	SUPPORTED_HOSTUI_VERSION,
+	SUPPORTED_OS,
+	TAGS,
+];
+
+/** A collection parameter of body fields: the editor's collection and the body read from it. */
+export interface FieldCollection {
+	name: string;
+	displayName: string;
+	description?: string;
+	fields: FieldDefinition[];
 }
 
-function fieldValue(context: CheckContext, itemIndex: number, spec: FieldSpec, label: string, value: unknown): unknown {
-	switch (spec.kind) {
-		case 'requiredText':
-			return requiredText(context, itemIndex, label, value);
-		case 'url':
-			return urlValue(context, itemIndex, label, value);
-		case 'list':
-			return stringList(context, itemIndex, label, value);
-		case 'boolean':
-			return booleanValue(context, itemIndex, label, value);
-		case 'json':
-			return jsonObject(context, itemIndex, label, value);
-		case 'publisherStatus':
-			return oneOf(context, itemIndex, label, value, PUBLISHER_STATUSES);
-		case 'members':
-			return membersValue(context, itemIndex, value);
-		default:
-			return typeof value === 'string' ? value : String(value ?? '');
-	}
+export function fieldCollectionProperty(collection: FieldCollection): INodeProperties {
+	const property = collectionProperty(collection.name, collection.displayName, collection.fields);
+	return collection.description ? { ...property, description: collection.description } : property;
 }
 
 /**
- * The body fields for a filled-in collection, under the spec's names, each value checked.
- * `collection` is the collection's display name, so a message says where the field is.
+ * The body fields of a filled-in collection, under the spec's names, each value checked. A field
+ * added but left blank is sent blank, so the registry clears it. Messages say which collection a
+ * bad field is in: "Logo URL (in Additional Fields) ...".
  */
-export function bodyFromFields(context: CheckContext, itemIndex: number, collection: string, fields: IDataObject): IDataObject {
-	const body: IDataObject = {};
-	for (const [name, value] of Object.entries(fields ?? {})) {
-		const spec = FIELDS[name];
-		if (!spec || value === undefined || value === null) continue;
-		body[spec.api] = fieldValue(context, itemIndex, spec, `${spec.label} (in ${collection})`, value) as IDataObject[string];
-	}
-	return body;
+export function bodyFromFields(
+	context: CheckContext,
+	itemIndex: number,
+	collection: string,
+	fields: FieldDefinition[],
+	values: IDataObject,
+): IDataObject {
+	return addFields(context, itemIndex, fields, values, {}, { collection, keepBlank: true });
 }
 
-/** Refuses an update with nothing to change, before a request is sent. */
-export function requireSomeFields(context: CheckContext, itemIndex: number, collection: string, body: IDataObject): void {
-	if (Object.keys(body).length === 0) {
-		throw invalidField(context, itemIndex, collection, 'is empty', `Add at least one field to ${collection} to say what to change.`);
+/** The request body from a collection parameter of the item. */
+export function collectionBody(context: IExecuteFunctions, itemIndex: number, collection: FieldCollection): IDataObject {
+	return bodyFromFields(
+		context,
+		itemIndex,
+		collection.displayName,
+		collection.fields,
+		additionalFields(context, itemIndex, collection.name),
+	);
+}
+
+/** The changes of an update's collection; an update with nothing to change is refused before a request is sent. */
+export function changesFromCollection(context: IExecuteFunctions, itemIndex: number, collection: FieldCollection): IDataObject {
+	const changes = collectionBody(context, itemIndex, collection);
+	if (Object.keys(changes).length === 0) {
+		const name = collection.displayName;
+		throw invalidField(context, itemIndex, name, 'is empty', `Add at least one field to ${name} to say what to change.`);
 	}
+	return changes;
 }

@@ -2,8 +2,6 @@
  * The ids of area B, checked before they go into a path: publisher ids (lower case, like a
  * username), node ids, version ids, and semantic version numbers.
  */
-import type { IExecuteFunctions } from 'n8n-workflow';
-
 import { type CheckContext, invalidField, quoted, requiredText } from '../../shared/validation';
 
 /** semver.org's grammar: MAJOR.MINOR.PATCH, optional pre-release and build parts, no leading zeros. */
@@ -55,40 +53,4 @@ export function pathId(context: CheckContext, itemIndex: number, field: string, 
 	const id = requiredText(context, itemIndex, field, value);
 	if (/[\s/]/.test(id)) throw invalidField(context, itemIndex, field, `must not contain spaces or "/" (got ${quoted(id)})`);
 	return id;
-}
-
-/** The value of a resource locator parameter (from the list or typed), or of a plain text. */
-export function locatorValue(raw: unknown): string {
-	if (raw && typeof raw === 'object' && 'value' in raw) return String((raw as { value: unknown }).value ?? '').trim();
-	return raw === undefined || raw === null ? '' : String(raw).trim();
-}
-
-/**
- * The publisher the item works on: the one chosen in the node, else the credential's Publisher ID.
- */
-export async function chosenPublisher(context: IExecuteFunctions, itemIndex: number): Promise<string> {
-	const chosen = locatorValue(context.getNodeParameter('publisher', itemIndex, ''));
-	if (chosen) return publisherId(context, itemIndex, 'Publisher', chosen);
-	const credentials = await context.getCredentials('hostApi', itemIndex);
-	const fallback = String(credentials.publisherId ?? '').trim();
-	if (!fallback) {
-		throw invalidField(
-			context,
-			itemIndex,
-			'Publisher',
-			'is required',
-			'Choose or type a publisher ID, or fill in Publisher ID in the Host API credential to use it by default.',
-		);
-	}
-	return publisherId(context, itemIndex, 'Publisher ID (of the Host API credential)', fallback);
-}
-
-/** The node the item works on (from the list or typed). */
-export function chosenNode(context: IExecuteFunctions, itemIndex: number): string {
-	return pathId(context, itemIndex, 'Node', locatorValue(context.getNodeParameter('node', itemIndex, '')));
-}
-
-/** A registry path from its segments, each encoded. */
-export function registryPath(...segments: string[]): string {
-	return `/${segments.map((segment) => encodeURIComponent(segment)).join('/')}`;
 }

@@ -1,21 +1,10 @@
 /**
- * Reading a publisher's nodes: the paginated v2 listing (page by page until totalPages or the
- * wanted count) and the single-answer v1 listing. Get Many and the node picker both use it.
+ * Walking the paginated v2 listing of a publisher's nodes: page by page until totalPages or the
+ * wanted count. Get Many uses it; the page itself is read by transport/registry-api.ts.
  */
-import type { IDataObject, IExecuteFunctions, ILoadOptionsFunctions } from 'n8n-workflow';
-import { NodeApiError } from 'n8n-workflow';
+import type { IDataObject } from 'n8n-workflow';
 
-import { hostRequest } from '../../shared/transport';
-import { registryPath } from './identifiers';
-
-/** The v2 answer: limit, nodes, page, total, totalPages. */
-export interface NodePage {
-	limit?: number;
-	nodes: IDataObject[];
-	page?: number;
-	total?: number;
-	totalPages?: number;
-}
+import type { NodePage } from '../transport/registry-api';
 
 /** More pages than any real publisher has: ends the walk should a server keep answering full pages. */
 const MAX_PAGES = 10000;
@@ -38,50 +27,4 @@ export async function collectPages(
 		if (totalPages !== undefined ? page >= totalPages : answer.nodes.length < pageSize) break;
 	}
 	return collected;
-}
-
-type RegistryContext = IExecuteFunctions | ILoadOptionsFunctions;
-
-function notAListing(context: RegistryContext, what: string, itemIndex?: number): NodeApiError {
-	const message = `The registry answered the ${what} in an unexpected shape (no list of nodes)`;
-	return new NodeApiError(context.getNode(), { message }, { message, itemIndex });
-}
-
-/** One page of GET /publishers/{publisherId}/nodes/v2. */
-export async function fetchNodePage(
-	context: RegistryContext,
-	publisherId: string,
-	page: number,
-	pageSize: number,
-	itemIndex?: number,
-): Promise<NodePage> {
-	const answer = await hostRequest<NodePage>(context, 'hostApi', {
-		method: 'GET',
-		path: `${registryPath('publishers', publisherId, 'nodes')}/v2`,
-		qs: { page, limit: pageSize },
-		retry: true,
-		itemIndex,
-		action: `listing the nodes of publisher "${publisherId}" (page ${page})`,
-	});
-	if (!answer || !Array.isArray(answer.nodes)) throw notAListing(context, 'node listing', itemIndex);
-	return answer;
-}
-
-/** GET /publishers/{publisherId}/nodes: every node in one answer. */
-export async function fetchAllNodesV1(
-	context: RegistryContext,
-	publisherId: string,
-	includeBanned: boolean,
-	itemIndex?: number,
-): Promise<IDataObject[]> {
-	const answer = await hostRequest<unknown>(context, 'hostApi', {
-		method: 'GET',
-		path: registryPath('publishers', publisherId, 'nodes'),
-		qs: { include_banned: includeBanned },
-		retry: true,
-		itemIndex,
-		action: `listing the nodes of publisher "${publisherId}"`,
-	});
-	if (!Array.isArray(answer)) throw notAListing(context, 'node listing', itemIndex);
-	return answer as IDataObject[];
 }

@@ -6,8 +6,9 @@
 import type { ILoadOptionsFunctions, INodeListSearchItems, INodeListSearchResult } from 'n8n-workflow';
 import { NodeOperationError } from 'n8n-workflow';
 
-import { locatorValue } from '../helpers/identifiers';
-import { fetchNodePage } from '../helpers/node-listing';
+import { credentialText } from '../helpers/credential-fields';
+import { locatorValue } from '../helpers/locators';
+import { listNodesPage } from '../transport/registry-api';
 
 /** Nodes read per request while searching. */
 const SEARCH_PAGE_SIZE = 100;
@@ -18,19 +19,14 @@ function matches(filter: string | undefined, ...texts: unknown[]): boolean {
 	return texts.some((text) => typeof text === 'string' && text.toLowerCase().includes(wanted));
 }
 
-async function credentialPublisher(context: ILoadOptionsFunctions): Promise<string> {
-	const credentials = await context.getCredentials('hostApi');
-	return String(credentials.publisherId ?? '').trim();
-}
-
 export async function searchPublishers(this: ILoadOptionsFunctions, filter?: string): Promise<INodeListSearchResult> {
-	const id = await credentialPublisher(this);
+	const id = await credentialText(this, 'publisherId');
 	const results: INodeListSearchItems[] = id && matches(filter, id) ? [{ name: `${id} (from the credential)`, value: id }] : [];
 	return { results };
 }
 
 export async function searchNodes(this: ILoadOptionsFunctions, filter?: string, paginationToken?: string): Promise<INodeListSearchResult> {
-	const publisherId = locatorValue(this.getCurrentNodeParameter('publisher')) || (await credentialPublisher(this));
+	const publisherId = locatorValue(this.getCurrentNodeParameter('publisher')) || (await credentialText(this, 'publisherId'));
 	if (!publisherId) {
 		throw new NodeOperationError(this.getNode(), 'Choose a Publisher first, or fill in Publisher ID in the Host API credential');
 	}
@@ -38,7 +34,7 @@ export async function searchNodes(this: ILoadOptionsFunctions, filter?: string, 
 	const results: INodeListSearchItems[] = [];
 	// While filtering, keep reading pages until something matches, so the list is not blank.
 	for (;;) {
-		const answer = await fetchNodePage(this, publisherId, page, SEARCH_PAGE_SIZE);
+		const answer = await listNodesPage(this, publisherId, page, SEARCH_PAGE_SIZE);
 		for (const node of answer.nodes) {
 			if (!matches(filter, node.id, node.name)) continue;
 			const id = String(node.id);

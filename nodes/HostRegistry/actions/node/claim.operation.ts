@@ -1,10 +1,9 @@
-import type { IDataObject, IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
+import type { IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
 import { updateDisplayOptions } from 'n8n-workflow';
 
-import { hostRequest } from '../../../shared/transport';
-import { invalidField } from '../../../shared/validation';
-import { chosenNode, chosenPublisher, registryPath } from '../../helpers/identifiers';
-import { nodeLocator, publisherLocator } from '../../helpers/locators';
+import { REPOHOST_TOKEN, requiredToken } from '../../helpers/credential-fields';
+import { chosenNode, chosenPublisher, nodeLocator, publisherLocator } from '../../helpers/locators';
+import { claimNode } from '../../transport/registry-api';
 
 const properties: INodeProperties[] = [
 	{
@@ -24,36 +23,7 @@ export const description = updateDisplayOptions({ show: { resource: ['node'], op
 export async function execute(this: IExecuteFunctions, itemIndex: number): Promise<INodeExecutionData[]> {
 	const publisherId = await chosenPublisher(this, itemIndex);
 	const nodeId = chosenNode(this, itemIndex);
-	const credentials = await this.getCredentials('hostApi', itemIndex);
-	const repohostToken = String(credentials.repohostToken ?? '').trim();
-	if (!repohostToken) {
-		throw invalidField(
-			this,
-			itemIndex,
-			'Code-Hosting Token (of the Host API credential)',
-			'is required to claim a node',
-			"Open the Host API credential and fill in Code-Hosting Token with a token of the account that owns the node's repository.",
-		);
-	}
-	const answer = await hostRequest<IDataObject | string>(this, 'hostApi', {
-		method: 'POST',
-		path: `${registryPath('publishers', publisherId, 'nodes', nodeId)}/claim-my-node`,
-		body: { REPOHOST_TOKEN: repohostToken },
-		secrets: [repohostToken],
-		itemIndex,
-		action: `claiming node "${nodeId}" for publisher "${publisherId}"`,
-		statusAdvice: {
-			401: {
-				headline: 'The access token or the code-hosting token was rejected',
-				hint: 'Check the Access Token and the Code-Hosting Token in the Host API credential.',
-			},
-			403: {
-				headline: 'The claim was refused',
-				hint: "The Code-Hosting Token must belong to the account that owns the node's repository, and you must be a member of the publisher.",
-			},
-			409: { headline: 'The node is already claimed', hint: 'Only unclaimed nodes can be claimed.' },
-		},
-	});
-	const said = typeof answer === 'string' ? { message: answer } : (answer ?? {});
+	const repohostToken = await requiredToken(this, itemIndex, REPOHOST_TOKEN);
+	const said = await claimNode(this, publisherId, nodeId, repohostToken, itemIndex);
 	return [{ json: { ...said, claimed: true, publisher_id: publisherId, node_id: nodeId }, pairedItem: { item: itemIndex } }];
 }

@@ -1,49 +1,71 @@
 import type { IDataObject, IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
 import { updateDisplayOptions } from 'n8n-workflow';
 
-import { booleanValue, integerInRange } from '../../../shared/validation';
-import { chosenPublisher } from '../../helpers/identifiers';
-import { publisherLocator } from '../../helpers/locators';
-import { collectPages, fetchAllNodesV1, fetchNodePage } from '../../helpers/node-listing';
+import { additionalFields, checkedField, checkedParameter, fieldProperty, type FieldDefinition } from '../../../shared/fields';
+import { chosenPublisher, publisherLocator } from '../../helpers/locators';
+import { collectPages } from '../../helpers/node-listing';
+import { listNodes, listNodesPage } from '../../transport/registry-api';
+
+/** The default of Limit and of Page Size. */
+const DEFAULT_COUNT = 50;
+
+/** A count of nodes: a whole number, 1 or more (the spec sets no upper bound). */
+const nodeCount = (name: string, displayName: string, description: string): FieldDefinition => ({
+	name,
+	displayName,
+	kind: 'integer',
+	min: 1,
+	max: Number.MAX_SAFE_INTEGER,
+	default: DEFAULT_COUNT,
+	description,
+});
+
+/** A blank from an expression is refused by name, like any other value the check does not allow. */
+const BLANK_REFUSED = { keepBlank: true };
+
+const LISTING: FieldDefinition = {
+	name: 'listing',
+	displayName: 'Listing',
+	kind: 'options',
+	options: [
+		{
+			name: 'Page by Page',
+			value: 'paged',
+			description: 'Reads the nodes a page at a time (the v2 listing); best for publishers with many nodes',
+		},
+		{
+			name: 'Single List',
+			value: 'single',
+			description: 'Reads every node in one answer (the v1 listing); can include banned nodes',
+		},
+	],
+	default: 'paged',
+	description: 'How the registry is asked for the nodes',
+};
+
+const RETURN_ALL: FieldDefinition = {
+	name: 'returnAll',
+	displayName: 'Return All',
+	kind: 'boolean',
+	description: 'Whether to return all results or only up to a given limit',
+};
+
+const LIMIT = nodeCount('limit', 'Limit', 'Max number of results to return');
+
+const INCLUDE_BANNED: FieldDefinition = {
+	name: 'includeBanned',
+	displayName: 'Include Banned Nodes',
+	kind: 'boolean',
+	description: 'Whether to list banned nodes too',
+};
+
+const PAGE_SIZE = nodeCount('pageSize', 'Page Size', 'How many nodes to ask for per request');
 
 const properties: INodeProperties[] = [
 	publisherLocator,
-	{
-		displayName: 'Listing',
-		name: 'listing',
-		type: 'options',
-		noDataExpression: true,
-		options: [
-			{
-				name: 'Page by Page',
-				value: 'paged',
-				description: 'Reads the nodes a page at a time (the v2 listing); best for publishers with many nodes',
-			},
-			{
-				name: 'Single List',
-				value: 'single',
-				description: 'Reads every node in one answer (the v1 listing); can include banned nodes',
-			},
-		],
-		default: 'paged',
-		description: 'How the registry is asked for the nodes',
-	},
-	{
-		displayName: 'Return All',
-		name: 'returnAll',
-		type: 'boolean',
-		default: false,
-		description: 'Whether to return all results or only up to a given limit',
-	},
-	{
-		displayName: 'Limit',
-		name: 'limit',
-		type: 'number',
-		typeOptions: { minValue: 1 },
-		default: 50,
-		description: 'Max number of results to return',
-		displayOptions: { show: { returnAll: [false] } },
-	},
+	{ ...fieldProperty(LISTING), noDataExpression: true },
+	fieldProperty(RETURN_ALL),
+	{ ...fieldProperty(LIMIT), displayOptions: { show: { returnAll: [false] } } },
 	{
 		displayName: 'Options',
 		name: 'options',
@@ -51,23 +73,8 @@ const properties: INodeProperties[] = [
 		placeholder: 'Add Option',
 		default: {},
 		options: [
-			{
-				displayName: 'Include Banned Nodes',
-				name: 'includeBanned',
-				type: 'boolean',
-				default: false,
-				description: 'Whether to list banned nodes too',
-				displayOptions: { show: { '/listing': ['single'] } },
-			},
-			{
-				displayName: 'Page Size',
-				name: 'pageSize',
-				type: 'number',
-				typeOptions: { minValue: 1 },
-				default: 50,
-				description: 'How many nodes to ask for per request',
-				displayOptions: { show: { '/listing': ['paged'] } },
-			},
+			{ ...fieldProperty(INCLUDE_BANNED), displayOptions: { show: { '/listing': ['single'] } } },
+			{ ...fieldProperty(PAGE_SIZE), displayOptions: { show: { '/listing': ['paged'] } } },
 		],
 	},
 ];
@@ -77,22 +84,21 @@ export const description = updateDisplayOptions({ show: { resource: ['node'], op
 /** The publisher's nodes, one item each: v2 walked page by page, or v1 in one answer. */
 export async function execute(this: IExecuteFunctions, itemIndex: number): Promise<INodeExecutionData[]> {
 	const publisherId = await chosenPublisher(this, itemIndex);
-	const listing = this.getNodeParameter('listing', itemIndex, 'paged') as string;
-	const returnAll = booleanValue(this, itemIndex, 'Return All', this.getNodeParameter('returnAll', itemIndex, false));
-	const wanted = returnAll
-		? Infinity
-		: integerInRange(this, itemIndex, 'Limit', this.getNodeParameter('limit', itemIndex, 50), 1, Number.MAX_SAFE_INTEGER);
-	const options = this.getNodeParameter('options', itemIndex, {}) as IDataObject;
+	const listing = checkedParameter(this, itemIndex, LISTING) as string;
+	const returnAll = checkedParameter(this, itemIndex, RETURN_ALL, BLANK_REFUSED) as boolean;
+	const wanted = returnAll ? Infinity : (checkedParameter(this, itemIndex, LIMIT, BLANK_REFUSED) as number);
+	const options = additionalFields(this, itemIndex, 'options');
 
 	let nodes: IDataObject[];
 	if (listing === 'single') {
-		const includeBanned = booleanValue(this, itemIndex, 'Include Banned Nodes', options.includeBanned ?? false);
-		nodes = (await fetchAllNodesV1(this, publisherId, includeBanned, itemIndex)).slice(0, wanted);
+		const includeBanned =
+			(checkedField(this, itemIndex, INCLUDE_BANNED, options.includeBanned, BLANK_REFUSED) as boolean | undefined) ?? false;
+		nodes = (await listNodes(this, publisherId, includeBanned, itemIndex)).slice(0, wanted);
 	} else {
-		const pageSize = integerInRange(this, itemIndex, 'Page Size', options.pageSize ?? 50, 1, Number.MAX_SAFE_INTEGER);
+		const pageSize = (checkedField(this, itemIndex, PAGE_SIZE, options.pageSize, BLANK_REFUSED) as number | undefined) ?? DEFAULT_COUNT;
 		// No point asking for more per page than the limit wants.
 		const size = Math.min(pageSize, wanted);
-		nodes = await collectPages((page, limit) => fetchNodePage(this, publisherId, page, limit, itemIndex), size, wanted);
+		nodes = await collectPages((page, limit) => listNodesPage(this, publisherId, page, limit, itemIndex), size, wanted);
 	}
 	return nodes.map((node) => ({ json: node, pairedItem: { item: itemIndex } }));
 }

@@ -1,45 +1,21 @@
-import type { IDataObject, IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
+import type { IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
 import { updateDisplayOptions } from 'n8n-workflow';
 
-import { hostRequest } from '../../../shared/transport';
-import { bodyFromFields, nodeFieldOptions, requireSomeFields } from '../../helpers/fields';
-import { chosenNode, chosenPublisher, registryPath } from '../../helpers/identifiers';
-import { nodeLocator, publisherLocator } from '../../helpers/locators';
+import { changesFromCollection, fieldCollectionProperty, NODE_FIELDS, type FieldCollection } from '../../helpers/fields';
+import { chosenNode, chosenPublisher, nodeLocator, publisherLocator } from '../../helpers/locators';
+import { updateNode } from '../../transport/registry-api';
 
-const properties: INodeProperties[] = [
-	publisherLocator,
-	nodeLocator('list', 'The node to change'),
-	{
-		displayName: 'Update Fields',
-		name: 'updateFields',
-		type: 'collection',
-		placeholder: 'Add Field',
-		default: {},
-		options: nodeFieldOptions,
-	},
-];
+const UPDATE_FIELDS: FieldCollection = { name: 'updateFields', displayName: 'Update Fields', fields: NODE_FIELDS };
+
+const properties: INodeProperties[] = [publisherLocator, nodeLocator('list', 'The node to change'), fieldCollectionProperty(UPDATE_FIELDS)];
 
 export const description = updateDisplayOptions({ show: { resource: ['node'], operation: ['update'] } }, properties);
 
-/** PUT /publishers/{publisherId}/nodes/{nodeId}: changes the fields given, answers the updated Node. */
+/** Changes the fields given; answers the updated Node. */
 export async function execute(this: IExecuteFunctions, itemIndex: number): Promise<INodeExecutionData[]> {
 	const publisherId = await chosenPublisher(this, itemIndex);
 	const nodeId = chosenNode(this, itemIndex);
-	const fields = bodyFromFields(this, itemIndex, 'Update Fields', this.getNodeParameter('updateFields', itemIndex, {}) as IDataObject);
-	requireSomeFields(this, itemIndex, 'Update Fields', fields);
-	const node = await hostRequest<IDataObject>(this, 'hostApi', {
-		method: 'PUT',
-		path: registryPath('publishers', publisherId, 'nodes', nodeId),
-		body: { ...fields, id: nodeId },
-		retry: true,
-		itemIndex,
-		action: `updating node "${nodeId}"`,
-		statusAdvice: {
-			403: {
-				headline: 'The registry refused the change',
-				hint: 'You must be a member of the publisher the node belongs to, and banned nodes cannot be changed.',
-			},
-		},
-	});
+	const fields = changesFromCollection(this, itemIndex, UPDATE_FIELDS);
+	const node = await updateNode(this, publisherId, nodeId, fields, itemIndex);
 	return [{ json: node, pairedItem: { item: itemIndex } }];
 }

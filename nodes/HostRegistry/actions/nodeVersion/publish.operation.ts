@@ -1,59 +1,59 @@
 import type { IBinaryData, IDataObject, IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
 import { NodeOperationError, updateDisplayOptions } from 'n8n-workflow';
 
-import { hostRequest } from '../../../shared/transport';
-import { invalidField, requiredText } from '../../../shared/validation';
-import { archiveSize, uploadArchive } from '../../helpers/archive-upload';
-import { bodyFromFields, nodeFieldOptions, versionFieldOptions } from '../../helpers/fields';
-import { chosenNode, chosenPublisher, registryPath, semanticVersion } from '../../helpers/identifiers';
-import { nodeLocator, publisherLocator } from '../../helpers/locators';
+import { checkedParameter, fieldProperty, type FieldDefinition } from '../../../shared/fields';
+import { invalidField } from '../../../shared/validation';
+import { PUBLISHING_TOKEN, requiredToken } from '../../helpers/credential-fields';
+import { collectionBody, fieldCollectionProperty, NODE_FIELDS, VERSION_FIELDS, type FieldCollection } from '../../helpers/fields';
+import { semanticVersion } from '../../helpers/identifiers';
+import { chosenNode, chosenPublisher, nodeLocator, publisherLocator } from '../../helpers/locators';
+import { archiveSize, uploadArchive } from '../../transport/archive-upload';
+import { publishVersion } from '../../transport/registry-api';
+
+const VERSION: FieldDefinition = {
+	name: 'version',
+	displayName: 'Version',
+	kind: 'string',
+	required: true,
+	placeholder: '1.0.0',
+	description: 'Semantic version number of the new version (MAJOR.MINOR.PATCH). Each number can be published once per node.',
+	check: semanticVersion,
+};
+
+const ARCHIVE_FIELD: FieldDefinition = {
+	name: 'binaryPropertyName',
+	displayName: 'Input Binary Field',
+	kind: 'string',
+	required: true,
+	default: 'data',
+	hint: 'The name of the input binary field holding the version archive (a .zip file)',
+	description: "The archive is uploaded to the registry's storage right after the version is created",
+};
+
+const VERSION_FIELDS_COLLECTION: FieldCollection = { name: 'versionFields', displayName: 'Version Fields', fields: VERSION_FIELDS };
+
+const NODE_FIELDS_COLLECTION: FieldCollection = {
+	name: 'nodeFields',
+	displayName: 'Node Fields',
+	description: 'Details of the node, updated along with the new version (or set on a new node)',
+	fields: NODE_FIELDS,
+};
 
 const properties: INodeProperties[] = [
 	publisherLocator,
 	nodeLocator('list', 'The node to publish a version of. Type a new ID to publish a new node.'),
-	{
-		displayName: 'Version',
-		name: 'version',
-		type: 'string',
-		required: true,
-		default: '',
-		placeholder: '1.0.0',
-		description: 'Semantic version number of the new version (MAJOR.MINOR.PATCH). Each number can be published once per node.',
-	},
-	{
-		displayName: 'Input Binary Field',
-		name: 'binaryPropertyName',
-		type: 'string',
-		required: true,
-		default: 'data',
-		hint: 'The name of the input binary field holding the version archive (a .zip file)',
-		description: "The archive is uploaded to the registry's storage right after the version is created",
-	},
-	{
-		displayName: 'Version Fields',
-		name: 'versionFields',
-		type: 'collection',
-		placeholder: 'Add Field',
-		default: {},
-		options: versionFieldOptions,
-	},
-	{
-		displayName: 'Node Fields',
-		name: 'nodeFields',
-		type: 'collection',
-		placeholder: 'Add Field',
-		default: {},
-		description: 'Details of the node, updated along with the new version (or set on a new node)',
-		options: nodeFieldOptions,
-	},
+	fieldProperty(VERSION),
+	fieldProperty(ARCHIVE_FIELD),
+	fieldCollectionProperty(VERSION_FIELDS_COLLECTION),
+	fieldCollectionProperty(NODE_FIELDS_COLLECTION),
 ];
 
 export const description = updateDisplayOptions({ show: { resource: ['nodeVersion'], operation: ['publish'] } }, properties);
 
 /** The input item's archive, checked before anything is sent. */
 async function archiveOf(context: IExecuteFunctions, itemIndex: number): Promise<{ archive: IBinaryData; bytes: number }> {
-	const field = 'Input Binary Field';
-	const property = requiredText(context, itemIndex, field, context.getNodeParameter('binaryPropertyName', itemIndex, 'data'));
+	const field = ARCHIVE_FIELD.displayName;
+	const property = checkedParameter(context, itemIndex, ARCHIVE_FIELD) as string;
 	const binary = context.getInputData()[itemIndex]?.binary ?? {};
 	const archive = binary[property];
 	if (!archive) {
@@ -81,63 +81,35 @@ async function archiveOf(context: IExecuteFunctions, itemIndex: number): Promise
 }
 
 /**
- * POST .../versions (node, node_version, personal_access_token from the credential), then PUT the
- * archive to the signed URL it answers. The output is the NodeVersion with the upload result.
+ * Creates the version (with the publishing token of the credential), then uploads the archive to
+ * the signed URL the registry answers. The output is the NodeVersion with the upload result.
  */
 export async function execute(this: IExecuteFunctions, itemIndex: number): Promise<INodeExecutionData[]> {
 	const publisherId = await chosenPublisher(this, itemIndex);
 	const nodeId = chosenNode(this, itemIndex);
-	const version = semanticVersion(this, itemIndex, 'Version', this.getNodeParameter('version', itemIndex));
-	const versionFields = bodyFromFields(
-		this,
-		itemIndex,
-		'Version Fields',
-		this.getNodeParameter('versionFields', itemIndex, {}) as IDataObject,
-	);
-	const nodeFields = bodyFromFields(this, itemIndex, 'Node Fields', this.getNodeParameter('nodeFields', itemIndex, {}) as IDataObject);
+	const version = checkedParameter(this, itemIndex, VERSION) as string;
+	const versionFields = collectionBody(this, itemIndex, VERSION_FIELDS_COLLECTION);
+	const nodeFields = collectionBody(this, itemIndex, NODE_FIELDS_COLLECTION);
 	const { archive, bytes } = await archiveOf(this, itemIndex);
-	const credentials = await this.getCredentials('hostApi', itemIndex);
-	const publishingToken = String(credentials.publishingToken ?? '').trim();
-	if (!publishingToken) {
-		throw invalidField(
-			this,
-			itemIndex,
-			'Publishing Token (of the Host API credential)',
-			'is required to publish a version',
-			'Open the Host API credential and fill in Publishing Token with a personal access token of the publisher.',
-		);
-	}
+	const publishingToken = await requiredToken(this, itemIndex, PUBLISHING_TOKEN);
 
-	const answer = await hostRequest<{ node_version?: IDataObject; signedUrl?: unknown }>(this, 'hostApi', {
-		method: 'POST',
-		path: `${registryPath('publishers', publisherId, 'nodes', nodeId)}/versions`,
-		body: {
-			node: { ...nodeFields, id: nodeId },
-			node_version: { ...versionFields, version },
-			personal_access_token: publishingToken,
-		},
-		secrets: [publishingToken],
+	const { nodeVersion, signedUrl } = await publishVersion(
+		this,
+		publisherId,
+		nodeId,
+		{ node: nodeFields, nodeVersion: { ...versionFields, version }, personalAccessToken: publishingToken },
 		itemIndex,
-		action: `publishing version ${version} of node "${nodeId}"`,
-		statusAdvice: {
-			403: {
-				headline: 'Publishing was refused',
-				hint: 'Check the Publishing Token in the Host API credential (a personal access token of this publisher) and that the node belongs to this publisher.',
-			},
-			409: { headline: 'This version already exists', hint: 'Each version number can be published once: raise the Version.' },
-		},
-	});
-	const nodeVersion = answer?.node_version ?? {};
+	);
 	const versionId = String(nodeVersion.id ?? 'unknown');
 	const created = `Version ${version} of node "${nodeId}" was created (version ID ${versionId})`;
-	if (typeof answer?.signedUrl !== 'string' || answer.signedUrl === '') {
+	if (!signedUrl) {
 		throw new NodeOperationError(this.getNode(), `${created}, but the registry gave no address to upload its archive to`, {
 			itemIndex,
 			description: 'The version stays pending without its archive. Publish the archive as a new version number.',
 		});
 	}
 
-	const upload = await uploadArchive(this, itemIndex, answer.signedUrl, archive, bytes);
+	const upload = await uploadArchive(this, itemIndex, signedUrl, archive, bytes);
 	if (!upload.uploaded) {
 		throw new NodeOperationError(this.getNode(), `${created}, but its archive was not uploaded: ${upload.reason ?? 'unknown error'}`, {
 			itemIndex,

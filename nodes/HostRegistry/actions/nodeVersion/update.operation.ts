@@ -1,50 +1,50 @@
-import type { IDataObject, IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
+import type { IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
 import { updateDisplayOptions } from 'n8n-workflow';
 
-import { hostRequest } from '../../../shared/transport';
-import { bodyFromFields, changelogField, deprecatedField, requireSomeFields } from '../../helpers/fields';
-import { chosenNode, chosenPublisher, pathId, registryPath } from '../../helpers/identifiers';
-import { nodeLocator, publisherLocator } from '../../helpers/locators';
+import { checkedParameter, fieldProperty, type FieldDefinition } from '../../../shared/fields';
+import {
+	CHANGELOG_FIELD,
+	changesFromCollection,
+	DEPRECATED_FIELD,
+	fieldCollectionProperty,
+	type FieldCollection,
+} from '../../helpers/fields';
+import { pathId } from '../../helpers/identifiers';
+import { chosenNode, chosenPublisher, nodeLocator, publisherLocator } from '../../helpers/locators';
+import { updateVersion } from '../../transport/registry-api';
+
+const VERSION_ID: FieldDefinition = {
+	name: 'versionId',
+	displayName: 'Version ID',
+	kind: 'string',
+	required: true,
+	placeholder: '0b6d2c1e-…',
+	description: 'ID of the version, as Publish returns it in "ID"',
+	check: pathId,
+};
+
+const UPDATE_FIELDS: FieldCollection = {
+	name: 'updateFields',
+	displayName: 'Update Fields',
+	description: 'Only the changelog and the deprecation flag of a version can be changed',
+	fields: [CHANGELOG_FIELD, DEPRECATED_FIELD],
+};
 
 const properties: INodeProperties[] = [
 	publisherLocator,
 	nodeLocator('list', 'The node the version belongs to'),
-	{
-		displayName: 'Version ID',
-		name: 'versionId',
-		type: 'string',
-		required: true,
-		default: '',
-		placeholder: '0b6d2c1e-…',
-		description: 'ID of the version, as Publish returns it in "ID"',
-	},
-	{
-		displayName: 'Update Fields',
-		name: 'updateFields',
-		type: 'collection',
-		placeholder: 'Add Field',
-		default: {},
-		description: 'Only the changelog and the deprecation flag of a version can be changed',
-		options: [changelogField, deprecatedField],
-	},
+	fieldProperty(VERSION_ID),
+	fieldCollectionProperty(UPDATE_FIELDS),
 ];
 
 export const description = updateDisplayOptions({ show: { resource: ['nodeVersion'], operation: ['update'] } }, properties);
 
-/** PUT .../versions/{versionId} with changelog and/or deprecated; answers the NodeVersion. */
+/** Changes the changelog and/or the deprecation flag; answers the NodeVersion. */
 export async function execute(this: IExecuteFunctions, itemIndex: number): Promise<INodeExecutionData[]> {
 	const publisherId = await chosenPublisher(this, itemIndex);
 	const nodeId = chosenNode(this, itemIndex);
-	const versionId = pathId(this, itemIndex, 'Version ID', this.getNodeParameter('versionId', itemIndex));
-	const fields = bodyFromFields(this, itemIndex, 'Update Fields', this.getNodeParameter('updateFields', itemIndex, {}) as IDataObject);
-	requireSomeFields(this, itemIndex, 'Update Fields', fields);
-	const version = await hostRequest<IDataObject>(this, 'hostApi', {
-		method: 'PUT',
-		path: registryPath('publishers', publisherId, 'nodes', nodeId, 'versions', versionId),
-		body: fields,
-		retry: true,
-		itemIndex,
-		action: `updating version "${versionId}" of node "${nodeId}"`,
-	});
+	const versionId = checkedParameter(this, itemIndex, VERSION_ID) as string;
+	const changes = changesFromCollection(this, itemIndex, UPDATE_FIELDS);
+	const version = await updateVersion(this, publisherId, nodeId, versionId, changes, itemIndex);
 	return [{ json: version, pairedItem: { item: itemIndex } }];
 }

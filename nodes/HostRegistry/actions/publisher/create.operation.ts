@@ -1,61 +1,41 @@
-import type { IDataObject, IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
+import type { IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
 import { updateDisplayOptions } from 'n8n-workflow';
 
-import { hostRequest } from '../../../shared/transport';
-import { requiredText } from '../../../shared/validation';
-import { bodyFromFields, publisherFieldOptions } from '../../helpers/fields';
+import { checkedParameter, fieldProperty, type FieldDefinition } from '../../../shared/fields';
+import { collectionBody, fieldCollectionProperty, PUBLISHER_FIELDS, type FieldCollection } from '../../helpers/fields';
 import { publisherId } from '../../helpers/identifiers';
+import { createPublisher } from '../../transport/registry-api';
 
-const properties: INodeProperties[] = [
-	{
-		displayName: 'Publisher ID',
-		name: 'publisherId',
-		type: 'string',
-		required: true,
-		default: '',
-		placeholder: 'my-publisher',
-		description: 'Unique ID of the new publisher, in lower case, like a username. It cannot be changed later.',
-	},
-	{
-		displayName: 'Name',
-		name: 'name',
-		type: 'string',
-		required: true,
-		default: '',
-		placeholder: 'My Publisher',
-		description: 'Display name of the publisher',
-	},
-	{
-		displayName: 'Additional Fields',
-		name: 'additionalFields',
-		type: 'collection',
-		placeholder: 'Add Field',
-		default: {},
-		options: publisherFieldOptions(false),
-	},
-];
+const PUBLISHER_ID: FieldDefinition = {
+	name: 'publisherId',
+	displayName: 'Publisher ID',
+	kind: 'string',
+	required: true,
+	placeholder: 'my-publisher',
+	description: 'Unique ID of the new publisher, in lower case, like a username. It cannot be changed later.',
+	check: publisherId,
+};
+
+const NAME: FieldDefinition = {
+	name: 'name',
+	displayName: 'Name',
+	kind: 'string',
+	required: true,
+	placeholder: 'My Publisher',
+	description: 'Display name of the publisher',
+};
+
+const ADDITIONAL_FIELDS: FieldCollection = { name: 'additionalFields', displayName: 'Additional Fields', fields: PUBLISHER_FIELDS };
+
+const properties: INodeProperties[] = [fieldProperty(PUBLISHER_ID), fieldProperty(NAME), fieldCollectionProperty(ADDITIONAL_FIELDS)];
 
 export const description = updateDisplayOptions({ show: { resource: ['publisher'], operation: ['create'] } }, properties);
 
-/** POST /publishers: the new Publisher, with you as its owner. */
+/** Creates the publisher, with you as its owner; answers the new Publisher. */
 export async function execute(this: IExecuteFunctions, itemIndex: number): Promise<INodeExecutionData[]> {
-	const id = publisherId(this, itemIndex, 'Publisher ID', this.getNodeParameter('publisherId', itemIndex));
-	const name = requiredText(this, itemIndex, 'Name', this.getNodeParameter('name', itemIndex));
-	const fields = bodyFromFields(
-		this,
-		itemIndex,
-		'Additional Fields',
-		this.getNodeParameter('additionalFields', itemIndex, {}) as IDataObject,
-	);
-	const publisher = await hostRequest<IDataObject>(this, 'hostApi', {
-		method: 'POST',
-		path: '/publishers',
-		body: { ...fields, id, name },
-		itemIndex,
-		action: `creating publisher "${id}"`,
-		statusAdvice: {
-			409: { headline: 'The publisher ID is already taken', hint: 'Choose another Publisher ID.' },
-		},
-	});
+	const id = checkedParameter(this, itemIndex, PUBLISHER_ID) as string;
+	const name = checkedParameter(this, itemIndex, NAME) as string;
+	const fields = collectionBody(this, itemIndex, ADDITIONAL_FIELDS);
+	const publisher = await createPublisher(this, { ...fields, id, name }, itemIndex);
 	return [{ json: publisher, pairedItem: { item: itemIndex } }];
 }

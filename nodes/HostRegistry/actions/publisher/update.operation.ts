@@ -1,37 +1,20 @@
-import type { IDataObject, IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
+import type { IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
 import { updateDisplayOptions } from 'n8n-workflow';
 
-import { hostRequest } from '../../../shared/transport';
-import { bodyFromFields, publisherFieldOptions, requireSomeFields } from '../../helpers/fields';
-import { chosenPublisher, registryPath } from '../../helpers/identifiers';
-import { publisherLocator } from '../../helpers/locators';
+import { changesFromCollection, fieldCollectionProperty, PUBLISHER_UPDATE_FIELDS, type FieldCollection } from '../../helpers/fields';
+import { chosenPublisher, publisherLocator } from '../../helpers/locators';
+import { updatePublisher } from '../../transport/registry-api';
 
-const properties: INodeProperties[] = [
-	publisherLocator,
-	{
-		displayName: 'Update Fields',
-		name: 'updateFields',
-		type: 'collection',
-		placeholder: 'Add Field',
-		default: {},
-		options: publisherFieldOptions(true),
-	},
-];
+const UPDATE_FIELDS: FieldCollection = { name: 'updateFields', displayName: 'Update Fields', fields: PUBLISHER_UPDATE_FIELDS };
+
+const properties: INodeProperties[] = [publisherLocator, fieldCollectionProperty(UPDATE_FIELDS)];
 
 export const description = updateDisplayOptions({ show: { resource: ['publisher'], operation: ['update'] } }, properties);
 
-/** PUT /publishers/{publisherId}: changes the fields given, answers the updated Publisher. */
+/** Changes the fields given; answers the updated Publisher. */
 export async function execute(this: IExecuteFunctions, itemIndex: number): Promise<INodeExecutionData[]> {
 	const id = await chosenPublisher(this, itemIndex);
-	const fields = bodyFromFields(this, itemIndex, 'Update Fields', this.getNodeParameter('updateFields', itemIndex, {}) as IDataObject);
-	requireSomeFields(this, itemIndex, 'Update Fields', fields);
-	const publisher = await hostRequest<IDataObject>(this, 'hostApi', {
-		method: 'PUT',
-		path: registryPath('publishers', id),
-		body: { ...fields, id },
-		retry: true,
-		itemIndex,
-		action: `updating publisher "${id}"`,
-	});
+	const fields = changesFromCollection(this, itemIndex, UPDATE_FIELDS);
+	const publisher = await updatePublisher(this, id, fields, itemIndex);
 	return [{ json: publisher, pairedItem: { item: itemIndex } }];
 }

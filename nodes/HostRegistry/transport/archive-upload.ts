@@ -1,9 +1,11 @@
 /**
  * Sends a node version's archive to the signed upload URL the registry hands out on publish.
- * The storage host is another origin: the request carries no credential at all (the signature in
- * the URL is the permission), which is why it uses the plain httpRequest helper. Only a 2xx answer
- * counts as uploaded; 5xx and network failures are retried, since a PUT to the same URL is safe to
- * repeat and a lost archive leaves the version pending for good.
+ * This is the one call of the node that does not go through the credentialed transport
+ * (registry-api.ts): the storage host is another origin, and the Host API credential must never
+ * reach it, so the request uses the plain httpRequest helper and carries no credential at all (the
+ * signature in the URL is the permission). Only a 2xx answer counts as uploaded; 5xx and network
+ * failures are retried, since a PUT to the same URL is safe to repeat and a lost archive leaves the
+ * version pending for good.
  */
 import type { IBinaryData, IExecuteFunctions, IN8nHttpFullResponse } from 'n8n-workflow';
 import { sleep } from 'n8n-workflow';
