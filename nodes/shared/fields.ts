@@ -247,6 +247,11 @@ export function checkedField(
 	}
 }
 
+/** A field's checked value, or its default when the user left it empty. */
+export function checkedOrDefault(context: CheckContext, itemIndex: number, field: FieldDefinition, value: unknown): unknown {
+	return checkedField(context, itemIndex, field, value) ?? ('default' in field ? field.default : undefined);
+}
+
 /** Checks every field present in `values` (a collection's value) and copies it into `body`. */
 export function addFields(
 	context: CheckContext,

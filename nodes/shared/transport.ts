@@ -3,6 +3,11 @@
  * which applies the credential with n8n's `httpRequestWithAuthentication` (proxy settings and the
  * execution's abort signal included), maps HTTP failures to messages a no-code user can act on,
  * redacts secrets from anything the service echoes back, and retries only what is safe to retry.
+ * Each node's endpoints are typed functions over it in `nodes/<Node>/transport/`.
+ *
+ * Signed storage URLs (output and result files, the archive upload) do not go through here: they
+ * carry their own signature, and the credentialed call would send the API key or token to the
+ * storage host. `binary.ts` and the registry's archive upload fetch them with no credential.
  */
 import type {
 	IDataObject,

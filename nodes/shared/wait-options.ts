@@ -5,7 +5,7 @@
  */
 import type { IDataObject, IDisplayOptions, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
 
-import { checkedField, collectionOptions, type FieldDefinition } from './fields';
+import { checkedOrDefault, collectionOptions, type FieldDefinition } from './fields';
 
 export const WAIT_OPTIONS_NAME = 'waitOptions';
 
@@ -62,7 +62,6 @@ export function readWaitOptions(context: IExecuteFunctions, itemIndex: number, f
 	const value = context.getNodeParameter(WAIT_OPTIONS_NAME, itemIndex, {}) as unknown;
 	const values = typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as IDataObject) : {};
 	const out: Record<string, unknown> = {};
-	for (const field of fields)
-		out[field.name] = checkedField(context, itemIndex, field, values[field.name]) ?? ('default' in field ? field.default : undefined);
+	for (const field of fields) out[field.name] = checkedOrDefault(context, itemIndex, field, values[field.name]);
 	return out;
 }

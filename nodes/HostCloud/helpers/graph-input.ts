@@ -7,7 +7,7 @@ import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workfl
 import { NodeApiError, NodeOperationError } from 'n8n-workflow';
 
 import { errorForItem } from '../../shared/items';
-import { jsonObject, oneOf } from '../../shared/validation';
+import { checkedField, checkedOrDefault, fieldProperty, type FieldDefinition } from '../../shared/fields';
 import {
 	applyInputOverrides,
 	graphNodeChoices,
@@ -116,33 +116,33 @@ export const workflowProperties: INodeProperties[] = [
 
 export const PARTNER_KEY_FIELD = 'Partner Nodes API Key';
 
-/** Fields of "Additional Fields" about the submit itself, sorted by display name. */
-export const submitFields: INodeProperties[] = [
-	{
-		displayName: 'Extra Data (JSON)',
-		name: 'extraData',
-		type: 'json',
-		default: '{}',
-		description: 'Advanced: more fields for the extra_data object sent with the workflow',
-	},
-	{
-		displayName: PARTNER_KEY_FIELD,
-		name: 'partnerApiKey',
-		type: 'options',
-		options: [
-			{
-				name: 'Add When Needed',
-				value: 'auto',
-				description: 'Add it when the workflow has partner nodes (nodes that call external AI services)',
-			},
-			{ name: 'Always Add', value: 'always' },
-			{ name: 'Never Add', value: 'never', description: 'Partner nodes will then fail with an insufficient funds error' },
-		],
-		default: 'auto',
-		description:
-			'Partner nodes are billed through your API key, sent as extra_data.api_key_host_org. The node finds them from the cloud’s node definitions.',
-	},
-];
+const EXTRA_DATA: FieldDefinition = {
+	name: 'extraData',
+	displayName: 'Extra Data (JSON)',
+	kind: 'jsonObject',
+	description: 'Advanced: more fields for the extra_data object sent with the workflow',
+};
+
+const PARTNER_API_KEY: FieldDefinition = {
+	name: 'partnerApiKey',
+	displayName: PARTNER_KEY_FIELD,
+	kind: 'options',
+	options: [
+		{
+			name: 'Add When Needed',
+			value: 'auto',
+			description: 'Add it when the workflow has partner nodes (nodes that call external AI services)',
+		},
+		{ name: 'Always Add', value: 'always' },
+		{ name: 'Never Add', value: 'never', description: 'Partner nodes will then fail with an insufficient funds error' },
+	],
+	default: 'auto',
+	description:
+		'Partner nodes are billed through your API key, sent as extra_data.api_key_host_org. The node finds them from the cloud’s node definitions.',
+};
+
+/** Fields of "Additional Fields" about the submit itself. */
+export const submitFields: INodeProperties[] = [EXTRA_DATA, PARTNER_API_KEY].map(fieldProperty);
 
 export interface PreparedWorkflow {
 	graph: WorkflowGraph;
@@ -190,12 +190,8 @@ export function prepareWorkflow(context: IExecuteFunctions, itemIndex: number): 
 	});
 
 	const fields = context.getNodeParameter('additionalFields', itemIndex, {}) as IDataObject;
-	const partnerApiKey = oneOf(context, itemIndex, PARTNER_KEY_FIELD, fields.partnerApiKey ?? 'auto', ['auto', 'always', 'never'] as const);
-	const extraText = fields.extraData;
-	const extraData =
-		extraText === undefined || (typeof extraText === 'string' && extraText.trim() === '')
-			? {}
-			: jsonObject(context, itemIndex, 'Extra Data (JSON)', extraText);
+	const partnerApiKey = checkedOrDefault(context, itemIndex, PARTNER_API_KEY, fields.partnerApiKey) as PreparedWorkflow['partnerApiKey'];
+	const extraData = (checkedField(context, itemIndex, EXTRA_DATA, fields.extraData) ?? {}) as IDataObject;
 	return { graph, images, extraData: { ...extraData }, partnerApiKey };
 }
 

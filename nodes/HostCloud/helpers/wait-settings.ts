@@ -6,7 +6,7 @@
  */
 import type { IDataObject, IDisplayOptions, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
 
-import { checkedField, collectionOptions, type FieldDefinition } from '../../shared/fields';
+import { checkedOrDefault, collectionOptions, type FieldDefinition } from '../../shared/fields';
 import {
 	hasWaitOptions,
 	maxWaitMinutesField,
@@ -134,8 +134,7 @@ export interface WaitOptions extends WatchSettings {
 /** Reads the wait settings of the first item: they apply to the whole run. */
 export function readWaitOptions(context: IExecuteFunctions): WaitOptions {
 	const additional = context.getNodeParameter('additionalFields', 0, {}) as IDataObject;
-	const field = (definition: FieldDefinition): unknown =>
-		checkedField(context, 0, definition, additional[definition.name]) ?? ('default' in definition ? definition.default : undefined);
+	const field = (definition: FieldDefinition): unknown => checkedOrDefault(context, 0, definition, additional[definition.name]);
 	const v2 = hasWaitOptions(context);
 	const wait = v2
 		? readWaitOptionsCollection(context, 0, WAIT_OPTIONS)
