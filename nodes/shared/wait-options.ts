@@ -12,6 +12,10 @@ export const WAIT_OPTIONS_NAME = 'waitOptions';
 /** Node versions that read "Wait Options" (earlier ones keep their own layout). */
 export const WAIT_OPTIONS_SINCE_VERSION = 2;
 
+/** Display conditions: shown from the version with "Wait Options" on, or only before it (saved layouts). */
+export const SINCE_WAIT_OPTIONS = { '@version': [{ _cnd: { gte: WAIT_OPTIONS_SINCE_VERSION } }] };
+export const BEFORE_WAIT_OPTIONS = { '@version': [1] };
+
 export const hasWaitOptions = (context: IExecuteFunctions): boolean => context.getNode().typeVersion >= WAIT_OPTIONS_SINCE_VERSION;
 
 /** "Max Wait (Minutes)"; `noLimit`: 0 means wait without limit. */
@@ -52,7 +56,7 @@ export function waitOptionsProperty(
 		type: 'collection',
 		placeholder: 'Add Option',
 		default: {},
-		displayOptions: { show: { ...show, '@version': [{ _cnd: { gte: WAIT_OPTIONS_SINCE_VERSION } }] } },
+		displayOptions: { show: { ...show, ...SINCE_WAIT_OPTIONS } },
 		options: collectionOptions(fields, extra),
 	};
 }

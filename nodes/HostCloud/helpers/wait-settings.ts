@@ -8,7 +8,9 @@ import type { IDataObject, IDisplayOptions, IExecuteFunctions, INodeProperties }
 
 import { checkedOrDefault, collectionOptions, type FieldDefinition } from '../../shared/fields';
 import {
+	BEFORE_WAIT_OPTIONS,
 	hasWaitOptions,
+	SINCE_WAIT_OPTIONS,
 	maxWaitMinutesField,
 	pollIntervalSecondsField,
 	readWaitOptions as readWaitOptionsCollection,
@@ -102,8 +104,6 @@ const V1_MAX_WAIT_SECONDS: FieldDefinition = {
 };
 const V1_WAIT_FIELDS: FieldDefinition[] = [INCLUDE_PREVIEW, V1_MAX_WAIT_SECONDS, POLL_INTERVAL, ON_TIMEOUT, SILENCE, USE_WEBSOCKET];
 
-const VERSION_1 = { '@version': [1] };
-
 /**
  * The wait parameters of an operation for both versions: `additional` are the operation's other
  * "Additional Fields" (given as parameters), `concurrency` whether it offers Max Concurrent Jobs.
@@ -121,8 +121,8 @@ export function waitProperties(additional: INodeProperties[], concurrency: boole
 	});
 	return [
 		waitOptionsProperty(WAIT_OPTIONS),
-		additionalFields([...own, INCLUDE_PREVIEW], { '@version': [{ _cnd: { gte: 2 } }] }),
-		additionalFields([...own, ...V1_WAIT_FIELDS], VERSION_1),
+		additionalFields([...own, INCLUDE_PREVIEW], SINCE_WAIT_OPTIONS),
+		additionalFields([...own, ...V1_WAIT_FIELDS], BEFORE_WAIT_OPTIONS),
 	];
 }
 

@@ -12,6 +12,7 @@ import type { IDataObject, IDisplayOptions, IExecuteFunctions, INodeProperties }
 import { collectionOptions, fieldProperty, type FieldDefinition } from '../../shared/fields';
 import { invalidField, quoted, requiredText } from '../../shared/validation';
 import {
+	BEFORE_WAIT_OPTIONS,
 	hasWaitOptions,
 	maxWaitMinutesField,
 	pollIntervalSecondsField,
@@ -46,8 +47,6 @@ const pollInterval = (kind: TaskKind): FieldDefinition =>
 
 const pollFields = (kind: TaskKind): FieldDefinition[] => [POLL_MAX_WAIT, pollInterval(kind)];
 
-const VERSION_1 = { '@version': [1] };
-
 /** Version 1 shows the poll interval with two decimals. */
 const withPrecision = (field: FieldDefinition, precision: number): FieldDefinition =>
 	field.kind === 'number' ? { ...field, precision } : field;
@@ -60,7 +59,7 @@ function pollingOptionsV1(kind: TaskKind, show: Show): INodeProperties {
 		type: 'collection',
 		placeholder: 'Add Option',
 		default: {},
-		displayOptions: { show: { ...show, ...VERSION_1 } },
+		displayOptions: { show: { ...show, ...BEFORE_WAIT_OPTIONS } },
 		options: collectionOptions([POLL_MAX_WAIT, withPrecision(pollInterval(kind), 2)]),
 	};
 }
@@ -103,7 +102,10 @@ function webhookWaitProperties(show: Show): INodeProperties[] {
 			default: '',
 			displayOptions: { show },
 		},
-		{ ...fieldProperty({ ...WEBHOOK_MAX_WAIT, name: 'webhookMaxWaitMinutes' }), displayOptions: { show: { ...show, ...VERSION_1 } } },
+		{
+			...fieldProperty({ ...WEBHOOK_MAX_WAIT, name: 'webhookMaxWaitMinutes' }),
+			displayOptions: { show: { ...show, ...BEFORE_WAIT_OPTIONS } },
+		},
 		waitOptionsProperty([WEBHOOK_MAX_WAIT], show),
 	];
 }
