@@ -1,5 +1,5 @@
 /** A tiny loopback HTTP server for tests that need to see exactly what a node or credential sent. */
-import { createServer, type IncomingHttpHeaders, type IncomingMessage, type ServerResponse } from 'node:http';
+import { createServer, type IncomingHttpHeaders, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 
 export interface SeenRequest {
@@ -12,6 +12,9 @@ export interface SeenRequest {
 export interface LoopbackServer {
 	url: string;
 	seen: SeenRequest[];
+	server: Server;
+	/** TCP connections open right now (a client that never closed a stalled stream keeps one). */
+	openConnections(): Promise<number>;
 	close(): Promise<void>;
 }
 
@@ -36,6 +39,9 @@ export async function startLoopbackServer(handle: (req: SeenRequest, res: Server
 	return {
 		url: `http://127.0.0.1:${port}`,
 		seen,
+		server,
+		openConnections: () =>
+			new Promise<number>((resolve, reject) => server.getConnections((error, count) => (error ? reject(error) : resolve(count)))),
 		close: () =>
 			new Promise<void>((resolve) => {
 				server.close(() => resolve());
