@@ -1,10 +1,6 @@
-import type {
-	IAuthenticateGeneric,
-	Icon,
-	ICredentialTestRequest,
-	ICredentialType,
-	INodeProperties,
-} from 'n8n-workflow';
+import type { IAuthenticateGeneric, Icon, ICredentialTestRequest, ICredentialType, INodeProperties } from 'n8n-workflow';
+
+import { redirectRules } from './redirect-rules';
 
 /**
  * Bearer token for the Host registry (area B) and the media proxy (area C). The two body secrets
@@ -54,8 +50,7 @@ export class HostApi implements ICredentialType {
 			type: 'string',
 			typeOptions: { password: true },
 			default: '',
-			description:
-				'Personal access token of your publisher, needed only to publish node versions (sent as personal_access_token)',
+			description: 'Personal access token of your publisher, needed only to publish node versions (sent as personal_access_token)',
 		},
 		{
 			displayName: 'Code-Hosting Token',
@@ -83,6 +78,8 @@ export class HostApi implements ICredentialType {
 			url: '=/publishers/{{encodeURIComponent($credentials.publisherId || "-")}}/nodes/v2',
 			qs: { page: 1, limit: 1 },
 			method: 'GET',
+			// Never follow: the secret would go wherever the redirect points.
+			disableFollowRedirect: true,
 		},
 		rules: [
 			{
@@ -107,6 +104,7 @@ export class HostApi implements ICredentialType {
 						'The token was not rejected, but no publisher with this Publisher ID was found (404). Enter your publisher ID; if you only use Host Media you can save the credential anyway.',
 				},
 			},
+			...redirectRules('Registry URL', 'access token'),
 		],
 	};
 }

@@ -1,10 +1,6 @@
-import type {
-	IAuthenticateGeneric,
-	Icon,
-	ICredentialTestRequest,
-	ICredentialType,
-	INodeProperties,
-} from 'n8n-workflow';
+import type { IAuthenticateGeneric, Icon, ICredentialTestRequest, ICredentialType, INodeProperties } from 'n8n-workflow';
+
+import { redirectRules } from './redirect-rules';
 
 /** API key for the Host cloud workflow API (area A): REST calls, the WebSocket and partner nodes. */
 export class HostCloudApi implements ICredentialType {
@@ -61,6 +57,8 @@ export class HostCloudApi implements ICredentialType {
 			baseURL: '={{$credentials.baseUrl.replace(/\\/+$/, "")}}',
 			url: '/api/object_info',
 			method: 'GET',
+			// Never follow: the secret would go wherever the redirect points.
+			disableFollowRedirect: true,
 		},
 		rules: [
 			{
@@ -77,6 +75,7 @@ export class HostCloudApi implements ICredentialType {
 					message: 'No cloud API answered at this Base URL (404). Check the Base URL: it should not end with /api.',
 				},
 			},
+			...redirectRules('Base URL', 'API key'),
 		],
 	};
 }
