@@ -21,6 +21,7 @@ import type {
 } from 'n8n-workflow';
 import { NodeApiError, sleep } from 'n8n-workflow';
 
+import { containsSecret, redact, redactDeep } from './redaction';
 import { jittered, RETRY_DELAYS_MS } from './retry';
 import { discardBody } from './streams';
 
@@ -79,30 +80,19 @@ export async function baseUrlFor(context: HostContext, credentialType: HostCrede
 	return url.replace(/\/+$/, '');
 }
 
-/** The credential's secrets, to redact from messages and never to echo. */
+/**
+ * The secrets to keep out of everything the service sends back: the credential's, and in a
+ * webhook (a resumed execution) the signature of the resume URL the request came to.
+ */
 export async function credentialSecrets(context: HostContext, credentialType: HostCredentialType, itemIndex = 0): Promise<string[]> {
 	const credentials = await context.getCredentials(credentialType, itemIndex);
 	const names = credentialType === 'hostCloudApi' ? ['apiKey'] : ['accessToken', 'publishingToken', 'repohostToken'];
-	return names.map((name) => String(credentials[name] ?? '')).filter((value) => value.length >= 4);
-}
-
-/** Replaces every secret in `text` with a short marker, so echoed tokens never reach a user. */
-export function redact(text: string, secrets: string[]): string {
-	let out = text;
-	for (const secret of secrets) if (secret && out.includes(secret)) out = out.split(secret).join('***');
-	return out;
-}
-
-/** `redact` through every string of a parsed answer: what the service echoes never lands in an output item. */
-export function redactDeep(value: unknown, secrets: string[]): unknown {
-	if (typeof value === 'string') return redact(value, secrets);
-	if (Array.isArray(value)) return value.map((entry) => redactDeep(entry, secrets));
-	if (isPlainObject(value)) {
-		const out: IDataObject = {};
-		for (const [key, entry] of Object.entries(value)) out[key] = redactDeep(entry, secrets) as IDataObject[string];
-		return out;
+	const secrets = names.map((name) => String(credentials[name] ?? ''));
+	if ('getRequestObject' in context) {
+		const signature = context.getRequestObject().query?.signature;
+		if (typeof signature === 'string') secrets.push(signature);
 	}
-	return value;
+	return secrets.filter((value) => value.length >= 4);
 }
 
 /** Sends a request and answers the parsed body, or throws a NodeApiError a user can act on. */
@@ -166,10 +156,15 @@ export async function hostRequestFull<T = unknown>(
 		}
 		if (statusCode >= 300 && !request.manualRedirect) {
 			discardBody(response.body);
-			throw redirectError(context, statusCode, response.headers as IDataObject, options.url, request);
+			throw redirectError(context, statusCode, response.headers as IDataObject, options.url, request, secrets);
 		}
-		const body = request.stream || secrets.length === 0 ? response.body : redactDeep(response.body, secrets);
-		return { statusCode, headers: response.headers as HostResponse<T>['headers'], body: body as T };
+		const headers = response.headers as HostResponse<T>['headers'];
+		if (statusCode >= 300 && containsSecret(String(headers.location ?? ''), secrets)) {
+			discardBody(response.body);
+			throw secretLocationError(context, statusCode, request);
+		}
+		const body = request.stream ? response.body : redactDeep(response.body, secrets);
+		return { statusCode, headers: redactDeep(headers, secrets), body: body as T };
 	}
 }
 
@@ -320,7 +315,14 @@ function httpError(
 }
 
 /** A redirect the node did not follow: says where it pointed (the address only, never a path or query that could hold a token). */
-function redirectError(context: HostContext, statusCode: number, headers: IDataObject, url: string, request: HostRequest): NodeApiError {
+function redirectError(
+	context: HostContext,
+	statusCode: number,
+	headers: IDataObject,
+	url: string,
+	request: HostRequest,
+	secrets: string[],
+): NodeApiError {
 	let target = 'another address';
 	try {
 		const location = new URL(String(headers.location ?? ''), url);
@@ -329,11 +331,27 @@ function redirectError(context: HostContext, statusCode: number, headers: IDataO
 		// No usable Location: the message stays general.
 	}
 	const while_ = request.action ? ` while ${request.action}` : '';
-	const message = `The service answered with a redirect (HTTP ${statusCode}) to ${target}${while_}; the node does not follow it, so the credential is never sent elsewhere`;
+	const message = redact(
+		`The service answered with a redirect (HTTP ${statusCode}) to ${target}${while_}; the node does not follow it, so the credential is never sent elsewhere`,
+		secrets,
+	);
 	return new NodeApiError(context.getNode(), { statusCode, message } as JsonObject, {
 		message,
 		description:
 			'Check the URL in the credential: use the address the service answers on directly (for example https:// rather than http://, with no extra path).',
+		httpCode: String(statusCode),
+		itemIndex: request.itemIndex,
+	});
+}
+
+/** A redirect the node reads (a signed file address) that carries one of the credential's secrets. */
+function secretLocationError(context: HostContext, statusCode: number, request: HostRequest): NodeApiError {
+	const while_ = request.action ? ` while ${request.action}` : '';
+	const message = `The service answered with a redirect (HTTP ${statusCode})${while_} whose address contains a secret of the credential; it was not used, and nothing was fetched`;
+	return new NodeApiError(context.getNode(), { statusCode, message } as JsonObject, {
+		message,
+		description:
+			'A file address must never carry your API key or token: it would reach the storage host and the output. This is a fault on the service side (or a proxy in between); report it to the service.',
 		httpCode: String(statusCode),
 		itemIndex: request.itemIndex,
 	});

@@ -5,7 +5,7 @@
 import type { INode } from 'n8n-workflow';
 import { NodeApiError, NodeOperationError } from 'n8n-workflow';
 
-import { redact } from '../../shared/transport';
+import { redact } from '../../shared/redaction';
 
 export interface ExecutionErrorInfo {
 	exception_type: string;

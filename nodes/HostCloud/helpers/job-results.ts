@@ -32,7 +32,8 @@ export async function filesItem(
 ): Promise<{ json: IDataObject; binary?: IBinaryKeyData }> {
 	const refs = collectOutputFiles(outputs);
 	const where = { itemIndex, promptId };
-	// Addresses in parallel (one short request each); downloads one by one, streamed.
+	// Addresses in parallel (one short request each, a few at a time: see FILE_REQUESTS_AT_ONCE);
+	// downloads one by one, streamed, so a job never holds several large files at once.
 	const urls = await Promise.all(refs.map(async (ref) => await signedUrlFor(context, ref, where)));
 	const groups: Record<string, IDataObject[]> = { images: [], videos: [], audio: [], others: [] };
 	const counters: Record<FileKind, number> = { image: 0, video: 0, audio: 0, file: 0 };

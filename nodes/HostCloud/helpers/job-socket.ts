@@ -8,6 +8,7 @@
 import type { Logger } from 'n8n-workflow';
 import { sleep } from 'n8n-workflow';
 
+import { redactDeep } from '../../shared/redaction';
 import { jittered } from '../../shared/retry';
 import { isRecord } from '../../shared/validation';
 import { parsePreviewFrame, type PreviewImage } from './preview-frames';
@@ -31,6 +32,8 @@ export interface SocketSettings {
 	keepPreview: boolean;
 	/** How long to wait for the socket to open. */
 	connectTimeoutMs?: number;
+	/** Redacted from every message before anyone reads it (the service may echo the API key). */
+	secrets: string[];
 }
 
 /** Message types kept for a prompt_id the node does not know yet. */
@@ -221,7 +224,7 @@ export class JobSocket {
 		if (typeof data === 'string') {
 			let message: unknown;
 			try {
-				message = JSON.parse(data);
+				message = redactDeep(JSON.parse(data) as unknown, this.settings.secrets);
 			} catch {
 				return;
 			}

@@ -62,7 +62,7 @@ export class JobWatcher {
 		if (this.settings.useWebSocket && JobSocket.available()) {
 			this.socket = new JobSocket(
 				address.url,
-				{ keepPreview: this.settings.keepPreview, connectTimeoutMs: this.settings.connectTimeoutMs },
+				{ keepPreview: this.settings.keepPreview, connectTimeoutMs: this.settings.connectTimeoutMs, secrets: [address.apiKey] },
 				{
 					onJobMessage: (promptId, message) => this.onJobMessage(promptId, message),
 					onPreview: (promptId, preview) => this.onPreview(promptId, preview),

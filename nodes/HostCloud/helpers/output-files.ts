@@ -120,16 +120,55 @@ function headerValue(headers: Record<string, string | string[] | undefined>, nam
 	return Array.isArray(value) ? value[0] : value;
 }
 
+/**
+ * At most this many file lookups and downloads at once in one node run, however many jobs and
+ * files it has: a job with 1,500 outputs must not open 1,500 requests together.
+ */
+export const FILE_REQUESTS_AT_ONCE = 6;
+
+/** A counting gate: `run` waits for a free place, then runs. */
+class Gate {
+	private active = 0;
+	private readonly waiting: Array<() => void> = [];
+
+	constructor(private readonly size: number) {}
+
+	async run<T>(task: () => Promise<T>): Promise<T> {
+		if (this.active >= this.size) await new Promise<void>((resolve) => this.waiting.push(resolve));
+		else this.active++;
+		try {
+			return await task();
+		} finally {
+			// The place passes straight to the next waiting task, so the count never goes over.
+			const next = this.waiting.shift();
+			if (next) next();
+			else this.active--;
+		}
+	}
+}
+
+/** One gate per node run (n8n gives each run its own context object). */
+const gates = new WeakMap<object, Gate>();
+
+function fileGate(context: IExecuteFunctions): Gate {
+	let gate = gates.get(context);
+	if (!gate) gates.set(context, (gate = new Gate(FILE_REQUESTS_AT_ONCE)));
+	return gate;
+}
+
 /** GET /api/view answers 302: the signed storage URL is its Location, which is not followed here. */
 export async function signedUrlFor(
 	context: IExecuteFunctions,
 	ref: Pick<OutputFileRef, 'filename' | 'subfolder' | 'type'>,
 	where: FileContext,
 ): Promise<string> {
-	const response = await readViewLocation(context, ref, {
-		itemIndex: where.itemIndex,
-		action: `getting the address of ${aboutFile(ref, where)}`,
-	});
+	const response = await fileGate(context).run(
+		async () =>
+			await readViewLocation(context, ref, {
+				itemIndex: where.itemIndex,
+				action: `getting the address of ${aboutFile(ref, where)}`,
+			}),
+	);
 	const location = headerValue(response.headers, 'location');
 	if (response.statusCode >= 300 && response.statusCode < 400 && location) return location;
 	const what =
@@ -157,10 +196,13 @@ export async function downloadSignedFile(
 	ref: Pick<OutputFileRef, 'filename'>,
 	where: FileContext,
 ): Promise<IBinaryData> {
-	return await downloadToBinary(context, url, {
-		itemIndex: where.itemIndex,
-		fileName: ref.filename,
-		fallbackName: ref.filename,
-		what: aboutFile(ref, where),
-	});
+	return await fileGate(context).run(
+		async () =>
+			await downloadToBinary(context, url, {
+				itemIndex: where.itemIndex,
+				fileName: ref.filename,
+				fallbackName: ref.filename,
+				what: aboutFile(ref, where),
+			}),
+	);
 }

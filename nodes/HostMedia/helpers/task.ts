@@ -9,6 +9,7 @@
 import type { IDataObject, IExecuteFunctions, INodeExecutionData } from 'n8n-workflow';
 import { NodeOperationError } from 'n8n-workflow';
 
+import { resumeUrlSecrets } from '../../shared/redaction';
 import { normaliseTask, type NormalisedTask } from '../../shared/task-status';
 import { getTask, NOTIFY_FIELD, taskStatusPath, type SubmitCall, type TaskRef } from '../transport/media-api';
 import type { ImageTaskType, VideoTaskType } from './spec';
@@ -79,7 +80,7 @@ export async function runTask<Body extends IDataObject>(
 	const answer = await spec.submit(context, webhookWait ? webhookWait.body : spec.body, {
 		itemIndex,
 		label: spec.label,
-		secrets: webhookWait ? [webhookWait.resumeUrl] : undefined,
+		secrets: webhookWait ? resumeUrlSecrets(webhookWait.resumeUrl) : undefined,
 	});
 	const submitted = taskOf(context, itemIndex, answer, `The service accepted the ${spec.label} but its answer has no task ID and status`);
 	const extra: IDataObject = {};
