@@ -6,7 +6,7 @@
 import type { ServerResponse } from 'node:http';
 
 import { EngineHarness } from '../harness/engine';
-import { startLoopbackServer, type LoopbackServer, type SeenRequest } from '../helpers/loopback-server';
+import { echoForms, startHostileService, type HostileService, type SeenRequest } from '../helpers/hostile-service';
 import { locator } from '../helpers/registry-node';
 
 const API_KEY = 'cloud-key-0123456789-abcdefghij';
@@ -14,8 +14,9 @@ const ACCESS_TOKEN = 'access-token-0123456789-abcdef';
 const REPOHOST = 'repohost-token-0123456789-abcd';
 const TASK_ID = '0b6c8d9e-1f2a-4b3c-8d4e-5f6a7b8c9d0e';
 
-let elsewhere: LoopbackServer;
-let service: LoopbackServer;
+let echoFormsInQueue = false;
+let elsewhere: HostileService;
+let service: HostileService;
 const harness = new EngineHarness();
 let cloudCredential: string;
 let apiCredential: string;
@@ -37,11 +38,27 @@ function answer(req: SeenRequest, res: ServerResponse): void {
 		res.end(`${'x'.repeat(490)} key ${API_KEY} tail of the page`);
 		return;
 	}
+	if (path === '/api/queue' && echoFormsInQueue) {
+		const forms = echoForms(API_KEY);
+		const echo = {
+			query: `?key=${forms.urlEncoded}`,
+			nested: `{"key":"${forms.jsonEscaped}"}`,
+			basic: `Basic ${Buffer.from(`user:${API_KEY}`).toString('base64')}`,
+			[`by-${forms.base64Url}`]: 'a key named after the secret',
+		};
+		return send(res, 200, { queue_running: [], queue_pending: [{ number: 3, prompt_id: 'p-3', extra_data: echo }] });
+	}
 	if (path === '/api/queue') {
 		return send(res, 200, {
 			queue_running: [[1, 'p-1', {}, { client_id: 'c', api_key_host_org: API_KEY }, ['9']]],
 			queue_pending: [{ number: 2, prompt_id: 'p-2', extra_data: { api_key_host_org: API_KEY } }],
 		});
+	}
+	if (req.method === 'POST' && path === '/proxy/imaging/v1/ai/image-upscaler') {
+		// Echoes the resume URL it was given, URL-encoded, and its signature on its own.
+		const resumeUrl = String((JSON.parse(req.body || '{}') as { webhook_url?: string }).webhook_url ?? '');
+		const signature = new URL(resumeUrl).searchParams.get('signature') ?? '';
+		return send(res, 400, { error: 'bad_webhook', message: `webhook ${encodeURIComponent(resumeUrl)} refused (signature ${signature})` });
 	}
 	if (path === '/publishers/acme/nodes/orphan/claim-my-node') {
 		return send(res, 200, {
@@ -54,8 +71,8 @@ function answer(req: SeenRequest, res: ServerResponse): void {
 }
 
 beforeAll(async () => {
-	elsewhere = await startLoopbackServer((_req, res) => send(res, 200, { stolen: true }));
-	service = await startLoopbackServer(answer);
+	elsewhere = await startHostileService((_req, res) => send(res, 200, { stolen: true }));
+	service = await startHostileService(answer);
 	cloudCredential = harness.addCredential('hostCloudApi', { apiKey: API_KEY, baseUrl: service.url, wsBaseUrl: '' });
 	apiCredential = harness.addCredential('hostApi', {
 		accessToken: ACCESS_TOKEN,
@@ -80,11 +97,14 @@ const runCloud = (parameters: Record<string, unknown>) =>
 const runApi = (type: 'hostMedia' | 'hostRegistry', parameters: Record<string, unknown>) =>
 	harness.runNode({ type, parameters: parameters as never, credentials: { hostApi: apiCredential } });
 
-function expectNoSecret(value: unknown): void {
+function expectNoSecret(value: unknown, others: string[] = []): void {
 	const text = JSON.stringify(value);
-	for (const secret of [API_KEY, ACCESS_TOKEN, REPOHOST]) {
-		// Not even a part of it: a clipped message must not leave a readable prefix.
-		expect(text).not.toContain(secret.slice(0, 12));
+	for (const secret of [API_KEY, ACCESS_TOKEN, REPOHOST, ...others]) {
+		for (const [form, echoed] of Object.entries(echoForms(secret))) {
+			// Not even a part of a credential's secret: a clipped message must not leave a readable prefix.
+			const part = others.includes(secret) ? echoed : echoed.slice(0, 12);
+			expect({ form, found: text.includes(part) }).toEqual({ form, found: false });
+		}
 	}
 }
 
@@ -149,5 +169,55 @@ describe('echoed secrets', () => {
 		expect(JSON.parse(service.seen[0]!.body)).toEqual({ REPOHOST_TOKEN: REPOHOST });
 		expect(result.items[0]!.json.note).toBe('token *** accepted');
 		expectNoSecret(result.items);
+	});
+});
+
+describe('secrets echoed in another encoding', () => {
+	it('Host Cloud: the API key URL-encoded, JSON-escaped, inside Base64 and in an object key is replaced', async () => {
+		echoFormsInQueue = true;
+		const result = await runCloud({ resource: 'queue', operation: 'get' });
+		echoFormsInQueue = false;
+		expect(result.status).toBe('success');
+		const pending = (result.items[0]!.json.pending as Array<{ extra_data: Record<string, unknown> }>)[0]!;
+		const json = pending.extra_data;
+		expect(json.query).toBe('?key=***');
+		expect(json.nested).toBe('{"key":"***"}');
+		// "user:" stays readable (dXNlcj…); the key inside the Base64 does not.
+		expect(json.basic).toMatch(/^Basic dXNlcj[A-Za-z0-9+/]?\*\*\*[A-Za-z0-9+/=]{0,4}$/);
+		// Base64 leaves at most the last character, which also depends on what follows the secret.
+		expect(Object.keys(json)).toContainEqual(expect.stringMatching(/^by-\*\*\*.?$/));
+		expectNoSecret(result.run.data);
+	});
+
+	it('Host Media: the resume URL echoed URL-encoded, and its signature on its own, are not in the message', async () => {
+		const result = await harness.run(
+			{
+				nodes: [
+					{
+						name: 'Node',
+						type: 'hostMedia',
+						parameters: {
+							resource: 'image',
+							operation: 'upscale',
+							imageSource: 'url',
+							imageUrl: `${service.url}/input.png`,
+							scaleFactor: '4x',
+							waitMode: 'webhook',
+						} as never,
+						credentials: { hostApi: apiCredential },
+					},
+				],
+			},
+			{ webhookWaitingBaseUrl: `${service.url}/webhook-waiting` },
+		);
+		const sent = JSON.parse(service.seen.find((req) => req.url.startsWith('/proxy/imaging'))!.body) as { webhook_url: string };
+		const signature = new URL(sent.webhook_url).searchParams.get('signature')!;
+		expect(signature).toMatch(/^[0-9a-f]{64}$/);
+		expect(result.status).toBe('error');
+		expect(result.error('Node')?.message).toMatch(/\(HTTP 400\): webhook \*\*\* refused \(signature \*\*\*\)$/);
+		// n8n keeps the execution's own resume token in its run data; everything else must be clean.
+		const { resumeToken, ...shown } = result.run.data as typeof result.run.data & { resumeToken?: string };
+		expect(resumeToken).toBe(signature);
+		expectNoSecret(shown, [sent.webhook_url, signature]);
 	});
 });
