@@ -3,6 +3,7 @@
  * /rest/credentials/test): the right secret passes, a wrong one fails with the credential's own
  * message, and n8n really asked the simulator (no cached or local verdict).
  */
+import { redirectTo, sendJson, startHostileService } from '../../helpers/hostile-service';
 import { e2e } from '../support/context';
 
 const WRONG_API_KEY = 'wrong-api-key-e2e-0001';
@@ -44,5 +45,28 @@ describe('credentials tested through n8n', () => {
 		expect(result.status).toBe('Error');
 		expect(result.message).toMatch(/access token was rejected \(401\)/);
 		expect(result.message).not.toContain(WRONG_TOKEN);
+	});
+
+	it('neither credential test follows a redirect: the secret never reaches the host it points to', async () => {
+		const { client, credentials } = e2e();
+		const elsewhere = await startHostileService((_req, res) => sendJson(res, 200, {}));
+		const service = await startHostileService((req, res) => redirectTo(res, `${elsewhere.url}/collect${req.url}`, 307));
+		try {
+			const cloud = await client.testCredential(credentials.hostCloudApi, { baseUrl: service.url });
+			expect(cloud).toEqual({
+				status: 'Error',
+				message: expect.stringMatching(/^The Base URL answered the test with a redirect \(HTTP 307\), which is not followed/),
+			});
+			const registry = await client.testCredential(credentials.hostApi, { registryUrl: service.url });
+			expect(registry).toEqual({
+				status: 'Error',
+				message: expect.stringMatching(/^The Registry URL answered the test with a redirect \(HTTP 307\)/),
+			});
+			expect(service.seen).toHaveLength(2);
+			expect(elsewhere.seen).toHaveLength(0);
+		} finally {
+			await service.close();
+			await elsewhere.close();
+		}
 	});
 });
