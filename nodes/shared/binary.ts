@@ -21,6 +21,9 @@ export interface DownloadOptions {
 	timeoutMs?: number;
 }
 
+/** How long a download may go without a byte (the request's socket timeout) before it fails. */
+const DOWNLOAD_TIMEOUT_MS = 120_000;
+
 const GENERIC_TYPES = new Set(['', 'application/octet-stream', 'binary/octet-stream', 'application/binary']);
 
 /** The last path segment of a URL, decoded, or undefined. */
@@ -53,18 +56,14 @@ export async function downloadToBinary(
 			encoding: 'stream',
 			returnFullResponse: true,
 			ignoreHttpStatusErrors: true,
-			timeout: options.timeoutMs ?? 120_000,
+			timeout: options.timeoutMs ?? DOWNLOAD_TIMEOUT_MS,
 		})) as IN8nHttpFullResponse;
 	} catch (error) {
 		const cause = error as { code?: string; message?: string };
-		throw new NodeOperationError(
-			context.getNode(),
-			`Could not download ${options.what} (${cause.code ?? cause.message ?? 'network error'})`,
-			{
-				itemIndex: options.itemIndex,
-				description: 'The file link could not be reached. Try again; the link stays valid for a while after the task finished.',
-			},
-		);
+		throw new NodeOperationError(context.getNode(), `Could not download ${options.what}: ${transferProblem(cause, options)}`, {
+			itemIndex: options.itemIndex,
+			description: 'The file link could not be reached. Try again; the link stays valid for a while after the task finished.',
+		});
 	}
 	if (response.statusCode >= 400) {
 		discardBody(response.body);
@@ -83,6 +82,45 @@ export async function downloadToBinary(
 			itemIndex: options.itemIndex,
 		});
 	}
+	try {
+		return await storeBody(context, url, response, Readable, body, options);
+	} catch (error) {
+		// The body broke off (closed early, or silent past the timeout): say so, keep nothing partial.
+		const cause = error as { code?: string; message?: string };
+		throw new NodeOperationError(
+			context.getNode(),
+			`The download of ${options.what} broke off before the whole file arrived: ${transferProblem(cause, options)}`,
+			{ itemIndex: options.itemIndex, description: 'Nothing partial was kept. Try again; the link stays valid for a while.' },
+		);
+	}
+}
+
+/**
+ * A network failure in words. Not the raw code: n8n replaces a message that contains one
+ * (ECONNRESET...) with a generic sentence that no longer says which file failed.
+ */
+function transferProblem(cause: { code?: string; message?: string }, options: DownloadOptions): string {
+	const code = cause.code ?? '';
+	if (code === 'ECONNABORTED' || code === 'ETIMEDOUT' || /timeout/i.test(cause.message ?? '')) {
+		return `the storage host sent nothing for ${Math.round((options.timeoutMs ?? DOWNLOAD_TIMEOUT_MS) / 1000)} seconds`;
+	}
+	if (code === 'ECONNRESET' || code === 'EPIPE' || /aborted|closed|socket hang up/i.test(cause.message ?? '')) {
+		return 'the storage host closed the connection early';
+	}
+	if (code === 'ENOTFOUND' || code === 'EAI_AGAIN') return 'the storage host name could not be resolved';
+	if (code === 'ECONNREFUSED') return 'the storage host refused the connection';
+	return 'the storage host could not be reached';
+}
+
+/** The body into n8n's binary data, named and typed from its first bytes, the URL and the headers. */
+async function storeBody(
+	context: IExecuteFunctions | IWebhookFunctions,
+	url: string,
+	response: IN8nHttpFullResponse,
+	Readable: NonNullable<ReturnType<typeof readableClassOf>>,
+	body: AsyncIterable<Buffer>,
+	options: DownloadOptions,
+): Promise<IBinaryData> {
 	const { head, rest } = await peek(body, SNIFF_BYTES);
 	const urlName = fileNameFromUrl(url);
 	const declared = header(response.headers, 'content-type').split(';')[0]!.trim().toLowerCase();

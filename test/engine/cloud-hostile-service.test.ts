@@ -12,6 +12,7 @@ import {
 	echoForms,
 	redirectTo,
 	startHostileCloud,
+	startHostileService,
 	startRecordingStorage,
 	type HostileCloudOptions,
 	type HostileService,
@@ -134,5 +135,29 @@ describe('1,500 output files', () => {
 		expect(cloud.seen.filter((req) => req.url.startsWith('/api/view'))).toHaveLength(count);
 		expect(most).toBeGreaterThan(1);
 		expect(most).toBeLessThanOrEqual(8);
+	});
+});
+
+describe('a storage host that breaks off a file', () => {
+	it('fails the item with a message that says the download broke off, and keeps nothing partial', async () => {
+		const broken = await startHostileService((_req, res) => {
+			res.writeHead(200, { 'Content-Type': 'image/png', 'Content-Length': '100000' });
+			res.write(Buffer.alloc(5000, 1), () => res.destroy());
+		});
+		behaviour.view = (_req, res) => redirectTo(res, `${broken.url}/files/cut.png?signature=storage-signature`);
+		try {
+			const result = await harness.runNode({
+				type: 'hostCloud',
+				parameters: { resource: 'file', operation: 'downloadOutput', filename: 'cut.png' } as never,
+				credentials: { hostCloudApi: credential },
+			});
+			expect(result.status).toBe('error');
+			expect(result.error('Node')?.message).toMatch(
+				/^The download of output file "cut\.png" broke off before the whole file arrived: the storage host closed the connection early$/,
+			);
+			expect(result.items).toEqual([]);
+		} finally {
+			await broken.close();
+		}
 	});
 });
