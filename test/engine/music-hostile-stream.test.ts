@@ -2,7 +2,7 @@
  * Host Media, music, against a hostile music service (issue 18): a stream that goes silent with the
  * connection held open must end by the Idle Timeout, with a message that says how long nothing came
  * and how many takes were complete, and the connection closed; a stream that has sent "complete" is
- * not waited on further.
+ * not waited on further; events far larger than the real service's must not land whole in the item.
  */
 import type { IDataObject } from 'n8n-workflow';
 
@@ -14,6 +14,7 @@ import {
 	musicLine,
 	musicTakeAudio,
 	musicTitleLine,
+	oversizedMusicLine,
 	sendJson,
 	startHostileService,
 	type HostileService,
@@ -26,6 +27,7 @@ const MUSIC_PATH = '/proxy/music/t2m/generate';
 const MUSIC = { resource: 'music', operation: 'generate', prompt: 'calm piano' };
 /** Half a second of silence is enough to end a test's stream. */
 const IDLE = { waitOptions: { idleTimeoutSeconds: 0.5 } };
+const MiB = 1024 * 1024;
 
 const harness = new EngineHarness();
 let service: HostileService;
@@ -180,5 +182,86 @@ describe('a music stream that goes silent', () => {
 		expect(result.status).toBe('error');
 		expect(result.error('Node')?.message).toMatch(/^Idle Timeout \(Seconds\) must be /);
 		expect(service.seen).toHaveLength(0);
+	});
+});
+
+describe('music events far larger than the real service sends', () => {
+	it('twenty 2 MiB events and a 2 MiB title leave a small item: markers say what was cut, and the audio is intact', async () => {
+		const hugeTitle = musicLine({
+			type: 'title',
+			title: 'T'.repeat(2 * MiB),
+			display_tags: Array.from({ length: 100_000 }, (_, i) => `tag-${i}`),
+			copy_index: { nested: 'c'.repeat(MiB) },
+			prompt_index: 0,
+			stream_index: 0,
+		});
+		const huge = Array.from({ length: 20 }, () => oversizedMusicLine('progress', 2 * MiB));
+		answer = () => ({
+			lines: [hugeTitle, ...huge, ...musicChunkLines(0, musicTakeAudio(0)), musicLine({ type: 'complete' })],
+			then: 'end',
+		});
+		const result = await run({});
+		expect(result.status).toBe('success');
+		expect(result.items).toHaveLength(1);
+		// 42 MiB of events arrived; what is kept is tens of KiB.
+		expect(JSON.stringify(result.items).length).toBeLessThan(64 * 1024);
+		const json = result.items[0]!.json;
+		const events = json.events as IDataObject[];
+		expect(events[1]).toEqual({ type: 'progress', cut: 'too large to keep', size_bytes: 2 * MiB });
+		expect(events.filter((event) => event.cut !== undefined)).toHaveLength(21);
+		expect(String(json.title)).toMatch(/^T{500}… \[cut: 2097152 characters in all\]$/);
+		expect(JSON.stringify(json.display_tags).length).toBeLessThan(2048);
+		expect(JSON.stringify(json.copy_index).length).toBeLessThan(2048);
+		expect((await readBinary(result.items[0]!.binary!.data!)).equals(musicTakeAudio(0))).toBe(true);
+		expect(json).toMatchObject({ audio_bytes: 16 * 1024, audio_chunks: 4, mime_type: 'audio/wav' });
+	}, 30_000);
+
+	it('a stream that names more takes than any real one fails instead of making an item for each', async () => {
+		answer = () => ({
+			lines: [...Array.from({ length: 1000 }, (_, i) => musicTitleLine(i)), ...wholeTake(0), musicLine({ type: 'complete' })],
+			then: 'end',
+		});
+		const result = await run({});
+		expect(result.status).toBe('error');
+		expect(result.error('Node')?.message).toBe('The music stream announced more than 32 takes');
+		expect(result.items).toHaveLength(0);
+	});
+
+	it('many events of ordinary size: the kept list is bounded in total, the rest counted', async () => {
+		const events = Array.from({ length: 150 }, (_, i) => oversizedMusicLine(`note-${i}`, 1500));
+		answer = () => ({ lines: [...wholeTake(0), ...events, musicLine({ type: 'complete' })], then: 'end' });
+		const result = await run({});
+		expect(result.status).toBe('success');
+		const json = result.items[0]!.json;
+		const kept = json.events as IDataObject[];
+		expect(JSON.stringify(kept).length).toBeLessThanOrEqual(32 * 1024);
+		expect(kept.length + Number(json.events_omitted)).toBe(152);
+		expect(kept.every((event) => event.cut === undefined)).toBe(true);
+	});
+
+	it('an error event with a huge message fails the item with a clipped message', async () => {
+		answer = () => ({ lines: [musicLine({ type: 'error', code: 'Boom', message: 'm'.repeat(MiB) })], then: 'end' });
+		const result = await run({});
+		expect(result.status).toBe('error');
+		expect(result.error('Node')?.message.length).toBeLessThan(700);
+		expect(result.error('Node')?.message).toMatch(
+			/^The music service reported an error: m{500}… \[cut: 1048576 characters in all\] \(Boom\)$/,
+		);
+	});
+
+	it('a token the service echoes in a title or an event is replaced', async () => {
+		answer = () => ({
+			lines: [
+				musicTitleLine(0, `Song for ${ACCESS_TOKEN}`),
+				musicLine({ type: 'debug', auth: `Bearer ${ACCESS_TOKEN}` }),
+				...musicChunkLines(0, musicTakeAudio(0)),
+				musicLine({ type: 'complete' }),
+			],
+			then: 'end',
+		});
+		const result = await run({});
+		expect(result.status).toBe('success');
+		expect(result.items[0]!.json.title).toBe('Song for ***');
+		expect(JSON.stringify(result.items)).not.toContain(ACCESS_TOKEN.slice(0, 12));
 	});
 });

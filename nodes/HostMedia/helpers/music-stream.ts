@@ -1,6 +1,6 @@
 /**
  * Reads the text-to-music NDJSON stream as it arrives: titles, duration and other events are
- * collected, and the base64 audio chunks of each take (stream_index)
+ * collected (bounded, see music-events.ts), and the base64 audio chunks of each take (stream_index)
  * are decoded one by one and written into that take's own binary file through a byte channel, so
  * memory stays small however long the music is. The file's MIME type is recognised from its first
  * bytes. The read ends at "complete" or "error", or when nothing arrives for the idle timeout; the
@@ -12,11 +12,16 @@ import { NodeOperationError } from 'n8n-workflow';
 import { declaredFileBytes, extensionFor, sniffMimeType, SNIFF_BYTES } from '../../shared/file-types';
 import { errorForItem } from '../../shared/items';
 import { ByteChannel, IdleTimeoutError, isAsyncIterable, readableClassOf, readableFrom, withIdleTimeout } from '../../shared/streams';
+import { credentialSecrets } from '../../shared/transport';
 import type { OpenStream } from '../transport/media-api';
+import { keptText, keptValue, MusicEventLog } from './music-events';
 import { readNdjson } from './ndjson';
 
-/** Non-audio events kept for the output (a stream of any length returns a bounded list). */
-const MAX_EVENTS = 100;
+/**
+ * Takes one stream may announce: the real service makes a few per prompt, and each take is an
+ * output item of its own, so a stream naming thousands of them must not become thousands of items.
+ */
+const MAX_TAKES = 32;
 
 /** Bytes of a file that say how long it is (RIFF), read from each take's first chunks. */
 const LENGTH_HEAD_BYTES = 8;
@@ -24,9 +29,9 @@ const LENGTH_HEAD_BYTES = 8;
 interface Take {
 	streamIndex: number;
 	title?: string;
-	displayTags?: unknown;
-	copyIndex?: unknown;
-	promptIndex?: unknown;
+	displayTags?: IDataObject[string];
+	copyIndex?: IDataObject[string];
+	promptIndex?: IDataObject[string];
 	/** The first LENGTH_HEAD_BYTES of its audio, and the file length they declare, if they do. */
 	lead: Buffer;
 	declaredBytes?: number;
@@ -91,6 +96,7 @@ export async function readMusicStream(
 	open: () => Promise<OpenStream>,
 	options: MusicStreamOptions,
 ): Promise<MusicTake[]> {
+	const secrets = await credentialSecrets(context, 'hostApi', options.itemIndex);
 	let stream: OpenStream;
 	try {
 		stream = await open();
@@ -98,13 +104,12 @@ export async function readMusicStream(
 		if (error instanceof IdleTimeoutError) throw silentError(context, options.itemIndex, error.idleMs, NOTHING_STARTED);
 		throw errorForItem(context, error, options.itemIndex);
 	}
-	return await new MusicStreamReader(context, stream, options).read();
+	return await new MusicStreamReader(context, stream, options, secrets).read();
 }
 
 class MusicStreamReader {
 	private readonly takes = new Map<number, Take>();
-	private readonly events: IDataObject[] = [];
-	private eventCount = 0;
+	private readonly events: MusicEventLog;
 	private malformed = 0;
 	private durationSec: number | undefined;
 	private completed = false;
@@ -116,7 +121,10 @@ class MusicStreamReader {
 		private readonly context: IExecuteFunctions,
 		private readonly stream: OpenStream,
 		private readonly options: MusicStreamOptions,
+		/** Replaced wherever the service echoes them into what is kept. */
+		private readonly secrets: string[],
 	) {
+		this.events = new MusicEventLog(secrets);
 		const body = stream.body;
 		const Readable = readableClassOf(body);
 		if (!Readable || !isAsyncIterable(body)) {
@@ -138,7 +146,7 @@ class MusicStreamReader {
 					this.malformed++;
 					continue;
 				}
-				await this.handle(line.event);
+				await this.handle(line.event, line.bytes);
 				// Nothing follows "complete" or "error": close now rather than wait for the service to.
 				if (this.failure || this.completed) {
 					this.stream.close();
@@ -149,6 +157,8 @@ class MusicStreamReader {
 			await this.abandon();
 			if (signal?.aborted) throw this.cancelled();
 			if (error instanceof IdleTimeoutError) throw silentError(this.context, this.options.itemIndex, error.idleMs, this.progress());
+			// Our own (too many takes).
+			if (error instanceof NodeOperationError) throw errorForItem(this.context, error, this.options.itemIndex);
 			throw new NodeOperationError(this.context.getNode(), `The music stream broke off: ${(error as Error).message}`, {
 				itemIndex: this.options.itemIndex,
 				description: `${this.progress()} Try again.`,
@@ -206,18 +216,19 @@ class MusicStreamReader {
 	private take(streamIndex: number): Take {
 		let take = this.takes.get(streamIndex);
 		if (!take) {
+			if (this.takes.size >= MAX_TAKES) {
+				throw new NodeOperationError(this.context.getNode(), `The music stream announced more than ${MAX_TAKES} takes`, {
+					itemIndex: this.options.itemIndex,
+					description: 'The service makes a few takes per prompt; a stream naming more is not read further. Try again.',
+				});
+			}
 			take = { streamIndex, lead: Buffer.alloc(0), head: [], headBytes: 0, bytes: 0, chunks: 0 };
 			this.takes.set(streamIndex, take);
 		}
 		return take;
 	}
 
-	private remember(event: IDataObject): void {
-		this.eventCount++;
-		if (this.events.length < MAX_EVENTS) this.events.push(event);
-	}
-
-	private async handle(event: Record<string, unknown>): Promise<void> {
+	private async handle(event: Record<string, unknown>, lineBytes: number): Promise<void> {
 		switch (event.type) {
 			case 'audio_chunk': {
 				// Decoded by the NDJSON reader already; a Base64 string is the escaped-value fallback.
@@ -235,10 +246,10 @@ class MusicStreamReader {
 			}
 			case 'title': {
 				const take = this.take(indexOf(event.stream_index) ?? indexOf(event.copy_index) ?? this.takes.size);
-				if (typeof event.title === 'string') take.title = event.title;
-				take.displayTags = event.display_tags;
-				take.copyIndex = event.copy_index;
-				take.promptIndex = event.prompt_index;
+				if (typeof event.title === 'string') take.title = keptText(event.title, this.secrets);
+				take.displayTags = keptValue(event.display_tags, this.secrets);
+				take.copyIndex = keptValue(event.copy_index, this.secrets);
+				take.promptIndex = keptValue(event.prompt_index, this.secrets);
 				break;
 			}
 			case 'titles': {
@@ -246,8 +257,8 @@ class MusicStreamReader {
 				titles.forEach((entry: unknown, position) => {
 					const record = typeof entry === 'object' && entry !== null ? (entry as Record<string, unknown>) : { title: entry };
 					const take = this.take(indexOf(record.stream_index) ?? position);
-					if (typeof record.title === 'string') take.title = record.title;
-					if (record.display_tags !== undefined) take.displayTags = record.display_tags;
+					if (typeof record.title === 'string') take.title = keptText(record.title, this.secrets);
+					if (record.display_tags !== undefined) take.displayTags = keptValue(record.display_tags, this.secrets);
 				});
 				break;
 			}
@@ -261,14 +272,14 @@ class MusicStreamReader {
 				break;
 			case 'error':
 				this.failure = {
-					message: typeof event.message === 'string' && event.message ? event.message : 'no reason given',
-					code: typeof event.code === 'string' ? event.code : '',
+					message: typeof event.message === 'string' && event.message ? keptText(event.message, this.secrets) : 'no reason given',
+					code: typeof event.code === 'string' ? keptText(event.code, this.secrets) : '',
 				};
 				break;
 			default:
 				break;
 		}
-		this.remember(event as IDataObject);
+		this.events.add(event, lineBytes);
 	}
 
 	/** One decoded chunk: held until the format can be recognised, then written through. */
@@ -341,9 +352,9 @@ class MusicStreamReader {
 		if (take) {
 			json.stream_index = take.streamIndex;
 			if (take.title !== undefined) json.title = take.title;
-			if (take.displayTags !== undefined) json.display_tags = take.displayTags as IDataObject[string];
-			if (take.copyIndex !== undefined) json.copy_index = take.copyIndex as IDataObject[string];
-			if (take.promptIndex !== undefined) json.prompt_index = take.promptIndex as IDataObject[string];
+			if (take.displayTags !== undefined) json.display_tags = take.displayTags;
+			if (take.copyIndex !== undefined) json.copy_index = take.copyIndex;
+			if (take.promptIndex !== undefined) json.prompt_index = take.promptIndex;
 			json.audio_bytes = take.bytes;
 			json.audio_chunks = take.chunks;
 			if (take.mimeType) json.mime_type = take.mimeType;
@@ -351,8 +362,6 @@ class MusicStreamReader {
 		if (this.durationSec !== undefined) json.duration_sec = this.durationSec;
 		json.takes = this.takes.size;
 		json.malformed_lines = this.malformed;
-		json.events = this.events;
-		if (this.eventCount > this.events.length) json.events_omitted = this.eventCount - this.events.length;
-		return json;
+		return { ...json, ...this.events.json() };
 	}
 }

@@ -57,7 +57,8 @@ const properties: INodeProperties[] = [
 		name: 'downloadAudio',
 		type: 'boolean',
 		default: true,
-		description: 'Whether to return each generated take as an audio file in binary data (otherwise only titles, duration and events)',
+		description:
+			'Whether to return each generated take as an audio file in binary data (otherwise only titles, duration and the stream’s events, kept up to a bounded size)',
 	},
 	{
 		displayName: 'Put Audio in Field',
