@@ -11,6 +11,17 @@ const startsWith = (bytes: Buffer, signature: number[], at = 0): boolean =>
 
 const ascii = (bytes: Buffer, from: number, to: number): string => (bytes.length >= to ? bytes.toString('latin1', from, to) : '');
 
+/**
+ * The length of the whole file as its header declares it, from its first 8 bytes: RIFF files (WAV,
+ * AVI, WebP) say it. Undefined when the format does not say, or when the writer left the field open
+ * (0 or 0xFFFFFFFF, as a live stream whose length is not known yet does).
+ */
+export function declaredFileBytes(head: Buffer): number | undefined {
+	if (ascii(head, 0, 4) !== 'RIFF' || head.length < 8) return undefined;
+	const size = head.readUInt32LE(4);
+	return size === 0 || size === 0xffffffff ? undefined : size + 8;
+}
+
 /** The MIME type of a file from its first bytes, or undefined when the format is not recognised. */
 export function sniffMimeType(head: Buffer): string | undefined {
 	if (ascii(head, 0, 4) === 'RIFF') {

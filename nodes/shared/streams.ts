@@ -1,12 +1,13 @@
 /**
  * Streaming without holding whole files: a byte channel with backpressure (a writer waits while
- * the reader is behind) and a way to turn any async source of bytes into the Node Readable that
- * n8n's prepareBinaryData stores chunk by chunk.
+ * the reader is behind), a way to turn any async source of bytes into the Node Readable that
+ * n8n's prepareBinaryData stores chunk by chunk, and an idle limit for a source that goes silent.
  *
  * n8n's community-node scanner forbids importing `node:stream`, so the Readable class is taken from
  * a stream the HTTP helper already handed us (its response body is a Node Readable).
  */
 import type { IExecuteFunctions } from 'n8n-workflow';
+import { sleep } from 'n8n-workflow';
 
 /** The stream type prepareBinaryData accepts, named without importing node:stream. */
 export type BinaryStream = Exclude<Parameters<IExecuteFunctions['helpers']['prepareBinaryData']>[0], Buffer>;
@@ -156,4 +157,61 @@ export class ByteChannel implements AsyncIterable<Buffer> {
 /** Drops a response body nobody will read (an unwanted redirect or error answer): its connection is closed, nothing more is read. */
 export function discardBody(body: unknown): void {
 	(body as { destroy?: () => void } | undefined)?.destroy?.();
+}
+
+/** Thrown by `withIdleTimeout` when its source sent nothing for `idleMs`. */
+export class IdleTimeoutError extends Error {
+	constructor(readonly idleMs: number) {
+		super(`nothing arrived for ${idleMs} ms`);
+		this.name = 'IdleTimeoutError';
+	}
+}
+
+const IDLE: unique symbol = Symbol('idle');
+const CANCELED: unique symbol = Symbol('canceled');
+
+const canceledError = (cancel?: AbortSignal): Error => (cancel?.reason instanceof Error ? cancel.reason : new Error('canceled'));
+
+/**
+ * The values of `source` as they arrive, ending with an IdleTimeoutError when none arrives for
+ * `idleMs` (a finite number): a peer that holds its connection open and sends nothing would
+ * otherwise be waited on for ever. `cancel` (the execution's cancel signal) ends a wait at once,
+ * with its reason. After an idle or cancelled wait a read is still pending on the source, and an
+ * async iterator cannot be returned while it reads: the caller closes the source by its own means
+ * (a response body: by aborting its request, which also closes the connection).
+ */
+export async function* withIdleTimeout<T>(source: AsyncIterable<T>, idleMs: number, cancel?: AbortSignal): AsyncGenerator<T> {
+	const iterator = source[Symbol.asyncIterator]();
+	let reading = false;
+	try {
+		for (;;) {
+			if (cancel?.aborted) throw canceledError(cancel);
+			// One timer per read, stopped as soon as the read settles or the execution is cancelled.
+			const timer = new AbortController();
+			const stop = () => timer.abort();
+			cancel?.addEventListener('abort', stop, { once: true });
+			reading = true;
+			let next: IteratorResult<T> | typeof IDLE | typeof CANCELED;
+			try {
+				next = await Promise.race([
+					iterator.next(),
+					sleep(idleMs, timer.signal).then(
+						(): typeof IDLE => IDLE,
+						(): typeof CANCELED => CANCELED,
+					),
+				]);
+			} finally {
+				timer.abort();
+				cancel?.removeEventListener('abort', stop);
+			}
+			if (next === IDLE) throw new IdleTimeoutError(idleMs);
+			if (next === CANCELED) throw canceledError(cancel);
+			reading = false;
+			if (next.done) return;
+			yield next.value;
+		}
+	} finally {
+		// Stopped between reads (the consumer had enough): let the source close itself.
+		if (!reading) await iterator.return?.();
+	}
 }

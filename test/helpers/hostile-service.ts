@@ -9,6 +9,7 @@ import type { Duplex } from 'node:stream';
 
 import { WebSocket, WebSocketServer } from 'ws';
 
+import { ToneWav } from '../../simulator/proxy-media';
 import { startLoopbackServer, type LoopbackServer, type SeenRequest } from './loopback-server';
 
 export type { SeenRequest };
@@ -132,4 +133,52 @@ export async function startRecordingStorage(): Promise<HostileService> {
 		res.writeHead(200, { 'Content-Type': 'image/png' });
 		res.end(Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 0, 0, 0, 0]));
 	});
+}
+
+// --- Music stream ---
+// A music service gone wrong: it stops sending but holds the connection open, or sends events far
+// larger than the real service's. Lines are built here; the audio is a real WAV (the simulator's
+// tone), so a test can check that what is stored is exactly what was sent.
+
+/** One NDJSON line of the music stream. */
+export const musicLine = (event: Record<string, unknown>): string => `${JSON.stringify(event)}\n`;
+
+/** The WAV file of take `streamIndex`: `bytes` long, header included, its tone set by the index. */
+export function musicTakeAudio(streamIndex: number, bytes = 16 * 1024): Buffer {
+	const wav = new ToneWav(bytes, 16000, 440 + 110 * streamIndex);
+	return wav.read(0, wav.totalBytes);
+}
+
+/** The `audio_chunk` lines of `audio` for take `streamIndex`, `chunkBytes` of audio per line. */
+export function musicChunkLines(streamIndex: number, audio: Buffer, chunkBytes = 4096): string[] {
+	const lines: string[] = [];
+	for (let at = 0; at < audio.length; at += chunkBytes) {
+		lines.push(musicLine({ type: 'audio_chunk', stream_index: streamIndex, data: audio.subarray(at, at + chunkBytes).toString('base64') }));
+	}
+	return lines;
+}
+
+/** A `title` line as the real service sends it. */
+export const musicTitleLine = (streamIndex: number, title = `Take ${streamIndex + 1}`): string =>
+	musicLine({ type: 'title', title, display_tags: ['calm'], copy_index: streamIndex, prompt_index: 0, stream_index: streamIndex });
+
+export interface MusicAnswer {
+	/** Lines written at once, in order; 'no answer': not even the status line (the service never begins to answer). */
+	lines: string[] | 'no answer';
+	/** Then: end the response, or stall (hold the connection open and send nothing more, until the client closes it). */
+	then: 'end' | 'stall';
+}
+
+/** Answers a music request with `answer`'s lines, then ends or stalls. */
+export function answerMusic(res: ServerResponse, answer: MusicAnswer): void {
+	if (answer.lines === 'no answer') return;
+	res.writeHead(200, { 'Content-Type': 'application/x-ndjson' });
+	for (const line of answer.lines) res.write(line);
+	if (answer.then === 'end') res.end();
+}
+
+/** A non-audio event of `bytes` characters of JSON (a `detail` text fills it): far beyond any real event. */
+export function oversizedMusicLine(type: string, bytes: number): string {
+	const bare = JSON.stringify({ type, detail: '' }).length;
+	return musicLine({ type, detail: 'x'.repeat(Math.max(0, bytes - bare)) });
 }

@@ -1,4 +1,4 @@
-import { extensionFor, imageDimensions, mimeTypeForExtension, sniffMimeType } from '../../nodes/shared/file-types';
+import { declaredFileBytes, extensionFor, imageDimensions, mimeTypeForExtension, sniffMimeType } from '../../nodes/shared/file-types';
 import { makeMp4, makePng, wavHeader } from '../../simulator/proxy-media';
 
 const bytes = (...values: number[]) => Buffer.from(values);
@@ -54,5 +54,24 @@ describe('imageDimensions', () => {
 	it('answers undefined for what it cannot read', () => {
 		expect(imageDimensions(Buffer.from('not an image at all'))).toBeUndefined();
 		expect(imageDimensions(bytes(0xff, 0xd8, 0x00))).toBeUndefined();
+	});
+});
+
+describe('declaredFileBytes', () => {
+	it('reads the length a RIFF header declares (the whole file, header included)', () => {
+		expect(declaredFileBytes(wavHeader(100, 16000))).toBe(144);
+		expect(declaredFileBytes(wavHeader(100, 16000).subarray(0, 8))).toBe(144);
+	});
+
+	it('answers undefined where the format does not say, the header is short, or a live writer left it open', () => {
+		const open = (size: number) => {
+			const header = wavHeader(100, 16000);
+			header.writeUInt32LE(size, 4);
+			return header;
+		};
+		expect(declaredFileBytes(text('ID3\x04\x00'))).toBeUndefined();
+		expect(declaredFileBytes(wavHeader(100, 16000).subarray(0, 7))).toBeUndefined();
+		expect(declaredFileBytes(open(0))).toBeUndefined();
+		expect(declaredFileBytes(open(0xffffffff))).toBeUndefined();
 	});
 });

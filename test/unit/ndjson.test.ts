@@ -17,9 +17,10 @@ describe('readNdjson', () => {
 		// Split inside the two-byte Ä as well.
 		const pieces = [bytes.subarray(0, 7), bytes.subarray(7, 30), bytes.subarray(30, 31), bytes.subarray(31)];
 		expect(await collect(chunks(...pieces))).toEqual([
-			{ event: { type: 'title', title: 'Ä song' } },
-			{ event: { type: 'duration', duration_sec: 2.5 } },
-			{ event: { type: 'complete' } },
+			// The size of each line as sent, in bytes (Ä is two, the CR counts).
+			{ event: { type: 'title', title: 'Ä song' }, bytes: 35 },
+			{ event: { type: 'duration', duration_sec: 2.5 }, bytes: 38 },
+			{ event: { type: 'complete' }, bytes: 19 },
 		]);
 	});
 
@@ -30,18 +31,21 @@ describe('readNdjson', () => {
 			{ malformed: 'not valid JSON' },
 			{ malformed: 'not a JSON object' },
 			{ malformed: 'not a JSON object' },
-			{ event: { type: 'complete' } },
+			{ event: { type: 'complete' }, bytes: 19 },
 		]);
 	});
 
 	it('skips a line longer than the limit without holding it, and reads the next', async () => {
 		const long = 'x'.repeat(100);
 		const lines = await collect(chunks(`{"a":"${long.slice(0, 40)}`, long.slice(40), `"}\n{"b":1}\n`), 64);
-		expect(lines).toEqual([{ malformed: 'longer than 64 bytes' }, { event: { b: 1 } }]);
+		expect(lines).toEqual([{ malformed: 'longer than 64 bytes' }, { event: { b: 1 }, bytes: 7 }]);
 	});
 
 	it('reads a last line without a newline', async () => {
-		expect(await collect(chunks('{"a":1}\n{"b":', '2}'))).toEqual([{ event: { a: 1 } }, { event: { b: 2 } }]);
+		expect(await collect(chunks('{"a":1}\n{"b":', '2}'))).toEqual([
+			{ event: { a: 1 }, bytes: 7 },
+			{ event: { b: 2 }, bytes: 7 },
+		]);
 	});
 });
 

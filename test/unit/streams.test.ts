@@ -1,7 +1,7 @@
 import { Readable, Writable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 
-import { ByteChannel, peek, readableClassOf, readableFrom } from '../../nodes/shared/streams';
+import { ByteChannel, IdleTimeoutError, peek, readableClassOf, readableFrom, withIdleTimeout } from '../../nodes/shared/streams';
 
 async function* from(...parts: string[]): AsyncGenerator<Buffer> {
 	for (const part of parts) yield Buffer.from(part);
@@ -99,5 +99,53 @@ describe('ByteChannel', () => {
 		await iterator.return?.(undefined);
 		await expect(writing).resolves.toBeUndefined();
 		await expect(channel.write(Buffer.alloc(16))).resolves.toBeUndefined();
+	});
+});
+
+describe('withIdleTimeout', () => {
+	/** A source that yields `parts`, then waits for ever (a peer holding its connection open), noting whether it was returned. */
+	function stalling(...parts: string[]): AsyncIterable<Buffer> & { returned: boolean } {
+		const source = {
+			returned: false,
+			[Symbol.asyncIterator]: () => {
+				let at = 0;
+				return {
+					next: async (): Promise<IteratorResult<Buffer>> =>
+						at < parts.length ? { done: false, value: Buffer.from(parts[at++]!) } : await new Promise<never>(() => undefined),
+					return: async (): Promise<IteratorResult<Buffer>> => {
+						source.returned = true;
+						return { done: true, value: undefined };
+					},
+				};
+			},
+		};
+		return source;
+	}
+
+	it('passes every value of a source that keeps sending, and ends with it', async () => {
+		expect(await drain(withIdleTimeout(from('ab', 'cd'), 1000))).toBe('abcd');
+	});
+
+	it('ends with an IdleTimeoutError when nothing arrives for the limit, keeping what came before', async () => {
+		const seen: string[] = [];
+		const reading = (async () => {
+			for await (const chunk of withIdleTimeout(stalling('a', 'b'), 50)) seen.push(chunk.toString());
+		})();
+		await expect(reading).rejects.toThrow(IdleTimeoutError);
+		await expect(reading).rejects.toMatchObject({ idleMs: 50 });
+		expect(seen).toEqual(['a', 'b']);
+	});
+
+	it('the cancel signal ends a wait at once, with its reason', async () => {
+		const cancel = new AbortController();
+		const reading = drain(withIdleTimeout(stalling('a'), 60_000, cancel.signal));
+		setTimeout(() => cancel.abort(new Error('stopped by hand')), 20);
+		await expect(reading).rejects.toThrow('stopped by hand');
+	});
+
+	it('a consumer that stops between reads returns the source (so it can close itself)', async () => {
+		const source = stalling('a', 'b');
+		for await (const chunk of withIdleTimeout(source, 1000)) if (chunk.toString() === 'a') break;
+		expect(source.returned).toBe(true);
 	});
 });

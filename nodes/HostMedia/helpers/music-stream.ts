@@ -1,25 +1,40 @@
 /**
  * Reads the text-to-music NDJSON stream as it arrives: titles, duration and other events are
- * collected, and the base64 audio chunks of each take (stream_index) are decoded one by one and
- * written into that take's own binary file through a byte channel, so memory stays small however
- * long the music is. The file's MIME type is recognised from its first bytes.
+ * collected (bounded, see music-events.ts), and the base64 audio chunks of each take (stream_index)
+ * are decoded one by one and written into that take's own binary file through a byte channel, so
+ * memory stays small however long the music is. The file's MIME type is recognised from its first
+ * bytes. The read ends at "complete" or "error", or when nothing arrives for the idle timeout; the
+ * connection is then closed, never left to the service.
  */
 import type { IBinaryData, IDataObject, IExecuteFunctions } from 'n8n-workflow';
 import { NodeOperationError } from 'n8n-workflow';
 
-import { extensionFor, sniffMimeType, SNIFF_BYTES } from '../../shared/file-types';
+import { declaredFileBytes, extensionFor, sniffMimeType, SNIFF_BYTES } from '../../shared/file-types';
+import { errorForItem } from '../../shared/items';
+import { ByteChannel, IdleTimeoutError, isAsyncIterable, readableClassOf, readableFrom, withIdleTimeout } from '../../shared/streams';
+import { credentialSecrets } from '../../shared/transport';
+import type { OpenStream } from '../transport/media-api';
+import { keptText, keptValue, MusicEventLog } from './music-events';
 import { readNdjson } from './ndjson';
-import { ByteChannel, isAsyncIterable, readableClassOf, readableFrom } from '../../shared/streams';
 
-/** Non-audio events kept for the output (a stream of any length returns a bounded list). */
-const MAX_EVENTS = 100;
+/**
+ * Takes one stream may announce: the real service makes a few per prompt, and each take is an
+ * output item of its own, so a stream naming thousands of them must not become thousands of items.
+ */
+const MAX_TAKES = 32;
+
+/** Bytes of a file that say how long it is (RIFF), read from each take's first chunks. */
+const LENGTH_HEAD_BYTES = 8;
 
 interface Take {
 	streamIndex: number;
 	title?: string;
-	displayTags?: unknown;
-	copyIndex?: unknown;
-	promptIndex?: unknown;
+	displayTags?: IDataObject[string];
+	copyIndex?: IDataObject[string];
+	promptIndex?: IDataObject[string];
+	/** The first LENGTH_HEAD_BYTES of its audio, and the file length they declare, if they do. */
+	lead: Buffer;
+	declaredBytes?: number;
 	head: Buffer[];
 	headBytes: number;
 	channel?: ByteChannel;
@@ -38,6 +53,8 @@ export interface MusicStreamOptions {
 	itemIndex: number;
 	/** Write the audio into binary data (otherwise chunks are only counted). */
 	keepAudio: boolean;
+	/** The read fails when nothing arrives for this long (milliseconds). */
+	idleMs: number;
 }
 
 function fileBase(take: Take): string {
@@ -54,48 +71,100 @@ function fileBase(take: Take): string {
 const indexOf = (value: unknown): number | undefined =>
 	typeof value === 'number' && Number.isInteger(value) && value >= 0 ? value : undefined;
 
-export class MusicStreamReader {
+const NOTHING_STARTED = 'No take had started; audio chunks received: 0.';
+
+/** The item's error when the service sent nothing for `idleMs`; `progress` says what had arrived. */
+function silentError(context: IExecuteFunctions, itemIndex: number, idleMs: number, progress: string): NodeOperationError {
+	const seconds = idleMs / 1000;
+	return new NodeOperationError(
+		context.getNode(),
+		`The music stream went silent: nothing arrived for ${seconds} ${seconds === 1 ? 'second' : 'seconds'}, so the node closed the connection. ${progress}`,
+		{
+			itemIndex,
+			description:
+				'No take is passed on: without the service’s "complete" event the node cannot tell that the music was finished. If the service is only slow, raise Idle Timeout (Seconds); otherwise try again.',
+		},
+	);
+}
+
+/**
+ * Opens the music stream with `open` and reads it whole: one entry per take, with its audio file
+ * when kept. The service may fall silent before it answers at all, and that fails alike.
+ */
+export async function readMusicStream(
+	context: IExecuteFunctions,
+	open: () => Promise<OpenStream>,
+	options: MusicStreamOptions,
+): Promise<MusicTake[]> {
+	const secrets = await credentialSecrets(context, 'hostApi', options.itemIndex);
+	let stream: OpenStream;
+	try {
+		stream = await open();
+	} catch (error) {
+		if (error instanceof IdleTimeoutError) throw silentError(context, options.itemIndex, error.idleMs, NOTHING_STARTED);
+		throw errorForItem(context, error, options.itemIndex);
+	}
+	return await new MusicStreamReader(context, stream, options, secrets).read();
+}
+
+class MusicStreamReader {
 	private readonly takes = new Map<number, Take>();
-	private readonly events: IDataObject[] = [];
-	private eventCount = 0;
+	private readonly events: MusicEventLog;
 	private malformed = 0;
 	private durationSec: number | undefined;
 	private completed = false;
 	private failure: { message: string; code: string } | undefined;
 	private readonly Readable: NonNullable<ReturnType<typeof readableClassOf>>;
+	private readonly body: AsyncIterable<Buffer>;
 
 	constructor(
 		private readonly context: IExecuteFunctions,
-		private readonly body: unknown,
+		private readonly stream: OpenStream,
 		private readonly options: MusicStreamOptions,
+		/** Replaced wherever the service echoes them into what is kept. */
+		private readonly secrets: string[],
 	) {
+		this.events = new MusicEventLog(secrets);
+		const body = stream.body;
 		const Readable = readableClassOf(body);
 		if (!Readable || !isAsyncIterable(body)) {
+			stream.close();
 			throw new NodeOperationError(context.getNode(), 'The music service did not answer with a stream', { itemIndex: options.itemIndex });
 		}
 		this.Readable = Readable;
+		this.body = body;
 	}
 
 	/** Reads the whole stream; answers one entry per take, with its audio file when kept. */
 	async read(): Promise<MusicTake[]> {
 		const signal = this.context.getExecutionCancelSignal();
 		try {
-			for await (const line of readNdjson(this.body as AsyncIterable<Buffer>, { base64Field: 'data' })) {
+			const bytes = withIdleTimeout(this.body, this.options.idleMs, signal);
+			for await (const line of readNdjson(bytes, { base64Field: 'data' })) {
 				if (signal?.aborted) break;
 				if ('malformed' in line) {
 					this.malformed++;
 					continue;
 				}
-				await this.handle(line.event);
-				if (this.failure) break;
+				await this.handle(line.event, line.bytes);
+				// Nothing follows "complete" or "error": close now rather than wait for the service to.
+				if (this.failure || this.completed) {
+					this.stream.close();
+					break;
+				}
 			}
 		} catch (error) {
 			await this.abandon();
 			if (signal?.aborted) throw this.cancelled();
+			if (error instanceof IdleTimeoutError) throw silentError(this.context, this.options.itemIndex, error.idleMs, this.progress());
+			// Our own (too many takes).
+			if (error instanceof NodeOperationError) throw errorForItem(this.context, error, this.options.itemIndex);
 			throw new NodeOperationError(this.context.getNode(), `The music stream broke off: ${(error as Error).message}`, {
 				itemIndex: this.options.itemIndex,
-				description: `${this.chunkCount()} audio chunks had arrived. Try again.`,
+				description: `${this.progress()} Try again.`,
 			});
+		} finally {
+			this.stream.close();
 		}
 		if (signal?.aborted) {
 			await this.abandon();
@@ -113,7 +182,7 @@ export class MusicStreamReader {
 			await this.abandon();
 			throw new NodeOperationError(this.context.getNode(), 'The music stream ended before it was complete (no "complete" event)', {
 				itemIndex: this.options.itemIndex,
-				description: `${this.chunkCount()} audio chunks had arrived, so the audio would be cut short. Try again.`,
+				description: `${this.progress()} No take is passed on, since its audio may be cut short. Try again.`,
 			});
 		}
 		return await this.finish();
@@ -121,6 +190,21 @@ export class MusicStreamReader {
 
 	private chunkCount(): number {
 		return [...this.takes.values()].reduce((sum, take) => sum + take.chunks, 0);
+	}
+
+	/**
+	 * What had arrived when a stream stopped early. "Complete" only where the format says how long
+	 * the file is (a WAV's RIFF header) and that much arrived; no take of such a stream is passed on.
+	 */
+	private progress(): string {
+		const takes = [...this.takes.values()];
+		if (takes.length === 0) return NOTHING_STARTED;
+		const complete = takes.filter((take) => take.declaredBytes !== undefined && take.bytes >= take.declaredBytes).length;
+		const unknown = takes.filter((take) => take.bytes >= LENGTH_HEAD_BYTES && take.declaredBytes === undefined).length;
+		return (
+			`Complete takes: ${complete} of ${takes.length} (a take is complete when all the audio its WAV header announces has arrived)` +
+			`${unknown > 0 ? `, ${unknown} of unknown length (its format does not announce one)` : ''}; audio chunks received: ${this.chunkCount()}.`
+		);
 	}
 
 	private cancelled(): NodeOperationError {
@@ -132,18 +216,19 @@ export class MusicStreamReader {
 	private take(streamIndex: number): Take {
 		let take = this.takes.get(streamIndex);
 		if (!take) {
-			take = { streamIndex, head: [], headBytes: 0, bytes: 0, chunks: 0 };
+			if (this.takes.size >= MAX_TAKES) {
+				throw new NodeOperationError(this.context.getNode(), `The music stream announced more than ${MAX_TAKES} takes`, {
+					itemIndex: this.options.itemIndex,
+					description: 'The service makes a few takes per prompt; a stream naming more is not read further. Try again.',
+				});
+			}
+			take = { streamIndex, lead: Buffer.alloc(0), head: [], headBytes: 0, bytes: 0, chunks: 0 };
 			this.takes.set(streamIndex, take);
 		}
 		return take;
 	}
 
-	private remember(event: IDataObject): void {
-		this.eventCount++;
-		if (this.events.length < MAX_EVENTS) this.events.push(event);
-	}
-
-	private async handle(event: Record<string, unknown>): Promise<void> {
+	private async handle(event: Record<string, unknown>, lineBytes: number): Promise<void> {
 		switch (event.type) {
 			case 'audio_chunk': {
 				// Decoded by the NDJSON reader already; a Base64 string is the escaped-value fallback.
@@ -161,10 +246,10 @@ export class MusicStreamReader {
 			}
 			case 'title': {
 				const take = this.take(indexOf(event.stream_index) ?? indexOf(event.copy_index) ?? this.takes.size);
-				if (typeof event.title === 'string') take.title = event.title;
-				take.displayTags = event.display_tags;
-				take.copyIndex = event.copy_index;
-				take.promptIndex = event.prompt_index;
+				if (typeof event.title === 'string') take.title = keptText(event.title, this.secrets);
+				take.displayTags = keptValue(event.display_tags, this.secrets);
+				take.copyIndex = keptValue(event.copy_index, this.secrets);
+				take.promptIndex = keptValue(event.prompt_index, this.secrets);
 				break;
 			}
 			case 'titles': {
@@ -172,8 +257,8 @@ export class MusicStreamReader {
 				titles.forEach((entry: unknown, position) => {
 					const record = typeof entry === 'object' && entry !== null ? (entry as Record<string, unknown>) : { title: entry };
 					const take = this.take(indexOf(record.stream_index) ?? position);
-					if (typeof record.title === 'string') take.title = record.title;
-					if (record.display_tags !== undefined) take.displayTags = record.display_tags;
+					if (typeof record.title === 'string') take.title = keptText(record.title, this.secrets);
+					if (record.display_tags !== undefined) take.displayTags = keptValue(record.display_tags, this.secrets);
 				});
 				break;
 			}
@@ -187,18 +272,22 @@ export class MusicStreamReader {
 				break;
 			case 'error':
 				this.failure = {
-					message: typeof event.message === 'string' && event.message ? event.message : 'no reason given',
-					code: typeof event.code === 'string' ? event.code : '',
+					message: typeof event.message === 'string' && event.message ? keptText(event.message, this.secrets) : 'no reason given',
+					code: typeof event.code === 'string' ? keptText(event.code, this.secrets) : '',
 				};
 				break;
 			default:
 				break;
 		}
-		this.remember(event as IDataObject);
+		this.events.add(event, lineBytes);
 	}
 
 	/** One decoded chunk: held until the format can be recognised, then written through. */
 	private async audio(take: Take, bytes: Buffer): Promise<void> {
+		if (take.bytes < LENGTH_HEAD_BYTES) {
+			take.lead = Buffer.concat([take.lead, bytes.subarray(0, LENGTH_HEAD_BYTES - take.bytes)]);
+			if (take.lead.length === LENGTH_HEAD_BYTES) take.declaredBytes = declaredFileBytes(take.lead);
+		}
 		take.bytes += bytes.length;
 		take.chunks++;
 		if (!this.options.keepAudio || bytes.length === 0) return;
@@ -226,8 +315,9 @@ export class MusicStreamReader {
 		await channel.write(head);
 	}
 
-	/** Stops every take's file (error or cancellation) and lets the stores settle. */
+	/** Closes the connection, stops every take's file (error or cancellation) and lets the stores settle. */
 	private async abandon(): Promise<void> {
+		this.stream.close();
 		const reason = new Error('music stream abandoned');
 		for (const take of this.takes.values()) take.channel?.fail(reason);
 		await Promise.allSettled([...this.takes.values()].map(async (take) => await take.store));
@@ -262,9 +352,9 @@ export class MusicStreamReader {
 		if (take) {
 			json.stream_index = take.streamIndex;
 			if (take.title !== undefined) json.title = take.title;
-			if (take.displayTags !== undefined) json.display_tags = take.displayTags as IDataObject[string];
-			if (take.copyIndex !== undefined) json.copy_index = take.copyIndex as IDataObject[string];
-			if (take.promptIndex !== undefined) json.prompt_index = take.promptIndex as IDataObject[string];
+			if (take.displayTags !== undefined) json.display_tags = take.displayTags;
+			if (take.copyIndex !== undefined) json.copy_index = take.copyIndex;
+			if (take.promptIndex !== undefined) json.prompt_index = take.promptIndex;
 			json.audio_bytes = take.bytes;
 			json.audio_chunks = take.chunks;
 			if (take.mimeType) json.mime_type = take.mimeType;
@@ -272,8 +362,6 @@ export class MusicStreamReader {
 		if (this.durationSec !== undefined) json.duration_sec = this.durationSec;
 		json.takes = this.takes.size;
 		json.malformed_lines = this.malformed;
-		json.events = this.events;
-		if (this.eventCount > this.events.length) json.events_omitted = this.eventCount - this.events.length;
-		return json;
+		return { ...json, ...this.events.json() };
 	}
 }

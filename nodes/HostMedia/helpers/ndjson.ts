@@ -4,7 +4,8 @@
  * than the limit) is reported as malformed so the caller can skip and count it.
  */
 
-export type NdjsonLine = { event: Record<string, unknown> } | { malformed: string };
+/** An event with the size of its line as sent (what it would cost to keep), or a malformed line. */
+export type NdjsonLine = { event: Record<string, unknown>; bytes: number } | { malformed: string };
 
 export interface NdjsonOptions {
 	/** Longest line kept; longer lines are skipped as malformed without being held (default 64 MiB). */
@@ -59,7 +60,7 @@ function parseLine(bytes: Buffer, base64Field?: string): NdjsonLine | undefined 
 		if (typeof value === 'object' && value !== null && !Array.isArray(value)) {
 			const event = value as Record<string, unknown>;
 			if (extracted && base64Field) event[base64Field] = extracted.data;
-			return { event };
+			return { event, bytes: bytes.length };
 		}
 		return { malformed: 'not a JSON object' };
 	} catch {

@@ -9,8 +9,11 @@
  * downloaded without the credential (`shared/binary.ts`), not from here.
  */
 import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
+import { sleep } from 'n8n-workflow';
 
+import { errorForItem } from '../../shared/items';
 import { multipartBody } from '../../shared/multipart';
+import { discardBody, IdleTimeoutError } from '../../shared/streams';
 import { hostRequest, hostRequestFull } from '../../shared/transport';
 import type {
 	AUDIO_TYPES,
@@ -255,19 +258,71 @@ export async function getTask(
 		: await getVideoTask(context, task.taskId, call);
 }
 
-/** POST /proxy/music/t2m/generate: the NDJSON stream, unread. */
-export async function streamMusic(context: IExecuteFunctions, request: MusicRequest, call: { itemIndex: number }): Promise<unknown> {
+/** A streamed answer, unread, and a way to close its connection. */
+export interface OpenStream {
+	body: unknown;
+	/**
+	 * Closes the connection now, also while a read is waiting on a silent service. Destroying the
+	 * body cannot then: n8n's HTTP client hands it over wrapped, and the wrapper closes the
+	 * connection only after the read it waits for. Aborting the request's signal closes it at once.
+	 */
+	close(): void;
+}
+
+/**
+ * A view of `context` whose cancel signal is the execution's and also `stop`: n8n's HTTP helper
+ * attaches that signal to the request it sends, so aborting `stop` ends that request alone.
+ */
+function withStopSignal(context: IExecuteFunctions, stop: AbortSignal): IExecuteFunctions {
+	const execution = context.getExecutionCancelSignal();
+	const signal = execution ? AbortSignal.any([execution, stop]) : stop;
+	return new Proxy(context, {
+		get: (target, key, receiver) => (key === 'getExecutionCancelSignal' ? () => signal : Reflect.get(target, key, receiver)),
+	});
+}
+
+/**
+ * POST /proxy/music/t2m/generate: the NDJSON stream, unread. A service that has not begun to answer
+ * after `idleMs` is given up (IdleTimeoutError): it may fall silent before its first byte too.
+ */
+export async function streamMusic(
+	context: IExecuteFunctions,
+	request: MusicRequest,
+	call: { itemIndex: number; idleMs: number },
+): Promise<OpenStream> {
 	// This endpoint takes multipart/form-data, not JSON.
 	const form = multipartBody({ prompt: request.prompt, ...(request.duration !== undefined ? { duration: String(request.duration) } : {}) });
-	const response = await hostRequestFull<unknown>(context, 'hostApi', {
-		method: 'POST',
-		path: '/proxy/music/t2m/generate',
-		body: form.body,
-		headers: { 'Content-Type': form.contentType },
-		json: false,
-		stream: true,
-		itemIndex: call.itemIndex,
-		action: 'generating music',
-	});
-	return response.body;
+	const stop = new AbortController();
+	const answered = new AbortController();
+	void sleep(call.idleMs, answered.signal).then(
+		() => stop.abort(new IdleTimeoutError(call.idleMs)),
+		() => undefined,
+	);
+	try {
+		const response = await hostRequestFull<unknown>(withStopSignal(context, stop.signal), 'hostApi', {
+			method: 'POST',
+			path: '/proxy/music/t2m/generate',
+			body: form.body,
+			headers: { 'Content-Type': form.contentType },
+			json: false,
+			stream: true,
+			itemIndex: call.itemIndex,
+			action: 'generating music',
+		});
+		return {
+			body: response.body,
+			close: () => {
+				// The abort makes n8n's client emit an error on the body, which may have no reader any more.
+				(response.body as { once?: (event: 'error', listener: () => void) => void }).once?.('error', () => undefined);
+				stop.abort();
+				discardBody(response.body);
+			},
+		};
+	} catch (error) {
+		// Given up by the timer above: the caller words it (hostRequestFull saw an abort).
+		if (stop.signal.reason instanceof IdleTimeoutError) throw stop.signal.reason;
+		throw errorForItem(context, error, call.itemIndex);
+	} finally {
+		answered.abort();
+	}
 }

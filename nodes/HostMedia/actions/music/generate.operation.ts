@@ -2,8 +2,15 @@ import type { IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n
 import { updateDisplayOptions } from 'n8n-workflow';
 
 import { requiredText } from '../../../shared/validation';
-import { additionalFields, checkedField, additionalFieldsProperty, type FieldDefinition } from '../../../shared/fields';
-import { MusicStreamReader } from '../../helpers/music-stream';
+import { additionalFields, checkedField, checkedOrDefault, additionalFieldsProperty, type FieldDefinition } from '../../../shared/fields';
+import {
+	BEFORE_WAIT_OPTIONS,
+	hasWaitOptions,
+	readWaitOptions,
+	SINCE_WAIT_OPTIONS,
+	waitOptionsProperty,
+} from '../../../shared/wait-options';
+import { readMusicStream } from '../../helpers/music-stream';
 import { streamMusic } from '../../transport/media-api';
 
 const DURATION: FieldDefinition = {
@@ -16,6 +23,22 @@ const DURATION: FieldDefinition = {
 	max: Number.MAX_SAFE_INTEGER,
 	default: 30,
 	description: 'Length of the music (a whole number, usually seconds). The service chooses one when this is not set.',
+};
+
+/**
+ * The service sends audio as it makes it, so a long silence means the stream has stalled; without
+ * this limit a stream held open with nothing in it would keep the item running until stopped by hand.
+ */
+const IDLE_TIMEOUT: FieldDefinition = {
+	name: 'idleTimeoutSeconds',
+	displayName: 'Idle Timeout (Seconds)',
+	kind: 'number',
+	min: 0.1,
+	max: 3600,
+	precision: 1,
+	default: 60,
+	description:
+		'How long the music service may stay silent (before its answer starts, or between two lines) until the node gives up. The item then fails, no take is passed on, and the connection is closed.',
 };
 
 const properties: INodeProperties[] = [
@@ -34,7 +57,8 @@ const properties: INodeProperties[] = [
 		name: 'downloadAudio',
 		type: 'boolean',
 		default: true,
-		description: 'Whether to return each generated take as an audio file in binary data (otherwise only titles, duration and events)',
+		description:
+			'Whether to return each generated take as an audio file in binary data (otherwise only titles, duration and the stream’s events, kept up to a bounded size)',
 	},
 	{
 		displayName: 'Put Audio in Field',
@@ -44,10 +68,21 @@ const properties: INodeProperties[] = [
 		description: 'Binary field of each output item that receives the audio file',
 		displayOptions: { show: { downloadAudio: [true] } },
 	},
-	additionalFieldsProperty([DURATION]),
+	{ ...additionalFieldsProperty([DURATION]), displayOptions: { show: SINCE_WAIT_OPTIONS } },
+	// Version 1 has no "Wait Options": the setting is among its Additional Fields.
+	{ ...additionalFieldsProperty([DURATION, IDLE_TIMEOUT]), displayOptions: { show: BEFORE_WAIT_OPTIONS } },
+	waitOptionsProperty([IDLE_TIMEOUT]),
 ];
 
 export const description = updateDisplayOptions({ show: { resource: ['music'], operation: ['generate'] } }, properties);
+
+/** Idle Timeout (Seconds) of the item, in milliseconds, from either version's layout. */
+function idleTimeout(context: IExecuteFunctions, itemIndex: number): number {
+	const seconds = hasWaitOptions(context)
+		? readWaitOptions(context, itemIndex, [IDLE_TIMEOUT]).idleTimeoutSeconds
+		: checkedOrDefault(context, itemIndex, IDLE_TIMEOUT, additionalFields(context, itemIndex).idleTimeoutSeconds);
+	return Math.round((seconds as number) * 1000);
+}
 
 /** POST /proxy/music/t2m/generate: one output item per generated take, with its audio file. */
 export async function execute(this: IExecuteFunctions, itemIndex: number): Promise<INodeExecutionData[]> {
@@ -57,8 +92,12 @@ export async function execute(this: IExecuteFunctions, itemIndex: number): Promi
 	const binaryPropertyName = keepAudio
 		? requiredText(this, itemIndex, 'Put Audio in Field', this.getNodeParameter('binaryPropertyName', itemIndex, 'data'))
 		: 'data';
-	const stream = await streamMusic(this, { prompt, duration }, { itemIndex });
-	const takes = await new MusicStreamReader(this, stream, { itemIndex, keepAudio }).read();
+	const idleMs = idleTimeout(this, itemIndex);
+	const takes = await readMusicStream(this, async () => await streamMusic(this, { prompt, duration }, { itemIndex, idleMs }), {
+		itemIndex,
+		keepAudio,
+		idleMs,
+	});
 	return takes.map((take) => ({
 		json: { prompt, ...take.json },
 		...(take.binary ? { binary: { [binaryPropertyName]: take.binary } } : {}),
