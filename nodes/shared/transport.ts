@@ -65,6 +65,11 @@ export interface HostRequest {
 	 * (cancelling the node's own queued jobs). Give these a short `timeout`.
 	 */
 	ignoreCancel?: boolean;
+	/**
+	 * Ends the request when this aborts, as the execution's cancel signal does: a caller that gives
+	 * up on a silent service closes the connection at once (destroying a stream cannot while a read waits).
+	 */
+	stop?: AbortSignal;
 }
 
 export interface HostResponse<T> {
@@ -125,7 +130,7 @@ export async function hostRequestFull<T = unknown>(
 	const signal = !request.ignoreCancel && 'getExecutionCancelSignal' in context ? context.getExecutionCancelSignal() : undefined;
 	// n8n's helper attaches the execution's cancel signal to every request it sends for a context
 	// that has one; a clean-up call after cancelling goes out through a view of the context without it.
-	const caller = request.ignoreCancel ? withoutCancelSignal(context) : context;
+	const caller = request.ignoreCancel ? withoutCancelSignal(context) : request.stop ? withStopSignal(context, request.stop) : context;
 	const attempts = request.retry ? RETRY_DELAYS_MS.length + 1 : 1;
 	for (let attempt = 1; ; attempt++) {
 		let response: IN8nHttpFullResponse;
@@ -170,6 +175,15 @@ export async function hostRequestFull<T = unknown>(
 
 function withoutCancelSignal(context: HostContext): HostContext {
 	return new Proxy(context, { has: (target, key) => key !== 'getExecutionCancelSignal' && Reflect.has(target, key) });
+}
+
+/** A view of the context whose cancel signal also fires on `stop` (n8n's helper attaches it to the request). */
+function withStopSignal(context: HostContext, stop: AbortSignal): HostContext {
+	const execution = 'getExecutionCancelSignal' in context ? context.getExecutionCancelSignal() : undefined;
+	const signal = execution ? AbortSignal.any([execution, stop]) : stop;
+	return new Proxy(context, {
+		get: (target, key, receiver) => (key === 'getExecutionCancelSignal' ? () => signal : Reflect.get(target, key, receiver)),
+	});
 }
 
 function isPlainObject(value: unknown): value is IDataObject {

@@ -264,21 +264,9 @@ export interface OpenStream {
 	/**
 	 * Closes the connection now, also while a read is waiting on a silent service. Destroying the
 	 * body cannot then: n8n's HTTP client hands it over wrapped, and the wrapper closes the
-	 * connection only after the read it waits for. Aborting the request's signal closes it at once.
+	 * connection only after the read it waits for. Aborting the request (`stop`) closes it at once.
 	 */
 	close(): void;
-}
-
-/**
- * A view of `context` whose cancel signal is the execution's and also `stop`: n8n's HTTP helper
- * attaches that signal to the request it sends, so aborting `stop` ends that request alone.
- */
-function withStopSignal(context: IExecuteFunctions, stop: AbortSignal): IExecuteFunctions {
-	const execution = context.getExecutionCancelSignal();
-	const signal = execution ? AbortSignal.any([execution, stop]) : stop;
-	return new Proxy(context, {
-		get: (target, key, receiver) => (key === 'getExecutionCancelSignal' ? () => signal : Reflect.get(target, key, receiver)),
-	});
 }
 
 /**
@@ -299,13 +287,14 @@ export async function streamMusic(
 		() => undefined,
 	);
 	try {
-		const response = await hostRequestFull<unknown>(withStopSignal(context, stop.signal), 'hostApi', {
+		const response = await hostRequestFull<unknown>(context, 'hostApi', {
 			method: 'POST',
 			path: '/proxy/music/t2m/generate',
 			body: form.body,
 			headers: { 'Content-Type': form.contentType },
 			json: false,
 			stream: true,
+			stop: stop.signal,
 			itemIndex: call.itemIndex,
 			action: 'generating music',
 		});
