@@ -91,6 +91,27 @@ describe('Wait for Notification: the result comes from the status path', () => {
 		});
 	});
 
+	it('knows its task without execution custom data, which a real n8n does not load for the resume webhook', async () => {
+		await env.withSlowTasks(async () => {
+			world = await wait(EXTEND);
+			const waiting = await world.waiting;
+			const taskId = String(waiting.output('Node')[0]!.json.task_id);
+			const { metadata: _customData, ...resultData } = waiting.run.data.resultData;
+			const asN8nLoadsIt = { ...waiting.run.data, resultData };
+			const workflow = env.harness.buildWorkflow(world.spec);
+			const notify = (body: unknown) =>
+				env.harness.callWebhook(workflow, 'Node', { body }, { runExecutionData: asN8nLoadsIt, executionId: waiting.executionId });
+
+			const other = await notify({ task_id: '1700000000000999999', state: 'success', creations: [{ url: `${internal.url}/x` }] });
+			expect(other.status).toBe(400);
+			expect(other.body).toMatchObject({ error: 'other_task', message: expect.stringContaining(`waits for task ${taskId}`) });
+			const own = await notify({ task_id: taskId, state: 'success', creations: [{ url: `${internal.url}/x` }] });
+			expect(own.status).toBe(409);
+			expect(env.sim.requestsTo('GET', `/proxy/video/tasks/${taskId}/creations`)).toHaveLength(1);
+			expect(internal.seen).toHaveLength(0);
+		});
+	});
+
 	it('the status decides a failure, whatever the notification says', async () => {
 		env.sim.proxy.failNextTask('ContentRejected');
 		world = await wait(EXTEND, {

@@ -25,14 +25,36 @@ import { statusFailure } from './task-poller';
 import { finishedItem, taskJson, type ResultFiles } from './task-result';
 import { readWebhookMaxWaitMinutes } from './wait-parameters';
 
-/** Execution custom data keys: what the resumed node must know about the task it waits for. */
+/** Execution custom data keys: the task of a waiting execution, shown in n8n's execution list. */
 const KEYS = { taskId: 'hostTaskId', taskType: 'hostTaskType', label: 'hostTaskLabel' } as const;
 
 /**
- * A webhook context reads execution custom data through an expression: this fallback is evaluated
- * against the waiting execution's data when n8n resumes it.
+ * A webhook context reads the waiting execution's data through an expression: this fallback is
+ * evaluated against it when a notification arrives. `$json` is the waiting node's input item.
  */
-const customDataExpression = (key: string) => `={{ $execution.customData.get("${key}") }}`;
+const waitingExpression = (expression: string) => `={{ ${expression} }}`;
+
+/** The task the execution waits for, as the execution knows it (never as a notification says it). */
+interface WaitingTask {
+	taskId: string;
+	taskType: string;
+	/** In words for messages ("upscale task"); empty when unknown. */
+	label: string;
+}
+
+/**
+ * Before waiting, the node replaced its input item with the timeout report (`task_id`,
+ * `task_type`), and n8n hands that item to the resume webhook as `$json`. Execution custom data is
+ * not loaded there by a real n8n, so it only supplies the words for messages, where it can.
+ */
+function waitingTaskOf(context: IWebhookFunctions): WaitingTask {
+	const read = (name: string, expression: string) => String(context.getNodeParameter(name, waitingExpression(expression)) ?? '');
+	return {
+		taskId: read(KEYS.taskId, '$json.task_id'),
+		taskType: read(KEYS.taskType, '$json.task_type'),
+		label: read(KEYS.label, `$execution.customData.get("${KEYS.label}")`),
+	};
+}
 
 /** The task to submit with the resume URL as its notification URL. */
 export interface NotifyingTask<Body extends IDataObject> {
@@ -116,7 +138,7 @@ function resultFilesOf(context: IExecuteFunctions | IWebhookFunctions, itemIndex
 	return { download: read('downloadFiles', true) as boolean, binaryPropertyName: String(read('binaryPropertyName', 'data') || 'data') };
 }
 
-/** The status path of the task the execution waits for, from what the execution stored (never from the notification). */
+/** The status path of the task the execution waits for. */
 function statusTargetOf(taskType: string, taskId: string): TaskRef | undefined {
 	if ((IMAGE_TASK_TYPES as readonly string[]).includes(taskType)) return { kind: 'image', taskType: taskType as ImageTaskType, taskId };
 	if ((VIDEO_TASK_TYPES as readonly string[]).includes(taskType)) return { kind: 'video', taskId };
@@ -134,7 +156,7 @@ async function serviceStatusOf(
 	target: TaskRef | undefined,
 	label: string,
 ): Promise<NormalisedTask | { problem: string }> {
-	if (!target) return { problem: 'the execution does not know which kind of task it waits for' };
+	if (!target) return { problem: 'the execution does not know which task it waits for' };
 	try {
 		const answer = await getTask(context, target, { itemIndex: 0, label, retry: true });
 		return normaliseTask(answer) ?? { problem: 'the status answer has no task ID and status' };
@@ -160,15 +182,16 @@ export async function resumeOnNotification(this: IWebhookFunctions): Promise<IWe
 		res.status(400).json({ error: 'invalid_notification', message: 'Expected a task notification with task_id and a status' });
 		return { noWebhookResponse: true };
 	}
-	const expected = String(this.getNodeParameter(KEYS.taskId, customDataExpression(KEYS.taskId)) ?? '');
-	if (expected && notified.task_id !== expected) {
-		res.status(400).json({ error: 'other_task', message: `This execution waits for task ${expected}, not ${notified.task_id}` });
+	const waiting = waitingTaskOf(this);
+	if (waiting.taskId && notified.task_id !== waiting.taskId) {
+		res.status(400).json({ error: 'other_task', message: `This execution waits for task ${waiting.taskId}, not ${notified.task_id}` });
 		return { noWebhookResponse: true };
 	}
 	if (!notified.final) return { webhookResponse: { received: true, waiting: true, status: notified.raw_status } };
-	const taskType = String(this.getNodeParameter(KEYS.taskType, customDataExpression(KEYS.taskType)) || notified.kind);
-	const label = String(this.getNodeParameter(KEYS.label, customDataExpression(KEYS.label)) || `${notified.kind} task`);
-	const task = await serviceStatusOf(this, notified, statusTargetOf(taskType, notified.task_id), label);
+	const target = waiting.taskId ? statusTargetOf(waiting.taskType, waiting.taskId) : undefined;
+	const taskType = waiting.taskType || notified.kind;
+	const label = waiting.label || `${target?.kind ?? notified.kind} task`;
+	const task = await serviceStatusOf(this, notified, target, label);
 	if ('problem' in task)
 		return { webhookResponse: { received: true }, workflowData: [[unconfirmedItem(notified, taskType, label, task.problem)]] };
 	if (!task.final) {
