@@ -3,15 +3,23 @@ import { timingSafeEqual } from 'node:crypto';
 import type { IDataObject, IHookFunctions, INodeType, INodeTypeDescription, IWebhookFunctions, IWebhookResponseData } from 'n8n-workflow';
 import { NodeConnectionTypes } from 'n8n-workflow';
 
-import { normaliseTask } from '../shared/task-status';
+import { redactDeep } from '../shared/redaction';
+import { normaliseTask, type NormalisedTask } from '../shared/task-status';
 
 /** How many task/status pairs the "ignore repeated" option remembers per workflow. */
 const SEEN_LIMIT = 1000;
 
 interface TriggerState {
-	/** "task id:status" pairs already emitted, oldest first (bounded by SEEN_LIMIT). */
+	/** Keys of the notifications already emitted (`repeatKey`), oldest first (bounded by SEEN_LIMIT). */
 	seen?: string[];
 }
+
+/**
+ * What makes a notification a repeat: the same task and the same status word of the service. Not
+ * the shared vocabulary's word: `created` and `queueing` are both "pending", yet a real change.
+ * The word is compared case-insensitively, as status words are everywhere in the package.
+ */
+const repeatKey = (task: NormalisedTask): string => JSON.stringify([task.task_id, task.raw_status.trim().toLowerCase()]);
 
 function safeEqual(given: string, expected: string): boolean {
 	const a = Buffer.from(given);
@@ -54,7 +62,11 @@ export class HostTaskTrigger implements INodeType {
 				options: [
 					{ name: 'Finished Tasks Only', value: 'final', description: 'Succeeded or failed: nothing will change any more' },
 					{ name: 'Succeeded Tasks Only', value: 'succeeded', description: 'Only tasks that produced their result' },
-					{ name: 'Every Status Change', value: 'all', description: 'Also queued and in-progress notifications' },
+					{
+						name: 'Every Status Change',
+						value: 'all',
+						description: 'Every status the service reports, e.g. created, queueing, processing and the final one',
+					},
 				],
 				default: 'final',
 				description: 'Which notifications start the workflow; the others are acknowledged and ignored',
@@ -73,7 +85,7 @@ export class HostTaskTrigger implements INodeType {
 				type: 'boolean',
 				default: true,
 				description:
-					'Whether to start only once per task and status. The service retries and may repeat notifications; with this on, a repeat is acknowledged but does not start the workflow again.',
+					'Whether to start only once per task and status, the status as the service words it (created and queueing are two changes). The service retries and may repeat notifications; with this on, a repeat is acknowledged but does not start the workflow again.',
 			},
 			{
 				displayName: 'Shared Secret',
@@ -133,7 +145,8 @@ export class HostTaskTrigger implements INodeType {
 			}
 		}
 
-		const body = this.getBodyData();
+		// A service that echoes the shared secret must not put it into the workflow's data.
+		const body = redactDeep(this.getBodyData(), [secret]);
 		const task = normaliseTask(body);
 		if (!task) {
 			res.status(400).json({
@@ -156,7 +169,7 @@ export class HostTaskTrigger implements INodeType {
 		}
 		if (this.getNodeParameter('ignoreRepeated', true) as boolean) {
 			const state = this.getWorkflowStaticData('node') as TriggerState;
-			const key = `${task.task_id}:${task.status}`;
+			const key = repeatKey(task);
 			state.seen ??= [];
 			if (state.seen.includes(key)) return { webhookResponse: { received: true, ignored: 'repeated notification' } };
 			state.seen.push(key);

@@ -42,12 +42,35 @@ function header(headers: IN8nHttpFullResponse['headers'], name: string): string 
 	return String(Array.isArray(value) ? value[0] : (value ?? ''));
 }
 
+/**
+ * Why `url` is not fetched, if it is not a web address. A result URL may come from a task
+ * notification, which anyone holding its URL can send: a `file:`, `data:` or `gopher:` address
+ * there would read something that is no result file.
+ */
+function notAWebAddress(url: string): string | undefined {
+	let protocol: string;
+	try {
+		protocol = new URL(url).protocol;
+	} catch {
+		return 'it is not a valid web address';
+	}
+	if (protocol === 'http:' || protocol === 'https:') return undefined;
+	return `its address uses the ${protocol} scheme, and only http: and https: addresses are downloaded`;
+}
+
 /** Downloads `url` (no credentials sent) into n8n binary data, with a file name and MIME type. */
 export async function downloadToBinary(
 	context: IExecuteFunctions | IWebhookFunctions,
 	url: string,
 	options: DownloadOptions,
 ): Promise<IBinaryData> {
+	const refused = notAWebAddress(url);
+	if (refused) {
+		throw new NodeOperationError(context.getNode(), `Could not download ${options.what}: ${refused}`, {
+			itemIndex: options.itemIndex,
+			description: 'Files are fetched only from http: and https: addresses. Check where the address came from.',
+		});
+	}
 	let response: IN8nHttpFullResponse;
 	try {
 		response = (await context.helpers.httpRequest({

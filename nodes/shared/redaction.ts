@@ -8,7 +8,7 @@
  * in the forms it usually takes: as is, URL-encoded (both escapes and form style), JSON-escaped,
  * and Base64 (standard and URL-safe, at any of the three byte alignments inside a longer text).
  */
-import type { IDataObject } from 'n8n-workflow';
+import type { IDataObject, IExecuteFunctions, ILoadOptionsFunctions, IWebhookFunctions } from 'n8n-workflow';
 
 import { isRecord } from './validation';
 
@@ -89,6 +89,27 @@ function redactValue(value: unknown, secrets: readonly string[]): unknown {
 		return out;
 	}
 	return value;
+}
+
+type SecretsContext = IExecuteFunctions | ILoadOptionsFunctions | IWebhookFunctions;
+
+/**
+ * The secrets to keep out of everything the service sends back: the credential's, and in a
+ * webhook (a resumed execution) the signature of the resume URL the request came to.
+ */
+export async function credentialSecrets(
+	context: SecretsContext,
+	credentialType: 'hostCloudApi' | 'hostApi',
+	itemIndex = 0,
+): Promise<string[]> {
+	const credentials = await context.getCredentials(credentialType, itemIndex);
+	const names = credentialType === 'hostCloudApi' ? ['apiKey'] : ['accessToken', 'publishingToken', 'repohostToken'];
+	const secrets = names.map((name) => String(credentials[name] ?? ''));
+	if ('getRequestObject' in context) {
+		const signature = context.getRequestObject().query?.signature;
+		if (typeof signature === 'string') secrets.push(signature);
+	}
+	return secrets.filter((value) => value.length >= 4);
 }
 
 /**

@@ -21,7 +21,7 @@ import type {
 } from 'n8n-workflow';
 import { NodeApiError, sleep } from 'n8n-workflow';
 
-import { containsSecret, redact, redactDeep } from './redaction';
+import { containsSecret, credentialSecrets, redact, redactDeep } from './redaction';
 import { jittered, RETRY_DELAYS_MS } from './retry';
 import { discardBody } from './streams';
 
@@ -83,21 +83,6 @@ export async function baseUrlFor(context: HostContext, credentialType: HostCrede
 	const credentials = await context.getCredentials(credentialType, itemIndex);
 	const url = String(credentialType === 'hostCloudApi' ? credentials.baseUrl : credentials.registryUrl);
 	return url.replace(/\/+$/, '');
-}
-
-/**
- * The secrets to keep out of everything the service sends back: the credential's, and in a
- * webhook (a resumed execution) the signature of the resume URL the request came to.
- */
-export async function credentialSecrets(context: HostContext, credentialType: HostCredentialType, itemIndex = 0): Promise<string[]> {
-	const credentials = await context.getCredentials(credentialType, itemIndex);
-	const names = credentialType === 'hostCloudApi' ? ['apiKey'] : ['accessToken', 'publishingToken', 'repohostToken'];
-	const secrets = names.map((name) => String(credentials[name] ?? ''));
-	if ('getRequestObject' in context) {
-		const signature = context.getRequestObject().query?.signature;
-		if (typeof signature === 'string') secrets.push(signature);
-	}
-	return secrets.filter((value) => value.length >= 4);
 }
 
 /** Sends a request and answers the parsed body, or throws a NodeApiError a user can act on. */

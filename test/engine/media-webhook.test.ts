@@ -4,72 +4,20 @@
  * (through a loopback stand-in for n8n's waiting-webhook server, which answers 409 until the
  * execution is saved as waiting, as n8n does), and a final one resumes the execution.
  */
-import type { IDataObject, INodeExecutionData } from 'n8n-workflow';
+import type { IDataObject } from 'n8n-workflow';
 
-import { readBinary, type RunResult, type WorkflowSpec } from '../harness/engine';
-import { startLoopbackServer, type LoopbackServer } from '../helpers/loopback-server';
+import { readBinary } from '../harness/engine';
 import { IMAGE_URL, useMediaEnv } from '../helpers/media';
+import { startWaitingExecution, type WaitingExecution } from '../helpers/waiting-execution';
 
 const env = useMediaEnv({ notifyBackoffMs: 10 });
 
-interface WaitingWorld {
-	receiver: LoopbackServer;
-	/** Every answer the receiver gave the service, in order. */
-	answers: number[];
-	resumed: Promise<RunResult>;
-	waiting: Promise<RunResult>;
-	spec: WorkflowSpec;
-}
-
 /** Runs the node in webhook mode; the receiver routes the service's notifications into webhook(). */
-async function runWaiting(
-	parameters: IDataObject,
-	items: Array<{ json: IDataObject }> = [{ json: {} }],
-	/** Answer this many first notifications 409, as n8n does while the execution is still being saved. */
-	notSavedYet = 0,
-): Promise<WaitingWorld> {
-	const spec: WorkflowSpec = {
-		nodes: [
-			{ name: 'Input', type: 'harness.items', parameters: { items: JSON.stringify(items) } },
-			{ name: 'Node', type: 'hostMedia', parameters: parameters as never, credentials: { hostApi: env.credential } },
-		],
-		connect: [['Input', 'Node']],
-	};
-	const answers: number[] = [];
-	let waitingResult: RunResult | undefined;
-	let resolveResumed!: (r: RunResult) => void;
-	const resumed = new Promise<RunResult>((resolve) => (resolveResumed = resolve));
-	const workflow = env.harness.buildWorkflow(spec);
-	const receiver = await startLoopbackServer((req, res) => {
-		const answer = (status: number, body: unknown) => {
-			answers.push(status);
-			res.writeHead(status, { 'content-type': 'application/json' });
-			res.end(JSON.stringify(body));
-		};
-		// n8n answers 409 to a callback that arrives before the execution is saved as waiting.
-		if (!waitingResult || notSavedYet-- > 0) return answer(409, { message: 'The execution is not waiting yet' });
-		void env.harness
-			.callWebhook(
-				workflow,
-				'Node',
-				{ body: JSON.parse(req.body) },
-				{ runExecutionData: waitingResult.run.data, executionId: waitingResult.executionId },
-			)
-			.then(async (call) => {
-				answer(call.status, call.body);
-				const items = call.result.workflowData as INodeExecutionData[][] | undefined;
-				if (items) resolveResumed(await env.harness.resume(spec, waitingResult!, items));
-			});
-	});
-	const waiting = env.harness.run(spec, { webhookWaitingBaseUrl: `${receiver.url}/webhook-waiting` }).then((result) => {
-		waitingResult = result;
-		return result;
-	});
-	return { receiver, answers, resumed, waiting, spec };
-}
+const runWaiting = (parameters: IDataObject, items?: Array<{ json: IDataObject }>, notSavedYet?: number) =>
+	startWaitingExecution(env.harness, env.credential, parameters, { items, notSavedYet });
 
 describe('Host Media: Wait for Notification (webhook)', () => {
-	let world: WaitingWorld | undefined;
+	let world: WaitingExecution | undefined;
 	afterEach(async () => {
 		await world?.receiver.close();
 		world = undefined;
@@ -99,8 +47,8 @@ describe('Host Media: Wait for Notification (webhook)', () => {
 		});
 		const video = await readBinary(item!.binary!.data!);
 		expect(video.subarray(4, 8).toString()).toBe('ftyp');
-		// Intermediate states kept it waiting; only the final one resumed it. No polling happened.
-		expect(env.sim.requestsTo('GET', '/proxy/video/tasks')).toHaveLength(0);
+		// Intermediate states kept it waiting; only the final one resumed it, after one status read (no polling).
+		expect(env.sim.requestsTo('GET', '/proxy/video/tasks')).toHaveLength(1);
 		await env.sim.proxy.waitForDeliveries((all) => all.length >= 3 && all.every((d) => d.done));
 		expect(env.sim.proxy.deliveries.every((d) => d.delivered)).toBe(true);
 		expect(env.sim.counters.storageCredentialAttempts).toBe(0);

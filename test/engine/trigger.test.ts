@@ -143,6 +143,14 @@ describe('Host Task Trigger', () => {
 		).toHaveLength(1);
 	});
 
+	it('a notification that echoes the shared secret passes it on as ***', async () => {
+		const withSecret = trigger({ secret: 'echoed-s3cret-value' });
+		const echoed = { ...imageDone('sec-3'), note: 'secret echoed-s3cret-value', encoded: encodeURIComponent('echoed-s3cret-value') };
+		const [item] = items(await harness.callWebhook(withSecret, 'Trigger', { body: echoed, query: { secret: 'echoed-s3cret-value' } }));
+		expect(item!.json.body).toMatchObject({ note: 'secret ***', encoded: '***' });
+		expect(JSON.stringify(item)).not.toContain('echoed-s3cret-value');
+	});
+
 	describe('with the simulator sending its own notifications', () => {
 		let sim: Simulator;
 		let receiver: LoopbackServer;

@@ -1,14 +1,15 @@
 /**
  * The example pair for long videos: video-start-dont-wait.json starts a video and moves on, and
- * video-task-trigger.json's Host Task Trigger receives the service's notifications. Both nodes
- * run as written; a loopback server stands in for n8n's webhook server at the trigger's URL.
+ * video-task-trigger.json's Host Task Trigger receives the service's notifications, and its Host
+ * Media node reads the finished task from the service and downloads the video. The nodes run as
+ * written; a loopback server stands in for n8n's webhook server at the trigger's URL.
  */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 
-import axios from 'axios';
 import type { IDataObject, INodeParameters } from 'n8n-workflow';
 
+import { readBinary } from '../harness/engine';
 import { startLoopbackServer } from '../helpers/loopback-server';
 import { useMediaEnv } from '../helpers/media';
 
@@ -26,14 +27,17 @@ const load = (file: string) =>
 	(JSON.parse(readFileSync(join(__dirname, '..', '..', 'examples', file), 'utf8')) as { nodes: ExampleNode[] }).nodes;
 
 describe('examples: start a video without waiting + Host Task Trigger', () => {
-	it('the trigger emits one item with the finished video, whose URL the storage serves', async () => {
+	it('the trigger emits one item per finished video; "Get video" downloads the video the service names', async () => {
 		const starter = load('video-start-dont-wait.json');
 		const triggerNodes = load('video-task-trigger.json');
 		const trigger = triggerNodes.find((node) => node.type === 'n8n-nodes-host.hostTaskTrigger')!;
 		const media = starter.find((node) => node.type === 'n8n-nodes-host.hostMedia')!;
 		const settings = starter.find((node) => node.name === 'Settings')!;
-		const download = triggerNodes.find((node) => node.name === 'Download video')!;
-		expect(download.parameters.url).toBe('={{ $json.creations[0].url }}');
+		const getVideo = triggerNodes.find((node) => node.name === 'Get video')!;
+		expect(getVideo).toMatchObject({
+			type: 'n8n-nodes-host.hostMedia',
+			parameters: { operation: 'getTaskStatus', taskId: '={{ $json.task_id }}' },
+		});
 
 		const triggerWorkflow = env.harness.buildWorkflow({
 			nodes: [{ name: trigger.name, type: 'hostTaskTrigger', parameters: trigger.parameters as INodeParameters }],
@@ -72,9 +76,20 @@ describe('examples: start a video without waiting + Host Task Trigger', () => {
 			await env.sim.proxy.waitForDeliveries((all) => all.length >= 6 && all.every((d) => d.done));
 			expect(emitted).toHaveLength(1);
 			expect(emitted[0]).toMatchObject({ task_id: taskId, kind: 'video', status: 'succeeded' });
-			const videoUrl = (emitted[0]!.creations as Array<{ url: string }>)[0]!.url;
-			const video = await axios.get(videoUrl, { responseType: 'arraybuffer' });
-			expect(Buffer.from(video.data).subarray(4, 8).toString()).toBe('ftyp');
+			expect((emitted[0]!.creations as Array<{ url: string }>)[0]!.url).toContain(env.sim.storageUrl);
+
+			// "Get video" takes the task ID from the notification, and nothing else: a notification
+			// naming another address (anyone who knows the trigger's URL can send one) changes nothing.
+			const forged = { ...emitted[0]!, creations: [{ url: 'http://127.0.0.1:9/internal' }] };
+			const got = await env.run(getVideo.parameters as IDataObject, [{ json: forged }], { typeVersion: getVideo.typeVersion });
+			expect(got.status).toBe('success');
+			expect(got.items[0]!.json).toMatchObject({
+				task_id: taskId,
+				status: 'succeeded',
+				video_url: expect.stringContaining(env.sim.storageUrl),
+			});
+			expect((await readBinary(got.items[0]!.binary!.data!)).subarray(4, 8).toString()).toBe('ftyp');
+			expect(env.sim.requestsTo('GET', `/proxy/video/tasks/${taskId}/creations`)).toHaveLength(1);
 		} finally {
 			await n8n.close();
 		}

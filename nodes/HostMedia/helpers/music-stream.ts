@@ -12,7 +12,7 @@ import { NodeOperationError } from 'n8n-workflow';
 import { declaredFileBytes, extensionFor, sniffMimeType, SNIFF_BYTES } from '../../shared/file-types';
 import { errorForItem } from '../../shared/items';
 import { ByteChannel, IdleTimeoutError, isAsyncIterable, readableClassOf, readableFrom, withIdleTimeout } from '../../shared/streams';
-import { credentialSecrets } from '../../shared/transport';
+import { credentialSecrets } from '../../shared/redaction';
 import type { OpenStream } from '../transport/media-api';
 import { keptText, keptValue, MusicEventLog } from './music-events';
 import { readNdjson } from './ndjson';

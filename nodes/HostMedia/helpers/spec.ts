@@ -86,7 +86,9 @@ export const IMAGE_TASK_TYPES = [
 	'skin-enhancer',
 ] as const;
 export type ImageTaskType = (typeof IMAGE_TASK_TYPES)[number];
-export type VideoTaskType = 'multiframe' | 'start-end2video' | 'extend';
+/** Video task kinds as the submit operations name them in outputs (`task_type`). */
+export const VIDEO_TASK_TYPES = ['multiframe', 'start-end2video', 'extend'] as const;
+export type VideoTaskType = (typeof VIDEO_TASK_TYPES)[number];
 
 /** Options for an n8n dropdown from enum values, named in words. */
 export function optionsOf(values: readonly string[], names: Record<string, string> = {}): Array<{ name: string; value: string }> {

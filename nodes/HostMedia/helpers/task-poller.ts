@@ -9,7 +9,7 @@ import { NodeApiError, NodeOperationError, sleep } from 'n8n-workflow';
 
 import { jittered } from '../../shared/retry';
 import { normaliseTask, type NormalisedTask } from '../../shared/task-status';
-import { getTask, taskStatusPath, type TaskRef } from '../transport/media-api';
+import { getTask, taskStatusPath, type StatusContext, type TaskRef } from '../transport/media-api';
 
 export interface PollTaskOptions {
 	task: TaskRef;
@@ -62,7 +62,7 @@ function cancelled(context: IExecuteFunctions, options: PollTaskOptions): NodeOp
 
 /** What a user needs when a status check is refused: the task ID, and for a 404 what to do instead. */
 export function statusFailure(
-	context: IExecuteFunctions,
+	context: StatusContext,
 	error: unknown,
 	target: Pick<PollTaskOptions, 'task' | 'label' | 'itemIndex'>,
 ): NodeApiError | NodeOperationError {

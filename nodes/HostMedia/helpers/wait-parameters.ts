@@ -128,7 +128,7 @@ export function waitProperties(kind: TaskKind): INodeProperties[] {
 					name: 'Wait for Notification',
 					value: 'webhook',
 					description:
-						'Pause the execution until the service notifies that the task is finished (no worker is held while it runs). One item per execution.',
+						"Pause the execution until the service notifies that the task is finished (no worker is held while it runs), then read the result from the task's status. One item per execution.",
 				},
 				{
 					name: "Don't Wait",

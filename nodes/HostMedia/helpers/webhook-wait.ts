@@ -4,28 +4,58 @@
  * `webhook()` for each notification. A final one resumes the execution with the same output as
  * Poll mode; other statuses keep it waiting; a notification about another task is refused.
  *
+ * Anyone holding the resume URL can send a notification, so it is a wake-up call, not the truth:
+ * the task's status (its result URLs, finished or failed) is then read from the service's status
+ * path with the credential. Only where the service has none (a 404 on a path the spec does not
+ * promise) is the notification taken as it is; its URLs are then fetched only if they are http(s).
+ *
  * n8n's rules shape this: an execution waits once, so one item per execution; when the wait
  * runs out n8n resumes the node by passing its input through, so the input item is replaced by a
  * timeout report before waiting (the timeout then reads as a timeout, not as a result); and a
- * node resumed from a wait does not run again, so a failed task resumes with an item whose status
- * is "failed" rather than an error.
+ * node resumed from a wait does not run again, so a failed task, or one whose status cannot be
+ * read, resumes with an item that says so rather than an error.
  */
 import type { IDataObject, IExecuteFunctions, INodeExecutionData, IWebhookFunctions, IWebhookResponseData } from 'n8n-workflow';
 
+import { credentialSecrets, redactDeep } from '../../shared/redaction';
 import { normaliseTask, type NormalisedTask } from '../../shared/task-status';
 import { invalidField, quoted } from '../../shared/validation';
-import { NOTIFY_FIELD, type TaskKind } from '../transport/media-api';
+import { getTask, NOTIFY_FIELD, specShowsStatusPath, type TaskKind, type TaskRef } from '../transport/media-api';
+import { IMAGE_TASK_TYPES, VIDEO_TASK_TYPES, type ImageTaskType } from './spec';
+import { statusFailure } from './task-poller';
 import { finishedItem, taskJson, type ResultFiles } from './task-result';
 import { readWebhookMaxWaitMinutes } from './wait-parameters';
 
-/** Execution custom data keys: what the resumed node must know about the task it waits for. */
+/** Execution custom data keys: the task of a waiting execution, shown in n8n's execution list. */
 const KEYS = { taskId: 'hostTaskId', taskType: 'hostTaskType', label: 'hostTaskLabel' } as const;
 
 /**
- * A webhook context reads execution custom data through an expression: this fallback is evaluated
- * against the waiting execution's data when n8n resumes it.
+ * A webhook context reads the waiting execution's data through an expression: this fallback is
+ * evaluated against it when a notification arrives. `$json` is the waiting node's input item.
  */
-const customDataExpression = (key: string) => `={{ $execution.customData.get("${key}") }}`;
+const waitingExpression = (expression: string) => `={{ ${expression} }}`;
+
+/** The task the execution waits for, as the execution knows it (never as a notification says it). */
+interface WaitingTask {
+	taskId: string;
+	taskType: string;
+	/** In words for messages ("upscale task"); empty when unknown. */
+	label: string;
+}
+
+/**
+ * Before waiting, the node replaced its input item with the timeout report (`task_id`,
+ * `task_type`), and n8n hands that item to the resume webhook as `$json`. Execution custom data is
+ * not loaded there by a real n8n, so it only supplies the words for messages, where it can.
+ */
+function waitingTaskOf(context: IWebhookFunctions): WaitingTask {
+	const read = (name: string, expression: string) => String(context.getNodeParameter(name, waitingExpression(expression)) ?? '');
+	return {
+		taskId: read(KEYS.taskId, '$json.task_id'),
+		taskType: read(KEYS.taskType, '$json.task_type'),
+		label: read(KEYS.label, `$execution.customData.get("${KEYS.label}")`),
+	};
+}
 
 /** The task to submit with the resume URL as its notification URL. */
 export interface NotifyingTask<Body extends IDataObject> {
@@ -109,22 +139,71 @@ function resultFilesOf(context: IExecuteFunctions | IWebhookFunctions, itemIndex
 	return { download: read('downloadFiles', true) as boolean, binaryPropertyName: String(read('binaryPropertyName', 'data') || 'data') };
 }
 
+/** The status path of the task the execution waits for. */
+function statusTargetOf(taskType: string, taskId: string): TaskRef | undefined {
+	if ((IMAGE_TASK_TYPES as readonly string[]).includes(taskType)) return { kind: 'image', taskType: taskType as ImageTaskType, taskId };
+	if ((VIDEO_TASK_TYPES as readonly string[]).includes(taskType)) return { kind: 'video', taskId };
+	return undefined;
+}
+
+/**
+ * The task as the service reports it, read with the credential; or why it could not be read. A
+ * service that answers 404 on a status path the spec does not promise has no status to read: the
+ * notification is then all there is (the resume URL's signature is what protects it).
+ */
+async function serviceStatusOf(
+	context: IWebhookFunctions,
+	notified: NormalisedTask,
+	target: TaskRef | undefined,
+	label: string,
+): Promise<NormalisedTask | { problem: string }> {
+	if (!target) return { problem: 'the execution does not know which task it waits for' };
+	try {
+		const answer = await getTask(context, target, { itemIndex: 0, label, retry: true });
+		return normaliseTask(answer) ?? { problem: 'the status answer has no task ID and status' };
+	} catch (error) {
+		if ((error as { httpCode?: string }).httpCode === '404' && !specShowsStatusPath(target)) return notified;
+		return { problem: statusFailure(context, error, { task: target, label, itemIndex: 0 }).message };
+	}
+}
+
+/** The resumed item when the status could not be read: nothing the notification claims is passed on. */
+function unconfirmedItem(notified: NormalisedTask, taskType: string, label: string, problem: string): INodeExecutionData {
+	const { task_id, kind } = notified;
+	const unknown: NormalisedTask = { task_id, kind, status: 'unknown', raw_status: '', final: false, generated: [], creations: [] };
+	const error = `The notification says the ${label} ${notified.task_id} finished (${notified.raw_status}), but its status could not be read from the service, so nothing was downloaded: ${problem.replace(/\.$/, '')}. Check the task with Get Task Status.`;
+	return { json: { ...taskJson(unknown, taskType), error }, pairedItem: { item: 0 } };
+}
+
 /** The node's webhook(): called by n8n for each notification sent to the waiting execution. */
 export async function resumeOnNotification(this: IWebhookFunctions): Promise<IWebhookResponseData> {
 	const res = this.getResponseObject();
-	const task = normaliseTask(this.getBodyData());
-	if (!task) {
+	// Redacted as every answer of the service is: the credential's secrets and the resume URL's signature.
+	const notified = normaliseTask(redactDeep(this.getBodyData(), await credentialSecrets(this, 'hostApi')));
+	if (!notified) {
 		res.status(400).json({ error: 'invalid_notification', message: 'Expected a task notification with task_id and a status' });
 		return { noWebhookResponse: true };
 	}
-	const expected = String(this.getNodeParameter(KEYS.taskId, customDataExpression(KEYS.taskId)) ?? '');
-	if (expected && task.task_id !== expected) {
-		res.status(400).json({ error: 'other_task', message: `This execution waits for task ${expected}, not ${task.task_id}` });
+	const waiting = waitingTaskOf(this);
+	if (waiting.taskId && notified.task_id !== waiting.taskId) {
+		res.status(400).json({ error: 'other_task', message: `This execution waits for task ${waiting.taskId}, not ${notified.task_id}` });
 		return { noWebhookResponse: true };
 	}
-	if (!task.final) return { webhookResponse: { received: true, waiting: true, status: task.raw_status } };
-	const taskType = String(this.getNodeParameter(KEYS.taskType, customDataExpression(KEYS.taskType)) || task.kind);
-	const label = String(this.getNodeParameter(KEYS.label, customDataExpression(KEYS.label)) || `${task.kind} task`);
+	if (!notified.final) return { webhookResponse: { received: true, waiting: true, status: notified.raw_status } };
+	const target = waiting.taskId ? statusTargetOf(waiting.taskType, waiting.taskId) : undefined;
+	const taskType = waiting.taskType || notified.kind;
+	const label = waiting.label || `${target?.kind ?? notified.kind} task`;
+	const task = await serviceStatusOf(this, notified, target, label);
+	if ('problem' in task)
+		return { webhookResponse: { received: true }, workflowData: [[unconfirmedItem(notified, taskType, label, task.problem)]] };
+	if (!task.final) {
+		// Answered as n8n answers a call that comes too early: a service that sent it retries later.
+		res.status(409).json({
+			error: 'not_finished',
+			message: `The service reports the ${label} ${notified.task_id} as ${task.raw_status}, not finished: the execution keeps waiting`,
+		});
+		return { noWebhookResponse: true };
+	}
 	let item: INodeExecutionData;
 	try {
 		item = await finishedItem(this, 0, task, taskType, {}, resultFilesOf(this, 0));

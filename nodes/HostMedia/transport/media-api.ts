@@ -8,7 +8,7 @@
  * `normaliseTask`, never trusted as they are. Result files come from signed or public URLs and are
  * downloaded without the credential (`shared/binary.ts`), not from here.
  */
-import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
+import type { IDataObject, IExecuteFunctions, IWebhookFunctions } from 'n8n-workflow';
 import { sleep } from 'n8n-workflow';
 
 import { errorForItem } from '../../shared/items';
@@ -183,11 +183,20 @@ export interface StatusCall extends TaskCall {
 	retry?: boolean;
 }
 
+/** A status read runs in an execution, or in the resume webhook of one waiting for a notification. */
+export type StatusContext = IExecuteFunctions | IWebhookFunctions;
+
 /** The GET path of a task's status, also shown in outputs and messages. */
 export function taskStatusPath(task: TaskRef): string {
 	const id = encodeURIComponent(task.taskId);
 	return task.kind === 'image' ? `${IMAGING}/${task.taskType}/${id}` : `/proxy/video/tasks/${id}/creations`;
 }
+
+/** Image task types whose status path the spec shows. The others' (relight, skin enhancer, video) are served by the real service but not promised. */
+const STATUS_PATH_IN_SPEC: readonly ImageTaskType[] = ['image-upscaler', 'image-upscaler-precision-v2', 'image-style-transfer'];
+
+/** Whether the spec promises this task's status path, so that a 404 there means "no such task", not "no such path". */
+export const specShowsStatusPath = (task: TaskRef): boolean => task.kind === 'image' && STATUS_PATH_IN_SPEC.includes(task.taskType);
 
 async function submit<A>(context: IExecuteFunctions, path: string, body: IDataObject, call: SubmitCall): Promise<A> {
 	return await hostRequest<A>(context, 'hostApi', {
@@ -228,7 +237,7 @@ export const generateVideoFromStartFrame = async (context: IExecuteFunctions, bo
 export const extendVideo = async (context: IExecuteFunctions, body: ExtendVideoBody, call: SubmitCall) =>
 	await submit<VideoTaskAnswer>(context, '/proxy/video/extend', body, call);
 
-async function readStatus<A>(context: IExecuteFunctions, task: TaskRef, call: StatusCall): Promise<A> {
+async function readStatus<A>(context: StatusContext, task: TaskRef, call: StatusCall): Promise<A> {
 	return await hostRequest<A>(context, 'hostApi', {
 		method: 'GET',
 		path: taskStatusPath(task),
@@ -240,19 +249,15 @@ async function readStatus<A>(context: IExecuteFunctions, task: TaskRef, call: St
 }
 
 /** GET /proxy/imaging/v1/ai/{task type}/{task_id}. */
-export const getImageTask = async (context: IExecuteFunctions, taskType: ImageTaskType, taskId: string, call: StatusCall) =>
+export const getImageTask = async (context: StatusContext, taskType: ImageTaskType, taskId: string, call: StatusCall) =>
 	await readStatus<ImageTaskAnswer>(context, { kind: 'image', taskType, taskId }, call);
 
 /** GET /proxy/video/tasks/{task_id}/creations. */
-export const getVideoTask = async (context: IExecuteFunctions, taskId: string, call: StatusCall) =>
+export const getVideoTask = async (context: StatusContext, taskId: string, call: StatusCall) =>
 	await readStatus<VideoCreationsAnswer>(context, { kind: 'video', taskId }, call);
 
 /** The status of any task, from the endpoint of its kind. */
-export async function getTask(
-	context: IExecuteFunctions,
-	task: TaskRef,
-	call: StatusCall,
-): Promise<ImageTaskAnswer | VideoCreationsAnswer> {
+export async function getTask(context: StatusContext, task: TaskRef, call: StatusCall): Promise<ImageTaskAnswer | VideoCreationsAnswer> {
 	return task.kind === 'image'
 		? await getImageTask(context, task.taskType, task.taskId, call)
 		: await getVideoTask(context, task.taskId, call);

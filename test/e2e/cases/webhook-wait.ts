@@ -1,7 +1,7 @@
 /**
  * Through a real n8n's own HTTP server: a Host Media video task in "Wait for Notification" mode
  * puts the execution to waiting with its resume URL sent to the service, and the service's
- * callback (retried while n8n answers 409) resumes it with the video.
+ * callback (retried while n8n answers 409) resumes it with the video, read from the task's status.
  */
 import { e2e } from '../support/context';
 import { describeFailure, outputItems } from '../support/n8n-client';
@@ -38,7 +38,15 @@ describe('webhook waiting in n8n', () => {
 			const done = await client.waitForExecution(executionId, { timeoutMs: 60000 });
 			expect(describeFailure(done)).toBe('succeeded');
 			const [item] = outputItems(done, 'Extend video');
-			expect(item!.json).toMatchObject({ status: 'succeeded', final: true, video_url: expect.stringContaining(simulator.storageUrl) });
+			expect(item!.json).toMatchObject({
+				task_type: 'extend',
+				status: 'succeeded',
+				final: true,
+				video_url: expect.stringContaining(simulator.storageUrl),
+			});
+			// The notification only woke the execution: the result was read from the task's status, with the credential.
+			const statusReads = simulator.requestsTo('GET', `/proxy/video/tasks/${String(item!.json.task_id)}/creations`);
+			expect(statusReads.map((r) => r.status)).toContain(200);
 			const deliveries = simulator.proxy.deliveries.filter((d) => d.url === callbackUrl);
 			expect(deliveries.some((d) => d.delivered && d.body && JSON.stringify(d.body).includes('success'))).toBe(true);
 		} finally {
