@@ -1,8 +1,20 @@
 /**
- * `npm run simulator -- [--port N] [--api-key K] [--access-token T] [--parallel-limit N] [--node-ms N] [--quiet]`
+ * `npm run simulator -- [--flavour cloud|self-hosted] [--port N] [--api-key K] [--access-token T] [--parallel-limit N] [--node-ms N]
+ * [--proxy-header "Name: value" | --proxy-basic user:password] [--quiet]`
  * Prints one JSON line with the URLs and secrets to use, then a readable line per request.
  */
-import { startSimulator, type SimulatorOptions } from './server';
+import { startSimulator, type Simulator, type SimulatorOptions } from './server';
+
+const USAGE =
+	'Usage: npm run simulator -- [--flavour cloud|self-hosted] [--port N] [--host H] [--api-key K] [--access-token T] ' +
+	'[--parallel-limit N] [--node-ms N] [--proxy-header "Name: value" | --proxy-basic user:password] [--quiet]\n' +
+	'  --flavour self-hosted   a ComfyUI-compatible server at the base URL instead of the cloud API\n' +
+	'  --proxy-header, --proxy-basic   (self-hosted) a reverse proxy in front of it that wants this header or these credentials\n';
+
+function needValue(flag: string, value: string | undefined): string {
+	if (value === undefined || value.startsWith('--')) throw new Error(`${flag} needs a value`);
+	return value;
+}
 
 function parseArgs(argv: string[]): SimulatorOptions & { quiet?: boolean } {
 	const options: SimulatorOptions & { quiet?: boolean } = {};
@@ -39,13 +51,33 @@ function parseArgs(argv: string[]): SimulatorOptions & { quiet?: boolean } {
 				options.nodeMs = numberFlag(flag, value);
 				i++;
 				break;
+			case '--flavour': {
+				const flavour = needValue(flag, value);
+				if (flavour !== 'cloud' && flavour !== 'self-hosted') throw new Error(`--flavour is cloud or self-hosted, not '${flavour}'`);
+				options.flavour = flavour;
+				i++;
+				break;
+			}
+			case '--proxy-header': {
+				const m = /^([^:\s]+):\s*(.+)$/.exec(needValue(flag, value));
+				if (!m) throw new Error('--proxy-header needs "Name: value"');
+				options.proxyAuth = { header: m[1], value: m[2] };
+				i++;
+				break;
+			}
+			case '--proxy-basic': {
+				const text = needValue(flag, value);
+				const colon = text.indexOf(':');
+				if (colon <= 0) throw new Error('--proxy-basic needs user:password');
+				options.proxyAuth = { username: text.slice(0, colon), password: text.slice(colon + 1) };
+				i++;
+				break;
+			}
 			case '--quiet':
 				options.quiet = true;
 				break;
 			case '--help':
-				process.stdout.write(
-					'Usage: npm run simulator -- [--port N] [--host H] [--api-key K] [--access-token T] [--parallel-limit N] [--node-ms N] [--quiet]\n',
-				);
+				process.stdout.write(USAGE);
 				process.exit(0);
 				break;
 			default:
@@ -62,19 +94,24 @@ async function main(): Promise<void> {
 		...options,
 		log: quiet ? undefined : (line) => process.stderr.write(`${stamp()} ${line}\n`),
 	});
-	process.stdout.write(
-		`${JSON.stringify({
-			baseUrl: sim.baseUrl,
-			wsBaseUrl: sim.wsBaseUrl,
-			registryUrl: sim.registryUrl,
-			storageUrl: sim.storageUrl,
-			apiKey: sim.apiKey,
-			accessToken: sim.accessToken,
-		})}\n`,
-	);
+	process.stdout.write(`${JSON.stringify(banner(sim))}\n`);
 	const stop = () => void sim.close().then(() => process.exit(0));
 	process.on('SIGINT', stop);
 	process.on('SIGTERM', stop);
+}
+
+/** What a user needs to connect: for the self-hosted server its URL (no key) and the proxy's credentials, if any. */
+function banner(sim: Simulator): Record<string, unknown> {
+	const urls = { baseUrl: sim.baseUrl, wsBaseUrl: sim.wsBaseUrl, registryUrl: sim.registryUrl, storageUrl: sim.storageUrl };
+	if (sim.flavour === 'cloud') return { ...urls, apiKey: sim.apiKey, accessToken: sim.accessToken };
+	const proxy = sim.options.proxyAuth;
+	return {
+		flavour: sim.flavour,
+		...urls,
+		wsUrl: `${sim.wsBaseUrl}/ws`,
+		accessToken: sim.accessToken,
+		...(proxy ? { proxyAuth: proxy } : {}),
+	};
 }
 
 main().catch((error: Error) => {

@@ -4,6 +4,7 @@
  * Errors name the node, its class and the input, so a 400 tells the user what to fix.
  */
 import type { InputSpec, NodeDefinition } from './cloud-catalogue';
+import { isPlainObject } from './core';
 
 export interface GraphNode {
 	class_type: string;
@@ -31,10 +32,6 @@ export type GraphCheck =
 	| { ok: false; type: string; message: string; details: string; nodeErrors: Record<string, NodeErrors> };
 
 type Catalogue = Record<string, NodeDefinition>;
-
-function isPlainObject(value: unknown): value is Record<string, unknown> {
-	return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
 
 /** A link is `[source node id, output index]`. */
 export function asLink(value: unknown): [string, number] | undefined {

@@ -5,6 +5,7 @@
  */
 import { randomUUID } from 'node:crypto';
 
+import type { NodeDefinition } from './cloud-catalogue';
 import type { Graph } from './cloud-graph';
 import { runJob, type RunEnv } from './cloud-run';
 import type { ExecutionFailure, Job, JobStatus, JobView } from './cloud-types';
@@ -16,6 +17,10 @@ export interface Submission {
 	order: string[];
 	extraData: Record<string, unknown>;
 	clientId?: string;
+	/** The client's own prompt_id (the self-hosted server accepts one); a new UUID when absent. */
+	promptId?: string;
+	/** Whether partner nodes may run; by default, whether extra_data.api_key_host_org is the account's key. */
+	partnerAuthorised?: boolean;
 }
 
 const TERMINAL: ReadonlySet<JobStatus> = new Set(['completed', 'failed', 'cancelled']);
@@ -44,7 +49,7 @@ export class JobBoard {
 	submit(s: Submission): Job {
 		const { api_key_host_org: partnerKey, ...publicExtraData } = s.extraData;
 		const job: Job = {
-			promptId: randomUUID(),
+			promptId: s.promptId ?? randomUUID(),
 			accountId: s.account.id,
 			status: 'pending',
 			submittedAt: Date.now(),
@@ -55,7 +60,7 @@ export class JobBoard {
 			graph: s.graph,
 			order: s.order,
 			publicExtraData,
-			partnerAuthorised: partnerKey === s.account.apiKey,
+			partnerAuthorised: s.partnerAuthorised ?? partnerKey === s.account.apiKey,
 			injectedFailure: this.nextFailure,
 			outputSize: this.outputSize,
 			executed: [],
@@ -96,7 +101,7 @@ export class JobBoard {
 		job.status = 'cancelled';
 		job.finishedAt = Date.now();
 		const nodeId = wasRunning ? (job.currentNode ?? null) : null;
-		this.env.emit(job.accountId, {
+		const interrupted = {
 			type: 'execution_interrupted',
 			data: {
 				prompt_id: job.promptId,
@@ -105,13 +110,28 @@ export class JobBoard {
 				executed: [...job.executed],
 				timestamp: job.finishedAt,
 			},
-		});
-		if (wasRunning) this.env.emit(job.accountId, { type: 'executing', data: { node: null, display_node: null, prompt_id: job.promptId } });
+		};
+		this.env.emit(job.accountId, interrupted, job);
+		if (wasRunning) {
+			this.env.emit(job.accountId, { type: 'executing', data: { node: null, display_node: null, prompt_id: job.promptId } }, job);
+		}
 		const queue = this.pending.get(job.accountId);
 		if (queue?.includes(job)) queue.splice(queue.indexOf(job), 1);
 		this.running.get(job.accountId)?.delete(job);
 		this.emitStatus(job.accountId);
 		this.pump(job.accountId);
+		return true;
+	}
+
+	/** Takes a pending job off the queue without a word on the sockets (the self-hosted server's queue delete). False when not pending. */
+	withdraw(job: Job): boolean {
+		const queue = this.pending.get(job.accountId);
+		if (job.status !== 'pending' || !queue?.includes(job)) return false;
+		queue.splice(queue.indexOf(job), 1);
+		job.abort.abort();
+		job.status = 'cancelled';
+		job.finishedAt = Date.now();
+		this.emitStatus(job.accountId);
 		return true;
 	}
 
@@ -167,7 +187,19 @@ export function jobRecord(job: Job, withOutputs: boolean): Record<string, unknow
 	return record;
 }
 
-/** A queue entry in the local runner's tuple shape: [number, prompt_id, prompt, extra_data, output node ids]. */
-export function queueEntry(job: Job, outputNodeIds: string[]): unknown[] {
-	return [job.number, job.promptId, job.graph, { ...job.publicExtraData, client_id: job.clientId }, outputNodeIds];
+/** The output nodes of a job: what the local runner lists as the prompt's outputs to execute. */
+export function outputNodeIds(job: Job, catalogue: Record<string, NodeDefinition>): string[] {
+	return job.order.filter((id) => catalogue[job.graph[id].class_type].output_node);
+}
+
+/**
+ * A queue entry in the local runner's tuple shape: [number, prompt_id, prompt, extra_data, output node ids].
+ * extra_data defaults to the submitted one without the partner key, client_id added.
+ */
+export function queueEntry(
+	job: Job,
+	catalogue: Record<string, NodeDefinition>,
+	extraData: Record<string, unknown> = { ...job.publicExtraData, client_id: job.clientId },
+): unknown[] {
+	return [job.number, job.promptId, job.graph, extraData, outputNodeIds(job, catalogue)];
 }

@@ -16,7 +16,8 @@ import type { ResolvedOptions } from './context';
 import type { SignedStorage } from './storage';
 
 export interface RunEnv {
-	emit(accountId: string, message: object | Buffer): void;
+	/** A message of `job` (absent for account-wide ones): the cloud sends it to every socket of the account, the self-hosted server by client id. */
+	emit(accountId: string, message: object | Buffer, job?: Job): void;
 	/** The job reached completed or failed (cancellation is handled by the board). */
 	finished(job: Job): void;
 	storage: SignedStorage;
@@ -24,6 +25,10 @@ export interface RunEnv {
 	catalogue: Record<string, NodeDefinition>;
 	names: FileNamer;
 	log(line: string): void;
+	/** Whether runs add messages of invented other jobs (default: the interleaveOtherJobs option); only the cloud shares sockets between jobs. */
+	otherJobMessages?: boolean;
+	/** How a partner node fails when the job's partner key was refused (default: the cloud's billing failure). */
+	partnerRefusal?(nodeId: string, classType: string): ExecutionFailure;
 }
 
 /** Where a file lives in storage; /api/view looks files up the same way. Scoped per account. */
@@ -82,15 +87,15 @@ class JobRun {
 		private readonly env: RunEnv,
 	) {
 		this.nodeMs = Math.max(0, env.options.nodeMs);
-		this.interleave = env.options.interleaveOtherJobs;
+		this.interleave = env.otherJobMessages ?? env.options.interleaveOtherJobs;
 	}
 
 	private send(type: string, data: Record<string, unknown>): void {
-		this.env.emit(this.job.accountId, { type, data: { ...data, prompt_id: data.prompt_id ?? this.job.promptId } });
+		this.env.emit(this.job.accountId, { type, data: { ...data, prompt_id: data.prompt_id ?? this.job.promptId } }, this.job);
 	}
 
 	private sendFrame(frame: Buffer): void {
-		this.env.emit(this.job.accountId, frame);
+		this.env.emit(this.job.accountId, frame, this.job);
 	}
 
 	private async sleepUntil(at: number): Promise<void> {
@@ -195,12 +200,7 @@ class JobRun {
 		const injected = job.injectedFailure;
 		if (injected && (injected.nodeId ?? job.order[job.order.length - 1]) === id) return injected;
 		if (this.env.catalogue[node.class_type].api_node && !job.partnerAuthorised) {
-			return {
-				exception_type: 'InsufficientFundsError',
-				exception_message:
-					`Partner node ${node.class_type} (node ${id}) could not be billed: extra_data.api_key_host_org is missing or is not ` +
-					"this account's API key. Workflows with partner nodes must send the platform API key as extra_data.api_key_host_org.",
-			};
+			return (this.env.partnerRefusal ?? billingRefusal)(id, node.class_type);
 		}
 		const ckpt = node.inputs.ckpt_name;
 		if (node.class_type === 'CheckpointLoaderSimple' && UNAVAILABLE_CHECKPOINTS.includes(String(ckpt))) {
@@ -301,6 +301,16 @@ class JobRun {
 		this.send('executing', { node: null, display_node: null });
 		this.env.finished(job);
 	}
+}
+
+/** The cloud bills partner nodes to the account whose key is in extra_data; any other key cannot be billed. */
+function billingRefusal(nodeId: string, classType: string): ExecutionFailure {
+	return {
+		exception_type: 'InsufficientFundsError',
+		exception_message:
+			`Partner node ${classType} (node ${nodeId}) could not be billed: extra_data.api_key_host_org is missing or is not ` +
+			"this account's API key. Workflows with partner nodes must send the platform API key as extra_data.api_key_host_org.",
+	};
 }
 
 function traceback(nodeType: string | null, failure: ExecutionFailure): string[] {

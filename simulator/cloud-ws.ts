@@ -1,7 +1,7 @@
 /**
  * Cloud: the WebSocket at /ws. Every connection of an account receives every message of that
- * account (clientId is ignored, as on the real service). All outgoing messages pass one gate that
- * applies the dropWebSocket and silenceWebSocket faults.
+ * account (clientId is ignored, as on the real service). All outgoing messages pass the fault gate
+ * (ws-faults.ts).
  */
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, Server } from 'node:http';
@@ -11,6 +11,7 @@ import { WebSocket, WebSocketServer } from 'ws';
 
 import type { Account, Counters, Faults } from './core';
 import { maskSecret } from './core';
+import { WsFaultGate } from './ws-faults';
 
 /** One upgrade attempt on the cloud host (the front door's request log does not see upgrades). */
 export interface WsHandshake {
@@ -33,7 +34,7 @@ export interface SocketHubDeps {
 }
 
 /** Answers an HTTP upgrade with a plain status and closes the socket. */
-function refuseUpgrade(socket: Duplex, status: number, reason: string, message: string): void {
+export function refuseUpgrade(socket: Duplex, status: number, reason: string, message: string): void {
 	const body = JSON.stringify({ error: { type: reason.toLowerCase().replace(/ /g, '_'), message } });
 	socket.end(
 		`HTTP/1.1 ${status} ${reason}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
@@ -44,10 +45,11 @@ export class SocketHub {
 	private readonly wss = new WebSocketServer({ noServer: true });
 	private readonly byAccount = new Map<string, Set<WebSocket>>();
 	readonly handshakes: WsHandshake[] = [];
-	/** The running silence window and the fault object that opened it. */
-	private silence?: { fault: object; until: number };
+	private readonly gate: WsFaultGate;
 
-	constructor(private readonly deps: SocketHubDeps) {}
+	constructor(private readonly deps: SocketHubDeps) {
+		this.gate = new WsFaultGate(deps.faults);
+	}
 
 	attach(server: Server): void {
 		server.on('upgrade', (req: IncomingMessage, socket: Duplex, head: Buffer) => this.upgrade(req, socket, head));
@@ -91,41 +93,10 @@ export class SocketHub {
 	/** Sends a JSON message (object) or a binary frame (Buffer) to every open socket of the account. */
 	emit(accountId: string, message: object | Buffer): void {
 		const open = [...(this.byAccount.get(accountId) ?? [])].filter((ws) => ws.readyState === WebSocket.OPEN);
-		if (open.length === 0 || !this.passesFaults()) return;
+		if (open.length === 0 || !this.gate.passes(() => this.terminateAll())) return;
 		const binary = Buffer.isBuffer(message);
 		const payload = binary ? message : JSON.stringify(message);
 		for (const ws of open) ws.send(payload, { binary });
-	}
-
-	/**
-	 * Fault gate, counted per emitted message that has at least one recipient (not per socket).
-	 * dropWebSocket: after `afterMessages` more, every socket is terminated and the fault cleared.
-	 * silenceWebSocket: after `afterMessages` more, messages are dropped for `ms`, then the fault clears.
-	 */
-	private passesFaults(): boolean {
-		const { faults } = this.deps;
-		const drop = faults.dropWebSocket;
-		if (drop) {
-			if (drop.afterMessages > 0) drop.afterMessages--;
-			else {
-				delete faults.dropWebSocket;
-				this.terminateAll();
-				return false;
-			}
-		}
-		const quiet = faults.silenceWebSocket;
-		if (!quiet) return true;
-		if (this.silence?.fault !== quiet) {
-			if (quiet.afterMessages > 0) {
-				quiet.afterMessages--;
-				return true;
-			}
-			this.silence = { fault: quiet, until: Date.now() + quiet.ms };
-		}
-		if (Date.now() < this.silence.until) return false;
-		delete faults.silenceWebSocket;
-		this.silence = undefined;
-		return true;
 	}
 
 	/** Abrupt end (no close frame): the client sees code 1006. */
@@ -142,7 +113,7 @@ export class SocketHub {
 	/** Forgets handshakes and fault state; open connections stay open (they are not state). */
 	reset(): void {
 		this.handshakes.length = 0;
-		this.silence = undefined;
+		this.gate.reset();
 	}
 
 	async close(): Promise<void> {

@@ -26,12 +26,16 @@ import { FileNamer, storageKey } from './cloud-run';
 import type { ExecutionFailure, Job, JobView } from './cloud-types';
 import { SocketHub, type WsHandshake } from './cloud-ws';
 import type { AreaContext } from './context';
-import { type Account, type Handler, type SimRequest, parseMultipart, readJson, sendError, sendJson } from './core';
+import { type Account, type Handler, type SimRequest, isPlainObject, readJson, sendError, sendJson } from './core';
+import { EXTENSION_BY_IMAGE_TYPE, IMAGE_TYPE_BY_EXTENSION } from './file-types';
+import { isUploadProblem, readUploadForm } from './upload-form';
 
 /** A file accepted by /api/upload/image or /api/upload/mask. */
 export interface UploadedInput {
 	accountId: string;
 	name: string;
+	/** Self-hosted only: the subfolder as the client gave it (the cloud's storage is flat). */
+	subfolder?: string;
 	type: string;
 	size: number;
 	contentType: string;
@@ -39,6 +43,8 @@ export interface UploadedInput {
 }
 
 export interface CloudArea {
+	/** Whether a request may reach the routes; when not, it has been answered (the self-hosted flavour's reverse proxy). */
+	admits?(req: SimRequest, res: ServerResponse): boolean;
 	attach(server: Server): void;
 	/** Stops and forgets jobs, uploads, file counters and WebSocket fault state. */
 	reset(): void;
@@ -61,18 +67,6 @@ export interface CloudArea {
 type AccountHandler = (req: SimRequest, res: ServerResponse, account: Account) => void | Promise<void>;
 
 const UPLOAD_TYPES = new Set(['input', 'temp', 'output']);
-const EXTENSION_BY_TYPE: Record<string, string> = { 'image/png': '.png', 'image/jpeg': '.jpg', 'image/webp': '.webp', 'image/gif': '.gif' };
-const TYPE_BY_EXTENSION: Record<string, string> = {
-	'.png': 'image/png',
-	'.jpg': 'image/jpeg',
-	'.jpeg': 'image/jpeg',
-	'.webp': 'image/webp',
-	'.gif': 'image/gif',
-};
-
-function isPlainObject(value: unknown): value is Record<string, unknown> {
-	return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
 
 export function createCloudArea(ctx: AreaContext): CloudArea {
 	const uploads: UploadedInput[] = [];
@@ -172,10 +166,9 @@ export function createCloudArea(ctx: AreaContext): CloudArea {
 		'GET',
 		'/api/queue',
 		authed((_req, res, account) => {
-			const outputsOf = (job: Job) => job.order.filter((id) => catalogue[job.graph[id].class_type].output_node);
 			sendJson(res, 200, {
-				queue_running: board.runningOf(account.id).map((job) => queueEntry(job, outputsOf(job))),
-				queue_pending: board.pendingOf(account.id).map((job) => queueEntry(job, outputsOf(job))),
+				queue_running: board.runningOf(account.id).map((job) => queueEntry(job, catalogue)),
+				queue_pending: board.pendingOf(account.id).map((job) => queueEntry(job, catalogue)),
 			});
 		}),
 	);
@@ -243,15 +236,9 @@ export function createCloudArea(ctx: AreaContext): CloudArea {
 	}
 
 	function upload(req: SimRequest, res: ServerResponse, account: Account, mask: boolean): void {
-		const parts = parseMultipart(req);
-		if (!parts) return sendError(res, 400, 'cloud', 'invalid_upload', 'Send the upload as multipart/form-data with an image file part.');
-		const image = parts.find((p) => p.name === 'image' && p.filename !== undefined) ?? parts.find((p) => p.name === 'image');
-		if (!image) return sendError(res, 400, 'cloud', 'missing_image', "The upload has no 'image' file part.");
-		const limit = ctx.options.uploadLimitBytes;
-		if (image.data.length > limit) {
-			return sendError(res, 413, 'cloud', 'file_too_large', `The image is ${image.data.length} bytes; the limit is ${limit} bytes.`);
-		}
-		const field = (name: string) => parts.find((p) => p.name === name && p.filename === undefined)?.data.toString('utf8');
+		const form = readUploadForm(req, ctx.options.uploadLimitBytes);
+		if (isUploadProblem(form)) return sendError(res, form.status, 'cloud', form.code, form.message);
+		const { image, field } = form;
 		const type = field('type') || 'input';
 		if (!UPLOAD_TYPES.has(type)) return sendError(res, 400, 'cloud', 'invalid_type', `type must be input, temp or output, not '${type}'.`);
 		if (mask) {
@@ -260,7 +247,7 @@ export function createCloudArea(ctx: AreaContext): CloudArea {
 		}
 		const ext = uploadExtension(image.filename, image.contentType);
 		const name = `${createHash('sha256').update(image.data).digest('hex')}${ext}`;
-		const contentType = image.contentType ?? TYPE_BY_EXTENSION[ext] ?? 'application/octet-stream';
+		const contentType = image.contentType ?? IMAGE_TYPE_BY_EXTENSION[ext] ?? 'application/octet-stream';
 		ctx.storage.put(storageKey(account.id, type, '', name), contentType, Buffer.from(image.data));
 		uploads.push({ accountId: account.id, name, type, size: image.data.length, contentType, mask });
 		sendJson(res, 200, { name, subfolder: '', type });
@@ -362,5 +349,5 @@ export function createCloudArea(ctx: AreaContext): CloudArea {
 function uploadExtension(filename: string | undefined, contentType: string | undefined): string {
 	const ext = extname(filename ?? '').toLowerCase();
 	if (/^\.[a-z0-9]{1,5}$/.test(ext)) return ext;
-	return EXTENSION_BY_TYPE[String(contentType).toLowerCase()] ?? '';
+	return EXTENSION_BY_IMAGE_TYPE[String(contentType).toLowerCase()] ?? '';
 }

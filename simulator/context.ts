@@ -6,7 +6,17 @@
 import type { Account, Counters, Faults, Router } from './core';
 import type { SignedStorage } from './storage';
 
+/** Which server answers at the base URL: the Host Cloud API, or a self-hosted (ComfyUI-compatible) graph server. */
+export type Flavour = 'cloud' | 'self-hosted';
+
+/** What the reverse proxy in front of a self-hosted server wants on every request: a header, or HTTP basic credentials. */
+export type ProxyAuth = { header: string; value: string } | { username: string; password: string };
+
 export interface SimulatorOptions {
+	/** The server at the base URL (default cloud); the registry, media proxy and storage hosts are the same for both. */
+	flavour?: Flavour;
+	/** Self-hosted only: requests without this header or these credentials get 401 (no check when absent). */
+	proxyAuth?: ProxyAuth;
 	host?: string;
 	/** Port of the cloud API; 0 (default) picks a free one. The other two hosts always pick free ports. */
 	port?: number;
@@ -39,8 +49,9 @@ export interface SimulatorOptions {
 	log?: (line: string) => void;
 }
 
-export type ResolvedOptions = Required<Omit<SimulatorOptions, 'log' | 'extraAccounts' | 'port'>> & {
+export type ResolvedOptions = Required<Omit<SimulatorOptions, 'log' | 'extraAccounts' | 'port' | 'proxyAuth'>> & {
 	port: number;
+	proxyAuth?: ProxyAuth;
 	log?: (line: string) => void;
 };
 

@@ -133,6 +133,10 @@ export class Router {
 	}
 }
 
+export function isPlainObject(value: unknown): value is Record<string, unknown> {
+	return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
 /** Responses picked by the malformedJson fault: their JSON body is cut in half; the callback consumes the fault. */
 export const malformedJsonResponses = new WeakMap<ServerResponse, () => void>();
 
@@ -221,13 +225,17 @@ export function parseMultipart(req: SimRequest): MultipartPart[] | undefined {
 
 const SECRET_HEADERS = new Set(['x-api-key', 'authorization', 'cookie']);
 
-/** Keeps header names, masks secret values: a test can see a credential was sent without the log holding it. */
-export function maskHeaders(headers: IncomingMessage['headers']): Record<string, string> {
+/**
+ * Keeps header names, masks secret values: a test can see a credential was sent without the log holding it.
+ * `alsoSecret` names more secret headers (lower case), such as a reverse proxy's token header.
+ */
+export function maskHeaders(headers: IncomingMessage['headers'], alsoSecret: readonly string[] = []): Record<string, string> {
 	const out: Record<string, string> = {};
 	for (const [name, value] of Object.entries(headers)) {
 		if (value === undefined) continue;
 		const text = Array.isArray(value) ? value.join(', ') : value;
-		out[name.toLowerCase()] = SECRET_HEADERS.has(name.toLowerCase()) ? maskSecret(text) : text;
+		const lower = name.toLowerCase();
+		out[lower] = SECRET_HEADERS.has(lower) || alsoSecret.includes(lower) ? maskSecret(text) : text;
 	}
 	return out;
 }

@@ -1,13 +1,14 @@
 /**
  * Starts the simulator: three loopback listeners standing in for the three hosts of the real
- * service (cloud API + WebSocket, registry + proxy, signed-URL storage). Tests call
+ * service (cloud API + WebSocket, registry + proxy, signed-URL storage). With `flavour:
+ * 'self-hosted'` the first one is a ComfyUI-compatible server instead (selfhosted.ts). Tests call
  * `startSimulator(options)` in-process; `npm run simulator` calls it from cli.ts.
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 
 import { createCloudArea, type CloudArea } from './cloud';
-import type { AreaContext, ResolvedOptions, SimulatorOptions, SimulatorUrls } from './context';
+import type { AreaContext, Flavour, ResolvedOptions, SimulatorOptions, SimulatorUrls } from './context';
 import {
 	type Account,
 	type Counters,
@@ -23,11 +24,15 @@ import {
 } from './core';
 import { createProxyArea, type ProxyArea } from './proxy';
 import { createRegistryArea, type RegistryArea } from './registry';
+import { createSelfHostedArea } from './selfhosted';
+import { proxySecretHeaders } from './selfhosted-gate';
 import { SignedStorage } from './storage';
 
-export type { ResolvedOptions, SimulatorOptions, SimulatorUrls } from './context';
+export type { Flavour, ProxyAuth, ResolvedOptions, SimulatorOptions, SimulatorUrls } from './context';
 
 export interface Simulator extends SimulatorUrls {
+	/** The server at baseUrl: the cloud API, or a self-hosted (ComfyUI-compatible) server. */
+	flavour: Flavour;
 	apiKey: string;
 	accessToken: string;
 	options: ResolvedOptions;
@@ -37,6 +42,7 @@ export interface Simulator extends SimulatorUrls {
 	counters: Counters;
 	accounts: Account[];
 	storage: SignedStorage;
+	/** The area at baseUrl, whichever the flavour (the self-hosted one is a SelfHostedArea, with its history). */
 	cloud: CloudArea;
 	registry: RegistryArea;
 	proxy: ProxyArea;
@@ -51,6 +57,9 @@ const BODY_LOG_LIMIT = 4096;
 
 function resolveOptions(options: SimulatorOptions): ResolvedOptions {
 	return {
+		flavour: options.flavour ?? 'cloud',
+		// Kept as a key even when absent, so a test that sets it at run time has it cleared after.
+		proxyAuth: options.proxyAuth,
 		host: options.host ?? '127.0.0.1',
 		port: options.port ?? 0,
 		apiKey: options.apiKey ?? 'sim-api-key',
@@ -172,7 +181,7 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
 		log,
 	};
 
-	const cloud = createCloudArea(ctx);
+	const cloud = o.flavour === 'self-hosted' ? createSelfHostedArea(ctx) : createCloudArea(ctx);
 	const registry = createRegistryArea(ctx);
 	const proxy = createProxyArea(ctx);
 
@@ -188,7 +197,7 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
 				method: req.method ?? 'GET',
 				path: url.pathname,
 				query: Object.fromEntries(url.searchParams),
-				headers: maskHeaders(req.headers),
+				headers: maskHeaders(req.headers, proxySecretHeaders(o.proxyAuth)),
 				body: maskSecrets(summariseBody(req, rawBody), accounts),
 			};
 			requests.push(entry);
@@ -234,7 +243,10 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
 		return found.handler(req, res);
 	};
 
-	const cloudServer = createServer(frontDoor('service', 'cloud', routeWith(cloudRouter, 'cloud')));
+	const cloudRoutes = routeWith(cloudRouter, 'cloud');
+	const cloudServer = createServer(
+		frontDoor('service', 'cloud', (req, res) => ((cloud.admits?.(req, res) ?? true) ? cloudRoutes(req, res) : undefined)),
+	);
 	const registryServer = createServer(frontDoor('service', 'registry', routeWith(registryRouter, 'registry')));
 	const storageServer = createServer(frontDoor('storage', 'registry', (req, res) => storage.handle(req, res)));
 	for (const s of [cloudServer, registryServer, storageServer]) s.keepAliveTimeout = 5000;
@@ -253,6 +265,7 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
 
 	const sim: Simulator = {
 		...urls,
+		flavour: o.flavour,
 		apiKey: o.apiKey,
 		accessToken: o.accessToken,
 		options: o,

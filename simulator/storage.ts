@@ -90,15 +90,7 @@ export class SignedStorage {
 		}
 		const object = this.objects.get(key);
 		if (!object) return sendText(res, 404, 'NoSuchKey');
-		this.serve(req, res, object);
-	}
-
-	private serve(req: SimRequest, res: ServerResponse, object: StoredObject): void {
-		const size = Buffer.isBuffer(object.body) ? object.body.length : object.body.size;
-		res.writeHead(200, { 'content-type': object.contentType, 'content-length': size });
-		if (req.method === 'HEAD') return void res.end();
-		if (Buffer.isBuffer(object.body)) return void res.end(object.body);
-		object.body.stream().pipe(res);
+		serveStored(req, res, object);
 	}
 
 	private sign(method: string, key: string, expires: number): string {
@@ -111,6 +103,15 @@ export class SignedStorage {
 		const given = Buffer.from(signature);
 		return expected.length === given.length && timingSafeEqual(expected, given);
 	}
+}
+
+/** Answers 200 with an object's bytes (streamed when synthetic); headers default to its content type. */
+export function serveStored(req: SimRequest, res: ServerResponse, object: StoredObject, headers: Record<string, string> = {}): void {
+	const size = Buffer.isBuffer(object.body) ? object.body.length : object.body.size;
+	res.writeHead(200, { 'content-type': object.contentType, 'content-length': size, ...headers });
+	if (req.method === 'HEAD') return void res.end();
+	if (Buffer.isBuffer(object.body)) return void res.end(object.body);
+	object.body.stream().pipe(res);
 }
 
 /** A readable of `size` bytes that starts with `header` and repeats a pattern, made chunk by chunk. */
