@@ -4,25 +4,14 @@
  * (ws-faults.ts).
  */
 import { randomUUID } from 'node:crypto';
-import type { IncomingMessage, Server } from 'node:http';
+import type { IncomingMessage } from 'node:http';
 import type { Duplex } from 'node:stream';
 
-import { WebSocket, WebSocketServer } from 'ws';
+import type { WebSocket } from 'ws';
 
 import type { Account, Counters, Faults } from './core';
 import { maskSecret } from './core';
-import { WsFaultGate } from './ws-faults';
-
-/** One upgrade attempt on the cloud host (the front door's request log does not see upgrades). */
-export interface WsHandshake {
-	at: number;
-	path: string;
-	clientId: string;
-	/** The token as the request log would show it: masked. */
-	token: string;
-	accountId?: string;
-	accepted: boolean;
-}
+import { refuseUpgrade, SocketHubBase, type WsHandshake } from './ws-hub';
 
 export interface SocketHubDeps {
 	faults: Faults;
@@ -33,30 +22,14 @@ export interface SocketHubDeps {
 	log(line: string): void;
 }
 
-/** Answers an HTTP upgrade with a plain status and closes the socket. */
-export function refuseUpgrade(socket: Duplex, status: number, reason: string, message: string): void {
-	const body = JSON.stringify({ error: { type: reason.toLowerCase().replace(/ /g, '_'), message } });
-	socket.end(
-		`HTTP/1.1 ${status} ${reason}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
-	);
-}
-
-export class SocketHub {
-	private readonly wss = new WebSocketServer({ noServer: true });
+export class SocketHub extends SocketHubBase {
 	private readonly byAccount = new Map<string, Set<WebSocket>>();
-	readonly handshakes: WsHandshake[] = [];
-	private readonly gate: WsFaultGate;
 
 	constructor(private readonly deps: SocketHubDeps) {
-		this.gate = new WsFaultGate(deps.faults);
+		super(deps.faults);
 	}
 
-	attach(server: Server): void {
-		server.on('upgrade', (req: IncomingMessage, socket: Duplex, head: Buffer) => this.upgrade(req, socket, head));
-	}
-
-	private upgrade(req: IncomingMessage, socket: Duplex, head: Buffer): void {
-		socket.on('error', () => socket.destroy());
+	protected upgrade(req: IncomingMessage, socket: Duplex, head: Buffer): void {
 		const url = new URL(req.url ?? '/', 'http://sim');
 		const token = url.searchParams.get('token') ?? undefined;
 		const account = this.deps.accountByApiKey(token);
@@ -82,44 +55,18 @@ export class SocketHub {
 		if (!set) this.byAccount.set(account.id, (set = new Set()));
 		set.add(ws);
 		ws.on('close', () => set.delete(ws));
-		ws.on('error', () => ws.terminate());
 		this.deps.log(`WS /ws connected (account ${account.id}, clientId ${clientId || '-'})`);
-		// The greeting is outside the fault gate: a client that reconnects always gets its sid.
-		const sid = clientId || randomUUID().replace(/-/g, '');
-		const queue_remaining = this.deps.queueRemaining(account.id);
-		ws.send(JSON.stringify({ type: 'status', data: { status: { exec_info: { queue_remaining } }, sid } }));
+		this.greet(ws, clientId || randomUUID().replace(/-/g, ''), this.deps.queueRemaining(account.id));
 	}
 
 	/** Sends a JSON message (object) or a binary frame (Buffer) to every open socket of the account. */
 	emit(accountId: string, message: object | Buffer): void {
-		const open = [...(this.byAccount.get(accountId) ?? [])].filter((ws) => ws.readyState === WebSocket.OPEN);
-		if (open.length === 0 || !this.gate.passes(() => this.terminateAll())) return;
-		const binary = Buffer.isBuffer(message);
-		const payload = binary ? message : JSON.stringify(message);
-		for (const ws of open) ws.send(payload, { binary });
-	}
-
-	/** Abrupt end (no close frame): the client sees code 1006. */
-	terminateAll(): void {
-		for (const ws of this.wss.clients) ws.terminate();
-	}
-
-	openSockets(): number {
-		let n = 0;
-		for (const ws of this.wss.clients) if (ws.readyState === WebSocket.OPEN) n++;
-		return n;
-	}
-
-	/** Forgets handshakes and fault state; open connections stay open (they are not state). */
-	reset(): void {
-		this.handshakes.length = 0;
-		this.gate.reset();
+		this.send(this.byAccount.get(accountId) ?? [], message);
 	}
 
 	async close(): Promise<void> {
-		this.terminateAll();
 		this.byAccount.clear();
-		await new Promise<void>((resolve) => this.wss.close(() => resolve()));
+		await super.close();
 	}
 }
 

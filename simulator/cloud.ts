@@ -24,7 +24,8 @@ import { checkSubmission } from './cloud-graph';
 import { JobBoard, isTerminal, jobRecord, queueEntry } from './cloud-jobs';
 import { FileNamer, storageKey } from './cloud-run';
 import type { ExecutionFailure, Job, JobView } from './cloud-types';
-import { SocketHub, type WsHandshake } from './cloud-ws';
+import { SocketHub } from './cloud-ws';
+import type { SocketHubBase, WsHandshake } from './ws-hub';
 import type { AreaContext } from './context';
 import { type Account, type Handler, type SimRequest, isPlainObject, readJson, sendError, sendJson } from './core';
 import { EXTENSION_BY_IMAGE_TYPE, IMAGE_TYPE_BY_EXTENSION } from './file-types';
@@ -322,12 +323,28 @@ export function createCloudArea(ctx: AreaContext): CloudArea {
 		sendJson(res, 200, { interrupted });
 	}
 
+	return areaControls({ board, names, uploads, hub });
+}
+
+/**
+ * The test controls of a cloud area over its parts, the same in both flavours; `forget` clears
+ * what a flavour keeps besides (the self-hosted history).
+ */
+export function areaControls(parts: {
+	board: JobBoard;
+	names: FileNamer;
+	uploads: UploadedInput[];
+	hub: SocketHubBase;
+	forget?: () => void;
+}): Omit<CloudArea, 'admits'> {
+	const { board, names, uploads, hub } = parts;
 	return {
 		attach: (server) => hub.attach(server),
 		reset() {
 			board.reset();
 			names.reset();
 			uploads.length = 0;
+			parts.forget?.();
 			hub.reset();
 		},
 		async close() {

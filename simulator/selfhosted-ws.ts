@@ -12,16 +12,15 @@
  * of that id closes the id is forgotten (so a newer socket of the same id stops receiving).
  */
 import { randomUUID } from 'node:crypto';
-import type { IncomingMessage, Server } from 'node:http';
+import type { IncomingMessage } from 'node:http';
 import type { Duplex } from 'node:stream';
 
-import { WebSocket, WebSocketServer } from 'ws';
+import type { WebSocket } from 'ws';
 
 import type { Job } from './cloud-types';
-import { refuseUpgrade, type WsHandshake } from './cloud-ws';
 import type { Counters, Faults } from './core';
 import { type ProxyRefusal, refuseUpgradeByProxy } from './selfhosted-gate';
-import { WsFaultGate } from './ws-faults';
+import { refuseUpgrade, SocketHubBase, type WsHandshake } from './ws-hub';
 
 export interface ClientSocketHubDeps {
 	faults: Faults;
@@ -48,22 +47,14 @@ function audienceOf(message: object | Buffer): Audience {
 	return CLIENT_OR_EVERYONE.has(type) ? 'client-or-everyone' : 'client';
 }
 
-export class ClientSocketHub {
-	private readonly wss = new WebSocketServer({ noServer: true });
+export class ClientSocketHub extends SocketHubBase {
 	private readonly byClient = new Map<string, WebSocket>();
-	readonly handshakes: WsHandshake[] = [];
-	private readonly gate: WsFaultGate;
 
 	constructor(private readonly deps: ClientSocketHubDeps) {
-		this.gate = new WsFaultGate(deps.faults);
+		super(deps.faults);
 	}
 
-	attach(server: Server): void {
-		server.on('upgrade', (req: IncomingMessage, socket: Duplex, head: Buffer) => this.upgrade(req, socket, head));
-	}
-
-	private upgrade(req: IncomingMessage, socket: Duplex, head: Buffer): void {
-		socket.on('error', () => socket.destroy());
+	protected upgrade(req: IncomingMessage, socket: Duplex, head: Buffer): void {
 		const url = new URL(req.url ?? '/', 'http://sim');
 		const shake: WsHandshake = {
 			at: Date.now(),
@@ -87,22 +78,15 @@ export class ClientSocketHub {
 		this.deps.counters.wsConnections++;
 		this.byClient.set(sid, ws);
 		ws.on('close', () => this.byClient.delete(sid));
-		ws.on('error', () => ws.terminate());
 		this.deps.log(`WS /ws connected (clientId ${sid})`);
-		// The greeting is outside the fault gate: a client that reconnects always gets its sid.
-		const queue_remaining = this.deps.queueRemaining();
-		ws.send(JSON.stringify({ type: 'status', data: { status: { exec_info: { queue_remaining } }, sid } }));
+		this.greet(ws, sid, this.deps.queueRemaining());
 		const running = this.deps.runningFor(sid);
 		if (running?.currentNode !== undefined) ws.send(JSON.stringify({ type: 'executing', data: { node: running.currentNode } }));
 	}
 
 	/** Sends a JSON message (object) or a binary frame (Buffer) of `job` (absent: a queue status) to its audience. */
 	emit(message: object | Buffer, job?: Job): void {
-		const open = this.recipients(message, job).filter((ws) => ws.readyState === WebSocket.OPEN);
-		if (open.length === 0 || !this.gate.passes(() => this.terminateAll())) return;
-		const binary = Buffer.isBuffer(message);
-		const payload = binary ? message : JSON.stringify(message);
-		for (const ws of open) ws.send(payload, { binary });
+		this.send(this.recipients(message, job), message);
 	}
 
 	private recipients(message: object | Buffer, job?: Job): WebSocket[] {
@@ -116,27 +100,9 @@ export class ClientSocketHub {
 		return audience === 'client-or-everyone' ? everyone : [];
 	}
 
-	/** Abrupt end (no close frame): the client sees code 1006. */
-	terminateAll(): void {
-		for (const ws of this.wss.clients) ws.terminate();
-	}
-
-	openSockets(): number {
-		let n = 0;
-		for (const ws of this.wss.clients) if (ws.readyState === WebSocket.OPEN) n++;
-		return n;
-	}
-
-	/** Forgets handshakes and fault state; open connections stay open (they are not state). */
-	reset(): void {
-		this.handshakes.length = 0;
-		this.gate.reset();
-	}
-
 	async close(): Promise<void> {
-		this.terminateAll();
 		this.byClient.clear();
-		await new Promise<void>((resolve) => this.wss.close(() => resolve()));
+		await super.close();
 	}
 }
 

@@ -14,7 +14,7 @@
  */
 import type { ServerResponse } from 'node:http';
 
-import type { CloudArea, UploadedInput } from './cloud';
+import { areaControls, type CloudArea, type UploadedInput } from './cloud';
 import { buildCatalogue, type NodeDefinition } from './cloud-catalogue';
 import { checkSubmission } from './cloud-graph';
 import { JobBoard, queueEntry } from './cloud-jobs';
@@ -212,27 +212,16 @@ export function createSelfHostedArea(ctx: AreaContext): SelfHostedArea {
 			if (refusal) sendProxyRefusal(res, refusal);
 			return refusal === undefined;
 		},
-		attach: (server) => hub.attach(server),
-		reset() {
-			board.reset();
-			names.reset();
-			uploads.length = 0;
-			submittedExtra.clear();
-			history.reset();
-			hub.reset();
-		},
-		async close() {
-			board.reset();
-			await hub.close();
-		},
-		jobs: board.jobs,
-		failNextJob: (failure) => board.failNextJob(failure),
-		setOutputSize(bytes) {
-			board.outputSize = bytes;
-		},
-		openSockets: () => hub.openSockets(),
-		wsHandshakes: hub.handshakes,
-		uploads,
+		...areaControls({
+			board,
+			names,
+			uploads,
+			hub,
+			forget() {
+				submittedExtra.clear();
+				history.reset();
+			},
+		}),
 		history: history.view(),
 	};
 }
