@@ -10,7 +10,7 @@
  */
 import type { IDataObject, IExecuteFunctions, ILoadOptionsFunctions, IWebhookFunctions } from 'n8n-workflow';
 
-import { isRecord } from './validation';
+import { isPlainObject } from './validation';
 
 export const REDACTED = '***';
 
@@ -83,7 +83,7 @@ function redactValue(value: unknown, secrets: readonly string[]): unknown {
 	if (typeof value === 'string') return redact(value, secrets);
 	if (Array.isArray(value)) return value.map((entry) => redactValue(entry, secrets));
 	// Plain objects only: Buffers and other class instances (binary data) are not text.
-	if (isRecord(value) && [Object.prototype, null].includes(Object.getPrototypeOf(value) as object | null)) {
+	if (isPlainObject(value)) {
 		const out: IDataObject = {};
 		for (const [key, entry] of Object.entries(value)) out[redact(key, secrets)] = redactValue(entry, secrets) as IDataObject[string];
 		return out;

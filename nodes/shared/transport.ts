@@ -23,6 +23,7 @@ import { NodeApiError, sleep } from 'n8n-workflow';
 
 import { containsSecret, credentialSecrets, redact, redactDeep } from './redaction';
 import { jittered, RETRY_DELAYS_MS } from './retry';
+import { isPlainObject } from './validation';
 import { discardBody } from './streams';
 
 export type HostCredentialType = 'hostCloudApi' | 'hostApi';
@@ -169,16 +170,6 @@ function withStopSignal(context: HostContext, stop: AbortSignal): HostContext {
 	return new Proxy(context, {
 		get: (target, key, receiver) => (key === 'getExecutionCancelSignal' ? () => signal : Reflect.get(target, key, receiver)),
 	});
-}
-
-function isPlainObject(value: unknown): value is IDataObject {
-	return (
-		typeof value === 'object' &&
-		value !== null &&
-		!Array.isArray(value) &&
-		!Buffer.isBuffer(value) &&
-		Object.getPrototypeOf(value) === Object.prototype
-	);
 }
 
 async function readSmallStream(body: unknown): Promise<unknown> {

@@ -17,6 +17,13 @@ export function isRecord(value: unknown): value is Record<string, unknown> {
 	return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
+/** A plain object (a parsed JSON object, an object literal): not a Buffer, stream or other class instance. */
+export function isPlainObject(value: unknown): value is IDataObject {
+	if (!isRecord(value)) return false;
+	const proto = Object.getPrototypeOf(value) as object | null;
+	return proto === Object.prototype || proto === null;
+}
+
 /** A bad-input error for one field of one item. */
 export function invalidField(context: CheckContext, itemIndex: number, field: string, problem: string, hint?: string): NodeOperationError {
 	return new NodeOperationError(context.getNode(), `${field} ${problem}`, { itemIndex, description: hint });

@@ -147,11 +147,8 @@ class MusicStreamReader {
 					continue;
 				}
 				await this.handle(line.event, line.bytes);
-				// Nothing follows "complete" or "error": close now rather than wait for the service to.
-				if (this.failure || this.completed) {
-					this.stream.close();
-					break;
-				}
+				// Nothing follows "complete" or "error": stop now (the `finally` closes the connection) rather than wait for the service to.
+				if (this.failure || this.completed) break;
 			}
 		} catch (error) {
 			await this.abandon();
@@ -164,6 +161,7 @@ class MusicStreamReader {
 				description: `${this.progress()} Try again.`,
 			});
 		} finally {
+			// Whatever ended the read, the connection is closed here, never left to the service.
 			this.stream.close();
 		}
 		if (signal?.aborted) {
@@ -315,9 +313,8 @@ class MusicStreamReader {
 		await channel.write(head);
 	}
 
-	/** Closes the connection, stops every take's file (error or cancellation) and lets the stores settle. */
+	/** Stops every take's file (error or cancellation) and lets the stores settle. */
 	private async abandon(): Promise<void> {
-		this.stream.close();
 		const reason = new Error('music stream abandoned');
 		for (const take of this.takes.values()) take.channel?.fail(reason);
 		await Promise.allSettled([...this.takes.values()].map(async (take) => await take.store));
