@@ -70,17 +70,16 @@ export async function runItemsConcurrently(
 export function createLimiter(limit: number): <T>(task: () => Promise<T>) => Promise<T> {
 	let active = 0;
 	const waiting: Array<() => void> = [];
-	const release = () => {
-		active--;
-		waiting.shift()?.();
-	};
 	return async <T>(task: () => Promise<T>): Promise<T> => {
 		if (active >= limit) await new Promise<void>((resolve) => waiting.push(resolve));
-		active++;
+		else active++;
 		try {
 			return await task();
 		} finally {
-			release();
+			// The place passes straight to the next waiting task: a caller arriving meanwhile cannot take it too.
+			const next = waiting.shift();
+			if (next) next();
+			else active--;
 		}
 	};
 }

@@ -10,6 +10,7 @@ import { NodeOperationError } from 'n8n-workflow';
 import { downloadToBinary } from '../../shared/binary';
 import { mimeTypeForExtension } from '../../shared/file-types';
 import { readViewLocation } from '../transport/cloud-api';
+import { createLimiter } from './concurrent-items';
 import { compareNodeIds } from './workflow-graph';
 import { isRecord } from '../../shared/validation';
 
@@ -126,34 +127,15 @@ function headerValue(headers: Record<string, string | string[] | undefined>, nam
  */
 export const FILE_REQUESTS_AT_ONCE = 6;
 
-/** A counting gate: `run` waits for a free place, then runs. */
-class Gate {
-	private active = 0;
-	private readonly waiting: Array<() => void> = [];
+type Limiter = ReturnType<typeof createLimiter>;
 
-	constructor(private readonly size: number) {}
+/** One limiter per node run (n8n gives each run its own context object). */
+const limiters = new WeakMap<object, Limiter>();
 
-	async run<T>(task: () => Promise<T>): Promise<T> {
-		if (this.active >= this.size) await new Promise<void>((resolve) => this.waiting.push(resolve));
-		else this.active++;
-		try {
-			return await task();
-		} finally {
-			// The place passes straight to the next waiting task, so the count never goes over.
-			const next = this.waiting.shift();
-			if (next) next();
-			else this.active--;
-		}
-	}
-}
-
-/** One gate per node run (n8n gives each run its own context object). */
-const gates = new WeakMap<object, Gate>();
-
-function fileGate(context: IExecuteFunctions): Gate {
-	let gate = gates.get(context);
-	if (!gate) gates.set(context, (gate = new Gate(FILE_REQUESTS_AT_ONCE)));
-	return gate;
+function fileLimiter(context: IExecuteFunctions): Limiter {
+	let limiter = limiters.get(context);
+	if (!limiter) limiters.set(context, (limiter = createLimiter(FILE_REQUESTS_AT_ONCE)));
+	return limiter;
 }
 
 /** GET /api/view answers 302: the signed storage URL is its Location, which is not followed here. */
@@ -162,7 +144,7 @@ export async function signedUrlFor(
 	ref: Pick<OutputFileRef, 'filename' | 'subfolder' | 'type'>,
 	where: FileContext,
 ): Promise<string> {
-	const response = await fileGate(context).run(
+	const response = await fileLimiter(context)(
 		async () =>
 			await readViewLocation(context, ref, {
 				itemIndex: where.itemIndex,
@@ -196,7 +178,7 @@ export async function downloadSignedFile(
 	ref: Pick<OutputFileRef, 'filename'>,
 	where: FileContext,
 ): Promise<IBinaryData> {
-	return await fileGate(context).run(
+	return await fileLimiter(context)(
 		async () =>
 			await downloadToBinary(context, url, {
 				itemIndex: where.itemIndex,
