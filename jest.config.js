@@ -9,6 +9,8 @@ module.exports = {
 		'^.+\\.ts$': ['ts-jest', { diagnostics: false }],
 	},
 	reporters: ['default', '<rootDir>/test/summary-reporter.js'],
+	globalSetup: '<rootDir>/test/global-setup.js',
+	globalTeardown: '<rootDir>/test/global-teardown.js',
 	setupFiles: ['<rootDir>/test/setup-env.js'],
 	testTimeout: 30000,
 	maxWorkers: 2,
