@@ -1,8 +1,22 @@
-import type { IAuthenticateGeneric, Icon, ICredentialTestRequest, ICredentialType, INodeProperties } from 'n8n-workflow';
+import type {
+	ICredentialDataDecryptedObject,
+	Icon,
+	ICredentialTestRequest,
+	ICredentialType,
+	IHttpRequestOptions,
+	INodeProperties,
+} from 'n8n-workflow';
 
+import { cloudServerOf } from './cloud-server';
 import { redirectRules } from './redirect-rules';
 
-/** API key for the Host cloud workflow API (area A): REST calls, the WebSocket and partner nodes. */
+const CLOUD = { show: { server: ['cloud'] } };
+const SELF_HOSTED = { show: { server: ['selfHosted'] } };
+
+/**
+ * Where Host Cloud runs workflows: the cloud workflow API (area A) with its API key, or your own
+ * ComfyUI-compatible server, optionally behind a reverse proxy that wants headers.
+ */
 export class HostCloudApi implements ICredentialType {
 	name = 'hostCloudApi';
 
@@ -14,12 +28,28 @@ export class HostCloudApi implements ICredentialType {
 
 	properties: INodeProperties[] = [
 		{
+			displayName: 'Server',
+			name: 'server',
+			type: 'options',
+			options: [
+				{ name: 'Host Cloud', value: 'cloud', description: 'The hosted cloud API, with your platform API key' },
+				{
+					name: 'Self-Hosted (ComfyUI-Compatible)',
+					value: 'selfHosted',
+					description: 'Your own graph server, for example http://127.0.0.1:8188',
+				},
+			],
+			default: 'cloud',
+			description: 'The same Host Cloud node runs workflows on either',
+		},
+		{
 			displayName: 'API Key',
 			name: 'apiKey',
 			type: 'string',
 			typeOptions: { password: true },
 			default: '',
 			required: true,
+			displayOptions: CLOUD,
 			description:
 				'Your platform API key. It is sent as the X-API-Key header, as the WebSocket token, and to partner nodes that call external AI services.',
 		},
@@ -30,7 +60,50 @@ export class HostCloudApi implements ICredentialType {
 			default: 'https://cloud.host.example',
 			required: true,
 			placeholder: 'https://cloud.host.example',
+			displayOptions: CLOUD,
 			description: 'Address of the cloud API, without /api at the end',
+		},
+		{
+			displayName: 'Server URL',
+			name: 'serverUrl',
+			type: 'string',
+			default: '',
+			required: true,
+			placeholder: 'http://127.0.0.1:8188',
+			displayOptions: SELF_HOSTED,
+			description:
+				'Address of your server, without /api at the end. Put a reverse proxy’s credentials in Proxy Headers, not in the address.',
+		},
+		{
+			displayName: 'Platform API Key (Partner Nodes)',
+			name: 'platformApiKey',
+			type: 'string',
+			typeOptions: { password: true },
+			default: '',
+			displayOptions: SELF_HOSTED,
+			description:
+				'Optional. Partner nodes (nodes that call external AI services) on your server are billed through this key, sent in the workflow’s extra_data only. Leave empty if you do not use them: nothing is sent.',
+		},
+		{
+			displayName: 'Proxy Headers',
+			name: 'proxyHeaders',
+			type: 'fixedCollection',
+			typeOptions: { multipleValues: true },
+			default: {},
+			placeholder: 'Add Header',
+			displayOptions: SELF_HOSTED,
+			description:
+				'Optional headers for a reverse proxy in front of the server (for example Authorization: Basic …, or an access token). Sent with every request and the WebSocket, to this server only.',
+			options: [
+				{
+					displayName: 'Header',
+					name: 'values',
+					values: [
+						{ displayName: 'Name', name: 'name', type: 'string', default: '', placeholder: 'Authorization' },
+						{ displayName: 'Value', name: 'value', type: 'string', typeOptions: { password: true }, default: '' },
+					],
+				},
+			],
 		},
 		{
 			displayName: 'WebSocket Base URL',
@@ -39,23 +112,21 @@ export class HostCloudApi implements ICredentialType {
 			default: '',
 			placeholder: 'wss://cloud.host.example',
 			description:
-				'Address of the progress WebSocket, without /ws at the end. Leave empty to derive it from the Base URL (https becomes wss, http becomes ws).',
+				'Address of the progress WebSocket, without /ws at the end. Leave empty to derive it from the server’s address (https becomes wss, http becomes ws).',
 		},
 	];
 
-	authenticate: IAuthenticateGeneric = {
-		type: 'generic',
-		properties: {
-			headers: {
-				'X-API-Key': '={{$credentials.apiKey}}',
-			},
-		},
-	};
+	/** The cloud's X-API-Key, or a self-hosted server's proxy headers (its partner key goes in extra_data only). */
+	async authenticate(credentials: ICredentialDataDecryptedObject, requestOptions: IHttpRequestOptions): Promise<IHttpRequestOptions> {
+		const { headers } = cloudServerOf(credentials);
+		return await Promise.resolve({ ...requestOptions, headers: { ...requestOptions.headers, ...headers } });
+	}
 
 	test: ICredentialTestRequest = {
 		request: {
-			baseURL: '={{$credentials.baseUrl.replace(/\\/+$/, "")}}',
-			url: '/api/object_info',
+			baseURL: '={{($credentials.server === "selfHosted" ? $credentials.serverUrl : $credentials.baseUrl).trim().replace(/\\/+$/, "")}}',
+			// The self-hosted server's smallest answer; the cloud has no such route.
+			url: '={{$credentials.server === "selfHosted" ? "/api/system_stats" : "/api/object_info"}}',
 			method: 'GET',
 			// Never follow: the secret would go wherever the redirect points.
 			disableFollowRedirect: true,
@@ -65,17 +136,26 @@ export class HostCloudApi implements ICredentialType {
 				type: 'responseCode',
 				properties: {
 					value: 401,
-					message: 'The API key was rejected (401). Check that you copied the whole key and that it is still active.',
+					message:
+						'The API key was rejected (401): check that you copied the whole key and that it is still active. On a self-hosted server, your reverse proxy refused the request: check the Proxy Headers.',
 				},
 			},
 			{
 				type: 'responseCode',
 				properties: {
 					value: 404,
-					message: 'No cloud API answered at this Base URL (404). Check the Base URL: it should not end with /api.',
+					message:
+						'No API answered at this address (404). Check the Base URL or Server URL: it should not end with /api. A self-hosted server must be ComfyUI-compatible.',
 				},
 			},
-			...redirectRules('Base URL', 'API key'),
+			{
+				type: 'responseCode',
+				properties: {
+					value: 403,
+					message: 'The server refused the credential (403). Self-hosted: check the Proxy Headers your reverse proxy wants.',
+				},
+			},
+			...redirectRules('Base URL / Server URL', 'credential'),
 		],
 	};
 }

@@ -19,10 +19,12 @@ export interface DownloadOptions {
 	/** What is downloaded, for messages ("the result of task 123"). */
 	what: string;
 	timeoutMs?: number;
+	/** Who serves the file, for messages (default "the storage host"). */
+	source?: string;
 }
 
 /** How long a download may go without a byte (the request's socket timeout) before it fails. */
-const DOWNLOAD_TIMEOUT_MS = 120_000;
+export const DOWNLOAD_TIMEOUT_MS = 120_000;
 
 const GENERIC_TYPES = new Set(['', 'application/octet-stream', 'binary/octet-stream', 'application/binary']);
 
@@ -88,6 +90,19 @@ export async function downloadToBinary(
 			description: 'The file link could not be reached. Try again; the link stays valid for a while after the task finished.',
 		});
 	}
+	return await responseToBinary(context, url, response, options);
+}
+
+/**
+ * A response whose body is the file into n8n binary data, streamed: an error status or a body that
+ * breaks off fails with words, and nothing partial is kept. `url` names the file when nothing else does.
+ */
+export async function responseToBinary(
+	context: IExecuteFunctions | IWebhookFunctions,
+	url: string,
+	response: IN8nHttpFullResponse,
+	options: DownloadOptions,
+): Promise<IBinaryData> {
 	if (response.statusCode >= 400) {
 		discardBody(response.body);
 		const expired = response.statusCode === 403 || response.statusCode === 404;
@@ -124,15 +139,16 @@ export async function downloadToBinary(
  */
 function transferProblem(cause: { code?: string; message?: string }, options: DownloadOptions): string {
 	const code = cause.code ?? '';
+	const source = options.source ?? 'the storage host';
 	if (code === 'ECONNABORTED' || code === 'ETIMEDOUT' || /timeout/i.test(cause.message ?? '')) {
-		return `the storage host sent nothing for ${Math.round((options.timeoutMs ?? DOWNLOAD_TIMEOUT_MS) / 1000)} seconds`;
+		return `${source} sent nothing for ${Math.round((options.timeoutMs ?? DOWNLOAD_TIMEOUT_MS) / 1000)} seconds`;
 	}
 	if (code === 'ECONNRESET' || code === 'EPIPE' || /aborted|closed|socket hang up/i.test(cause.message ?? '')) {
-		return 'the storage host closed the connection early';
+		return `${source} closed the connection early`;
 	}
-	if (code === 'ENOTFOUND' || code === 'EAI_AGAIN') return 'the storage host name could not be resolved';
-	if (code === 'ECONNREFUSED') return 'the storage host refused the connection';
-	return 'the storage host could not be reached';
+	if (code === 'ENOTFOUND' || code === 'EAI_AGAIN') return `${source}’s name could not be resolved`;
+	if (code === 'ECONNREFUSED') return `${source} refused the connection`;
+	return `${source} could not be reached`;
 }
 
 /** The body into n8n's binary data, named and typed from its first bytes, the URL and the headers. */

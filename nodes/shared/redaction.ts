@@ -10,6 +10,7 @@
  */
 import type { IDataObject, IExecuteFunctions, ILoadOptionsFunctions, IWebhookFunctions } from 'n8n-workflow';
 
+import { cloudServerOf } from '../../credentials/cloud-server';
 import { isPlainObject } from './validation';
 
 export const REDACTED = '***';
@@ -103,8 +104,10 @@ export async function credentialSecrets(
 	itemIndex = 0,
 ): Promise<string[]> {
 	const credentials = await context.getCredentials(credentialType, itemIndex);
-	const names = credentialType === 'hostCloudApi' ? ['apiKey'] : ['accessToken', 'publishingToken', 'repohostToken'];
-	const secrets = names.map((name) => String(credentials[name] ?? ''));
+	const secrets =
+		credentialType === 'hostCloudApi'
+			? cloudServerOf(credentials).secrets
+			: ['accessToken', 'publishingToken', 'repohostToken'].map((name) => String(credentials[name] ?? ''));
 	if ('getRequestObject' in context) {
 		const signature = context.getRequestObject().query?.signature;
 		if (typeof signature === 'string') secrets.push(signature);

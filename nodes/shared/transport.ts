@@ -19,8 +19,9 @@ import type {
 	IWebhookFunctions,
 	JsonObject,
 } from 'n8n-workflow';
-import { NodeApiError, sleep } from 'n8n-workflow';
+import { NodeApiError, NodeOperationError, sleep } from 'n8n-workflow';
 
+import { cloudServerOf, type CloudServer } from '../../credentials/cloud-server';
 import { containsSecret, credentialSecrets, redact, redactDeep } from './redaction';
 import { jittered, RETRY_DELAYS_MS } from './retry';
 import { isPlainObject } from './validation';
@@ -79,11 +80,27 @@ export interface HostResponse<T> {
 	body: T;
 }
 
+/**
+ * The server a Host Cloud API credential points at (the cloud or a self-hosted one). A credential
+ * that cannot be used (a proxy header that cannot be sent, an address that is not one) is refused
+ * here, before anything is sent.
+ */
+export async function hostCloudServer(context: HostContext, itemIndex = 0): Promise<CloudServer> {
+	const server = cloudServerOf(await context.getCredentials('hostCloudApi', itemIndex));
+	if (server.problems.length > 0) {
+		throw new NodeOperationError(context.getNode(), `The Host Cloud API credential cannot be used: ${server.problems.join('; ')}`, {
+			itemIndex,
+			description: 'Open the credential and correct it.',
+		});
+	}
+	return server;
+}
+
 /** Base URL of the credential's host, without a trailing slash. */
 export async function baseUrlFor(context: HostContext, credentialType: HostCredentialType, itemIndex = 0): Promise<string> {
+	if (credentialType === 'hostCloudApi') return (await hostCloudServer(context, itemIndex)).baseUrl;
 	const credentials = await context.getCredentials(credentialType, itemIndex);
-	const url = String(credentialType === 'hostCloudApi' ? credentials.baseUrl : credentials.registryUrl);
-	return url.replace(/\/+$/, '');
+	return String(credentials.registryUrl).replace(/\/+$/, '');
 }
 
 /** Sends a request and answers the parsed body, or throws a NodeApiError a user can act on. */

@@ -44,7 +44,7 @@ describe.each(REDIRECTS)('a credential test answered by a redirect (HTTP %i)', (
 		expect(service.seen[0]!.headers['x-api-key']).toBe(API_KEY);
 		expect(elsewhere.seen).toHaveLength(0);
 		expect(result.status).toBe('Error');
-		expect(result.message).toMatch(new RegExp(`Base URL answered the test with a redirect \\(HTTP ${code}\\)`));
+		expect(result.message).toMatch(new RegExp(`Base URL( / Server URL)? answered the test with a redirect \\(HTTP ${code}\\)`));
 		expect(result.message).toMatch(/not followed/);
 		expect(result.message).not.toContain(API_KEY);
 	});

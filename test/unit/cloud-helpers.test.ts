@@ -7,7 +7,7 @@ import type { ILoadOptionsFunctions } from 'n8n-workflow';
 
 import { getImageLoaderNodes, getNodeInputs, getWorkflowNodes } from '../../nodes/HostCloud/methods/load-options';
 import { describeExecutionError } from '../../nodes/HostCloud/helpers/job-errors';
-import { socketBaseUrl } from '../../nodes/HostCloud/transport/cloud-api';
+import { socketBaseUrl } from '../../credentials/cloud-server';
 import { multipartBody } from '../../nodes/shared/multipart';
 import { collectOutputFiles, mergeNodeOutput, mimeTypeFor } from '../../nodes/HostCloud/helpers/output-files';
 import { parsePreviewFrame } from '../../nodes/HostCloud/helpers/preview-frames';

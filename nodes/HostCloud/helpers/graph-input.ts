@@ -7,6 +7,7 @@ import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workfl
 import { NodeApiError, NodeOperationError } from 'n8n-workflow';
 
 import { errorForItem } from '../../shared/items';
+import { hostCloudServer } from '../../shared/transport';
 import { checkedField, checkedOrDefault, fieldProperty, type FieldDefinition } from '../../shared/fields';
 import {
 	applyInputOverrides,
@@ -138,7 +139,7 @@ const PARTNER_API_KEY: FieldDefinition = {
 	],
 	default: 'auto',
 	description:
-		'Partner nodes are billed through your API key, sent as extra_data.api_key_host_org. The node finds them from the cloud’s node definitions.',
+		'Partner nodes are billed through your API key, sent as extra_data.api_key_host_org. The node finds them from the server’s node definitions. On a self-hosted server the key is the credential’s Platform API Key, and nothing is sent when it is empty.',
 };
 
 /** Fields of "Additional Fields" about the submit itself. */
@@ -254,10 +255,9 @@ export async function submitWorkflow(
 ): Promise<{ prompt_id: string } & IDataObject> {
 	const extraData: IDataObject = { ...prepared.extraData };
 	delete extraData.api_key_host_org;
-	if (await needsPartnerKey(context, prepared, itemIndex)) {
-		const credentials = await context.getCredentials('hostCloudApi', itemIndex);
-		extraData.api_key_host_org = String(credentials.apiKey ?? '');
-	}
+	// A self-hosted server gets a key only when the credential has one: nothing is injected otherwise.
+	const { partnerKey } = await hostCloudServer(context, itemIndex);
+	if (partnerKey && (await needsPartnerKey(context, prepared, itemIndex))) extraData.api_key_host_org = partnerKey;
 	const body: SubmitBody = { prompt: prepared.graph as unknown as IDataObject, extra_data: extraData };
 	if (clientId) body.client_id = clientId;
 	let answer: IDataObject;

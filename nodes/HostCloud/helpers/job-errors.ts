@@ -1,10 +1,12 @@
 /**
- * What a failed cloud job means, in words a no-code user can act on: the service's
- * `execution_error` types (OOMError, InsufficientFundsError...) with a summary and a hint.
+ * What a failed job means, in words a no-code user can act on: the service's `execution_error`
+ * types (OOMError, InsufficientFundsError...) with a summary and a hint. Every text names where
+ * the job ran (`place`: "the cloud", or "your server" for a self-hosted one).
  */
 import type { INode } from 'n8n-workflow';
 import { NodeApiError, NodeOperationError } from 'n8n-workflow';
 
+import type { ServerKind } from '../../../credentials/cloud-server';
 import { redact } from '../../shared/redaction';
 
 export interface ExecutionErrorInfo {
@@ -14,10 +16,15 @@ export interface ExecutionErrorInfo {
 	node_type?: string;
 }
 
-/** Plain words for the service's execution error types. */
+/** Where a job ran, as the messages say it. */
+export const placeOf = (kind: ServerKind): string => (kind === 'selfHosted' ? 'your server' : 'the cloud');
+
+const capitalised = (text: string): string => text.charAt(0).toUpperCase() + text.slice(1);
+
+/** Plain words for the service's execution error types ("{place}": where the job ran). */
 const EXECUTION_ERRORS: Record<string, { summary: string; hint: string }> = {
 	OOMError: {
-		summary: 'the cloud ran out of GPU memory',
+		summary: '{place} ran out of GPU memory',
 		hint: 'Use a smaller image size or batch size, fewer frames, or a lighter model, then run again.',
 	},
 	InsufficientFundsError: {
@@ -49,19 +56,19 @@ export interface JobFailureWords {
 }
 
 /** A failure message and hint for an execution_error, in words a user can act on. */
-export function describeExecutionError(promptId: string, error: ExecutionErrorInfo): JobFailureWords {
+export function describeExecutionError(promptId: string, error: ExecutionErrorInfo, place = placeOf('cloud')): JobFailureWords {
 	const known = EXECUTION_ERRORS[error.exception_type];
 	const at = error.node_id ? ` at node ${error.node_id}${error.node_type ? ` (${error.node_type})` : ''}` : '';
 	const said = error.exception_message ? `: ${error.exception_message}` : '';
 	if (known) {
 		return {
-			message: `Job ${promptId} failed${at}: ${known.summary} (${error.exception_type}${said})`,
+			message: `Job ${promptId} failed${at}: ${known.summary.replace('{place}', place)} (${error.exception_type}${said})`,
 			description: known.hint,
 		};
 	}
 	return {
 		message: `Job ${promptId} failed${at}: ${error.exception_type || 'execution error'}${said}`,
-		description: 'The cloud reported this error while running the workflow. Check the node named in the message.',
+		description: `${capitalised(place)} reported this error while running the workflow. Check the node named in the message.`,
 	};
 }
 
@@ -74,46 +81,56 @@ export function errorInfoFrom(data: Record<string, unknown>): ExecutionErrorInfo
 	};
 }
 
-/** How the other ends of a wait are told: each names the job. */
-export const JOB_WORDING = {
-	cancelledOnCloud: (promptId: string): JobFailureWords => ({
-		message: `Job ${promptId} was cancelled on the cloud before it finished`,
-		description:
-			'Someone cancelled it in the queue or interrupted the running job (Queue → Cancel Jobs or Interrupt Running, or the same in the editor). Run again to get its outputs.',
-	}),
-	outputsIncomplete: (promptId: string): JobFailureWords => ({
-		message: `Job ${promptId} finished, but the progress connection was interrupted while it ran and the service's job record does not list its outputs, so the outputs may be incomplete`,
-		description:
-			'The node does not return a partial list of files. Run the workflow again; if this keeps happening, check the network between n8n and the cloud (WebSocket connections must stay open).',
-	}),
-	notFound: (promptId: string): JobFailureWords => ({
-		message: `The cloud has no job ${promptId} (HTTP 404)`,
-		description: 'Check the prompt_id: it must come from a submit made with the same API key.',
-	}),
-	timedOut: (promptId: string, timeout: { seconds: number; lastStatus?: string }, cancelled: boolean): JobFailureWords => {
-		const last = timeout.lastStatus ? ` Its last known status was "${timeout.lastStatus}".` : '';
-		return cancelled
-			? {
-					message: `Job ${promptId} did not finish within ${timeout.seconds} seconds (Max Wait), so it was cancelled on the cloud`,
-					description: `${last} Raise Max Wait in the wait settings for longer jobs, or set "On Timeout" to leave jobs running.`.trim(),
-				}
-			: {
-					message: `Job ${promptId} did not finish within ${timeout.seconds} seconds (Max Wait); it is still running on the cloud`,
-					description: `${last} Use Workflow → Wait for Completion with this prompt_id to collect its outputs later.`.trim(),
-				};
-	},
-	/** `cancelled`: the execution was stopped (else another item failed); `owned`: the node started the job. */
-	abandoned: (promptId: string, cancelled: boolean, owned: boolean): JobFailureWords => {
-		const fate = owned ? 'the job was stopped on the cloud' : 'the job itself was left running';
-		// "canceled" is the word n8n looks for to mark the execution canceled rather than failed.
-		return cancelled
-			? { message: `The execution was canceled while waiting for job ${promptId}; ${fate}` }
-			: {
-					message: `Stopped waiting for job ${promptId} because another item failed; ${fate}`,
-					description: 'Turn on "Continue On Fail" to let the other items finish.',
-				};
-	},
-};
+/** How the other ends of a wait are told: each names the job and where it ran. */
+export function jobWording(kind: ServerKind) {
+	const place = placeOf(kind);
+	return {
+		place,
+		cancelledByService: (promptId: string): JobFailureWords => ({
+			message: `Job ${promptId} was cancelled on ${place} before it finished`,
+			description:
+				'Someone cancelled it in the queue or interrupted the running job (Queue → Cancel Jobs or Interrupt Running, or the same in the editor). Run again to get its outputs.',
+		}),
+		outputsIncomplete: (promptId: string): JobFailureWords => ({
+			message: `Job ${promptId} finished, but the progress connection was interrupted while it ran and ${kind === 'selfHosted' ? "the server's history" : "the service's job record"} does not list its outputs, so the outputs may be incomplete`,
+			description: `The node does not return a partial list of files. Run the workflow again; if this keeps happening, check the network between n8n and ${place} (WebSocket connections must stay open).`,
+		}),
+		notFound: (promptId: string): JobFailureWords =>
+			kind === 'selfHosted'
+				? {
+						message: `Your server has no job ${promptId}: it is neither in its queue nor in its history`,
+						description:
+							'It was deleted from the queue, or the history was cleared (or restarted). Check the prompt_id: it must come from a submit to this server.',
+					}
+				: {
+						message: `The cloud has no job ${promptId} (HTTP 404)`,
+						description: 'Check the prompt_id: it must come from a submit made with the same API key.',
+					},
+		timedOut: (promptId: string, timeout: { seconds: number; lastStatus?: string }, cancelled: boolean): JobFailureWords => {
+			const last = timeout.lastStatus ? ` Its last known status was "${timeout.lastStatus}".` : '';
+			return cancelled
+				? {
+						message: `Job ${promptId} did not finish within ${timeout.seconds} seconds (Max Wait), so it was cancelled on ${place}`,
+						description: `${last} Raise Max Wait in the wait settings for longer jobs, or set "On Timeout" to leave jobs running.`.trim(),
+					}
+				: {
+						message: `Job ${promptId} did not finish within ${timeout.seconds} seconds (Max Wait); it is still running on ${place}`,
+						description: `${last} Use Workflow → Wait for Completion with this prompt_id to collect its outputs later.`.trim(),
+					};
+		},
+		/** `cancelled`: the execution was stopped (else another item failed); `owned`: the node started the job. */
+		abandoned: (promptId: string, cancelled: boolean, owned: boolean): JobFailureWords => {
+			const fate = owned ? `the job was stopped on ${place}` : 'the job itself was left running';
+			// "canceled" is the word n8n looks for to mark the execution canceled rather than failed.
+			return cancelled
+				? { message: `The execution was canceled while waiting for job ${promptId}; ${fate}` }
+				: {
+						message: `Stopped waiting for job ${promptId} because another item failed; ${fate}`,
+						description: 'Turn on "Continue On Fail" to let the other items finish.',
+					};
+		},
+	};
+}
 
 /** The error of one job's item: its words (secrets blanked out), with the job's prompt_id in its context. */
 export function jobFailure(

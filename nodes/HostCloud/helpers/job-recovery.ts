@@ -7,34 +7,35 @@ import { NodeApiError } from 'n8n-workflow';
 
 import { cloudJobStateOf, type CloudJobState } from '../../shared/task-status';
 import { isRecord } from '../../shared/validation';
-import { deleteFromQueue, readJobRecord, readJobStatus, readQueue } from '../transport/cloud-api';
+import { readQueue } from '../transport/cloud-api';
 import { errorInfoFrom, type ExecutionErrorInfo } from './job-errors';
+import { cancelJobs, JobNotOnServerError, lookUpJobRecord, lookUpJobStatus } from './job-lookup';
 
 /**
- * A job's state from the status endpoint (its raw word kept as `lastStatus`). An answer that is
- * unknown for now (network, 5xx) is `{}`: ask again later. A job the cloud does not know, or a
- * key or account problem, is a `problem` that ends the wait.
+ * A job's state from the status endpoint or a self-hosted server's history and queue (its raw word
+ * kept as `lastStatus`). An answer that is unknown for now (network, 5xx) is `{}`: ask again
+ * later. A job the server does not know, or a key or account problem, is a `problem` that ends the wait.
  */
 export async function readJobState(
 	context: IExecuteFunctions,
 	job: { promptId: string; itemIndex: number; lastStatus?: string },
 ): Promise<{ state: CloudJobState } | { problem: 'notFound' | NodeApiError } | Record<string, never>> {
 	try {
-		const body = await readJobStatus(context, job.promptId, { itemIndex: job.itemIndex });
+		const body = await lookUpJobStatus(context, job.promptId, { itemIndex: job.itemIndex });
 		job.lastStatus = typeof body?.status === 'string' ? body.status : undefined;
 		return { state: cloudJobStateOf(body?.status) };
 	} catch (error) {
 		const status = error instanceof NodeApiError ? Number(error.httpCode) : 0;
-		if (status === 404) return { problem: 'notFound' };
+		if (status === 404 || error instanceof JobNotOnServerError) return { problem: 'notFound' };
 		if (status === 401 || status === 402 || status === 429) return { problem: error as NodeApiError };
 		return {};
 	}
 }
 
 /**
- * A finished job's outputs from its record (the real service lists them once the job is over),
- * or no outputs when the record does not list them (or the service has no job records). The
- * record may lag behind the socket for a moment: it is asked again a few times, with `pause`
+ * A finished job's outputs from its record (the real service lists them once the job is over; a
+ * self-hosted server, in its history), or no outputs when the record does not list them (or the
+ * service has no job records). The record may lag behind the socket for a moment: it is asked again a few times, with `pause`
  * between, until `over` says the wait ended meanwhile. Any other error is answered as `failure`.
  */
 export async function outputsFromRecord(
@@ -46,10 +47,10 @@ export async function outputsFromRecord(
 	for (let attempt = 0; attempt < 4 && !wait.over(); attempt++) {
 		let record: IDataObject | undefined;
 		try {
-			record = await readJobRecord(context, promptId, { itemIndex });
+			record = await lookUpJobRecord(context, promptId, { itemIndex });
 		} catch (error) {
 			const status = error instanceof NodeApiError ? Number(error.httpCode) : 0;
-			return status === 404 || status === 405 ? {} : { failure: error };
+			return status === 404 || status === 405 || error instanceof JobNotOnServerError ? {} : { failure: error };
 		}
 		if (isRecord(record?.outputs)) return { outputs: record.outputs as Record<string, IDataObject> };
 		if (!record || cloudJobStateOf(record.status) !== 'running') return {};
@@ -65,7 +66,7 @@ export async function failureFromRecord(
 	itemIndex: number,
 ): Promise<ExecutionErrorInfo | undefined> {
 	try {
-		const record = await readJobRecord(context, promptId, { itemIndex, action: `reading why job ${promptId} failed` });
+		const record = await lookUpJobRecord(context, promptId, { itemIndex, action: `reading why job ${promptId} failed` });
 		const details = record?.execution_error ?? record?.error;
 		return isRecord(details) ? errorInfoFrom(details) : undefined;
 	} catch {
@@ -78,7 +79,7 @@ export async function failureFromRecord(
 export async function cancelOwnJobs(context: IExecuteFunctions, promptIds: string[]): Promise<void> {
 	if (promptIds.length === 0) return;
 	try {
-		await deleteFromQueue(context, promptIds, { cleanup: true, action: 'cancelling the jobs this node started' });
+		await cancelJobs(context, promptIds, { cleanup: true, action: 'cancelling the jobs this node started' });
 	} catch (error) {
 		context.logger?.warn?.(`Host Cloud: could not cancel jobs ${promptIds.join(', ')}: ${(error as Error).message}`);
 	}

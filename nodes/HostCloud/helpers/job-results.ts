@@ -6,7 +6,7 @@
 import type { IBinaryKeyData, IDataObject, IExecuteFunctions, INodeExecutionData } from 'n8n-workflow';
 
 import type { FinishedJob } from './tracked-job';
-import { collectOutputFiles, downloadSignedFile, signedUrlFor, type FileKind } from './output-files';
+import { collectOutputFiles, downloadOutputFile, fileAddressFor, type FileKind } from './output-files';
 
 export interface ResultOptions {
 	/** Download every file into binary data (image_0, video_0, audio_0, file_0...). */
@@ -34,7 +34,7 @@ export async function filesItem(
 	const where = { itemIndex, promptId };
 	// Addresses in parallel (one short request each, a few at a time: see FILE_REQUESTS_AT_ONCE);
 	// downloads one by one, streamed, so a job never holds several large files at once.
-	const urls = await Promise.all(refs.map(async (ref) => await signedUrlFor(context, ref, where)));
+	const urls = await Promise.all(refs.map(async (ref) => await fileAddressFor(context, ref, where)));
 	const groups: Record<string, IDataObject[]> = { images: [], videos: [], audio: [], others: [] };
 	const counters: Record<FileKind, number> = { image: 0, video: 0, audio: 0, file: 0 };
 	const files: IDataObject[] = [];
@@ -43,7 +43,7 @@ export async function filesItem(
 		const file: IDataObject = { ...(ref as IDataObject), url: urls[index] };
 		if (download) {
 			const property = `${ref.kind}_${counters[ref.kind]++}`;
-			binary[property] = await downloadSignedFile(context, urls[index], ref, where);
+			binary[property] = await downloadOutputFile(context, urls[index], ref, where);
 			file.binary_property = property;
 		}
 		groups[GROUP_BY_KIND[ref.kind]].push(file);

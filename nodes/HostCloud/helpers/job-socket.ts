@@ -32,6 +32,8 @@ export interface SocketSettings {
 	keepPreview: boolean;
 	/** How long to wait for the socket to open. */
 	connectTimeoutMs?: number;
+	/** Sent with the upgrade request (a self-hosted server's reverse proxy headers). */
+	headers?: Record<string, string>;
 	/** Redacted from every message before anyone reads it (the service may echo the API key). */
 	secrets: string[];
 }
@@ -119,7 +121,8 @@ export class JobSocket {
 			};
 			let socket: RuntimeWebSocket;
 			try {
-				socket = new Socket(this.url);
+				const headers = this.settings.headers ?? {};
+				socket = Object.keys(headers).length > 0 ? new Socket(this.url, { headers }) : new Socket(this.url);
 				socket.binaryType = 'arraybuffer';
 			} catch {
 				finish(false);

@@ -13,7 +13,7 @@ import { NodeOperationError, sleep } from 'n8n-workflow';
 
 import type { CloudJobState } from '../../shared/task-status';
 import { progressSocketAddress } from '../transport/cloud-api';
-import { asJobFailure, describeExecutionError, JOB_WORDING, jobFailure, type JobFailureWords } from './job-errors';
+import { asJobFailure, describeExecutionError, jobFailure, type JobFailureWords, jobWording } from './job-errors';
 import { cancelOwnJobs, failureFromRecord, outputsFromRecord, readJobState, unansweredSubmissions } from './job-recovery';
 import { JobSocket, type JobMessage } from './job-socket';
 import {
@@ -40,7 +40,9 @@ export class JobWatcher {
 	private abandoned?: { reason: string };
 	private loop?: Promise<void>;
 	private readonly cleanups: Array<Promise<void>> = [];
-	private apiKey = '';
+	/** The credential's secrets (kept out of every message), and failures told naming where jobs run. */
+	private secrets: string[] = [];
+	private wording = jobWording('cloud');
 	private readonly clientId = randomUUID();
 	private readonly cancelSignal: AbortSignal | undefined;
 	/** The node started the jobs, so stopping early cancels them on the cloud. */
@@ -58,11 +60,12 @@ export class JobWatcher {
 	/** Opens the socket (when there is one) before anything is submitted, and starts reconciling. */
 	async start(): Promise<void> {
 		const address = await progressSocketAddress(this.context, this.clientId);
-		this.apiKey = address.apiKey;
+		this.secrets = address.secrets;
+		this.wording = jobWording(address.kind);
 		if (this.settings.useWebSocket && JobSocket.available()) {
 			this.socket = new JobSocket(
 				address.url,
-				{ keepPreview: this.settings.keepPreview, connectTimeoutMs: this.settings.connectTimeoutMs, secrets: [address.apiKey] },
+				{ keepPreview: this.settings.keepPreview, connectTimeoutMs: this.settings.connectTimeoutMs, ...address },
 				{
 					onJobMessage: (promptId, message) => this.onJobMessage(promptId, message),
 					onPreview: (promptId, preview) => this.onPreview(promptId, preview),
@@ -150,7 +153,7 @@ export class JobWatcher {
 	}
 
 	private abandonError(promptId: string, itemIndex: number): NodeOperationError {
-		return this.jobError(promptId, itemIndex, JOB_WORDING.abandoned(promptId, this.abandoned?.reason === 'cancelled', this.ownsJobs));
+		return this.jobError(promptId, itemIndex, this.wording.abandoned(promptId, this.abandoned?.reason === 'cancelled', this.ownsJobs));
 	}
 
 	private track(promptId: string, itemIndex: number, epoch: number, gapFromStart: boolean, pollNow: boolean): Promise<FinishedJob> {
@@ -222,14 +225,14 @@ export class JobWatcher {
 	private failed(job: TrackedJob): void {
 		if (job.phase === 'done') return;
 		const error = job.error ?? { exception_type: '', exception_message: '' };
-		const failure = this.jobError(job.promptId, job.itemIndex, describeExecutionError(job.promptId, error));
+		const failure = this.jobError(job.promptId, job.itemIndex, describeExecutionError(job.promptId, error, this.wording.place));
 		failure.context.exception_type = error.exception_type;
 		if (error.node_id) failure.context.node_id = error.node_id;
 		this.settleWithError(job, failure);
 	}
 
 	private cancelledByService(job: TrackedJob): void {
-		this.settleWithError(job, this.jobError(job.promptId, job.itemIndex, JOB_WORDING.cancelledOnCloud(job.promptId)));
+		this.settleWithError(job, this.jobError(job.promptId, job.itemIndex, this.wording.cancelledByService(job.promptId)));
 	}
 
 	/** Reads outputs from the job record (the real service has them once terminal). */
@@ -248,7 +251,7 @@ export class JobWatcher {
 			this.settle(job, { promptId: job.promptId, status: 'completed', outputs, recovered: true, preview: job.preview });
 			return;
 		}
-		this.settleWithError(job, this.jobError(job.promptId, job.itemIndex, JOB_WORDING.outputsIncomplete(job.promptId)));
+		this.settleWithError(job, this.jobError(job.promptId, job.itemIndex, this.wording.outputsIncomplete(job.promptId)));
 	}
 
 	/** Details of a failure the socket did not report, from the job record. */
@@ -301,9 +304,8 @@ export class JobWatcher {
 		job.polling = false;
 		job.nextPollAt = Date.now() + this.settings.pollIntervalMs;
 		if (!('problem' in answer) || this.cancelSignal?.aborted || job.phase === 'done') return 'state' in answer ? answer.state : undefined;
-		if (answer.problem === 'notFound')
-			this.settleWithError(job, this.jobError(job.promptId, job.itemIndex, JOB_WORDING.notFound(job.promptId)));
-		else this.settleWithError(job, this.wrap(job, answer.problem));
+		const notFound = answer.problem === 'notFound' && this.wording.notFound(job.promptId);
+		this.settleWithError(job, notFound ? this.jobError(job.promptId, job.itemIndex, notFound) : this.wrap(job, answer.problem));
 		return undefined;
 	}
 
@@ -317,10 +319,8 @@ export class JobWatcher {
 			this.cleanups.push(cancelled);
 			await cancelled;
 		}
-		this.settleWithError(
-			job,
-			this.jobError(job.promptId, job.itemIndex, JOB_WORDING.timedOut(job.promptId, timeout, this.settings.cancelOnTimeout)),
-		);
+		const words = this.wording.timedOut(job.promptId, timeout, this.settings.cancelOnTimeout);
+		this.settleWithError(job, this.jobError(job.promptId, job.itemIndex, words));
 	}
 
 	private settle(job: TrackedJob, result: FinishedJob): void {
@@ -338,11 +338,11 @@ export class JobWatcher {
 	}
 
 	private jobError(promptId: string, itemIndex: number, words: JobFailureWords): NodeOperationError {
-		return jobFailure(this.context.getNode(), { promptId, itemIndex }, words, [this.apiKey]);
+		return jobFailure(this.context.getNode(), { promptId, itemIndex }, words, this.secrets);
 	}
 
 	private wrap(job: TrackedJob, error: unknown): Error {
-		return asJobFailure(this.context.getNode(), job, error, [this.apiKey]);
+		return asJobFailure(this.context.getNode(), job, error, this.secrets);
 	}
 
 	// ---- the reconciling loop ----

@@ -1,15 +1,19 @@
 /**
- * Output files of a cloud job: finding the file references in `executed` outputs (whatever key a
- * node uses: images, video, videos, gifs, audio...), turning each into a signed storage URL through
- * GET /api/view (a 302 whose Location is read, never followed), and fetching that URL into n8n
- * binary data as a stream, without any credential: the storage host must never see the API key.
+ * Output files of a job: finding the file references in `executed` outputs (whatever key a node
+ * uses: images, video, videos, gifs, audio...), and each file's address and bytes.
+ * - On the cloud, GET /api/view answers a 302 whose Location (a signed storage URL) is read, never
+ *   followed; that URL is fetched into n8n binary data as a stream without any credential: the
+ *   storage host must never see the API key.
+ * - A self-hosted server answers the file itself at GET /api/view: that link is the address, and
+ *   the download is streamed from the server with the credential (its reverse proxy's headers).
  */
-import type { IBinaryData, IDataObject, IExecuteFunctions } from 'n8n-workflow';
+import type { IBinaryData, IDataObject, IExecuteFunctions, IN8nHttpFullResponse } from 'n8n-workflow';
 import { NodeOperationError } from 'n8n-workflow';
 
-import { downloadToBinary } from '../../shared/binary';
+import { downloadToBinary, DOWNLOAD_TIMEOUT_MS, responseToBinary } from '../../shared/binary';
 import { mimeTypeForExtension } from '../../shared/file-types';
-import { readViewLocation } from '../transport/cloud-api';
+import { hostCloudServer } from '../../shared/transport';
+import { readViewFile, readViewLocation, viewAddress } from '../transport/cloud-api';
 import { createLimiter } from './concurrent-items';
 import { compareNodeIds } from './workflow-graph';
 import { isRecord } from '../../shared/validation';
@@ -139,7 +143,7 @@ function fileLimiter(context: IExecuteFunctions): Limiter {
 }
 
 /** GET /api/view answers 302: the signed storage URL is its Location, which is not followed here. */
-export async function signedUrlFor(
+async function signedUrlFor(
 	context: IExecuteFunctions,
 	ref: Pick<OutputFileRef, 'filename' | 'subfolder' | 'type'>,
 	where: FileContext,
@@ -168,23 +172,44 @@ export async function signedUrlFor(
 }
 
 /**
- * Fetches a signed URL into binary data, streamed, named after the file reference. No credential
- * goes with it: the URL carries its own signature and the storage host refuses (and counts)
- * requests with the API key.
+ * A file's address: on the cloud its signed storage URL (temporary; anyone holding it can
+ * download), on a self-hosted server its /api/view link. `check` asks a self-hosted server
+ * whether the file is there (HEAD), where nothing else would have asked it.
  */
-export async function downloadSignedFile(
+export async function fileAddressFor(
+	context: IExecuteFunctions,
+	ref: Pick<OutputFileRef, 'filename' | 'subfolder' | 'type'>,
+	where: FileContext & { check?: boolean },
+): Promise<string> {
+	const server = await hostCloudServer(context, where.itemIndex);
+	if (server.kind === 'cloud') return await signedUrlFor(context, ref, where);
+	if (where.check) {
+		const action = `looking up ${aboutFile(ref, where)}`;
+		await fileLimiter(context)(
+			async () => await readViewFile(context, ref, { itemIndex: where.itemIndex, action, timeout: DOWNLOAD_TIMEOUT_MS, check: true }),
+		);
+	}
+	return viewAddress(server, ref);
+}
+
+/**
+ * Fetches a file into binary data, streamed, named after the file reference. From the cloud's
+ * signed URL no credential goes with it: the URL carries its own signature and the storage host
+ * refuses (and counts) requests with the API key. From a self-hosted server the file comes from
+ * /api/view itself, with the credential's proxy headers, and never a redirect.
+ */
+export async function downloadOutputFile(
 	context: IExecuteFunctions,
 	url: string,
-	ref: Pick<OutputFileRef, 'filename'>,
+	ref: Pick<OutputFileRef, 'filename' | 'subfolder' | 'type'>,
 	where: FileContext,
 ): Promise<IBinaryData> {
-	return await fileLimiter(context)(
-		async () =>
-			await downloadToBinary(context, url, {
-				itemIndex: where.itemIndex,
-				fileName: ref.filename,
-				fallbackName: ref.filename,
-				what: aboutFile(ref, where),
-			}),
-	);
+	const server = await hostCloudServer(context, where.itemIndex);
+	const options = { itemIndex: where.itemIndex, fileName: ref.filename, fallbackName: ref.filename, what: aboutFile(ref, where) };
+	if (server.kind === 'cloud') return await fileLimiter(context)(async () => await downloadToBinary(context, url, options));
+	return await fileLimiter(context)(async () => {
+		const action = `downloading ${aboutFile(ref, where)}`;
+		const response = await readViewFile(context, ref, { itemIndex: where.itemIndex, action, timeout: DOWNLOAD_TIMEOUT_MS });
+		return await responseToBinary(context, url, response as IN8nHttpFullResponse, { ...options, source: 'your server' });
+	});
 }

@@ -24,7 +24,8 @@ export interface RuntimeWebSocket {
 	close(code?: number, reason?: string): void;
 }
 
-export type RuntimeWebSocketClass = new (url: string) => RuntimeWebSocket;
+/** Node's client (undici) takes headers for the upgrade request; the browser's has no such option. */
+export type RuntimeWebSocketClass = new (url: string, init?: { headers?: Record<string, string> }) => RuntimeWebSocket;
 
 /** readyState of an open socket. */
 export const SOCKET_OPEN = 1;

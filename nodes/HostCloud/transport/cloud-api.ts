@@ -1,16 +1,18 @@
 /**
- * The cloud API, one function per endpoint: every HTTP call Host Cloud makes to the service is
- * here, and goes through the package's one transport (`hostRequest`), which sends the API key,
- * maps errors and redacts secrets.
+ * The graph server's API, one function per endpoint: every HTTP call Host Cloud makes is here, and
+ * goes through the package's one transport (`hostRequest`), which applies the credential (the
+ * cloud's API key, or a self-hosted server's proxy headers), maps errors and redacts secrets.
+ * The cloud and a self-hosted ComfyUI-compatible server share these routes; where one lacks a
+ * route (the cloud's job status and record, the server's history), `helpers/job-lookup.ts` picks.
  *
- * Not here: fetching a signed storage URL (the Location of GET /api/view). That goes through
- * `shared/binary.ts` `downloadToBinary`, a plain request with no credential, because the storage
- * host must never see the API key (the credentialed call would add it). The progress WebSocket is
- * opened by `helpers/job-socket.ts`.
+ * Not here: fetching a cloud file's signed storage URL (the Location of GET /api/view). That goes
+ * through `shared/binary.ts` `downloadToBinary`, a plain request with no credential, because the
+ * storage host must never see the API key. The progress WebSocket is opened by `helpers/job-socket.ts`.
  */
 import type { IDataObject, IExecuteFunctions, ILoadOptionsFunctions } from 'n8n-workflow';
 
-import { hostRequest, hostRequestFull, type HostResponse } from '../../shared/transport';
+import type { CloudServer } from '../../../credentials/cloud-server';
+import { hostCloudServer, hostRequest, hostRequestFull, type HostResponse } from '../../shared/transport';
 
 type CloudContext = IExecuteFunctions | ILoadOptionsFunctions;
 
@@ -30,7 +32,7 @@ export interface CallFor {
 
 const CLEANUP_TIMEOUT_MS = 10_000;
 
-function call(request: { method: 'GET' | 'POST'; path: string; action: string }, options: CallFor) {
+function call(request: { method: 'GET' | 'HEAD' | 'POST'; path: string; action: string }, options: CallFor) {
 	return {
 		...request,
 		itemIndex: options.itemIndex,
@@ -100,6 +102,21 @@ export async function interruptRunning(context: IExecuteFunctions, itemIndex: nu
 	);
 }
 
+/** POST /api/interrupt {prompt_id} (self-hosted): stops that job if it is the one running, and nothing else. */
+export async function interruptJob(context: IExecuteFunctions, promptId: string, options: CallFor = {}): Promise<unknown> {
+	return await hostRequest<unknown>(context, 'hostCloudApi', {
+		...call({ method: 'POST', path: '/api/interrupt', action: `interrupting job ${promptId}` }, options),
+		body: { prompt_id: promptId },
+	});
+}
+
+/** GET /api/history/{prompt_id} (self-hosted): `{[prompt_id]: entry}` once the job is over, `{}` before. */
+export async function readHistory(context: IExecuteFunctions, promptId: string, options: CallFor = {}): Promise<IDataObject> {
+	const path = `/api/history/${encodeURIComponent(promptId)}`;
+	const action = `reading the history of job ${promptId}`;
+	return await hostRequest<IDataObject>(context, 'hostCloudApi', call({ method: 'GET', path, action }, { retry: true, ...options }));
+}
+
 /** GET /api/object_info: every node class the cloud runs, with its inputs and outputs. */
 export async function readNodeDefinitions(context: CloudContext, itemIndex = 0): Promise<Record<string, IDataObject>> {
 	return await hostRequest<Record<string, IDataObject>>(context, 'hostCloudApi', {
@@ -107,17 +124,41 @@ export async function readNodeDefinitions(context: CloudContext, itemIndex = 0):
 	});
 }
 
-/** GET /api/view: answers a redirect whose Location is the signed storage URL; it is not followed. */
+type FileQuery = { filename: string; subfolder?: string; type?: string };
+
+const viewQuery = (file: FileQuery) => ({ filename: file.filename, subfolder: file.subfolder ?? '', type: file.type || 'output' });
+
+/** GET /api/view on the cloud: answers a redirect whose Location is the signed storage URL; it is not followed. */
 export async function readViewLocation(
 	context: IExecuteFunctions,
-	file: { filename: string; subfolder?: string; type?: string },
+	file: FileQuery,
 	options: CallFor & { action: string },
 ): Promise<HostResponse<unknown>> {
 	return await hostRequestFull<unknown>(context, 'hostCloudApi', {
 		...call({ method: 'GET', path: '/api/view', action: options.action }, { retry: true, ...options }),
-		qs: { filename: file.filename, subfolder: file.subfolder ?? '', type: file.type || 'output' },
+		qs: viewQuery(file),
 		manualRedirect: true,
 	});
+}
+
+/** GET /api/view on a self-hosted server: the file itself, as a stream (HEAD with `check`: only whether it is there). */
+export async function readViewFile(
+	context: IExecuteFunctions,
+	file: FileQuery,
+	options: CallFor & { action: string; timeout: number; check?: boolean },
+): Promise<HostResponse<unknown>> {
+	return await hostRequestFull<unknown>(context, 'hostCloudApi', {
+		...call({ method: options.check ? 'HEAD' : 'GET', path: '/api/view', action: options.action }, { retry: true, ...options }),
+		qs: viewQuery(file),
+		stream: !options.check,
+		timeout: options.timeout,
+		headers: { Accept: '*/*' },
+	});
+}
+
+/** The address of a self-hosted server's file: its /api/view link (it holds no secret; a proxy may want its headers). */
+export function viewAddress(server: CloudServer, file: FileQuery): string {
+	return `${server.baseUrl}/api/view?${new URLSearchParams(viewQuery(file)).toString()}`;
 }
 
 /** POST /api/upload/image or /api/upload/mask, with a multipart body built by the caller. */
@@ -134,25 +175,20 @@ export async function uploadFile(
 	});
 }
 
-/** The WebSocket address: the credential's WebSocket base URL, or the base URL with https→wss, http→ws. */
-export function socketBaseUrl(baseUrl: string, wsBaseUrl?: string): string {
-	const explicit = (wsBaseUrl ?? '').trim().replace(/\/+$/, '');
-	if (explicit) return explicit.replace(/\/ws$/, '');
-	return baseUrl
-		.trim()
-		.replace(/\/+$/, '')
-		.replace(/^https:/i, 'wss:')
-		.replace(/^http:/i, 'ws:');
-}
-
 /**
- * GET /ws?clientId&token: the progress WebSocket's address for one node run. The token is the API
- * key (the spec's only way to authenticate a socket), so the address is itself a secret: it is
- * never shown, and `apiKey` is answered for redacting it from messages.
+ * GET /ws?clientId: the progress WebSocket's address for one node run, and what goes with it. On
+ * the cloud the token is the API key (the spec's only way to authenticate a socket), so the address
+ * is itself a secret and never shown; a self-hosted server takes no token, and the reverse proxy's
+ * headers go with the upgrade. `secrets` are redacted from every message.
  */
-export async function progressSocketAddress(context: IExecuteFunctions, clientId: string): Promise<{ url: string; apiKey: string }> {
-	const credentials = await context.getCredentials('hostCloudApi');
-	const apiKey = String(credentials.apiKey ?? '');
-	const base = socketBaseUrl(String(credentials.baseUrl ?? ''), credentials.wsBaseUrl as string | undefined);
-	return { url: `${base}/ws?clientId=${encodeURIComponent(clientId)}&token=${encodeURIComponent(apiKey)}`, apiKey };
+export async function progressSocketAddress(
+	context: IExecuteFunctions,
+	clientId: string,
+): Promise<{ url: string; headers: Record<string, string>; secrets: string[]; kind: CloudServer['kind'] }> {
+	const server = await hostCloudServer(context);
+	const query = `clientId=${encodeURIComponent(clientId)}`;
+	const { kind, secrets } = server;
+	if (kind === 'selfHosted') return { url: `${server.wsBaseUrl}/ws?${query}`, headers: server.headers, secrets, kind };
+	const apiKey = server.headers['X-API-Key'] ?? '';
+	return { url: `${server.wsBaseUrl}/ws?${query}&token=${encodeURIComponent(apiKey)}`, headers: {}, secrets, kind };
 }

@@ -1,7 +1,7 @@
 import type { IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
 import { updateDisplayOptions } from 'n8n-workflow';
 
-import { downloadSignedFile, signedUrlFor } from '../../helpers/output-files';
+import { downloadOutputFile, fileAddressFor } from '../../helpers/output-files';
 import { requiredText } from '../../../shared/validation';
 import { fileReferenceProperties, readFileReference } from '../../helpers/file-fields';
 
@@ -28,8 +28,8 @@ export async function execute(this: IExecuteFunctions, itemIndex: number): Promi
 		'Put Output File in Field',
 		this.getNodeParameter('binaryPropertyName', itemIndex, 'data'),
 	);
-	const url = await signedUrlFor(this, ref, { itemIndex });
-	const binary = await downloadSignedFile(this, url, ref, { itemIndex });
+	const url = await fileAddressFor(this, ref, { itemIndex });
+	const binary = await downloadOutputFile(this, url, ref, { itemIndex });
 	return [
 		{
 			json: { filename: ref.filename, subfolder: ref.subfolder, type: ref.type, mime_type: binary.mimeType, url },

@@ -1,8 +1,8 @@
 import type { IDataObject, IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
 import { updateDisplayOptions } from 'n8n-workflow';
 
-import { deleteFromQueue } from '../../transport/cloud-api';
 import { invalidField, quoted, stringList } from '../../../shared/validation';
+import { cancelJobs } from '../../helpers/job-lookup';
 import { PROMPT_ID_PATTERN } from '../../helpers/prompt-id';
 
 const FIELD = 'Prompt IDs';
@@ -41,11 +41,13 @@ function readPromptIds(context: IExecuteFunctions, itemIndex: number): string[] 
 	return ids;
 }
 
-/** POST /api/queue {delete: [...]}: cancels those jobs, queued or running. Other jobs are untouched. */
+/**
+ * POST /api/queue {delete: [...]}: cancels those jobs, queued or running (on a self-hosted server,
+ * the running one is interrupted by its prompt_id). Other jobs are untouched.
+ */
 export async function execute(this: IExecuteFunctions, itemIndex: number): Promise<INodeExecutionData[]> {
 	const ids = readPromptIds(this, itemIndex);
-	const answer = await deleteFromQueue(this, ids, { itemIndex });
-	const deleted = Array.isArray(answer?.deleted) ? (answer.deleted as string[]) : undefined;
+	const deleted = (await cancelJobs(this, ids, { itemIndex })).cancelled;
 	const json: IDataObject = { requested: ids };
 	if (deleted) {
 		json.cancelled = deleted;
