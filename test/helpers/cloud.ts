@@ -7,6 +7,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 
+import type { ICredentialDataDecryptedObject } from 'n8n-workflow';
 import WebSocketPackage from 'ws';
 
 import { startSimulator, type Simulator, type SimulatorOptions } from '../../simulator/server';
@@ -37,13 +38,31 @@ export interface CloudSetup {
 	harness: EngineHarness;
 	credential: string;
 	baseline: Simulator['options'];
+	/** What a direct client of the server sends (the cloud's key, or the self-hosted server's proxy header). */
+	headers: Record<string, string>;
 }
 
+/** The header a self-hosted server's reverse proxy wants in the tests (its value is a secret). */
+export const PROXY_HEADER = { header: 'X-Proxy-Token', value: 'proxy-secret-5b1e9c' };
+
+/** The Host Cloud API credential for a simulator of either flavour (self-hosted: with the proxy header when it wants one). */
+export function credentialFor(sim: Simulator): ICredentialDataDecryptedObject {
+	if (sim.options.flavour !== 'self-hosted') return { apiKey: sim.apiKey, baseUrl: sim.baseUrl, wsBaseUrl: '' };
+	const proxy = sim.options.proxyAuth;
+	const values = proxy && 'header' in proxy ? [{ name: proxy.header, value: proxy.value }] : [];
+	return { server: 'selfHosted', serverUrl: sim.baseUrl, proxyHeaders: { values } };
+}
+
+/** The cloud flavour, or the self-hosted one behind a reverse proxy that wants PROXY_HEADER. */
 export async function startCloud(options: SimulatorOptions = {}): Promise<CloudSetup> {
-	const sim = await startSimulator({ nodeMs: 5, ...options });
+	const proxy = options.flavour === 'self-hosted' ? { proxyAuth: PROXY_HEADER } : {};
+	const sim = await startSimulator({ nodeMs: 5, ...proxy, ...options });
 	const harness = new EngineHarness();
-	const credential = harness.addCredential('hostCloudApi', { apiKey: sim.apiKey, baseUrl: sim.baseUrl, wsBaseUrl: '' }, 'Host Cloud API');
-	return { sim, harness, credential, baseline: { ...sim.options } };
+	const credential = harness.addCredential('hostCloudApi', credentialFor(sim), 'Host Cloud API');
+	const auth = sim.options.proxyAuth;
+	const headers =
+		sim.options.flavour === 'self-hosted' ? (auth && 'header' in auth ? { [auth.header]: auth.value } : {}) : { 'X-API-Key': sim.apiKey };
+	return { sim, harness, credential, baseline: { ...sim.options }, headers };
 }
 
 /** Back to a clean simulator between tests. */

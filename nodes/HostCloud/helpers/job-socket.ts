@@ -47,6 +47,8 @@ const RECONNECT_MAX_MS = 15_000;
 export class JobSocket {
 	private socket?: RuntimeWebSocket;
 	private connecting = false;
+	/** The socket being opened: closing for good ends its handshake too. */
+	private opening?: RuntimeWebSocket;
 	private closed = false;
 	private reconnectDelay = RECONNECT_FIRST_MS;
 	/** When the next connect may be tried. */
@@ -113,6 +115,7 @@ export class JobSocket {
 				if (settled) return;
 				settled = true;
 				this.connecting = false;
+				this.opening = undefined;
 				timer.abort();
 				if (ok) this.reconnectDelay = RECONNECT_FIRST_MS;
 				else this.scheduleReconnect();
@@ -124,6 +127,7 @@ export class JobSocket {
 				const headers = this.settings.headers ?? {};
 				socket = Object.keys(headers).length > 0 ? new Socket(this.url, { headers }) : new Socket(this.url);
 				socket.binaryType = 'arraybuffer';
+				this.opening = socket;
 			} catch {
 				finish(false);
 				return;
@@ -174,6 +178,7 @@ export class JobSocket {
 	/** Closes the socket for good. */
 	close(): void {
 		this.closed = true;
+		this.opening?.close();
 		this.drop();
 	}
 
