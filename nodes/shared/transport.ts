@@ -96,11 +96,21 @@ export async function hostCloudServer(context: HostContext, itemIndex = 0): Prom
 	return server;
 }
 
-/** Base URL of the credential's host, without a trailing slash. */
-export async function baseUrlFor(context: HostContext, credentialType: HostCredentialType, itemIndex = 0): Promise<string> {
-	if (credentialType === 'hostCloudApi') return (await hostCloudServer(context, itemIndex)).baseUrl;
+/** Who answers a request, for what its statuses mean: the cloud, a self-hosted server, or the registry and media host. */
+type Answerer = 'cloud' | 'selfHosted' | 'registry';
+
+/** Base URL of the credential's host, without a trailing slash, and who answers there. */
+async function hostOf(
+	context: HostContext,
+	credentialType: HostCredentialType,
+	itemIndex: number,
+): Promise<{ baseUrl: string; answerer: Answerer }> {
+	if (credentialType === 'hostCloudApi') {
+		const server = await hostCloudServer(context, itemIndex);
+		return { baseUrl: server.baseUrl, answerer: server.kind };
+	}
 	const credentials = await context.getCredentials(credentialType, itemIndex);
-	return String(credentials.registryUrl).replace(/\/+$/, '');
+	return { baseUrl: String(credentials.registryUrl).replace(/\/+$/, ''), answerer: 'registry' };
 }
 
 /** Sends a request and answers the parsed body, or throws a NodeApiError a user can act on. */
@@ -115,7 +125,7 @@ export async function hostRequestFull<T = unknown>(
 	request: HostRequest,
 ): Promise<HostResponse<T>> {
 	const itemIndex = request.itemIndex ?? 0;
-	const baseUrl = await baseUrlFor(context, credentialType, itemIndex);
+	const { baseUrl, answerer } = await hostOf(context, credentialType, itemIndex);
 	const secrets = [...(await credentialSecrets(context, credentialType, itemIndex)), ...(request.secrets ?? [])];
 	const options: IHttpRequestOptions = {
 		method: request.method,
@@ -160,7 +170,7 @@ export async function hostRequestFull<T = unknown>(
 		}
 		if (statusCode >= 400) {
 			const body = request.stream ? await readSmallStream(response.body) : response.body;
-			throw httpError(context, statusCode, body, credentialType, request, secrets);
+			throw httpError(context, statusCode, body, answerer, request, secrets);
 		}
 		if (statusCode >= 300 && !request.manualRedirect) {
 			discardBody(response.body);
@@ -266,8 +276,15 @@ function nodeErrorLines(nodeErrors: unknown): string[] {
 }
 
 /** What each status means for this service: a headline, and what the user can do about it. */
-function statusAdvice(statusCode: number, credentialType: HostCredentialType): { headline: string; hint: string } {
-	const key = credentialType === 'hostCloudApi' ? 'API key' : 'access token';
+function statusAdvice(statusCode: number, answerer: Answerer): { headline: string; hint: string } {
+	const key = answerer === 'registry' ? 'access token' : 'API key';
+	if (answerer === 'selfHosted' && (statusCode === 401 || statusCode === 403)) {
+		// The server itself has no key: a reverse proxy in front of it refused the request.
+		return {
+			headline: 'Your server (or the reverse proxy in front of it) refused the request',
+			hint: 'Check the Proxy Headers in the Host Cloud API credential: the proxy wants a header or basic credentials it did not get.',
+		};
+	}
 	switch (statusCode) {
 		case 400:
 			return { headline: 'The service rejected the request as invalid', hint: 'Check the fields named in the message.' };
@@ -287,7 +304,7 @@ function statusAdvice(statusCode: number, credentialType: HostCredentialType): {
 		case 413:
 			return { headline: 'The file is too large for the service', hint: 'Use a smaller file.' };
 		case 429:
-			return credentialType === 'hostCloudApi'
+			return answerer === 'cloud'
 				? {
 						headline: 'The subscription is not active',
 						hint: 'Running workflows needs an active subscription. This is not a rate limit, so the node does not retry.',
@@ -304,13 +321,13 @@ function httpError(
 	context: HostContext,
 	statusCode: number,
 	body: unknown,
-	credentialType: HostCredentialType,
+	answerer: Answerer,
 	request: HostRequest,
 	secrets: string[],
 ): NodeApiError {
 	// The body is redacted before serviceMessage clips a long text: a clip could cut a secret in two.
 	const said = serviceMessage(redactDeep(Buffer.isBuffer(body) ? body.toString('utf8') : body, secrets));
-	const { headline, hint } = request.statusAdvice?.[statusCode] ?? statusAdvice(statusCode, credentialType);
+	const { headline, hint } = request.statusAdvice?.[statusCode] ?? statusAdvice(statusCode, answerer);
 	const while_ = request.action ? ` while ${request.action}` : '';
 	const message = redact(`${headline}${while_} (HTTP ${statusCode})${said ? `: ${said}` : ''}`, secrets);
 	return new NodeApiError(context.getNode(), { statusCode, message } as JsonObject, {

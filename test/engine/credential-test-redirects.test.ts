@@ -1,6 +1,6 @@
 /**
- * The credential tests never follow a redirect: n8n would send the API key or the access token
- * to wherever the Base URL (or Registry URL) points. Each test below aims the credential at a
+ * The credential tests never follow a redirect: n8n would send the API key, a self-hosted server's
+ * proxy headers or the access token to wherever the Base URL, Server URL or Registry URL points. Each test below aims the credential at a
  * service that redirects to a second loopback server, which records what it receives.
  */
 import { EngineHarness } from '../harness/engine';
@@ -8,6 +8,7 @@ import { redirectTo, startHostileService, type HostileService } from '../helpers
 
 const API_KEY = 'cloud-key-credential-test-0123456789';
 const ACCESS_TOKEN = 'access-token-credential-test-0123456789';
+const PROXY_BASIC = Buffer.from('proxy-user:proxy-password-credential-test').toString('base64');
 const REDIRECTS = [301, 302, 303, 307, 308];
 
 const harness = new EngineHarness();
@@ -47,6 +48,18 @@ describe.each(REDIRECTS)('a credential test answered by a redirect (HTTP %i)', (
 		expect(result.message).toMatch(new RegExp(`Base URL( / Server URL)? answered the test with a redirect \\(HTTP ${code}\\)`));
 		expect(result.message).toMatch(/not followed/);
 		expect(result.message).not.toContain(API_KEY);
+	});
+
+	it('Host Cloud API on a self-hosted server: the proxy headers are not sent on, and the test fails saying why', async () => {
+		const proxyHeaders = { values: [{ name: 'Authorization', value: `Basic ${PROXY_BASIC}` }] };
+		const result = await harness.testCredential('hostCloudApi', { server: 'selfHosted', serverUrl: service.url, proxyHeaders });
+		expect(service.seen).toHaveLength(1);
+		expect(service.seen[0]!.url).toBe('/api/system_stats');
+		expect(service.seen[0]!.headers.authorization).toBe(`Basic ${PROXY_BASIC}`);
+		expect(elsewhere.seen).toHaveLength(0);
+		expect(result.status).toBe('Error');
+		expect(result.message).toMatch(new RegExp(`Server URL answered the test with a redirect \\(HTTP ${code}\\)`));
+		expect(result.message).not.toContain(PROXY_BASIC);
 	});
 
 	it('Host API: the access token is not sent on, and the test fails saying why', async () => {

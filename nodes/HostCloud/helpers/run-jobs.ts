@@ -6,7 +6,7 @@
 import type { IDataObject, IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
 
 import { checkedField, fieldProperty } from '../../shared/fields';
-import { checkEachItem, failedItem } from '../../shared/items';
+import { checkEachItem, errorForItem, failedItem } from '../../shared/items';
 import { runItemsConcurrently } from './concurrent-items';
 import { finishedJobItem } from './job-results';
 import { JobWatcher } from './job-watcher';
@@ -54,7 +54,13 @@ export async function runJobs<T>(context: IExecuteFunctions, items: INodeExecuti
 	const watcher = new JobWatcher(context, { ...options, cancelOnAbandon: run.ownsJobs });
 	try {
 		run.beforeStart?.([...passed.values()], options);
-		await watcher.start();
+		try {
+			await watcher.start();
+		} catch (error) {
+			// A credential that cannot be used fails every item alike (each its own, under Continue On Fail).
+			if (!context.continueOnFail()) throw errorForItem(context, error, 0);
+			return items.map((_, itemIndex) => failedJobItem(context, failures.get(itemIndex) ?? error, itemIndex));
+		}
 		return await runItemsConcurrently(
 			context,
 			items.map((_, itemIndex) => itemIndex),
