@@ -136,6 +136,25 @@ describe('partner nodes', () => {
 	});
 });
 
+describe('jobs of other clients', () => {
+	test('Wait for Completion polls a job whose messages go to another client’s socket', async () => {
+		cloud.sim.options.nodeMs = 40;
+		const other = await axios.post(
+			`${cloud.sim.baseUrl}/api/prompt`,
+			{ prompt: txt2img(), client_id: 'someone-else' },
+			{ headers: cloud.headers },
+		);
+		const promptId = other.data.prompt_id as string;
+		// Silence would take a minute to notice: only polling the history can find this job's end.
+		const waitOptions = { silenceSeconds: 60, pollIntervalSeconds: 0.05, maxWaitMinutes: 1 };
+		const result = await run({ operation: 'waitForCompletion', promptId, waitOptions });
+		expect(result.status).toBe('success');
+		expect(result.items[0]!.json).toMatchObject({ prompt_id: promptId, status: 'completed', outputs_from_job_record: true });
+		expect(cloud.sim.cloud.wsHandshakes).toHaveLength(1);
+		expect(cloud.sim.requestsTo('GET', `/api/history/${promptId}`).length).toBeGreaterThan(0);
+	});
+});
+
 describe('jobs and files the server does not know', () => {
 	const UNKNOWN = '00000000-0000-4000-8000-000000000000';
 

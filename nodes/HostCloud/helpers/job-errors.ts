@@ -85,6 +85,7 @@ export function errorInfoFrom(data: Record<string, unknown>): ExecutionErrorInfo
 export function jobWording(kind: ServerKind) {
 	const place = placeOf(kind);
 	return {
+		kind,
 		place,
 		cancelledByService: (promptId: string): JobFailureWords => ({
 			message: `Job ${promptId} was cancelled on ${place} before it finished`,

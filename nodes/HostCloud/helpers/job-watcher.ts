@@ -20,6 +20,8 @@ import {
 	isDone,
 	jobsDue,
 	newTrackedJob,
+	checkSoon,
+	type NewJob,
 	nextJobTime,
 	readMessage,
 	type FinishedJob,
@@ -96,7 +98,7 @@ export class JobWatcher {
 		let promptId: string, promise: Promise<FinishedJob>, kept: JobMessage[];
 		try {
 			promptId = await submit(this.clientId);
-			promise = this.track(promptId, itemIndex, epoch, !socketOpen, false);
+			promise = this.track({ promptId, itemIndex, epoch, gapFromStart: !socketOpen, pollNow: false });
 			kept = this.socket?.takeKept(promptId) ?? [];
 		} finally {
 			// Answered or failed, this submit needs no more messages kept for it.
@@ -117,7 +119,9 @@ export class JobWatcher {
 				throw this.jobError(promptId, itemIndex, { message: error.message, description: error.description ?? undefined });
 			});
 		}
-		const promise = this.track(promptId, itemIndex, this.gapEpoch, true, true);
+		// A self-hosted server sends a job's messages only to the client that submitted it: this one is polled.
+		const unheard = this.wording.kind === 'selfHosted';
+		const promise = this.track({ promptId, itemIndex, epoch: this.gapEpoch, gapFromStart: true, pollNow: true, unheard });
 		this.following.set(promptId, promise);
 		return promise;
 	}
@@ -156,9 +160,10 @@ export class JobWatcher {
 		return this.jobError(promptId, itemIndex, this.wording.abandoned(promptId, this.abandoned?.reason === 'cancelled', this.ownsJobs));
 	}
 
-	private track(promptId: string, itemIndex: number, epoch: number, gapFromStart: boolean, pollNow: boolean): Promise<FinishedJob> {
+	private track(start: NewJob): Promise<FinishedJob> {
+		const { promptId, itemIndex } = start;
 		return new Promise<FinishedJob>((resolve, reject) => {
-			const job = newTrackedJob({ promptId, itemIndex, epoch, gapFromStart, pollNow }, this.settings, { resolve, reject });
+			const job = newTrackedJob(start, this.settings, { resolve, reject });
 			if (this.abandoned) {
 				// Submitted while the run was being abandoned: cancel it too.
 				if (this.ownsJobs) this.cleanups.push(cancelOwnJobs(this.context, [promptId]));
@@ -372,14 +377,8 @@ export class JobWatcher {
 				for (const job of pending) job.nextPollAt = now;
 			}
 			if (socket?.connectDue(now)) {
-				void socket.connect().then((ok) => {
-					if (!ok) return;
-					// Back again: jobs may have finished while it was down.
-					for (const job of this.jobs.values()) {
-						job.checkSoon = true;
-						job.nextPollAt = Date.now();
-					}
-				});
+				// Back again: jobs may have finished while it was down.
+				void socket.connect().then((ok) => ok && checkSoon(this.jobs.values()));
 			}
 			const trustSocket = this.socket?.trusted === true;
 			for (const { job, visit } of jobsDue(this.jobs.values(), now, trustSocket))

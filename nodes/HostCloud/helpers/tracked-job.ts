@@ -54,6 +54,8 @@ export interface TrackedJob {
 	startEpoch: number;
 	/** Messages were certainly missed (no socket when submitted, or watched after the fact). */
 	gapFromStart: boolean;
+	/** The socket never carries this job's messages (another client's job on a self-hosted server): always polled. */
+	unheard: boolean;
 	outputs: Record<string, IDataObject>;
 	preview?: PreviewImage;
 	error?: ExecutionErrorInfo;
@@ -68,9 +70,19 @@ export interface TrackedJob {
 	reject(error: Error): void;
 }
 
+/** A job the watcher starts following: its gap epoch now, whether messages were missed, whether to poll at once. */
+export interface NewJob {
+	promptId: string;
+	itemIndex: number;
+	epoch: number;
+	gapFromStart: boolean;
+	pollNow: boolean;
+	unheard?: boolean;
+}
+
 /** A job the watcher starts following now. */
 export function newTrackedJob(
-	job: { promptId: string; itemIndex: number; epoch: number; gapFromStart: boolean; pollNow: boolean },
+	job: NewJob,
 	settings: Pick<WatchSettings, 'maxWaitMs' | 'pollIntervalMs'>,
 	settle: Pick<TrackedJob, 'resolve' | 'reject'>,
 ): TrackedJob {
@@ -81,6 +93,7 @@ export function newTrackedJob(
 		phase: 'following',
 		startEpoch: job.epoch,
 		gapFromStart: job.gapFromStart,
+		unheard: job.unheard === true,
 		outputs: {},
 		deadline: settings.maxWaitMs > 0 ? now + settings.maxWaitMs : undefined,
 		nextPollAt: job.pollNow ? now : now + settings.pollIntervalMs,
@@ -88,6 +101,14 @@ export function newTrackedJob(
 		polling: false,
 		...settle,
 	};
+}
+
+/** Asks for a status poll of every job now (the socket is back: jobs may have finished while it was down). */
+export function checkSoon(jobs: Iterable<TrackedJob>): void {
+	for (const job of jobs) {
+		job.checkSoon = true;
+		job.nextPollAt = Date.now();
+	}
 }
 
 /** Whether a job's wait is over (read after an await, where the compiler's narrowing no longer holds). */
@@ -138,7 +159,7 @@ export function jobsDue(
 	for (const job of jobs) {
 		if (!followed(job)) continue;
 		if (job.deadline !== undefined && now >= job.deadline) due.push({ job, visit: 'deadline' });
-		else if ((!trustSocket || job.checkSoon) && now >= job.nextPollAt) due.push({ job, visit: 'poll' });
+		else if ((!trustSocket || job.checkSoon || job.unheard) && now >= job.nextPollAt) due.push({ job, visit: 'poll' });
 	}
 	return due;
 }
@@ -149,7 +170,7 @@ export function nextJobTime(jobs: Iterable<TrackedJob>, trustSocket: boolean): n
 	for (const job of jobs) {
 		if (job.phase !== 'following' && job.phase !== 'confirming') continue;
 		if (job.deadline !== undefined) at = Math.min(at, job.deadline);
-		if (!trustSocket || job.checkSoon) at = Math.min(at, job.nextPollAt);
+		if (!trustSocket || job.checkSoon || job.unheard) at = Math.min(at, job.nextPollAt);
 	}
 	return at;
 }
