@@ -1,7 +1,9 @@
 /**
  * The Host Cloud examples in examples/: importable n8n workflows whose Host Cloud node runs as
  * configured. Nodes of n8n itself (trigger, Set, Convert to File) are not in the harness, so the
- * Host Cloud node is run with the items they would hand it.
+ * Host Cloud node is run with the items they would hand it. The cloud examples run against the
+ * cloud simulator with a cloud credential; the self-hosted one against the simulator's
+ * self-hosted flavour behind a reverse proxy, with a self-hosted credential.
  */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -9,7 +11,8 @@ import { join } from 'node:path';
 import axios from 'axios';
 
 import { parseWorkflowGraph } from '../../nodes/HostCloud/helpers/workflow-graph';
-import { readBinary } from '../harness/engine';
+import { startSimulator, type Simulator } from '../../simulator/server';
+import { EngineHarness, readBinary } from '../harness/engine';
 import { resetCloud, startCloud, type CloudSetup } from '../helpers/cloud';
 
 interface ExampleNode {
@@ -91,4 +94,84 @@ test('image-to-image uploads the converted binary into its Load Image node and r
 	expect((item.json.images as Array<{ filename: string }>)[0]!.filename).toMatch(/^img2img_\d{5}_\.png$/);
 	expect((await readBinary(item.binary!.image_0!)).subarray(1, 4).toString()).toBe('PNG');
 	expect(sim.counters.storageCredentialAttempts).toBe(0);
+});
+
+describe('examples/self-hosted-text-to-image.json', () => {
+	const FILE = 'self-hosted-text-to-image.json';
+	/** What the reverse proxy in front of the server wants (the simulator answers 401 without it). */
+	const PROXY = { header: 'X-Proxy-Token', value: 'proxy-token-examples-0001' };
+	let server: Simulator;
+	let harness: EngineHarness;
+	let credential: string;
+
+	beforeAll(async () => {
+		server = await startSimulator({ flavour: 'self-hosted', proxyAuth: PROXY, nodeMs: 5 });
+		harness = new EngineHarness();
+		credential = harness.addCredential(
+			'hostCloudApi',
+			{
+				server: 'selfHosted',
+				serverUrl: server.baseUrl,
+				platformApiKey: '',
+				proxyHeaders: { values: [{ name: PROXY.header, value: PROXY.value }] },
+				wsBaseUrl: '',
+			},
+			'My ComfyUI server',
+		);
+	});
+
+	afterAll(async () => {
+		await server.close();
+	});
+
+	test('is an n8n workflow export: Manual Trigger → Host Cloud Execute with Download Files, on a self-hosted credential', () => {
+		const example = load(FILE);
+		expect(example.name).toMatch(/^Host Cloud: /);
+		const node = hostCloudNode(example);
+		// A credential of the user's own, picked on import: no id, a name that says it is a server of theirs.
+		expect(node.credentials).toEqual({ hostCloudApi: { id: '', name: 'My ComfyUI server' } });
+		expect(node.parameters).toMatchObject({ resource: 'workflow', operation: 'execute', downloadFiles: true });
+		const trigger = example.nodes.find((candidate) => candidate.type === 'n8n-nodes-base.manualTrigger')!;
+		expect(example.connections[trigger.name]!.main.flat().map((link) => link.node)).toEqual([node.name]);
+		expect(parseWorkflowGraph(node.parameters.workflow, 'Workflow (API Format)')).toHaveProperty('graph');
+	});
+
+	test('runs on the server through its reverse proxy and returns the image as binary data, the bytes /api/view serves', async () => {
+		const node = hostCloudNode(load(FILE));
+		const result = await harness.runNode({ type: 'hostCloud', parameters: node.parameters, credentials: { hostCloudApi: credential } });
+		expect(result.status).toBe('success');
+		expect(result.items).toHaveLength(1);
+		const item = result.items[0]!;
+		const json = item.json as Record<string, any>;
+		expect(json.status).toBe('completed');
+		expect(server.cloud.jobs.get(json.prompt_id)?.status).toBe('completed');
+		// The example's Set Inputs reached the server.
+		const sent = JSON.parse(server.requestsTo('POST', '/api/prompt')[0]!.body).prompt;
+		expect(sent['6'].inputs.text).toBe('a lighthouse on a cliff at dusk, oil painting');
+
+		// The file's address is the server's own /api/view link; the binary is what that link serves.
+		const [image] = json.images as Array<{ filename: string; subfolder: string; type: string; url: string }>;
+		const query = new URLSearchParams({ filename: image!.filename, subfolder: image!.subfolder, type: image!.type });
+		expect(image!.url).toBe(`${server.baseUrl}/api/view?${query.toString()}`);
+		const served = await axios.get<ArrayBuffer>(image!.url, { headers: { [PROXY.header]: PROXY.value }, responseType: 'arraybuffer' });
+		expect(served.status).toBe(200);
+		const binary = item.binary!.image_0!;
+		expect(binary).toMatchObject({ mimeType: 'image/png', fileName: image!.filename });
+		const bytes = await readBinary(binary);
+		expect(bytes.subarray(1, 4).toString()).toBe('PNG');
+		expect(bytes.equals(Buffer.from(served.data))).toBe(true);
+
+		// Everything went through the proxy with its header, the WebSocket upgrade included; no API key anywhere.
+		const requests = server.requests.filter((request) => request.host === 'service');
+		expect(requests.length).toBeGreaterThan(0);
+		for (const request of requests) {
+			expect(`${request.method} ${request.path}: ${request.headers[PROXY.header.toLowerCase()]}`).toBe(
+				`${request.method} ${request.path}: ***(${PROXY.value.length})`,
+			);
+			expect(request.headers['x-api-key']).toBeUndefined();
+		}
+		expect(server.requestsTo('GET', '/api/view').filter((request) => request.status === 200).length).toBeGreaterThan(0);
+		expect(server.cloud.wsHandshakes.length).toBeGreaterThan(0);
+		expect(server.cloud.wsHandshakes.filter((handshake) => !handshake.accepted || handshake.token !== '')).toEqual([]);
+	});
 });

@@ -55,7 +55,7 @@ describe('credentials tested through n8n', () => {
 			const cloud = await client.testCredential(credentials.hostCloudApi, { baseUrl: service.url });
 			expect(cloud).toEqual({
 				status: 'Error',
-				message: expect.stringMatching(/^The Base URL answered the test with a redirect \(HTTP 307\), which is not followed/),
+				message: expect.stringMatching(/^The Base URL \/ Server URL answered the test with a redirect \(HTTP 307\), which is not followed/),
 			});
 			const registry = await client.testCredential(credentials.hostApi, { registryUrl: service.url });
 			expect(registry).toEqual({

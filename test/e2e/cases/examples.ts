@@ -71,15 +71,19 @@ describe('example workflows in n8n', () => {
 				if (!hasManualTrigger && !check?.run) {
 					throw new Error(`${example.file} has no manual trigger: say how to start it (a "run" entry) in support/example-checks.ts`);
 				}
-				const prepared = check?.prepare
-					? await check.prepare(JSON.parse(JSON.stringify(example.workflow)) as WorkflowJson, stack)
-					: example.workflow;
-				const stored = await stack.importWorkflow(prepared, `${example.workflow.name} (e2e)`);
-				const execution = check?.run
-					? await check.run(stored, stack)
-					: await stack.client.runWorkflow(stored.id, { timeoutMs: check?.timeoutMs ?? 60000 });
-				await genericChecks(execution, prepared);
-				await check?.verify(execution, stack, stored);
+				try {
+					const prepared = check?.prepare
+						? await check.prepare(JSON.parse(JSON.stringify(example.workflow)) as WorkflowJson, stack)
+						: example.workflow;
+					const stored = await stack.importWorkflow(prepared, `${example.workflow.name} (e2e)`);
+					const execution = check?.run
+						? await check.run(stored, stack)
+						: await stack.client.runWorkflow(stored.id, { timeoutMs: check?.timeoutMs ?? 60000 });
+					await genericChecks(execution, prepared);
+					await check?.verify(execution, stack, stored);
+				} finally {
+					await check?.cleanup?.(stack);
+				}
 			},
 			(check?.timeoutMs ?? 60000) + 30000,
 		);

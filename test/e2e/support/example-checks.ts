@@ -6,13 +6,15 @@
  *   "outside world" server instead), applied to a copy imported for the test;
  * - `run`: how to start it when it has no manual trigger (e.g. activate it and send the trigger's
  *   webhook); default: the editor's "Execute workflow";
- * - `verify`: the example's own promises, checked against the output and the simulator's state.
+ * - `verify`: the example's own promises, checked against the output and the simulator's state;
+ * - `cleanup`: undoes what `prepare` or `run` started (a second server...), after the test passed or failed.
  * An example without an entry still runs with the generic checks; its test name says so.
  */
 import { existsSync, readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 
 import { outputItems, type ExecutionResult, type RunItem, type StoredWorkflow, type WorkflowJson } from './n8n-client';
+import { imageFromServer, SELF_HOSTED_EXAMPLE, startSelfHostedServer, type SelfHostedServer } from './self-hosted';
 import { DEMO_PUBLISHER_ID, type HostStack } from './stack';
 import { urlsIn } from './workflows';
 
@@ -20,6 +22,7 @@ export interface ExampleCheck {
 	prepare?(workflow: WorkflowJson, stack: HostStack): WorkflowJson | Promise<WorkflowJson>;
 	run?(workflow: StoredWorkflow, stack: HostStack): Promise<ExecutionResult>;
 	verify(execution: ExecutionResult, stack: HostStack, workflow: StoredWorkflow): void | Promise<void>;
+	cleanup?(stack: HostStack): Promise<void>;
 	/** Longest time the run may take (default 60 s). */
 	timeoutMs?: number;
 }
@@ -57,6 +60,34 @@ function binaryOf(item: RunItem, property = 'data') {
 export function writtenFiles(stack: HostStack): Array<{ name: string; size: number }> {
 	if (!existsSync(stack.n8n.filesDir)) return [];
 	return readdirSync(stack.n8n.filesDir).map((name) => ({ name, size: statSync(join(stack.n8n.filesDir, name)).size }));
+}
+
+/**
+ * The self-hosted example runs on a server of the user's own, not on the stack's cloud: a
+ * self-hosted server (behind a reverse proxy) and its credential are started for it, the example is
+ * imported bound to that credential, as a user picks theirs on import, and both go away after.
+ */
+function selfHostedExampleCheck(): ExampleCheck {
+	let server: SelfHostedServer | undefined;
+	return {
+		timeoutMs: 120000,
+		async run(_stored, stack) {
+			const example = stack.examples.find((entry) => entry.file === SELF_HOSTED_EXAMPLE) ?? fail(`${SELF_HOSTED_EXAMPLE} was not imported`);
+			server = await startSelfHostedServer(stack);
+			const stored = await stack.importWorkflow(example.workflow, `${example.workflow.name} (e2e, on a self-hosted server)`, {
+				hostCloudApi: server.credential,
+			});
+			return await stack.client.runWorkflow(stored.id, { timeoutMs: 120000 });
+		},
+		async verify(execution, stack) {
+			await imageFromServer(execution, 'Text to Image', stack, server ?? fail('No self-hosted server was started'));
+		},
+		async cleanup() {
+			const started = server;
+			server = undefined;
+			await started?.close();
+		},
+	};
 }
 
 export const EXAMPLE_CHECKS: Record<string, ExampleCheck> = {
@@ -168,6 +199,8 @@ export const EXAMPLE_CHECKS: Record<string, ExampleCheck> = {
 				fail(`"Save video" wrote no video-${String(taskId)}.mp4 (files: ${JSON.stringify(writtenFiles(stack))})`);
 		},
 	},
+
+	[SELF_HOSTED_EXAMPLE]: selfHostedExampleCheck(),
 
 	'text-to-music.json': {
 		timeoutMs: 90000,

@@ -189,6 +189,10 @@ export class N8nClient {
 		await this.request('PATCH', `/rest/credentials/${credential.id}`, { name: credential.name, type: credential.type, data });
 	}
 
+	async deleteCredential(credential: CredentialRef): Promise<void> {
+		await this.request('DELETE', `/rest/credentials/${credential.id}`);
+	}
+
 	/**
 	 * The editor's "Test" button: tests the stored credential, with `data` overriding stored
 	 * fields (as when a user edits a field before testing; omitted fields keep their stored value).
@@ -198,6 +202,21 @@ export class N8nClient {
 		return await this.request<CredentialTestResult>('POST', '/rest/credentials/test', {
 			credentials: { id: credential.id, name: credential.name, type: credential.type, data: { ...(stored.data ?? {}), ...data } },
 		});
+	}
+
+	// ---- binary data ------------------------------------------------------------------------
+
+	/**
+	 * The bytes of an output item's binary property, as the editor's download button gets them
+	 * (GET /rest/binary-data), or from the item itself when n8n kept them inline (base64 `data`).
+	 */
+	async binaryContent(binary: NonNullable<RunItem['binary']>[string]): Promise<Buffer> {
+		if (typeof binary.data === 'string' && binary.id === undefined) return Buffer.from(binary.data, 'base64');
+		if (!binary.id) throw new Error(`The binary data "${binary.fileName ?? ''}" has neither an id nor inline data`);
+		const path = `/rest/binary-data?${new URLSearchParams({ id: binary.id, action: 'download' }).toString()}`;
+		const response = await fetch(`${this.url}${path}`, { headers: { cookie: this.cookie }, signal: AbortSignal.timeout(60000) });
+		if (!response.ok) throw new N8nApiError('GET', path, response.status, await response.text());
+		return Buffer.from(await response.arrayBuffer());
 	}
 
 	// ---- workflows --------------------------------------------------------------------------

@@ -40,8 +40,11 @@ export interface HostStack {
 	examples: ImportedExample[];
 	/** Node types (full names) this n8n has loaded that declare webhooks. */
 	nodeTypesWithWebhooks: Set<string>;
-	/** Imports a workflow with its credentials bound to this stack's and returns it as stored. */
-	importWorkflow(workflow: WorkflowJson, name?: string): Promise<StoredWorkflow>;
+	/**
+	 * Imports a workflow with its credentials bound to this stack's (or, by type, to those given in
+	 * `credentials`) and returns it as stored.
+	 */
+	importWorkflow(workflow: WorkflowJson, name?: string, credentials?: Record<string, CredentialRef>): Promise<StoredWorkflow>;
 	/** n8n's production URL of a trigger node's webhook (activate the workflow first). */
 	webhookUrl(workflow: WorkflowJson, nodeName: string, path: string): string;
 	stop(): Promise<void>;
@@ -115,8 +118,10 @@ export async function startHostStack(options: StartStackOptions = {}): Promise<H
 		const nodeTypesWithWebhooks = new Set(
 			(await client.nodeTypes()).filter((type) => (type.webhooks?.length ?? 0) > 0).map((type) => type.name),
 		);
-		const importWorkflow = async (workflow: WorkflowJson, name?: string) =>
-			await client.createWorkflow(prepareWorkflow(workflow, credentials, { nodeTypesWithWebhooks, name, filesDir: n8n.filesDir }));
+		const importWorkflow = async (workflow: WorkflowJson, name?: string, bound: Record<string, CredentialRef> = {}) =>
+			await client.createWorkflow(
+				prepareWorkflow(workflow, { ...credentials, ...bound }, { nodeTypesWithWebhooks, name, filesDir: n8n.filesDir }),
+			);
 
 		const examples: ImportedExample[] = [];
 		if (options.importExamples ?? true) {
