@@ -1,6 +1,6 @@
 /** Unit, simulator and engine tests; the real-n8n suite (test/e2e) has its own runner. */
 module.exports = {
-	testEnvironment: 'node',
+	testEnvironment: '<rootDir>/test/quiet-environment.js',
 	roots: ['<rootDir>/test'],
 	testMatch: ['**/*.test.ts'],
 	testPathIgnorePatterns: ['/node_modules/', '/test/e2e/'],
