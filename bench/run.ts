@@ -2,12 +2,11 @@
  * `npm run bench`: runs each benchmark in fresh child processes, repeats it, reports medians,
  * prints a table and writes bench/results.json. `npm run bench -- <name>` runs one benchmark.
  */
-import { spawnSync } from 'node:child_process';
 import { cpus } from 'node:os';
 import { readFileSync, writeFileSync, existsSync } from 'node:fs';
 import { join } from 'node:path';
 
-import { median, ROOT, TSX_CLI } from './support';
+import { type Figures, median, runBenchScript } from './support';
 
 interface Benchmark {
 	name: string;
@@ -18,28 +17,30 @@ interface Benchmark {
 	env?: Record<string, string>;
 }
 
+/** Binary data on disk, as n8n stores it by default (the memory mode holds every file by design). */
+const FILESYSTEM = { N8N_DEFAULT_BINARY_DATA_MODE: 'filesystem' };
+/** Host Cloud on a self-hosted server (behind a reverse proxy) instead of the cloud. */
+const SELF_HOSTED = { BENCH_FLAVOUR: 'self-hosted' };
+
 const BENCHMARKS: Benchmark[] = [
 	{ name: 'package-load', file: 'package-load.ts', runs: 5 },
 	{ name: 'latency', file: 'latency.ts', runs: 1 },
+	{ name: 'latency-self-hosted', file: 'latency.ts', runs: 1, env: SELF_HOSTED },
 	{ name: 'batch', file: 'batch.ts', runs: 3 },
-	{ name: 'binary-download', file: 'binary-download.ts', runs: 3, env: { N8N_DEFAULT_BINARY_DATA_MODE: 'filesystem' } },
-	{ name: 'music-stream', file: 'music-stream.ts', runs: 3, env: { N8N_DEFAULT_BINARY_DATA_MODE: 'filesystem' } },
+	{ name: 'binary-download', file: 'binary-download.ts', runs: 3, env: FILESYSTEM },
+	{ name: 'binary-download-self-hosted', file: 'binary-download.ts', runs: 3, env: { ...FILESYSTEM, ...SELF_HOSTED } },
+	{ name: 'music-stream', file: 'music-stream.ts', runs: 3, env: FILESYSTEM },
 ];
 
-function runOnce(benchmark: Benchmark): Record<string, number | string> {
-	// tsx starts its own node process: the WebSocket flag (Node 20) travels in NODE_OPTIONS.
-	const result = spawnSync(process.execPath, [TSX_CLI, join(__dirname, benchmark.file)], {
-		cwd: ROOT,
-		env: { ...process.env, ...benchmark.env, NODE_OPTIONS: '--experimental-websocket', N8N_LOG_LEVEL: 'error' },
-		encoding: 'utf8',
-		maxBuffer: 64 * 1024 * 1024,
-		stdio: ['ignore', 'pipe', 'inherit'],
-	});
-	const line = result.stdout.split('\n').find((l) => l.startsWith('BENCH_RESULT '));
-	if (result.status !== 0 || !line) {
-		throw new Error(`${benchmark.name} failed (exit ${result.status}):\n${result.stdout.slice(-2000)}`);
+/** Recorded beside the figures, after them. */
+const MACHINE_KEYS = ['node_version', 'cpu_count', 'cpu_model', 'measured_at'];
+
+function runOnce(benchmark: Benchmark): Figures {
+	try {
+		return runBenchScript(benchmark.file, benchmark.env);
+	} catch (error) {
+		throw new Error(`${benchmark.name}: ${(error as Error).message}`);
 	}
-	return JSON.parse(line.slice('BENCH_RESULT '.length)) as Record<string, number | string>;
 }
 
 function main(): void {
@@ -48,7 +49,9 @@ function main(): void {
 	if (selected.length === 0) throw new Error(`Unknown benchmark; choose from ${BENCHMARKS.map((b) => b.name).join(', ')}`);
 	const resultsFile = join(__dirname, 'results.json');
 	const previous = existsSync(resultsFile) ? (JSON.parse(readFileSync(resultsFile, 'utf8')) as Record<string, unknown>) : {};
-	const figures: Record<string, number | string> = {};
+	// A full run writes its figures in the order of BENCHMARKS; one benchmark alone keeps the others'.
+	const kept = only.length ? Object.fromEntries(Object.entries(previous).filter(([key]) => !MACHINE_KEYS.includes(key))) : {};
+	const figures: Figures = {};
 	for (const benchmark of selected) {
 		process.stderr.write(`bench: ${benchmark.name} (${benchmark.runs} run${benchmark.runs > 1 ? 's' : ''})\n`);
 		const runs = Array.from({ length: benchmark.runs }, () => runOnce(benchmark));
@@ -58,7 +61,7 @@ function main(): void {
 		}
 	}
 	const results = {
-		...previous,
+		...kept,
 		...figures,
 		node_version: process.version,
 		cpu_count: cpus().length,

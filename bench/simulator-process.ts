@@ -1,38 +1,47 @@
 /**
- * The simulator in its own process for benchmarks: started with JSON options, it sends its
- * banner over IPC and answers queries (counters, job timestamps) so the measured process holds
- * only the node's memory.
+ * The simulator in its own process for benchmarks: started with JSON options (either flavour), it
+ * sends its banner over IPC and answers queries (counters, job timestamps) so the measured process
+ * holds only the node's memory.
  */
 import { startSimulator, type Simulator } from '../simulator/server';
+import type { RemoteSimulatorOptions, SimulatorBanner } from './support';
+
+interface Query {
+	id: number;
+	command: string;
+	promptIds?: string[];
+	music?: Record<string, number>;
+	outputSize?: number;
+	nodeMs?: number;
+}
 
 async function main(): Promise<void> {
-	const options = JSON.parse(process.argv[2] ?? '{}') as {
-		sim?: Parameters<typeof startSimulator>[0];
-		outputSize?: number;
-		music?: Record<string, number>;
-	};
+	const options = JSON.parse(process.argv[2] ?? '{}') as RemoteSimulatorOptions;
 	const sim: Simulator = await startSimulator(options.sim ?? {});
 	if (options.outputSize) sim.cloud.setOutputSize(options.outputSize);
 	if (options.music) Object.assign(sim.proxy.music, options.music);
-	process.send?.({
+	const banner: SimulatorBanner = {
 		baseUrl: sim.baseUrl,
 		wsBaseUrl: sim.wsBaseUrl,
 		registryUrl: sim.registryUrl,
 		storageUrl: sim.storageUrl,
 		apiKey: sim.apiKey,
 		accessToken: sim.accessToken,
-	});
-	process.on('message', (message: { id: number; command: string; promptIds?: string[]; music?: Record<string, number>; outputSize?: number }) => {
+		flavour: sim.flavour,
+	};
+	process.send?.(banner);
+	process.on('message', (message: Query) => {
 		let result: unknown;
 		if (message.command === 'counters') {
 			result = { ...sim.counters, httpRequestsTo: sim.requests.filter((r) => r.host === 'service').length };
 		} else if (message.command === 'jobs') {
+			// Both flavours keep their jobs on the same board (the self-hosted one also in its history).
 			result = (message.promptIds ?? []).map((id) => {
 				const job = sim.cloud.jobs.get(id);
 				return { id, finishedAt: job?.finishedAt, startedAt: job?.startedAt, status: job?.status };
 			});
 		} else if (message.command === 'nodeMs') {
-			sim.options.nodeMs = (message as unknown as { nodeMs: number }).nodeMs;
+			sim.options.nodeMs = message.nodeMs ?? sim.options.nodeMs;
 			result = true;
 		} else if (message.command === 'music') {
 			Object.assign(sim.proxy.music, message.music);

@@ -1,13 +1,25 @@
 /**
  * Shared plumbing of the benchmarks: a simulator in its own process (so its memory is not
- * counted), a resident-memory sampler, medians, and the one-JSON-line protocol each benchmark
- * process uses to report its figures to bench/run.ts.
+ * counted), in either flavour with the Host Cloud credential that reaches it, a resident-memory
+ * sampler, medians, and the one-JSON-line protocol each benchmark process uses to report its
+ * figures to bench/run.ts (and to the tests that run a benchmark script).
  */
-import { spawn, type ChildProcess } from 'node:child_process';
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { join } from 'node:path';
+import type { ICredentialDataDecryptedObject } from 'n8n-workflow';
+
+import type { Flavour, SimulatorOptions } from '../simulator/server';
 
 export const ROOT = join(__dirname, '..');
 export const TSX_CLI = join(ROOT, 'node_modules/tsx/dist/cli.mjs');
+
+/** What bench/simulator-process.ts is started with. */
+export interface RemoteSimulatorOptions {
+	/** startSimulator's options (JSON only: no log function). */
+	sim?: Omit<SimulatorOptions, 'log'>;
+	outputSize?: number;
+	music?: Record<string, number>;
+}
 
 export interface SimulatorBanner {
 	baseUrl: string;
@@ -16,6 +28,7 @@ export interface SimulatorBanner {
 	storageUrl: string;
 	apiKey: string;
 	accessToken: string;
+	flavour: Flavour;
 }
 
 export interface RemoteSimulator extends SimulatorBanner {
@@ -25,7 +38,7 @@ export interface RemoteSimulator extends SimulatorBanner {
 }
 
 /** Starts bench/simulator-process.ts with options; talks to it over IPC. */
-export async function startRemoteSimulator(options: Record<string, unknown>): Promise<RemoteSimulator> {
+export async function startRemoteSimulator(options: RemoteSimulatorOptions): Promise<RemoteSimulator> {
 	const child: ChildProcess = spawn(process.execPath, [TSX_CLI, join(__dirname, 'simulator-process.ts'), JSON.stringify(options)], {
 		stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
 	});
@@ -62,6 +75,41 @@ export async function startRemoteSimulator(options: Record<string, unknown>): Pr
 	};
 }
 
+/** The server Host Cloud runs on in a benchmark: BENCH_FLAVOUR=self-hosted, else the cloud. */
+export function benchFlavour(): Flavour {
+	const given = process.env.BENCH_FLAVOUR ?? 'cloud';
+	if (given !== 'cloud' && given !== 'self-hosted') throw new Error(`BENCH_FLAVOUR is "${given}"; use cloud or self-hosted`);
+	return given;
+}
+
+/** What a figure's name carries after its subject for a flavour: the cloud's names stay as they were. */
+export function flavourTag(flavour: Flavour): string {
+	return flavour === 'self-hosted' ? '_self_hosted' : '';
+}
+
+/**
+ * The reverse proxy in front of the self-hosted simulator wants this header, so every request and
+ * the WebSocket upgrade go the way they do behind a real proxy (the credential's Proxy Headers).
+ */
+const BENCH_PROXY = { header: 'X-Bench-Proxy-Token', value: 'bench-proxy-secret' };
+
+/**
+ * Starts the simulator in `flavour` (self-hosted: behind the proxy above) and returns it with the
+ * Host Cloud credential data that reaches it.
+ */
+export async function startHostCloudSimulator(
+	flavour: Flavour,
+	options: RemoteSimulatorOptions = {},
+): Promise<{ sim: RemoteSimulator; credential: ICredentialDataDecryptedObject }> {
+	if (flavour === 'cloud') {
+		const sim = await startRemoteSimulator(options);
+		return { sim, credential: { apiKey: sim.apiKey, baseUrl: sim.baseUrl } };
+	}
+	const sim = await startRemoteSimulator({ ...options, sim: { ...options.sim, flavour, proxyAuth: BENCH_PROXY } });
+	const proxyHeaders = { values: [{ name: BENCH_PROXY.header, value: BENCH_PROXY.value }] };
+	return { sim, credential: { server: 'selfHosted', serverUrl: sim.baseUrl, proxyHeaders } };
+}
+
 /** Samples this process's resident memory every few ms; `peakDeltaMiB` is growth over the start. */
 export function startRssSampler(intervalMs = 5): { stop(): { baselineMiB: number; peakMiB: number; peakDeltaMiB: number } } {
 	const baseline = process.memoryUsage().rss;
@@ -85,7 +133,33 @@ export function median(values: number[]): number {
 	return sorted.length % 2 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
 }
 
+export type Figures = Record<string, number | string>;
+
+const RESULT_PREFIX = 'BENCH_RESULT ';
+
 /** A benchmark process ends by printing one line `BENCH_RESULT {json}` that run.ts collects. */
-export function report(figures: Record<string, number | string>): void {
-	process.stdout.write(`BENCH_RESULT ${JSON.stringify(figures)}\n`);
+export function report(figures: Figures): void {
+	process.stdout.write(`${RESULT_PREFIX}${JSON.stringify(figures)}\n`);
+}
+
+/**
+ * Runs one benchmark script (a file of bench/) in a fresh process and returns the figures it
+ * reported; throws with the end of its output when it fails or reports nothing.
+ */
+export function runBenchScript(file: string, env: Record<string, string> = {}, timeoutMs?: number): Figures {
+	// tsx starts its own node process: the WebSocket flag (Node 20) travels in NODE_OPTIONS.
+	const result = spawnSync(process.execPath, [TSX_CLI, join(__dirname, file)], {
+		cwd: ROOT,
+		env: { ...process.env, NODE_OPTIONS: '--experimental-websocket', N8N_LOG_LEVEL: 'error', ...env },
+		encoding: 'utf8',
+		maxBuffer: 64 * 1024 * 1024,
+		stdio: ['ignore', 'pipe', 'pipe'],
+		timeout: timeoutMs,
+	});
+	const line = (result.stdout ?? '').split('\n').find((l) => l.startsWith(RESULT_PREFIX));
+	if (result.status !== 0 || !line) {
+		const why = result.error ? result.error.message : `exit ${result.status ?? result.signal}`;
+		throw new Error(`${file} failed (${why}):\n${(result.stdout ?? '').slice(-2000)}${(result.stderr ?? '').slice(-2000)}`);
+	}
+	return JSON.parse(line.slice(RESULT_PREFIX.length)) as Figures;
 }

@@ -3,13 +3,9 @@
  * titles, duration and events, WAV files assembled per stream_index, malformed lines skipped and
  * counted, error events, cancellation, and memory that does not grow with the stream.
  */
-import { spawnSync } from 'node:child_process';
-import { join } from 'node:path';
-
+import { runBenchScript } from '../../bench/support';
 import { readBinary } from '../harness/engine';
 import { useMediaEnv } from '../helpers/media';
-
-const ROOT = join(__dirname, '..', '..');
 
 // Binary data on disk, as n8n stores it by default: the memory mode would hold every file in memory
 // by design. Read when the harness first sets up n8n's binary data service.
@@ -154,15 +150,7 @@ describe('Host Media: music', () => {
 	// script): in a shared Jest worker, V8's heap headroom (tens of MB) drowns a 40 MB signal, so the
 	// stream is 256 MiB and holding it, or its Base64, would show far above the limit.
 	it('a 256 MiB stream grows the n8n process by well under half of that (fresh process)', () => {
-		const out = spawnSync(process.execPath, [join(ROOT, 'node_modules/tsx/dist/cli.mjs'), join(ROOT, 'bench/music-stream.ts')], {
-			cwd: ROOT,
-			env: { ...process.env, BENCH_MUSIC_MIB: '256', N8N_DEFAULT_BINARY_DATA_MODE: 'filesystem', N8N_LOG_LEVEL: 'error' },
-			encoding: 'utf8',
-			timeout: 120_000,
-		});
-		const line = out.stdout.split('\n').find((l) => l.startsWith('BENCH_RESULT '));
-		expect(line).toBeDefined();
-		const figures = JSON.parse(line!.slice('BENCH_RESULT '.length)) as Record<string, number>;
+		const figures = runBenchScript('music-stream.ts', { BENCH_MUSIC_MIB: '256', N8N_DEFAULT_BINARY_DATA_MODE: 'filesystem' }, 120_000);
 		expect(figures.music_stream_audio_mib).toBe(256);
 		expect(figures.music_stream_peak_rss_delta_mib).toBeLessThan(128);
 	}, 60_000);
