@@ -5,9 +5,10 @@
  * service, never held whole.
  */
 import type { IBinaryData, IExecuteFunctions, IN8nHttpFullResponse, IWebhookFunctions } from 'n8n-workflow';
-import { NodeOperationError } from 'n8n-workflow';
+import { NodeOperationError, sleep } from 'n8n-workflow';
 
 import { extensionFor, mimeTypeForExtension, sniffMimeType, SNIFF_BYTES } from './file-types';
+import { jittered, RETRY_DELAYS_MS } from './retry';
 import { discardBody, isAsyncIterable, peek, readableClassOf, readableFrom } from './streams';
 
 export interface DownloadOptions {
@@ -21,6 +22,16 @@ export interface DownloadOptions {
 	timeoutMs?: number;
 	/** Who serves the file, for messages (default "the storage host"). */
 	source?: string;
+	/** Try again, after a pause, when the transfer broke off or the host answered 5xx (the file is still there). */
+	retry?: boolean;
+}
+
+/** Failures of one attempt that another attempt may not meet: a cut connection, a 5xx. */
+const transientFailures = new WeakSet<object>();
+
+function transient<T extends object>(error: T): T {
+	transientFailures.add(error);
+	return error;
 }
 
 /** How long a download may go without a byte (the request's socket timeout) before it fails. */
@@ -60,7 +71,10 @@ function notAWebAddress(url: string): string | undefined {
 	return `its address uses the ${protocol} scheme, and only http: and https: addresses are downloaded`;
 }
 
-/** Downloads `url` (no credentials sent) into n8n binary data, with a file name and MIME type. */
+/**
+ * Downloads `url` (no credentials sent) into n8n binary data, with a file name and MIME type.
+ * With `retry`, a transfer that broke off (nothing of it kept) is fetched again from the start.
+ */
 export async function downloadToBinary(
 	context: IExecuteFunctions | IWebhookFunctions,
 	url: string,
@@ -73,6 +87,22 @@ export async function downloadToBinary(
 			description: 'Files are fetched only from http: and https: addresses. Check where the address came from.',
 		});
 	}
+	const attempts = options.retry ? RETRY_DELAYS_MS.length + 1 : 1;
+	const signal = 'getExecutionCancelSignal' in context ? context.getExecutionCancelSignal() : undefined;
+	for (let attempt = 1; ; attempt++) {
+		let failure: NodeOperationError;
+		try {
+			return await downloadOnce(context, url, options);
+		} catch (error) {
+			// downloadOnce fails only with its own NodeOperationErrors.
+			failure = error as NodeOperationError;
+		}
+		if (attempt >= attempts || !transientFailures.has(failure) || signal?.aborted) throw failure;
+		await sleep(jittered(RETRY_DELAYS_MS[attempt - 1]!), signal);
+	}
+}
+
+async function downloadOnce(context: IExecuteFunctions | IWebhookFunctions, url: string, options: DownloadOptions): Promise<IBinaryData> {
 	let response: IN8nHttpFullResponse;
 	try {
 		response = (await context.helpers.httpRequest({
@@ -85,10 +115,12 @@ export async function downloadToBinary(
 		})) as IN8nHttpFullResponse;
 	} catch (error) {
 		const cause = error as { code?: string; message?: string };
-		throw new NodeOperationError(context.getNode(), `Could not download ${options.what}: ${transferProblem(cause, options)}`, {
-			itemIndex: options.itemIndex,
-			description: 'The file link could not be reached. Try again; the link stays valid for a while after the task finished.',
-		});
+		throw transient(
+			new NodeOperationError(context.getNode(), `Could not download ${options.what}: ${transferProblem(cause, options)}`, {
+				itemIndex: options.itemIndex,
+				description: 'The file link could not be reached. Try again; the link stays valid for a while after the task finished.',
+			}),
+		);
 	}
 	return await responseToBinary(context, url, response, options);
 }
@@ -106,12 +138,13 @@ export async function responseToBinary(
 	if (response.statusCode >= 400) {
 		discardBody(response.body);
 		const expired = response.statusCode === 403 || response.statusCode === 404;
-		throw new NodeOperationError(context.getNode(), `Could not download ${options.what} (HTTP ${response.statusCode})`, {
+		const failure = new NodeOperationError(context.getNode(), `Could not download ${options.what} (HTTP ${response.statusCode})`, {
 			itemIndex: options.itemIndex,
 			description: expired
 				? 'The storage link was refused: it may have expired. Run the status operation again to get fresh links.'
 				: 'The storage host did not serve the file. Try again later.',
 		});
+		throw response.statusCode >= 500 ? transient(failure) : failure;
 	}
 	const body = response.body;
 	const Readable = readableClassOf(body);
@@ -125,10 +158,12 @@ export async function responseToBinary(
 	} catch (error) {
 		// The body broke off (closed early, or silent past the timeout): say so, keep nothing partial.
 		const cause = error as { code?: string; message?: string };
-		throw new NodeOperationError(
-			context.getNode(),
-			`The download of ${options.what} broke off before the whole file arrived: ${transferProblem(cause, options)}`,
-			{ itemIndex: options.itemIndex, description: 'Nothing partial was kept. Try again; the link stays valid for a while.' },
+		throw transient(
+			new NodeOperationError(
+				context.getNode(),
+				`The download of ${options.what} broke off before the whole file arrived: ${transferProblem(cause, options)}`,
+				{ itemIndex: options.itemIndex, description: 'Nothing partial was kept. Try again; the link stays valid for a while.' },
+			),
 		);
 	}
 }

@@ -206,7 +206,9 @@ export async function downloadOutputFile(
 ): Promise<IBinaryData> {
 	const server = await hostCloudServer(context, where.itemIndex);
 	const options = { itemIndex: where.itemIndex, fileName: ref.filename, fallbackName: ref.filename, what: aboutFile(ref, where) };
-	if (server.kind === 'cloud') return await fileLimiter(context)(async () => await downloadToBinary(context, url, options));
+	// The job is paid for and the signed link stays valid: a cut transfer is fetched again.
+	if (server.kind === 'cloud')
+		return await fileLimiter(context)(async () => await downloadToBinary(context, url, { ...options, retry: true }));
 	return await fileLimiter(context)(async () => {
 		const action = `downloading ${aboutFile(ref, where)}`;
 		const response = await readViewFile(context, ref, { itemIndex: where.itemIndex, action, timeout: DOWNLOAD_TIMEOUT_MS });

@@ -8,6 +8,7 @@ import type { IDataObject, IExecuteFunctions, INodeExecutionData, INodePropertie
 import { checkedField, fieldProperty } from '../../shared/fields';
 import { checkEachItem, errorForItem, failedItem } from '../../shared/items';
 import { runItemsConcurrently } from './concurrent-items';
+import { asJobFailure } from './job-errors';
 import { finishedJobItem } from './job-results';
 import { JobWatcher } from './job-watcher';
 import type { FinishedJob } from './tracked-job';
@@ -70,9 +71,13 @@ export async function runJobs<T>(context: IExecuteFunctions, items: INodeExecuti
 				const finished = await run.job(watcher, itemIndex, passed.get(itemIndex) as T, stop);
 				const additional = context.getNodeParameter('additionalFields', itemIndex, {}) as IDataObject;
 				const includeRawOutputs = checkedField(context, itemIndex, INCLUDE_RAW_OUTPUTS, additional.includeRawOutputs) === true;
-				return [
-					await finishedJobItem(context, finished, itemIndex, { download, includePreview: options.includePreview, includeRawOutputs }),
-				];
+				try {
+					const result = { download, includePreview: options.includePreview, includeRawOutputs };
+					return [await finishedJobItem(context, finished, itemIndex, result)];
+				} catch (error) {
+					// A file of a finished job could not be read: the failed item still names its job.
+					throw asJobFailure(context.getNode(), { promptId: finished.promptId, itemIndex }, error, []);
+				}
 			},
 			{ failed: failedJobItem, onFatal: () => watcher.abandon('failed') },
 		);
