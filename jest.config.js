@@ -1,9 +1,9 @@
-/** Unit, simulator and engine tests; the real-n8n suite (test/e2e) has its own runner. */
+/** Unit, simulator and engine tests; the real-n8n suite (test/e2e) and the chaos suite (test/chaos) have their own runners. */
 module.exports = {
 	testEnvironment: '<rootDir>/test/quiet-environment.js',
 	roots: ['<rootDir>/test'],
 	testMatch: ['**/*.test.ts'],
-	testPathIgnorePatterns: ['/node_modules/', '/test/e2e/'],
+	testPathIgnorePatterns: ['/node_modules/', '/test/e2e/', '/test/chaos/'],
 	transform: {
 		// Type-checking is `npm run typecheck`'s job; here files are only transpiled, which is fast.
 		'^.+\\.ts$': ['ts-jest', { diagnostics: false }],

@@ -206,6 +206,12 @@ export function createCloudArea(ctx: AreaContext): CloudArea {
 		}
 		const { extra_data: extraData = {}, client_id: clientId } = body as Record<string, unknown>;
 		if (!isPlainObject(extraData)) return sendError(res, 400, 'cloud', 'invalid_extra_data', 'extra_data must be an object.');
+		if (ctx.faults.chaos?.roll('executionError')) {
+			board.failNextJob({
+				exception_type: 'OOMError',
+				exception_message: 'Out of GPU memory while running this workflow (injected fault).',
+			});
+		}
 		const job = board.submit({
 			account,
 			graph: check.graph,

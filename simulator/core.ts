@@ -5,6 +5,8 @@
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 
+import type { ChaosFaults } from './chaos';
+
 /** One account of the simulated service: a cloud API key and a registry bearer token. */
 export interface Account {
 	/** Stable id, used as the publisher-member user id and to scope jobs. */
@@ -75,6 +77,8 @@ export interface Faults {
 	malformedNdjson?: { count: number };
 	/** Media proxy: the next music stream ends with an error event instead of complete. */
 	musicError?: { code: string; message: string };
+	/** Cloud and storage: random faults of several kinds at given rates, seeded and counted (chaos.ts). */
+	chaos?: ChaosFaults;
 }
 
 export interface SimRequest {

@@ -150,6 +150,12 @@ function maskSecrets(text: string, accounts: Account[]): string {
 	return out;
 }
 
+/** Which random 5xx of a chaos run a GET may get: job status reads and file lookups. */
+function chaosHttpKind(path: string): 'status5xx' | 'view5xx' | undefined {
+	if (/^\/api\/job\/[^/]+\/status$/.test(path)) return 'status5xx';
+	return path === '/api/view' ? 'view5xx' : undefined;
+}
+
 function matchesPrefix(path: string, prefix?: string): boolean {
 	return prefix === undefined || path.startsWith(prefix);
 }
@@ -221,6 +227,11 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
 				if (burst && burst.count > 0 && matchesPrefix(url.pathname, burst.pathPrefix)) {
 					burst.count--;
 					res.writeHead(burst.status ?? 503, { 'content-type': 'text/plain' });
+					return void res.end('Service temporarily unavailable (injected fault)');
+				}
+				const chaosKind = host === 'service' && req.method === 'GET' ? chaosHttpKind(url.pathname) : undefined;
+				if (chaosKind && faults.chaos?.roll(chaosKind)) {
+					res.writeHead(503, { 'content-type': 'text/plain' });
 					return void res.end('Service temporarily unavailable (injected fault)');
 				}
 				const broken = faults.malformedJson;

@@ -90,6 +90,7 @@ export class SignedStorage {
 		}
 		const object = this.objects.get(key);
 		if (!object) return sendText(res, 404, 'NoSuchKey');
+		if (req.method === 'GET' && this.faults.chaos?.roll('storageReset')) return serveCutShort(res, object);
 		serveStored(req, res, object);
 	}
 
@@ -112,6 +113,21 @@ export function serveStored(req: SimRequest, res: ServerResponse, object: Stored
 	if (req.method === 'HEAD') return void res.end();
 	if (Buffer.isBuffer(object.body)) return void res.end(object.body);
 	object.body.stream().pipe(res);
+}
+
+/** The chaos fault: headers announce the whole object, then the connection is cut after half its bytes. */
+function serveCutShort(res: ServerResponse, object: StoredObject): void {
+	const size = Buffer.isBuffer(object.body) ? object.body.length : object.body.size;
+	res.writeHead(200, { 'content-type': object.contentType, 'content-length': size });
+	const source = Buffer.isBuffer(object.body) ? Readable.from([object.body]) : object.body.stream();
+	let left = Math.floor(size / 2);
+	source.on('data', (chunk: Buffer) => {
+		const part = chunk.subarray(0, left);
+		left -= part.length;
+		if (left > 0) return void res.write(part);
+		source.destroy();
+		res.write(part, () => res.destroy());
+	});
 }
 
 /** A readable of `size` bytes that starts with `header` and repeats a pattern, made chunk by chunk. */

@@ -34,8 +34,10 @@ export abstract class SocketHubBase {
 	protected readonly wss = new WebSocketServer({ noServer: true });
 	readonly handshakes: WsHandshake[] = [];
 	private readonly gate: WsFaultGate;
+	/** Messages held back by the chaos fault `delayExecuted`, released together when the timer fires. */
+	private held?: { queue: Array<{ sockets: WebSocket[]; payload: string | Buffer; binary: boolean }>; timer: NodeJS.Timeout };
 
-	constructor(faults: Faults) {
+	constructor(private readonly faults: Faults) {
 		this.gate = new WsFaultGate(faults);
 	}
 
@@ -58,13 +60,38 @@ export abstract class SocketHubBase {
 	protected send(sockets: Iterable<WebSocket>, message: object | Buffer): void {
 		const open = [...sockets].filter((ws) => ws.readyState === WebSocket.OPEN);
 		if (open.length === 0 || !this.gate.passes(() => this.terminateAll())) return;
+		const chaos = this.faults.chaos;
+		if (chaos?.roll('dropSocket')) return this.terminateAll();
 		const binary = Buffer.isBuffer(message);
 		const payload = binary ? message : JSON.stringify(message);
-		for (const ws of open) ws.send(payload, { binary });
+		const times = chaos?.roll('duplicateMessage') ? 2 : 1;
+		if (!binary && (message as { type?: unknown }).type === 'executed' && chaos?.roll('delayExecuted') && !this.held) {
+			this.held = { queue: [], timer: setTimeout(() => this.release(), chaos.delayMs) };
+		}
+		for (let i = 0; i < times; i++) {
+			// A socket delivers in order: while one message is held back, those after it wait behind it.
+			if (this.held) this.held.queue.push({ sockets: open, payload, binary });
+			else for (const ws of open) ws.send(payload, { binary });
+		}
+	}
+
+	/** Sends the messages held back by a delay, in order, to those of their sockets still open. */
+	private release(): void {
+		const held = this.held;
+		this.held = undefined;
+		for (const { sockets, payload, binary } of held?.queue ?? []) {
+			for (const ws of sockets) if (ws.readyState === WebSocket.OPEN) ws.send(payload, { binary });
+		}
+	}
+
+	private dropHeld(): void {
+		if (this.held) clearTimeout(this.held.timer);
+		this.held = undefined;
 	}
 
 	/** Abrupt end (no close frame): the client sees code 1006. */
 	terminateAll(): void {
+		this.dropHeld();
 		for (const ws of this.wss.clients) ws.terminate();
 	}
 
@@ -78,6 +105,7 @@ export abstract class SocketHubBase {
 	reset(): void {
 		this.handshakes.length = 0;
 		this.gate.reset();
+		this.dropHeld();
 	}
 
 	async close(): Promise<void> {

@@ -1,0 +1,10 @@
+/** The chaos suite (`npm run test:chaos`): Host Cloud under load and random faults, one file at a time. */
+const base = require('./jest.config');
+
+module.exports = {
+	...base,
+	testMatch: ['<rootDir>/test/chaos/**/*.test.ts'],
+	testPathIgnorePatterns: ['/node_modules/'],
+	testTimeout: 300000,
+	maxWorkers: 1,
+};
