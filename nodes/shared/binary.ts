@@ -87,18 +87,29 @@ export async function downloadToBinary(
 			description: 'Files are fetched only from http: and https: addresses. Check where the address came from.',
 		});
 	}
+	return await retryingDownload(context, options, async () => await downloadOnce(context, url, options));
+}
+
+/**
+ * Runs `attempt` (one whole download into binary data) again after a pause, when `options.retry`
+ * is set and it broke off or met a 5xx: nothing of a failed attempt is kept, so each starts afresh.
+ */
+export async function retryingDownload(
+	context: IExecuteFunctions | IWebhookFunctions,
+	options: Pick<DownloadOptions, 'retry'>,
+	attempt: () => Promise<IBinaryData>,
+): Promise<IBinaryData> {
 	const attempts = options.retry ? RETRY_DELAYS_MS.length + 1 : 1;
 	const signal = 'getExecutionCancelSignal' in context ? context.getExecutionCancelSignal() : undefined;
-	for (let attempt = 1; ; attempt++) {
-		let failure: NodeOperationError;
+	for (let tried = 1; ; tried++) {
+		let failure: unknown;
 		try {
-			return await downloadOnce(context, url, options);
+			return await attempt();
 		} catch (error) {
-			// downloadOnce fails only with its own NodeOperationErrors.
-			failure = error as NodeOperationError;
+			failure = error;
 		}
-		if (attempt >= attempts || !transientFailures.has(failure) || signal?.aborted) throw failure;
-		await sleep(jittered(RETRY_DELAYS_MS[attempt - 1]!), signal);
+		if (tried >= attempts || !transientFailures.has(failure as object) || signal?.aborted) throw failure;
+		await sleep(jittered(RETRY_DELAYS_MS[tried - 1]!), signal);
 	}
 }
 

@@ -10,7 +10,7 @@
 import type { IBinaryData, IDataObject, IExecuteFunctions, IN8nHttpFullResponse } from 'n8n-workflow';
 import { NodeOperationError } from 'n8n-workflow';
 
-import { downloadToBinary, DOWNLOAD_TIMEOUT_MS, responseToBinary } from '../../shared/binary';
+import { downloadToBinary, DOWNLOAD_TIMEOUT_MS, responseToBinary, retryingDownload } from '../../shared/binary';
 import { mimeTypeForExtension } from '../../shared/file-types';
 import { hostCloudServer } from '../../shared/transport';
 import { readViewFile, readViewLocation, viewAddress } from '../transport/cloud-api';
@@ -206,12 +206,13 @@ export async function downloadOutputFile(
 ): Promise<IBinaryData> {
 	const server = await hostCloudServer(context, where.itemIndex);
 	const options = { itemIndex: where.itemIndex, fileName: ref.filename, fallbackName: ref.filename, what: aboutFile(ref, where) };
-	// The job is paid for and the signed link stays valid: a cut transfer is fetched again.
-	if (server.kind === 'cloud')
-		return await fileLimiter(context)(async () => await downloadToBinary(context, url, { ...options, retry: true }));
-	return await fileLimiter(context)(async () => {
-		const action = `downloading ${aboutFile(ref, where)}`;
+	// The job is paid for and the file is still there: a transfer cut short is fetched again.
+	const retried = { ...options, retry: true };
+	if (server.kind === 'cloud') return await fileLimiter(context)(async () => await downloadToBinary(context, url, retried));
+	const action = `downloading ${aboutFile(ref, where)}`;
+	const attempt = async () => {
 		const response = await readViewFile(context, ref, { itemIndex: where.itemIndex, action, timeout: DOWNLOAD_TIMEOUT_MS });
-		return await responseToBinary(context, url, response as IN8nHttpFullResponse, { ...options, source: 'your server' });
-	});
+		return await responseToBinary(context, url, response as IN8nHttpFullResponse, { ...retried, source: 'your server' });
+	};
+	return await fileLimiter(context)(async () => await retryingDownload(context, retried, attempt));
 }

@@ -1,0 +1,74 @@
+/**
+ * A file download cut short is fetched again, on both servers: the job is paid for and the file is
+ * still there, so a broken transfer must not fail the item (nor pass a partial file on). The
+ * servers here cut the first transfer of each file half-way, then serve it whole.
+ */
+import type { ServerResponse } from 'node:http';
+
+import { EngineHarness, readBinary } from '../harness/engine';
+import { redirectTo, startHostileService, type HostileService } from '../helpers/hostile-service';
+
+const FILE = Buffer.concat([Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]), Buffer.alloc(64 * 1024, 7)]);
+
+/** Serves FILE, cutting the connection half-way through the first `cuts` transfers. */
+function cutThenServe(cuts: number) {
+	let served = 0;
+	return (res: ServerResponse) => {
+		res.writeHead(200, { 'Content-Type': 'image/png', 'Content-Length': String(FILE.length) });
+		if (served++ < cuts) res.write(FILE.subarray(0, FILE.length / 2), () => res.destroy());
+		else res.end(FILE);
+	};
+}
+
+const harness = new EngineHarness();
+const services: HostileService[] = [];
+
+afterAll(async () => {
+	for (const service of services) await service.close();
+});
+
+async function download(credential: Record<string, unknown>) {
+	const id = harness.addCredential('hostCloudApi', credential as never);
+	return await harness.runNode(
+		{
+			type: 'hostCloud',
+			parameters: { resource: 'file', operation: 'downloadOutput', filename: 'result_00001_.png', subfolder: '', type: 'output' },
+			credentials: { hostCloudApi: id },
+			continueOnFail: true,
+		},
+		[{ json: {} }],
+	);
+}
+
+test('from the cloud’s signed storage URL', async () => {
+	const serve = cutThenServe(1);
+	const storage = await startHostileService((_req, res) => serve(res));
+	const cloud = await startHostileService((_req, res) => redirectTo(res, `${storage.url}/o/result_00001_.png?signature=abc`));
+	services.push(storage, cloud);
+	const result = await download({ apiKey: 'cloud-key-0001', baseUrl: cloud.url });
+	expect(result.items[0]!.json.error).toBeUndefined();
+	expect((await readBinary(Object.values(result.items[0]!.binary!)[0]!)).equals(FILE)).toBe(true);
+	expect(storage.seen).toHaveLength(2);
+});
+
+test('from a self-hosted server’s /api/view', async () => {
+	const serve = cutThenServe(1);
+	const server = await startHostileService((_req, res) => serve(res));
+	services.push(server);
+	const result = await download({ server: 'selfHosted', serverUrl: server.url, proxyHeaders: { values: [] } });
+	expect(result.items[0]!.json.error).toBeUndefined();
+	expect((await readBinary(Object.values(result.items[0]!.binary!)[0]!)).equals(FILE)).toBe(true);
+	expect(server.seen.map((request) => request.url.split('?')[0])).toEqual(['/api/view', '/api/view']);
+});
+
+test('a server that always cuts fails the item saying so, with nothing partial kept', async () => {
+	const serve = cutThenServe(Number.POSITIVE_INFINITY);
+	const server = await startHostileService((_req, res) => serve(res));
+	services.push(server);
+	const result = await download({ server: 'selfHosted', serverUrl: server.url, proxyHeaders: { values: [] } });
+	expect(result.items[0]!.json.error).toMatch(
+		/^The download of output file "result_00001_.png" broke off before the whole file arrived: your server closed the connection early/,
+	);
+	expect(result.items[0]!.binary).toBeUndefined();
+	expect(server.seen.length).toBeGreaterThan(1);
+}, 30_000);
