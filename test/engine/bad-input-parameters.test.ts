@@ -8,7 +8,12 @@
  * What a user must see: never a JavaScript error (TypeError, RangeError...); a value that cannot be
  * right fails the item, names the field and sends nothing (no request, no WebSocket); a value the
  * field allows is not refused; nothing sent carries "[object Object]", "NaN" or "undefined".
+ * The second part answers every operation with malformed answers (HTML pages, empty bodies, cut
+ * JSON, wrong field types, a 200 with an error body, huge bodies): the item fails saying what came
+ * back, no secret of the credential shows, and every wait is bounded.
  */
+import type { ServerResponse } from 'node:http';
+
 import fc from 'fast-check';
 import type { INodeTypeDescription } from 'n8n-workflow';
 
@@ -17,7 +22,7 @@ import { EngineHarness } from '../harness/engine';
 import type { HarnessItem } from '../harness/items-node';
 import { RUNS, SEED, recordFigures, tally, uncaughtError } from '../helpers/bad-input';
 import { txt2img } from '../helpers/cloud';
-import { startHostileService, sendJson, type HostileService } from '../helpers/hostile-service';
+import { startHostileService, sendJson, type HostileService, type SeenRequest } from '../helpers/hostile-service';
 import { allowedValues, operationsOf, visibleFields, withField, type Field, type Parameters } from '../helpers/node-parameters';
 import { locator, ZIP } from '../helpers/registry-node';
 
@@ -52,39 +57,44 @@ const ITEM: HarnessItem = {
 };
 
 const harness = new EngineHarness();
+
+/**
+ * How the loopback service answers. For the parameter sweep it refuses every request (a run ends at
+ * its first one), and a job's status says it failed (an operation that waits ends at its first look).
+ */
+const refuseAll = (req: SeenRequest, res: ServerResponse): void =>
+	/^\/api\/job\/[^/]+\/status/.test(req.url) ? sendJson(res, 200, { status: 'failed' }) : sendJson(res, 400, { message: 'sweep: refused' });
+let respond = refuseAll;
 let service: HostileService;
 let cloudCredential = '';
 let hostCredential = '';
 const CLOUD_KEY = 'sweep-cloud-key-7f3a';
 const ACCESS_TOKEN = 'sweep-access-token-91c2';
+const PUBLISHING_TOKEN = 'sweep-publishing-token-5d0e';
+const REPOHOST_TOKEN = 'sweep-repohost-token-c48b';
+const SECRETS = [CLOUD_KEY, ACCESS_TOKEN, PUBLISHING_TOKEN, REPOHOST_TOKEN];
 
 beforeAll(async () => {
 	// A job's status says it failed, so an operation that waits for one ends at its first look.
-	service = await startHostileService(
-		(req, res) =>
-			/^\/api\/job\/[^/]+\/status/.test(req.url)
-				? sendJson(res, 200, { status: 'failed' })
-				: sendJson(res, 400, { message: 'sweep: refused' }),
-		{
-			onSocket: (socket) => socket.close(),
-		},
-	);
+	service = await startHostileService((req, res) => respond(req, res), { onSocket: (socket) => socket.close() });
 	cloudCredential = harness.addCredential('hostCloudApi', { apiKey: CLOUD_KEY, baseUrl: service.url, wsBaseUrl: '' });
 	hostCredential = harness.addCredential('hostApi', {
 		accessToken: ACCESS_TOKEN,
 		registryUrl: service.url,
 		publisherId: 'acme',
-		publishingToken: 'sweep-publishing-token',
-		repohostToken: 'sweep-repohost-token',
+		publishingToken: PUBLISHING_TOKEN,
+		repohostToken: REPOHOST_TOKEN,
 	});
 });
 
 afterAll(async () => {
 	await service.close();
-	recordFigures('parameters', {
+	recordFigures('sweep', {
 		inputs_tried: tally.inputs_tried,
 		uncaught_errors: tally.uncaught_errors,
 		refused_before_sending: tally.refused_before_sending,
+		malformed_answers_tried: tally.malformed_answers_tried,
+		secrets_found: tally.secrets_found,
 	});
 });
 
@@ -109,7 +119,7 @@ function baseParameters(type: string, resource: string, operation: string): Para
 }
 
 interface Run {
-	error?: { message: string; constructor: { name: string } };
+	error?: { message: string; description?: string; constructor: { name: string } };
 	sent: typeof service.seen;
 	sockets: number;
 	output: unknown;
@@ -337,3 +347,97 @@ describe('defects the sweep found, fixed', () => {
 		});
 	});
 });
+
+/**
+ * Malformed answers: every request of an operation (base parameters) gets the same bad answer.
+ * Each is one a proxy or a broken service really gives; each carries the credential's secrets, so
+ * an answer echoed into a message or an output shows. 5xx pages are left out: they are retried with
+ * back-off (seconds each), which the chaos suite covers.
+ */
+const withSecrets = `key=${CLOUD_KEY} token=${ACCESS_TOKEN} ${PUBLISHING_TOKEN} ${REPOHOST_TOKEN}`;
+type Answer = { status: number; type: string; body: string; what: string };
+const answers: fc.Arbitrary<Answer> = fc.oneof(
+	fc.constantFrom(200, 400, 404, 413).map((status) => ({
+		status,
+		type: 'text/html',
+		body: `<html><head><title>${status}</title></head><body><h1>Gateway error</h1><!-- ${withSecrets} --></body></html>`,
+		what: 'an HTML page',
+	})),
+	fc.constantFrom(200, 204, 400).map((status) => ({ status, type: 'application/json', body: '', what: 'an empty body' })),
+	fc.integer({ min: 1, max: 60 }).map((cut) => {
+		const whole = JSON.stringify({ prompt_id: 'p-1', data: { task_id: 't-1', status: 'CREATED', generated: [] }, note: withSecrets });
+		return { status: 200, type: 'application/json', body: whole.slice(0, cut), what: 'truncated JSON' };
+	}),
+	fc.constantFrom<unknown>(123, [], {}, null, 'text', true, { nested: [1] }).map((wrong) => ({
+		status: 200,
+		type: 'application/json',
+		body: JSON.stringify({
+			prompt_id: wrong,
+			status: wrong,
+			data: wrong,
+			task_id: wrong,
+			state: wrong,
+			generated: wrong,
+			creations: wrong,
+			nodes: wrong,
+			node_version: wrong,
+			signedUrl: wrong,
+			queue_running: wrong,
+			queue_pending: wrong,
+			id: wrong,
+			note: withSecrets,
+		}),
+		what: 'wrong field types',
+	})),
+	fc.constantFrom('error', 'message').map((key) => ({
+		status: 200,
+		type: 'application/json',
+		body: JSON.stringify({ [key]: { type: 'internal', message: `failed for ${withSecrets}` } }),
+		what: 'a 200 with an error body',
+	})),
+	fc.integer({ min: 256, max: 1024 }).map((kib) => ({
+		status: 200,
+		type: 'application/json',
+		body: JSON.stringify({ filler: 'x'.repeat(kib * 1024), note: withSecrets }),
+		what: 'a huge body',
+	})),
+);
+
+describe(`bad-input sweep over malformed service answers (seed ${SEED}; replay with BAD_INPUT_SEED=${SEED})`, () => {
+	afterEach(() => {
+		respond = refuseAll;
+	});
+
+	const executable = OPERATIONS.filter(([type]) => node(type).properties.some((p) => p.name === 'resource'));
+
+	test.each(executable)('%s %s: %s', async (type, resource, operation) => {
+		// Short waits: an operation that waits for a job or task gives up in seconds, never hangs.
+		const base = { ...baseParameters(type, resource, operation), ...(type === 'hostCloud' ? { waitOptions: QUICK_WAIT } : {}) };
+		await fc.assert(
+			fc.asyncProperty(answers, async (answer) => {
+				tally.malformed_answers_tried++;
+				respond = (_req, res) => {
+					res.writeHead(answer.status, { 'Content-Type': answer.type });
+					res.end(answer.body);
+				};
+				const run = await runOnce(type, base);
+				const uncaught = uncaughtError(run.error);
+				if (uncaught) tally.uncaught_errors++;
+				expect(uncaught ?? 'none').toBe('none');
+				const shown = JSON.stringify([run.error?.message, run.error?.description, run.output]);
+				// A node can only blank out its own credential's secrets (the answer carries both credentials').
+				const own = type === 'hostCloud' ? [CLOUD_KEY] : SECRETS.filter((secret) => secret !== CLOUD_KEY);
+				const leaked = own.filter((secret) => shown.includes(secret));
+				tally.secrets_found += leaked.length;
+				expect(leaked).toEqual([]);
+				// A failure says what came back: the status, or what was wrong with the answer.
+				if (run.error) expect(run.error.message).toMatch(SAYS_WHAT_CAME_BACK);
+			}),
+			{ seed: SEED, numRuns: Math.ceil(RUNS / 4), endOnFailure: true },
+		);
+	});
+});
+
+const QUICK_WAIT = { maxWaitMinutes: 0.02, pollIntervalSeconds: 0.05, silenceSeconds: 0.05 };
+const SAYS_WHAT_CAME_BACK =
+	/HTTP \d{3}|answer|respon|unexpected|JSON|empty|not (a|an) |no [a-z_]+|missing|shape|invalid|timed out|did not|reports|ended/i;
