@@ -441,3 +441,32 @@ describe(`bad-input sweep over malformed service answers (seed ${SEED}; replay w
 const QUICK_WAIT = { maxWaitMinutes: 0.02, pollIntervalSeconds: 0.05, silenceSeconds: 0.05 };
 const SAYS_WHAT_CAME_BACK =
 	/HTTP \d{3}|answer|respon|unexpected|JSON|empty|not (a|an) |no [a-z_]+|missing|shape|invalid|timed out|did not|reports|ended/i;
+
+/**
+ * Host Task Trigger has no operations: its parameters are read when a notification arrives. Bad
+ * values must never turn a notification into a JavaScript error (n8n would answer the service 500).
+ */
+test(`Host Task Trigger: bad parameter values never break a notification (seed ${SEED})`, async () => {
+	const description = node('hostTaskTrigger');
+	const fields = visibleFields(description, {}).filter((field) => casesFor(field) !== undefined);
+	const notification = { data: { task_id: 'task-1', status: 'COMPLETED', generated: ['https://storage.example/a.png'] } };
+	await fc.assert(
+		fc.asyncProperty(
+			fc.constantFrom(...fields).chain((field) => casesFor(field)!.map((c) => ({ field, value: c.value }))),
+			async ({ field, value }) => {
+				tally.inputs_tried++;
+				const workflow = harness.buildWorkflow({
+					nodes: [{ name: 'Trigger', type: 'hostTaskTrigger', parameters: withField({}, field, value) as never }],
+				});
+				const error = await harness.callWebhook(workflow, 'Trigger', { body: notification }).then(
+					() => undefined,
+					(thrown: unknown) => thrown,
+				);
+				const uncaught = uncaughtError(error);
+				if (uncaught) tally.uncaught_errors++;
+				expect(uncaught ?? 'none').toBe('none');
+			},
+		),
+		{ seed: SEED, numRuns: RUNS, endOnFailure: true },
+	);
+});
