@@ -35,11 +35,20 @@ export function quoted(value: unknown): string {
 	return `"${text.length > 80 ? `${text.slice(0, 77)}...` : text}"`;
 }
 
-/** A non-empty text, trimmed. */
+/** A non-empty text, trimmed; a number or boolean from an expression is taken as its text. */
 export function requiredText(context: CheckContext, itemIndex: number, field: string, value: unknown): string {
+	// A list or object from an expression has no text form: String() would send "[object Object]".
+	if (typeof value === 'object' && value !== null) throw invalidField(context, itemIndex, field, `must be text (got ${quoted(value)})`);
 	const text = value === undefined || value === null ? '' : typeof value === 'string' ? value.trim() : String(value).trim();
 	if (text === '') throw invalidField(context, itemIndex, field, 'is required', `Enter a value for ${field}.`);
 	return text;
+}
+
+/** An optional text, trimmed ('' when not given); a number or boolean from an expression is taken as its text. */
+export function optionalText(context: CheckContext, itemIndex: number, field: string, value: unknown): string {
+	if (value === undefined || value === null) return '';
+	if (typeof value === 'object') throw invalidField(context, itemIndex, field, `must be text (got ${quoted(value)})`);
+	return String(value).trim();
 }
 
 /** A whole number between `min` and `max` (inclusive); text holding a whole number is accepted. */

@@ -2,7 +2,7 @@
 import type { IExecuteFunctions, INodeProperties } from 'n8n-workflow';
 
 import { mimeTypeFor, type OutputFileRef } from './output-files';
-import { oneOf, requiredText } from '../../shared/validation';
+import { oneOf, optionalText, requiredText } from '../../shared/validation';
 import { UPLOAD_TYPES } from './uploads';
 
 export const fileReferenceProperties: INodeProperties[] = [
@@ -42,12 +42,13 @@ export function readFileReference(
 	itemIndex: number,
 ): Pick<OutputFileRef, 'filename' | 'subfolder' | 'type' | 'mime_type'> {
 	const filename = requiredText(context, itemIndex, 'File Name', context.getNodeParameter('filename', itemIndex, ''));
-	const subfolder = String(context.getNodeParameter('subfolder', itemIndex, '') ?? '').trim();
+	// A list or object from an expression is refused by name, never sent as "[object Object]".
+	const subfolder = optionalText(context, itemIndex, 'Subfolder', context.getNodeParameter('subfolder', itemIndex, ''));
 	const type = oneOf(
 		context,
 		itemIndex,
 		'Type',
-		String(context.getNodeParameter('fileType', itemIndex, 'output') ?? '').trim() || 'output',
+		optionalText(context, itemIndex, 'Type', context.getNodeParameter('fileType', itemIndex, 'output')) || 'output',
 		UPLOAD_TYPES,
 	);
 	return { filename, subfolder, type, mime_type: mimeTypeFor(filename) };

@@ -1,7 +1,7 @@
 import type { IDataObject, IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
 import { updateDisplayOptions } from 'n8n-workflow';
 
-import { requiredText } from '../../../shared/validation';
+import { optionalText, requiredText } from '../../../shared/validation';
 import { loadImageValue, uploadBinary } from '../../helpers/uploads';
 import { binaryPropertyProperty, readUploadType, uploadTypeField } from '../../helpers/file-fields';
 
@@ -69,7 +69,7 @@ export async function execute(this: IExecuteFunctions, itemIndex: number): Promi
 	const originalFilename = requiredText(this, itemIndex, 'Original Image Name', this.getNodeParameter('originalFilename', itemIndex, ''));
 	const originalRef = {
 		filename: originalFilename,
-		subfolder: String(fields.originalSubfolder ?? '').trim(),
+		subfolder: optionalText(this, itemIndex, 'Original Image Subfolder', fields.originalSubfolder),
 		type: readUploadType(this, itemIndex, fields.originalType, 'Original Image Type'),
 	};
 	const uploaded = await uploadBinary(

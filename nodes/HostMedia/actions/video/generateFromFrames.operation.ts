@@ -1,7 +1,7 @@
 import type { IDataObject, IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
 import { updateDisplayOptions } from 'n8n-workflow';
 
-import { integerInRange, invalidField, quoted } from '../../../shared/validation';
+import { integerInRange, invalidField, oneOf, quoted } from '../../../shared/validation';
 import {
 	addFields,
 	addParameter,
@@ -114,7 +114,8 @@ const framePath = (index: number, field: string) =>
 
 /** The raw frame entries, from the fields or the JSON list, with their count checked. */
 function frameEntries(context: IExecuteFunctions, itemIndex: number): { entries: IDataObject[]; fromJson: boolean } {
-	const mode = context.getNodeParameter('framesInput', itemIndex, 'fields') as string;
+	// Checked: any other value (from an expression) would silently read the fields below.
+	const mode = oneOf(context, itemIndex, 'Define Frames', context.getNodeParameter('framesInput', itemIndex, 'fields'), ['fields', 'json']);
 	let entries: unknown;
 	if (mode === 'json') {
 		const raw = context.getNodeParameter('framesJson', itemIndex, '[]') as unknown;
