@@ -6,16 +6,14 @@
  * an error naming its job), no cut file passed on as whole, and nothing left open.
  *
  * The seed is printed; `CHAOS_SEED=<n> npm run test:chaos` replays a run. Figures go to
- * bench/reliability.json (section `cloud_chaos`).
+ * bench/reliability.json (section `cloud_chaos`) when RELIABILITY_FIGURES=1.
  */
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
-
 import type { INodeExecutionData } from 'n8n-workflow';
 
 import { ChaosFaults, type ChaosKind, type ChaosRates } from '../../simulator/chaos';
 import { storageKey } from '../../simulator/cloud-run';
 import { readBinary } from '../harness/engine';
+import { recordReliability } from '../helpers/reliability';
 import { FAST_WAIT, resetCloud, startCloud, txt2img, waitUntil, withoutWebSocket, type CloudSetup } from '../helpers/cloud';
 
 const JOBS = 1000;
@@ -30,7 +28,6 @@ const RATES: ChaosRates = {
 	storageReset: 0.05,
 	executionError: 0.03,
 };
-const RELIABILITY_FILE = join(__dirname, '..', '..', 'bench', 'reliability.json');
 
 interface Figures {
 	jobs_run: number;
@@ -60,15 +57,8 @@ afterEach(() => resetCloud(cloud));
 
 afterAll(async () => {
 	await cloud.sim.close();
-	writeFigures({ seed: SEED, rates: RATES, jobs_per_scenario: JOBS, max_concurrent_jobs: AT_ONCE, scenarios: figures });
+	recordReliability('cloud_chaos', { seed: SEED, rates: RATES, jobs_per_scenario: JOBS, max_concurrent_jobs: AT_ONCE, scenarios: figures });
 });
-
-/** Merges this suite's section into bench/reliability.json, keeping other suites' sections. */
-function writeFigures(section: Record<string, unknown>): void {
-	const all = existsSync(RELIABILITY_FILE) ? (JSON.parse(readFileSync(RELIABILITY_FILE, 'utf8')) as Record<string, unknown>) : {};
-	all.cloud_chaos = { measured_at: new Date().toISOString(), ...section };
-	writeFileSync(RELIABILITY_FILE, `${JSON.stringify(all, null, 2)}\n`);
-}
 
 /** Handles that say something is still open: sockets, timers, file streams (not the runtime's own). */
 function openHandles(): Map<string, number> {

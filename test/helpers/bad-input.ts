@@ -1,10 +1,9 @@
 /**
  * Shared parts of the bad-input sweep (issue 13 item 4): the seed fast-check runs with (printed,
  * and replayable with BAD_INPUT_SEED), what counts as an uncaught error, and the tally the sweep
- * writes to bench/reliability.json under `bad_input` (merged by key: other suites own other keys).
+ * writes to bench/reliability.json under `bad_input` when RELIABILITY_FIGURES=1 (test/helpers/reliability.ts).
  */
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { recordedReliability, recordReliability } from './reliability';
 
 export const SEED = process.env.BAD_INPUT_SEED ? Number(process.env.BAD_INPUT_SEED) : Date.now() % 2 ** 31;
 
@@ -50,13 +49,8 @@ export const tally: Tally = {
 	secrets_found: 0,
 };
 
-const RELIABILITY = join(__dirname, '..', '..', 'bench', 'reliability.json');
-
-/** Adds this file's figures under bad_input.<part>, keeping every other key of the file. */
+/** Adds this file's figures under bad_input.<part>, keeping the other parts. */
 export function recordFigures(part: string, figures: Record<string, number>): void {
-	const all = existsSync(RELIABILITY) ? (JSON.parse(readFileSync(RELIABILITY, 'utf8')) as Record<string, unknown>) : {};
-	const section = (all.bad_input ?? {}) as Record<string, unknown>;
-	section[part] = { ...figures, seed: SEED, recorded_at: new Date().toISOString() };
-	all.bad_input = section;
-	writeFileSync(RELIABILITY, `${JSON.stringify(all, null, '\t')}\n`);
+	const { recorded_at: _at, ...parts } = recordedReliability('bad_input');
+	recordReliability('bad_input', { ...parts, [part]: { ...figures, seed: SEED } });
 }
