@@ -8,7 +8,13 @@
  * in the forms it usually takes: as is, URL-encoded (both escapes and form style), JSON-escaped,
  * and Base64 (standard and URL-safe, at any of the three byte alignments inside a longer text).
  */
-import type { IDataObject, IExecuteFunctions, ILoadOptionsFunctions, IWebhookFunctions } from 'n8n-workflow';
+import type {
+	ICredentialDataDecryptedObject,
+	IDataObject,
+	IExecuteFunctions,
+	ILoadOptionsFunctions,
+	IWebhookFunctions,
+} from 'n8n-workflow';
 
 import { cloudServerOf } from '../../credentials/cloud-server';
 import { isPlainObject } from './validation';
@@ -103,7 +109,15 @@ export async function credentialSecrets(
 	credentialType: 'hostCloudApi' | 'hostApi',
 	itemIndex = 0,
 ): Promise<string[]> {
-	const credentials = await context.getCredentials(credentialType, itemIndex);
+	return secretsOfCredential(context, credentialType, await context.getCredentials(credentialType, itemIndex));
+}
+
+/** `credentialSecrets` of a credential the caller has already read. */
+export function secretsOfCredential(
+	context: SecretsContext,
+	credentialType: 'hostCloudApi' | 'hostApi',
+	credentials: ICredentialDataDecryptedObject,
+): string[] {
 	const secrets =
 		credentialType === 'hostCloudApi'
 			? cloudServerOf(credentials).secrets

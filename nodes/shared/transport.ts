@@ -10,6 +10,7 @@
  * storage host. `binary.ts` and the registry's archive upload fetch them with no credential.
  */
 import type {
+	ICredentialDataDecryptedObject,
 	IDataObject,
 	IExecuteFunctions,
 	IHttpRequestMethods,
@@ -22,7 +23,7 @@ import type {
 import { NodeApiError, NodeOperationError, sleep } from 'n8n-workflow';
 
 import { cloudServerOf, type CloudServer } from '../../credentials/cloud-server';
-import { containsSecret, credentialSecrets, redact, redactDeep } from './redaction';
+import { containsSecret, redact, redactDeep, secretsOfCredential } from './redaction';
 import { jittered, RETRY_DELAYS_MS } from './retry';
 import { isPlainObject } from './validation';
 import { discardBody } from './streams';
@@ -86,7 +87,11 @@ export interface HostResponse<T> {
  * here, before anything is sent.
  */
 export async function hostCloudServer(context: HostContext, itemIndex = 0): Promise<CloudServer> {
-	const server = cloudServerOf(await context.getCredentials('hostCloudApi', itemIndex));
+	return usableServer(context, await context.getCredentials('hostCloudApi', itemIndex), itemIndex);
+}
+
+function usableServer(context: HostContext, credentials: ICredentialDataDecryptedObject, itemIndex: number): CloudServer {
+	const server = cloudServerOf(credentials);
 	if (server.problems.length > 0) {
 		throw new NodeOperationError(context.getNode(), `The Host Cloud API credential cannot be used: ${server.problems.join('; ')}`, {
 			itemIndex,
@@ -99,18 +104,19 @@ export async function hostCloudServer(context: HostContext, itemIndex = 0): Prom
 /** Who answers a request, for what its statuses mean: the cloud, a self-hosted server, or the registry and media host. */
 type Answerer = 'cloud' | 'selfHosted' | 'registry';
 
-/** Base URL of the credential's host, without a trailing slash, and who answers there. */
+/** The credential's host (base URL without a trailing slash), who answers there, and the secrets to keep out; read once a request. */
 async function hostOf(
 	context: HostContext,
 	credentialType: HostCredentialType,
 	itemIndex: number,
-): Promise<{ baseUrl: string; answerer: Answerer }> {
-	if (credentialType === 'hostCloudApi') {
-		const server = await hostCloudServer(context, itemIndex);
-		return { baseUrl: server.baseUrl, answerer: server.kind };
-	}
+): Promise<{ baseUrl: string; answerer: Answerer; secrets: string[] }> {
 	const credentials = await context.getCredentials(credentialType, itemIndex);
-	return { baseUrl: String(credentials.registryUrl).replace(/\/+$/, ''), answerer: 'registry' };
+	const secrets = secretsOfCredential(context, credentialType, credentials);
+	if (credentialType === 'hostCloudApi') {
+		const server = usableServer(context, credentials, itemIndex);
+		return { baseUrl: server.baseUrl, answerer: server.kind, secrets };
+	}
+	return { baseUrl: String(credentials.registryUrl).replace(/\/+$/, ''), answerer: 'registry', secrets };
 }
 
 /** Sends a request and answers the parsed body, or throws a NodeApiError a user can act on. */
@@ -125,8 +131,9 @@ export async function hostRequestFull<T = unknown>(
 	request: HostRequest,
 ): Promise<HostResponse<T>> {
 	const itemIndex = request.itemIndex ?? 0;
-	const { baseUrl, answerer } = await hostOf(context, credentialType, itemIndex);
-	const secrets = [...(await credentialSecrets(context, credentialType, itemIndex)), ...(request.secrets ?? [])];
+	const host = await hostOf(context, credentialType, itemIndex);
+	const { baseUrl, answerer } = host;
+	const secrets = [...host.secrets, ...(request.secrets ?? [])];
 	const options: IHttpRequestOptions = {
 		method: request.method,
 		url: `${baseUrl}${request.path}`,
