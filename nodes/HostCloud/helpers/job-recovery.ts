@@ -9,7 +9,7 @@ import { cloudJobStateOf, type CloudJobState } from '../../shared/task-status';
 import { isRecord } from '../../shared/validation';
 import { readQueue } from '../transport/cloud-api';
 import { errorInfoFrom, type ExecutionErrorInfo } from './job-errors';
-import { cancelJobs, JobNotOnServerError, lookUpJobRecord, lookUpJobStatus } from './job-lookup';
+import { cancelJobs, JobNotOnServerError, lookUpJobRecord, lookUpJobStatus, queueEntries } from './job-lookup';
 
 /**
  * A job's state from the status endpoint or a self-hosted server's history and queue (its raw word
@@ -94,10 +94,8 @@ export async function unansweredSubmissions(context: IExecuteFunctions, clientId
 		context.logger?.warn?.(`Host Cloud: could not read the queue to cancel this node's jobs: ${(error as Error).message}`);
 		return [];
 	}
-	const entries = [queue?.queue_running, queue?.queue_pending].flatMap((list) => (Array.isArray(list) ? (list as unknown[]) : []));
-	return entries.flatMap((entry) => {
-		// The local runner's shape: [number, prompt_id, prompt, extra_data, output node ids].
-		if (!Array.isArray(entry) || typeof entry[1] !== 'string' || !isRecord(entry[3])) return [];
-		return entry[3].client_id === clientId && !known.includes(entry[1]) ? [entry[1]] : [];
-	});
+	const { running, pending } = queueEntries(queue);
+	return [...running, ...pending].flatMap((entry) =>
+		entry.clientId === clientId && !known.includes(entry.promptId) ? [entry.promptId] : [],
+	);
 }
