@@ -14,7 +14,7 @@ import { ChaosFaults, type ChaosKind, type ChaosRates } from '../../simulator/ch
 import { storageKey } from '../../simulator/cloud-run';
 import { readBinary } from '../harness/engine';
 import { recordReliability } from '../helpers/reliability';
-import { FAST_WAIT, resetCloud, startCloud, txt2img, waitUntil, withoutWebSocket, type CloudSetup } from '../helpers/cloud';
+import { FAST_WAIT, resetCloud, storedFiles, startCloud, txt2img, waitUntil, withoutWebSocket, type CloudSetup } from '../helpers/cloud';
 
 const JOBS = 1000;
 const AT_ONCE = 50;
@@ -101,16 +101,6 @@ function executeAll(download: boolean) {
 	);
 }
 
-/** The files the simulator stored for a job: what a complete result lists, no more. */
-function storedFiles(promptId: string): Array<{ filename: string; subfolder: string; type: string }> {
-	const job = cloud.sim.cloud.jobs.get(promptId)!;
-	return Object.values(job.outputs).flatMap((output) =>
-		Object.values(output).flatMap((refs) =>
-			refs.map((ref) => ({ filename: String(ref.filename), subfolder: String(ref.subfolder ?? ''), type: String(ref.type ?? 'output') })),
-		),
-	);
-}
-
 function storedBytes(file: { filename: string; subfolder: string; type: string }): Buffer {
 	const body = cloud.sim.storage.get(storageKey('user-1', file.type, file.subfolder, file.filename))!.body;
 	return body as Buffer;
@@ -149,7 +139,7 @@ async function account(items: INodeExecutionData[], download: boolean) {
 		}
 		completed++;
 		expect({ index, status: json.status, job: job?.status }).toEqual({ index, status: 'completed', job: 'completed' });
-		const own = storedFiles(promptId);
+		const own = storedFiles(cloud.sim, promptId);
 		const listed = (json.files as Array<Record<string, string>>).map((f) => ({
 			filename: f.filename,
 			subfolder: f.subfolder,

@@ -1,14 +1,14 @@
 /**
  * What Execute sends and what it refuses to send, through n8n's engine against the simulator:
  * bad inputs fail before any request (the message names the field), inputs set without editing
- * JSON, images uploaded into Load Image nodes, partner nodes get the platform key, the service's
- * own refusals (400 with node errors, 401, 402, 429, 5xx) in plain words, output references of
- * every shape (no subfolder, no type, odd file names).
+ * JSON, partner nodes get the platform key, the service's own refusals (400 with node errors,
+ * 401, 402, 429, 5xx) in plain words, output references of every shape (no subfolder, no type, odd
+ * file names). Uploads into Load Image nodes: cloud-servers.test.ts, on both servers.
  */
 import axios from 'axios';
 
 import { readBinary } from '../harness/engine';
-import { FAST_WAIT, resetCloud, startCloud, txt2img, type CloudSetup, type Graph } from '../helpers/cloud';
+import { FAST_WAIT, resetCloud, startCloud, TINY_PNG as PNG, txt2img, type CloudSetup, type Graph } from '../helpers/cloud';
 
 const BROKE_KEY = 'broke-api-key';
 const LAPSED_KEY = 'lapsed-api-key';
@@ -60,11 +60,6 @@ function expectNothingSent(): void {
 	expect(cloud.sim.requests).toHaveLength(0);
 	expect(cloud.sim.cloud.wsHandshakes).toHaveLength(0);
 }
-
-const PNG = Buffer.from(
-	'iVBORw0KGgoAAAANSUhEUgAAAAIAAAACCAYAAABytg0kAAAAFklEQVR4nGP8z8DwnwEIGBkZGRgYAAAhDgQBs9Y0XQAAAABJRU5ErkJggg==',
-	'base64',
-);
 
 describe('bad inputs never reach the service', () => {
 	const ui = { last_node_id: 9, nodes: [{ id: 3, type: 'KSampler' }], links: [[1, 4, 0, 3, 0, 'MODEL']], version: 0.4 };
@@ -195,28 +190,6 @@ describe('what is sent', () => {
 		expect(job.graph['3']!.inputs.seed).toBe(42);
 		expect(job.graph['3']!.inputs.steps).toBe(12);
 		expect((result.items[0]!.json.images as unknown[]).length).toBe(2);
-	});
-
-	test('"Input Images" uploads the binary and wires it into the Load Image node in the same run', async () => {
-		const { sim } = cloud;
-		const graph: Graph = {
-			'1': { class_type: 'LoadImage', inputs: { image: 'example.png' } },
-			'2': { class_type: 'SaveImage', inputs: { images: ['1', 0], filename_prefix: 'from_upload' } },
-		};
-		const result = await run(
-			{ workflow: JSON.stringify(graph), inputImages: { values: [{ binaryPropertyName: 'data', nodeId: '1' }] }, downloadFiles: true },
-			[{ json: {}, binaryBase64: { data: { data: PNG.toString('base64'), fileName: 'cat.png', mimeType: 'image/png' } } }],
-		);
-		expect(result.status).toBe('success');
-		expect(sim.cloud.uploads).toHaveLength(1);
-		const upload = sim.cloud.uploads[0]!;
-		expect(upload).toMatchObject({ type: 'input', size: PNG.length, mask: false });
-		const job = sim.cloud.jobs.get(result.items[0]!.json.prompt_id as string) as unknown as { graph: Graph };
-		expect(job.graph['1']!.inputs.image).toBe(upload.name);
-		const item = result.items[0]!;
-		expect((item.json.images as Array<{ filename: string }>)[0]!.filename).toMatch(/^from_upload_/);
-		expect(item.binary?.image_0?.mimeType).toBe('image/png');
-		expect((await readBinary(item.binary!.image_0!)).subarray(0, 4)).toEqual(PNG.subarray(0, 4));
 	});
 
 	test('partner nodes get the platform key in extra_data; other workflows do not', async () => {

@@ -6,7 +6,16 @@
 import axios from 'axios';
 
 import { readBinary } from '../harness/engine';
-import { FAST_WAIT, resetCloud, startCloud, txt2img, waitUntil, withoutWebSocket, type CloudSetup } from '../helpers/cloud';
+import {
+	FAST_WAIT,
+	resetCloud,
+	startCloud,
+	TINY_PNG as PNG,
+	txt2img,
+	waitUntil,
+	withoutWebSocket,
+	type CloudSetup,
+} from '../helpers/cloud';
 
 let cloud: CloudSetup;
 
@@ -40,10 +49,6 @@ function run(
 	);
 }
 
-const PNG = Buffer.from(
-	'iVBORw0KGgoAAAANSUhEUgAAAAIAAAACCAYAAABytg0kAAAAFklEQVR4nGP8z8DwnwEIGBkZGRgYAAAhDgQBs9Y0XQAAAABJRU5ErkJggg==',
-	'base64',
-);
 const withImage = (name = 'cat.png'): Item => ({
 	json: {},
 	binaryBase64: { data: { data: PNG.toString('base64'), fileName: name, mimeType: 'image/png' } },

@@ -10,12 +10,18 @@
 import axios from 'axios';
 
 import { readBinary } from '../harness/engine';
-import { FAST_WAIT, resetCloud, startCloud, txt2img, waitUntil, withoutWebSocket, type CloudSetup, type Graph } from '../helpers/cloud';
-
-const PNG = Buffer.from(
-	'iVBORw0KGgoAAAANSUhEUgAAAAIAAAACCAYAAABytg0kAAAAFklEQVR4nGP8z8DwnwEIGBkZGRgYAAAhDgQBs9Y0XQAAAABJRU5ErkJggg==',
-	'base64',
-);
+import {
+	FAST_WAIT,
+	resetCloud,
+	startCloud,
+	storedFiles,
+	TINY_PNG as PNG,
+	txt2img,
+	waitUntil,
+	withoutWebSocket,
+	type CloudSetup,
+	type Graph,
+} from '../helpers/cloud';
 
 describe.each(['cloud', 'self-hosted'] as const)('on a %s server', (flavour) => {
 	let cloud: CloudSetup;
@@ -60,11 +66,8 @@ describe.each(['cloud', 'self-hosted'] as const)('on a %s server', (flavour) => 
 		);
 	}
 
-	/** The files of a job as the simulator stored them: what a complete result must list. */
-	function storedFiles(promptId: string): string[] {
-		const job = cloud.sim.cloud.jobs.get(promptId)!;
-		return Object.values(job.outputs).flatMap((output) => Object.values(output).flatMap((refs) => refs.map((ref) => String(ref.filename))));
-	}
+	/** The names of a job's files as the simulator stored them: what a complete result must list. */
+	const storedNames = (promptId: string): string[] => storedFiles(cloud.sim, promptId).map((file) => file.filename);
 
 	/** A job someone else submitted directly to the server. */
 	async function otherJob(): Promise<string> {
@@ -96,7 +99,7 @@ describe.each(['cloud', 'self-hosted'] as const)('on a %s server', (flavour) => 
 			const json = item.json as Record<string, any>;
 			expect(json.status).toBe('completed');
 			expect(item.pairedItem).toEqual({ item: 0 });
-			expect(json.images.map((file: { filename: string }) => file.filename)).toEqual(storedFiles(json.prompt_id));
+			expect(json.images.map((file: { filename: string }) => file.filename)).toEqual(storedNames(json.prompt_id));
 			const url = json.images[0].url as string;
 			// The cloud's link is signed storage, fetched with no credential; the server's is its own /api/view.
 			expect(url.startsWith(selfHosted ? `${sim.baseUrl}/api/view?` : sim.storageUrl)).toBe(true);
@@ -122,7 +125,7 @@ describe.each(['cloud', 'self-hosted'] as const)('on a %s server', (flavour) => 
 			for (const item of result.items) {
 				const json = item.json as Record<string, any>;
 				expect(json.status).toBe('completed');
-				expect(json.files.map((file: { filename: string }) => file.filename)).toEqual(storedFiles(json.prompt_id));
+				expect(json.files.map((file: { filename: string }) => file.filename)).toEqual(storedNames(json.prompt_id));
 			}
 			expect(sim.counters.wsConnections).toBe(1);
 		});
@@ -134,7 +137,8 @@ describe.each(['cloud', 'self-hosted'] as const)('on a %s server', (flavour) => 
 			const result = await run({});
 			expect(result.status).toBe('success');
 			const json = result.items[0]!.json as Record<string, any>;
-			expect(json.images.map((file: { filename: string }) => file.filename)).toEqual(storedFiles(json.prompt_id));
+			expect(json.status).toBe('completed');
+			expect(json.images.map((file: { filename: string }) => file.filename)).toEqual(storedNames(json.prompt_id));
 			expect(json.outputs_from_job_record).toBe(true);
 			expect(sim.counters.wsConnections).toBe(2);
 			const record = selfHosted ? `/api/history/${json.prompt_id}` : `/api/jobs/${json.prompt_id}`;
@@ -148,7 +152,7 @@ describe.each(['cloud', 'self-hosted'] as const)('on a %s server', (flavour) => 
 			const result = await run({ waitOptions: { silenceSeconds: 0.2, pollIntervalSeconds: 0.05 } });
 			expect(result.status).toBe('success');
 			const json = result.items[0]!.json as Record<string, any>;
-			expect(json.images.map((file: { filename: string }) => file.filename)).toEqual(storedFiles(json.prompt_id));
+			expect(json.images.map((file: { filename: string }) => file.filename)).toEqual(storedNames(json.prompt_id));
 			expect(json.outputs_from_job_record).toBe(true);
 			// The self-hosted server has no status route: its history and queue answer instead.
 			expect(sim.requestsTo('GET', `/api/job/${json.prompt_id}/status`).length > 0).toBe(!selfHosted);
@@ -162,7 +166,7 @@ describe.each(['cloud', 'self-hosted'] as const)('on a %s server', (flavour) => 
 			const clientIds = new Set<string | undefined>();
 			for (const item of result.items) {
 				const json = item.json as Record<string, any>;
-				expect(json.files.map((file: { filename: string }) => file.filename)).toEqual(storedFiles(json.prompt_id));
+				expect(json.files.map((file: { filename: string }) => file.filename)).toEqual(storedNames(json.prompt_id));
 				clientIds.add(cloud.sim.cloud.jobs.get(json.prompt_id)!.clientId);
 			}
 			// No socket for this run (a socket of an earlier test may still be closing).
@@ -185,7 +189,10 @@ describe.each(['cloud', 'self-hosted'] as const)('on a %s server', (flavour) => 
 			expect(upload).toMatchObject({ type: 'input', size: PNG.length, mask: false });
 			const job = sim.cloud.jobs.get(result.items[0]!.json.prompt_id as string) as unknown as { graph: Graph };
 			expect(job.graph['1']!.inputs.image).toBe(upload.name);
-			expect((await readBinary(result.items[0]!.binary!.image_0!)).subarray(0, 8)).toEqual(PNG.subarray(0, 8));
+			const item = result.items[0]!;
+			expect((item.json.images as Array<{ filename: string }>)[0]!.filename).toMatch(/^from_upload_/);
+			expect(item.binary?.image_0?.mimeType).toBe('image/png');
+			expect((await readBinary(item.binary!.image_0!)).subarray(0, 8)).toEqual(PNG.subarray(0, 8));
 		});
 
 		test('a job that fails names the job, the node and where it ran', async () => {
@@ -208,7 +215,7 @@ describe.each(['cloud', 'self-hosted'] as const)('on a %s server', (flavour) => 
 			expect(waited.status).toBe('success');
 			const json = waited.items[0]!.json as Record<string, any>;
 			expect(json).toMatchObject({ prompt_id: promptId, status: 'completed', outputs_from_job_record: true });
-			expect(json.images.map((file: { filename: string }) => file.filename)).toEqual(storedFiles(promptId));
+			expect(json.images.map((file: { filename: string }) => file.filename)).toEqual(storedNames(promptId));
 		});
 
 		test('Get Status tells queued, running and finished apart, with the outputs once done', async () => {
@@ -223,7 +230,7 @@ describe.each(['cloud', 'self-hosted'] as const)('on a %s server', (flavour) => 
 			const done = await run({ operation: 'getStatus', promptId, additionalFields: { includeOutputs: true } });
 			const json = done.items[0]!.json as Record<string, any>;
 			expect(json).toMatchObject({ status: 'completed', state: 'completed', finished: true });
-			expect(json.images.map((file: { filename: string }) => file.filename)).toEqual(storedFiles(promptId));
+			expect(json.images.map((file: { filename: string }) => file.filename)).toEqual(storedNames(promptId));
 		});
 	});
 

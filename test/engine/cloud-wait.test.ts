@@ -1,13 +1,14 @@
 /**
  * How Execute waits, through n8n's engine against the simulator: other jobs' messages on the same
- * socket, no WebSocket at all (polling), dropped and silent sockets (reconcile by status, outputs
- * recovered from the job record or a clear "may be incomplete" failure), execution errors of each
- * type, jobs cancelled by someone else, the Max Wait, and the Stop button (the node cancels its
- * own jobs, never the account's others).
+ * socket, no WebSocket at all (polling), dropped sockets (reconcile by status, outputs recovered
+ * from the job record or a clear "may be incomplete" failure; one job's drop and silence are in
+ * cloud-servers.test.ts, on both servers), execution errors of each type, jobs cancelled by
+ * someone else, the Max Wait, and the Stop button (the node cancels its own jobs, never the
+ * account's others).
  */
 import axios from 'axios';
 
-import { FAST_WAIT, resetCloud, startCloud, txt2img, waitUntil, withoutWebSocket, type CloudSetup } from '../helpers/cloud';
+import { FAST_WAIT, resetCloud, startCloud, storedFiles, txt2img, waitUntil, withoutWebSocket, type CloudSetup } from '../helpers/cloud';
 
 let cloud: CloudSetup;
 
@@ -41,11 +42,8 @@ function execute(parameters: Record<string, unknown> = {}, items = [{ json: {} }
 	);
 }
 
-/** The files of a job as the simulator stored them: what a complete result must list. */
-function storedFiles(promptId: string): string[] {
-	const job = cloud.sim.cloud.jobs.get(promptId)!;
-	return Object.values(job.outputs).flatMap((output) => Object.values(output).flatMap((refs) => refs.map((ref) => String(ref.filename))));
-}
+/** The names of a job's files as the simulator stored them: what a complete result must list. */
+const storedNames = (promptId: string): string[] => storedFiles(cloud.sim, promptId).map((file) => file.filename);
 
 describe('on the WebSocket', () => {
 	test('messages of other jobs of the account (interleaved) are ignored', async () => {
@@ -55,7 +53,7 @@ describe('on the WebSocket', () => {
 		expect(result.status).toBe('success');
 		const json = result.items[0]!.json as Record<string, any>;
 		// The other job's execution_error (OOM) did not fail ours, and its image is not in our list.
-		expect(json.files.map((file: { filename: string }) => file.filename)).toEqual(storedFiles(json.prompt_id));
+		expect(json.files.map((file: { filename: string }) => file.filename)).toEqual(storedNames(json.prompt_id));
 		expect(json.files[0].filename).toMatch(/^lighthouse_/);
 		expect(json.outputs_from_job_record).toBeUndefined();
 	});
@@ -76,7 +74,7 @@ describe('without a WebSocket', () => {
 		const json = result.items[0]!.json as Record<string, any>;
 		expect(json.status).toBe('completed');
 		expect(json.outputs_from_job_record).toBe(true);
-		expect(json.images.map((file: { filename: string }) => file.filename)).toEqual(storedFiles(json.prompt_id));
+		expect(json.images.map((file: { filename: string }) => file.filename)).toEqual(storedNames(json.prompt_id));
 		expect(sim.counters.wsConnections).toBe(0);
 		expect(sim.cloud.wsHandshakes).toHaveLength(0);
 		expect(sim.requestsTo('GET', `/api/job/${json.prompt_id}/status`).length).toBeGreaterThan(0);
@@ -106,19 +104,6 @@ describe('without a WebSocket', () => {
 });
 
 describe('a socket that drops or goes silent', () => {
-	test('a dropped socket is reopened; the job still completes with all its outputs', async () => {
-		const { sim } = cloud;
-		sim.options.nodeMs = 20;
-		sim.faults.dropWebSocket = { afterMessages: 4 };
-		const result = await execute();
-		expect(result.status).toBe('success');
-		const json = result.items[0]!.json as Record<string, any>;
-		expect(json.status).toBe('completed');
-		expect(json.images.map((file: { filename: string }) => file.filename)).toEqual(storedFiles(json.prompt_id));
-		expect(json.outputs_from_job_record).toBe(true);
-		expect(sim.counters.wsConnections).toBe(2);
-	});
-
 	test('a dropped socket on a batch: every item is accounted for, in order', async () => {
 		const { sim } = cloud;
 		sim.options.nodeMs = 5;
@@ -130,7 +115,7 @@ describe('a socket that drops or goes silent', () => {
 		for (const item of result.items) {
 			const json = item.json as Record<string, any>;
 			expect(json.status).toBe('completed');
-			expect(json.files.map((file: { filename: string }) => file.filename)).toEqual(storedFiles(json.prompt_id));
+			expect(json.files.map((file: { filename: string }) => file.filename)).toEqual(storedNames(json.prompt_id));
 		}
 		expect(sim.counters.wsConnections).toBeGreaterThanOrEqual(2);
 	});
@@ -144,19 +129,6 @@ describe('a socket that drops or goes silent', () => {
 		const json = result.items[0]!.json as Record<string, any>;
 		expect(json.error).toMatch(new RegExp(`^Job ${json.prompt_id} finished, .*outputs may be incomplete$`));
 		expect(sim.cloud.jobs.get(json.prompt_id)?.status).toBe('completed');
-	});
-
-	test('a silent socket: status polls find the finished job and its outputs are recovered', async () => {
-		const { sim } = cloud;
-		sim.options.nodeMs = 10;
-		// Silent from early in the job for the rest of the test: only status polls can find its end.
-		sim.faults.silenceWebSocket = { afterMessages: 3, ms: 600_000 };
-		const result = await execute({ waitOptions: { silenceSeconds: 0.2, pollIntervalSeconds: 0.05 } });
-		expect(result.status).toBe('success');
-		const json = result.items[0]!.json as Record<string, any>;
-		expect(json.images.map((file: { filename: string }) => file.filename)).toEqual(storedFiles(json.prompt_id));
-		expect(json.outputs_from_job_record).toBe(true);
-		expect(sim.requestsTo('GET', `/api/job/${json.prompt_id}/status`).length).toBeGreaterThan(0);
 	});
 });
 

@@ -72,15 +72,23 @@ export function resetCloud(setup: CloudSetup): void {
 	setup.sim.reset();
 }
 
-export async function waitUntil<T>(check: () => T | undefined | false, ms = 5000): Promise<T> {
-	const until = Date.now() + ms;
-	for (;;) {
-		const value = check();
-		if (value) return value;
-		if (Date.now() > until) throw new Error('timed out waiting');
-		await new Promise((resolve) => setTimeout(resolve, 5));
-	}
+export { waitUntil } from './wait';
+
+/** The file references of a job as the simulator stored them: what a complete result must list. */
+export function storedFiles(sim: Simulator, promptId: string): Array<{ filename: string; subfolder: string; type: string }> {
+	const job = sim.cloud.jobs.get(promptId)!;
+	return Object.values(job.outputs).flatMap((output) =>
+		Object.values(output).flatMap((refs) =>
+			refs.map((ref) => ({ filename: String(ref.filename), subfolder: String(ref.subfolder ?? ''), type: String(ref.type ?? 'output') })),
+		),
+	);
 }
+
+/** A 2×2 PNG, for uploads. */
+export const TINY_PNG = Buffer.from(
+	'iVBORw0KGgoAAAANSUhEUgAAAAIAAAACCAYAAABytg0kAAAAFklEQVR4nGP8z8DwnwEIGBkZGRgYAAAhDgQBs9Y0XQAAAABJRU5ErkJggg==',
+	'base64',
+);
 
 /** Small timings so the reconciling paths run fast in tests (the node's "Wait Options"). */
 export const FAST_WAIT = { pollIntervalSeconds: 0.05, silenceSeconds: 0.3, maxWaitMinutes: 1 / 3 };

@@ -12,6 +12,7 @@ import WebSocket from 'ws';
 
 import type { Simulator } from '../../simulator/server';
 import { useSimulator } from './support/simulator';
+import { waitUntil } from '../helpers/wait';
 
 type Graph = Record<string, { class_type: string; inputs: Record<string, unknown> }>;
 interface Message {
@@ -56,7 +57,7 @@ class Listener {
 			ws.once('open', () => resolve());
 			ws.once('unexpected-response', (_req, res) => reject(new Error(`upgrade answered ${res.statusCode}`)));
 		});
-		await waitFor(() => listener.json.length > 0); // the greeting
+		await waitUntil(() => listener.json.length > 0); // the greeting
 		return listener;
 	}
 
@@ -67,17 +68,7 @@ class Listener {
 	/** Resolves with the job's terminal message (success, error or interruption). */
 	async end(promptId: string): Promise<Message> {
 		const terminal = new Set(['execution_success', 'execution_error', 'execution_interrupted']);
-		return waitFor(() => this.of(promptId).find((m) => terminal.has(m.type)));
-	}
-}
-
-async function waitFor<T>(check: () => T | undefined | false, ms = 5000): Promise<T> {
-	const until = Date.now() + ms;
-	for (;;) {
-		const value = check();
-		if (value) return value;
-		if (Date.now() > until) throw new Error('timed out waiting');
-		await new Promise((r) => setTimeout(r, 3));
+		return waitUntil(() => this.of(promptId).find((m) => terminal.has(m.type)));
 	}
 }
 
@@ -140,7 +131,7 @@ describe('text-to-image end to end', () => {
 		const id = await submit(txt2img(), { client_id: 'my-client' });
 		expect(id).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/);
 		expect((await ws.end(id)).type).toBe('execution_success');
-		await waitFor(() => ws.of(id).some((m) => m.type === 'executing' && m.data.node === null));
+		await waitUntil(() => ws.of(id).some((m) => m.type === 'executing' && m.data.node === null));
 
 		const mine = ws.of(id);
 		const types = mine.map((m) => m.type);
@@ -211,7 +202,7 @@ describe('text-to-image end to end', () => {
 		const stranger = await Listener.open(OTHER_KEY);
 		const id = await submit(txt2img());
 		await first.end(id);
-		await waitFor(() => second.json.length === first.json.length && second.frames.length === first.frames.length);
+		await waitUntil(() => second.json.length === first.json.length && second.frames.length === first.frames.length);
 		expect(second.json.slice(1)).toEqual(first.json.slice(1)); // greetings differ only in sid
 		expect(second.json[0].data.sid).toBe('client-b');
 		expect(stranger.json.filter((m) => m.type !== 'status')).toHaveLength(0);
@@ -522,7 +513,7 @@ describe('parallel limit and queue', () => {
 		expect((await ws.end(b)).type).toBe('execution_interrupted');
 		expect(await statusOf(a, SOLO_KEY)).toBe('in_progress');
 
-		await waitFor(() => ws.of(a).some((m) => m.type === 'executing' && m.data.node === '5'));
+		await waitUntil(() => ws.of(a).some((m) => m.type === 'executing' && m.data.node === '5'));
 		const delRunning = await api('POST', '/api/queue', { delete: [a, 'not-a-job'] }, SOLO_KEY);
 		expect(delRunning.data).toEqual({ deleted: [a] });
 		const interrupted = await ws.end(a);
@@ -758,12 +749,12 @@ describe('fault switches', () => {
 		const b = await Listener.open();
 		sim.faults.dropWebSocket = { afterMessages: 3 };
 		const id = await submit(txt2img());
-		await waitFor(() => a.closeCode !== undefined && b.closeCode !== undefined);
+		await waitUntil(() => a.closeCode !== undefined && b.closeCode !== undefined);
 		expect([a.closeCode, b.closeCode]).toEqual([1006, 1006]);
 		expect(a.json.length + a.frames.length).toBe(1 + 3);
 		expect(b.json.length + b.frames.length).toBe(1 + 3);
 		expect(sim.faults.dropWebSocket).toBeUndefined();
-		await waitFor(() => sim.cloud.jobs.get(id)?.status === 'completed');
+		await waitUntil(() => sim.cloud.jobs.get(id)?.status === 'completed');
 		expect(await statusOf(id)).toBe('completed');
 		const again = await Listener.open();
 		expect(again.json[0].type).toBe('status');
@@ -811,7 +802,7 @@ describe('fault switches', () => {
 		sim.options.nodeMs = 20;
 		const ws = await Listener.open();
 		const id = await submit(txt2img());
-		await waitFor(() => ws.of(id).some((m) => m.type === 'executing'));
+		await waitUntil(() => ws.of(id).some((m) => m.type === 'executing'));
 		sim.reset();
 		const seen = ws.json.length;
 		await new Promise((r) => setTimeout(r, 80));

@@ -6,7 +6,8 @@
  */
 import type { Simulator } from '../../simulator/server';
 import type { SelfHostedArea } from '../../simulator/selfhosted';
-import { type Graph, PNG_SIGNATURE, SelfHostedClient, txt2img, waitFor } from './support/self-hosted';
+import { waitUntil } from '../helpers/wait';
+import { type Graph, PNG_SIGNATURE, SelfHostedClient, txt2img } from './support/self-hosted';
 import { useSimulator } from './support/simulator';
 
 let sim: Simulator;
@@ -225,7 +226,7 @@ describe('queue delete and interrupt', () => {
 		const socket = await client.open('me');
 		const running = await client.submit({ prompt: txt2img(), client_id: 'me' });
 		const queued = await client.submit({ prompt: txt2img(), client_id: 'me' });
-		await waitFor(() => socket.of(running).some((m) => m.type === 'executing'));
+		await waitUntil(() => socket.of(running).some((m) => m.type === 'executing'));
 
 		const notRunning = await client.post('/api/interrupt', { prompt_id: queued });
 		expect(notRunning.status).toBe(200);
@@ -249,7 +250,7 @@ describe('queue delete and interrupt', () => {
 		slowJobs();
 		const running = await client.submit({ prompt: txt2img() });
 		const queued = await client.submit({ prompt: txt2img() });
-		await waitFor(() => sim.cloud.jobs.get(running)?.status === 'in_progress');
+		await waitUntil(() => sim.cloud.jobs.get(running)?.status === 'in_progress');
 		expect((await client.post('/api/interrupt')).status).toBe(200);
 		expect((await client.finished(running)).status.messages.at(-1)[0]).toBe('execution_interrupted');
 		expect((await client.finished(queued)).status.status_str).toBe('success');
@@ -262,7 +263,7 @@ describe('WebSocket messages go by clientId', () => {
 		const theirs = await client.open('theirs');
 		const id = await client.submit({ prompt: txt2img(), client_id: 'mine' });
 		await client.finished(id);
-		await waitFor(() => mine.of(id).some((m) => m.type === 'executing' && m.data.node === null));
+		await waitUntil(() => mine.of(id).some((m) => m.type === 'executing' && m.data.node === null));
 
 		const types = mine.types(id);
 		expect(types[0]).toBe('execution_start');
@@ -305,7 +306,7 @@ describe('WebSocket messages go by clientId', () => {
 		const newer = await client.open('shared');
 		const first = await client.submit({ prompt: txt2img(), client_id: 'shared' });
 		await client.finished(first);
-		await waitFor(() => newer.types(first).includes('execution_success'));
+		await waitUntil(() => newer.types(first).includes('execution_success'));
 		expect(older.jobMessages()).toEqual([]);
 
 		older.ws.close();
@@ -322,13 +323,13 @@ describe('WebSocket messages go by clientId', () => {
 		slowJobs();
 		const first = await client.open('again');
 		const id = await client.submit({ prompt: txt2img(), client_id: 'again' });
-		await waitFor(() => first.of(id).some((m) => m.type === 'executing'));
+		await waitUntil(() => first.of(id).some((m) => m.type === 'executing'));
 		first.ws.close();
 		await first.closed();
 		const second = await client.open('again');
-		await waitFor(() => second.json.length > 1);
+		await waitUntil(() => second.json.length > 1);
 		expect(second.json[1]).toEqual({ type: 'executing', data: { node: expect.any(String) } });
-		await waitFor(() => second.types(id).includes('execution_success'));
+		await waitUntil(() => second.types(id).includes('execution_success'));
 	});
 
 	test('fault switches work here too: a dropped socket does not stop the job, whose history still completes', async () => {

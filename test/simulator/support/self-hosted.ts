@@ -9,6 +9,7 @@ import axios, { type AxiosResponse } from 'axios';
 import WebSocket from 'ws';
 
 import type { Simulator } from '../../../simulator/server';
+import { waitUntil } from '../../helpers/wait';
 
 export type Graph = Record<string, { class_type: string; inputs: Record<string, unknown> }>;
 export interface Message {
@@ -20,16 +21,6 @@ const TXT2IMG: Graph = JSON.parse(readFileSync(join(__dirname, '../../fixtures/t
 export const txt2img = (): Graph => structuredClone(TXT2IMG);
 
 export const PNG_SIGNATURE = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]);
-
-export async function waitFor<T>(check: () => T | undefined | false, ms = 5000): Promise<T> {
-	const until = Date.now() + ms;
-	for (;;) {
-		const value = check();
-		if (value) return value;
-		if (Date.now() > until) throw new Error('timed out waiting');
-		await new Promise((r) => setTimeout(r, 3));
-	}
-}
 
 export class SelfHostedClient {
 	readonly http = axios.create({ validateStatus: () => true, maxRedirects: 0 });
@@ -84,7 +75,7 @@ export class SelfHostedClient {
 			ws.once('open', () => resolve());
 			ws.once('unexpected-response', (_req, res) => reject(new Error(`upgrade answered ${res.statusCode}`)));
 		});
-		await waitFor(() => listener.json.length > 0);
+		await waitUntil(() => listener.json.length > 0);
 		return listener;
 	}
 
