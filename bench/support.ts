@@ -9,6 +9,7 @@ import { join } from 'node:path';
 import type { ICredentialDataDecryptedObject } from 'n8n-workflow';
 
 import type { Flavour, SimulatorOptions } from '../simulator/server';
+import { hostCloudCredential } from '../test/helpers/cloud-credential';
 
 export const ROOT = join(__dirname, '..');
 export const TSX_CLI = join(ROOT, 'node_modules/tsx/dist/cli.mjs');
@@ -101,13 +102,9 @@ export async function startHostCloudSimulator(
 	flavour: Flavour,
 	options: RemoteSimulatorOptions = {},
 ): Promise<{ sim: RemoteSimulator; credential: ICredentialDataDecryptedObject }> {
-	if (flavour === 'cloud') {
-		const sim = await startRemoteSimulator(options);
-		return { sim, credential: { apiKey: sim.apiKey, baseUrl: sim.baseUrl } };
-	}
-	const sim = await startRemoteSimulator({ ...options, sim: { ...options.sim, flavour, proxyAuth: BENCH_PROXY } });
-	const proxyHeaders = { values: [{ name: BENCH_PROXY.header, value: BENCH_PROXY.value }] };
-	return { sim, credential: { server: 'selfHosted', serverUrl: sim.baseUrl, proxyHeaders } };
+	const proxy = flavour === 'self-hosted' ? BENCH_PROXY : undefined;
+	const sim = await startRemoteSimulator(proxy ? { ...options, sim: { ...options.sim, flavour, proxyAuth: proxy } } : options);
+	return { sim, credential: hostCloudCredential({ flavour, baseUrl: sim.baseUrl, apiKey: sim.apiKey, proxy }) };
 }
 
 /** Samples this process's resident memory every few ms; `peakDeltaMiB` is growth over the start. */

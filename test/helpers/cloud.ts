@@ -12,6 +12,7 @@ import WebSocketPackage from 'ws';
 
 import { startSimulator, type Simulator, type SimulatorOptions } from '../../simulator/server';
 import { EngineHarness } from '../harness/engine';
+import { type CloudServerUnderTest, directHeaders, hostCloudCredential } from './cloud-credential';
 
 export type Graph = Record<string, { class_type: string; inputs: Record<string, unknown>; _meta?: { title?: string } }>;
 
@@ -47,11 +48,15 @@ export const PROXY_HEADER = { header: 'X-Proxy-Token', value: 'proxy-secret-5b1e
 
 /** The Host Cloud API credential for a simulator of either flavour (self-hosted: with the proxy header when it wants one). */
 export function credentialFor(sim: Simulator): ICredentialDataDecryptedObject {
-	if (sim.options.flavour !== 'self-hosted') return { apiKey: sim.apiKey, baseUrl: sim.baseUrl, wsBaseUrl: '' };
-	const proxy = sim.options.proxyAuth;
-	const values = proxy && 'header' in proxy ? [{ name: proxy.header, value: proxy.value }] : [];
-	return { server: 'selfHosted', serverUrl: sim.baseUrl, proxyHeaders: { values } };
+	return hostCloudCredential(underTest(sim));
 }
+
+const underTest = (sim: Simulator): CloudServerUnderTest => ({
+	flavour: sim.options.flavour,
+	baseUrl: sim.baseUrl,
+	apiKey: sim.apiKey,
+	proxy: sim.options.proxyAuth,
+});
 
 /** The cloud flavour, or the self-hosted one behind a reverse proxy that wants PROXY_HEADER. */
 export async function startCloud(options: SimulatorOptions = {}): Promise<CloudSetup> {
@@ -59,9 +64,7 @@ export async function startCloud(options: SimulatorOptions = {}): Promise<CloudS
 	const sim = await startSimulator({ nodeMs: 5, ...proxy, ...options });
 	const harness = new EngineHarness();
 	const credential = harness.addCredential('hostCloudApi', credentialFor(sim), 'Host Cloud API');
-	const auth = sim.options.proxyAuth;
-	const headers =
-		sim.options.flavour === 'self-hosted' ? (auth && 'header' in auth ? { [auth.header]: auth.value } : {}) : { 'X-API-Key': sim.apiKey };
+	const headers = directHeaders(underTest(sim));
 	return { sim, harness, credential, baseline: { ...sim.options }, headers };
 }
 
