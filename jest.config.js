@@ -1,5 +1,7 @@
 /** Unit, simulator and engine tests; the real-n8n suite (test/e2e) and the chaos suite (test/chaos) have their own runners. */
 module.exports = {
+	// Jest's transform cache stays with the project, not in the system temp folder.
+	cacheDirectory: '<rootDir>/node_modules/.cache/jest',
 	testEnvironment: '<rootDir>/test/quiet-environment.js',
 	roots: ['<rootDir>/test'],
 	testMatch: ['**/*.test.ts'],
