@@ -27,6 +27,7 @@ const BENCHMARKS: Benchmark[] = [
 	{ name: 'latency', file: 'latency.ts', runs: 1 },
 	{ name: 'latency-self-hosted', file: 'latency.ts', runs: 1, env: SELF_HOSTED },
 	{ name: 'batch', file: 'batch.ts', runs: 3 },
+	{ name: 'cost-curve', file: 'cost-curve.ts', runs: 3 },
 	{ name: 'binary-download', file: 'binary-download.ts', runs: 3, env: FILESYSTEM },
 	{ name: 'binary-download-self-hosted', file: 'binary-download.ts', runs: 3, env: { ...FILESYSTEM, ...SELF_HOSTED } },
 	{ name: 'music-stream', file: 'music-stream.ts', runs: 3, env: FILESYSTEM },

@@ -40,6 +40,8 @@ async function main(): Promise<void> {
 				const job = sim.cloud.jobs.get(id);
 				return { id, finishedAt: job?.finishedAt, startedAt: job?.startedAt, status: job?.status };
 			});
+		} else if (message.command === 'running') {
+			result = [...sim.cloud.jobs.values()].filter((job) => job.status === 'in_progress').length;
 		} else if (message.command === 'nodeMs') {
 			sim.options.nodeMs = message.nodeMs ?? sim.options.nodeMs;
 			result = true;
