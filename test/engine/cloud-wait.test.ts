@@ -181,6 +181,26 @@ describe('execution errors', () => {
 });
 
 describe('ending the wait', () => {
+	test('a status read the service refuses (403) ends the wait at once, naming the job and the answer', async () => {
+		const { sim } = cloud;
+		sim.faults.http5xx = { count: 1000, pathPrefix: '/api/job/', status: 403 };
+		const result = await execute({ waitOptions: { useWebSocket: false, maxWaitMinutes: 5 } }, [{ json: {} }], true);
+		const json = result.items[0]!.json as Record<string, any>;
+		expect(json.error).toMatch(/HTTP 403/);
+		expect(json.error).not.toMatch(/Max Wait/);
+		expect(json.prompt_id).toEqual(expect.any(String));
+		// Asked once: a refusal does not change by asking again.
+		expect(sim.requestsTo('GET', `/api/job/${json.prompt_id}/status`)).toHaveLength(1);
+	});
+
+	test('a 408 from the status endpoint is asked again, and the job completes', async () => {
+		const { sim } = cloud;
+		sim.faults.http5xx = { count: 2, pathPrefix: '/api/job/', status: 408 };
+		const result = await execute({ waitOptions: { useWebSocket: false } });
+		expect(result.status).toBe('success');
+		expect(result.items[0]!.json.status).toBe('completed');
+	});
+
 	test('Max Wait cancels the job and names it', async () => {
 		const { sim } = cloud;
 		sim.options.nodeMs = 200;

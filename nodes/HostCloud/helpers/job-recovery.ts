@@ -14,7 +14,8 @@ import { cancelJobs, JobNotOnServerError, lookUpJobRecord, lookUpJobStatus, queu
 /**
  * A job's state from the status endpoint or a self-hosted server's history and queue (its raw word
  * kept as `lastStatus`). An answer that is unknown for now (network, 5xx) is `{}`: ask again
- * later. A job the server does not know, or a key or account problem, is a `problem` that ends the wait.
+ * later. A job the server does not know, or any other refusal (a key, account or request problem),
+ * is a `problem` that ends the wait.
  */
 export async function readJobState(
 	context: IExecuteFunctions,
@@ -27,7 +28,8 @@ export async function readJobState(
 	} catch (error) {
 		const status = error instanceof NodeApiError ? Number(error.httpCode) : 0;
 		if (status === 404 || error instanceof JobNotOnServerError) return { problem: 'notFound' };
-		if (status === 401 || status === 402 || status === 429) return { problem: error as NodeApiError };
+		// Any other refusal (a 4xx but 408, the service's own time-out) will not change by asking again.
+		if (status >= 400 && status < 500 && status !== 408) return { problem: error as NodeApiError };
 		return {};
 	}
 }
