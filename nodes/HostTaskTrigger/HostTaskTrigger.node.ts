@@ -27,6 +27,28 @@ function safeEqual(given: string, expected: string): boolean {
 	return a.length === b.length && timingSafeEqual(a, b);
 }
 
+const EVENTS = ['final', 'succeeded', 'all'];
+const SECRET_LOCATIONS = ['query', 'header'];
+
+/**
+ * The trigger's settings as a notification needs them, or what is wrong with them. Expressions may
+ * give a number (read as text) or a value that cannot be one (a list or object: refused).
+ */
+function triggerSettings(context: IWebhookFunctions): { secret: string; location: string; events: string } | string {
+	const rawSecret = context.getNodeParameter('secret', '') as unknown;
+	if (rawSecret !== null && rawSecret !== undefined && typeof rawSecret !== 'string' && typeof rawSecret !== 'number') {
+		return `The trigger's Shared Secret is ${Array.isArray(rawSecret) ? 'a list' : typeof rawSecret === 'object' ? 'an object' : `a ${typeof rawSecret}`}; it must be text`;
+	}
+	const secret = String(rawSecret ?? '');
+	const location = context.getNodeParameter('secretLocation', 'query') as unknown;
+	if (secret && !SECRET_LOCATIONS.includes(location as string)) {
+		return `The trigger's Secret Location is "${String(location)}"; use query or header`;
+	}
+	const events = context.getNodeParameter('events', 'final') as unknown;
+	if (!EVENTS.includes(events as string)) return `The trigger's Events is "${String(events)}"; use final, succeeded or all`;
+	return { secret, location: location as string, events: events as string };
+}
+
 export class HostTaskTrigger implements INodeType {
 	description: INodeTypeDescription = {
 		displayName: 'Host Task Trigger',
@@ -131,10 +153,16 @@ export class HostTaskTrigger implements INodeType {
 
 	async webhook(this: IWebhookFunctions): Promise<IWebhookResponseData> {
 		const res = this.getResponseObject();
-		// Expressions may give a number or a list: read them as text, so a notification never meets a TypeError.
-		const secret = String(this.getNodeParameter('secret', '') ?? '');
+		const settings = triggerSettings(this);
+		if (typeof settings === 'string') {
+			// A notification must not start a workflow that reads its settings wrongly (every change
+			// for a misspelt Events, "[object Object]" as the secret): answered 500, so the service
+			// retries once the trigger is fixed.
+			res.status(500).json({ error: 'trigger_misconfigured', message: settings });
+			return { noWebhookResponse: true };
+		}
+		const { secret, location, events } = settings;
 		if (secret) {
-			const location = this.getNodeParameter('secretLocation', 'query') as string;
 			const given =
 				location === 'header'
 					? String(this.getHeaderData()['x-host-secret'] ?? '')
@@ -156,7 +184,6 @@ export class HostTaskTrigger implements INodeType {
 			return { noWebhookResponse: true };
 		}
 
-		const events = this.getNodeParameter('events', 'final') as string;
 		if ((events === 'final' && !task.final) || (events === 'succeeded' && task.status !== 'succeeded')) {
 			return { webhookResponse: { received: true, ignored: `status ${task.raw_status} is not selected` } };
 		}

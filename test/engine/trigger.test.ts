@@ -99,6 +99,27 @@ describe('Host Task Trigger', () => {
 		expect(items(await harness.callWebhook(numbered, 'Trigger', { body: imageDone('n-1'), query: { secret: '12345' } }))).toHaveLength(1);
 	});
 
+	it('refuses notifications with 500, starting nothing, while its settings cannot be read', async () => {
+		const cases: Array<[INodeParameters, RegExp]> = [
+			[{ events: '={{ "finished" }}' }, /Events is "finished"; use final, succeeded or all/],
+			[{ secret: '={{ { value: "s" } }}' }, /Shared Secret is an object; it must be text/],
+			[{ secret: '={{ ["a", "b"] }}' }, /Shared Secret is a list; it must be text/],
+			[{ secret: 'fine', secretLocation: '={{ "cookie" }}' }, /Secret Location is "cookie"; use query or header/],
+		];
+		for (const [parameters, message] of cases) {
+			const call = await harness.callWebhook(trigger(parameters), 'Trigger', {
+				body: imageDone('cfg-1'),
+				query: { secret: '[object Object]' },
+			});
+			expect({ parameters, status: call.status }).toEqual({ parameters, status: 500 });
+			expect({ parameters, body: call.body }).toEqual({
+				parameters,
+				body: { error: 'trigger_misconfigured', message: expect.stringMatching(message) },
+			});
+			expect(call.result.workflowData).toBeUndefined();
+		}
+	});
+
 	it('ignores repeated notifications of the same task and status, unless turned off', async () => {
 		const workflow = trigger();
 		await activate(workflow);
