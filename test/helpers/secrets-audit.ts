@@ -41,9 +41,9 @@ function percentDecoded(text: string, plus: boolean): string | undefined {
 function inBase64(text: string, secret: string): boolean {
 	for (const [run] of text.matchAll(BASE64_RUN)) {
 		const standard = run.replace(/-/g, '+').replace(/_/g, '/');
+		// Node decodes an unpadded tail too, so a secret at the very end of the run is not cut off.
 		for (let skip = 0; skip < 4 && standard.length - skip >= MIN_BASE64_RUN; skip++) {
-			const usable = standard.slice(skip, skip + Math.floor((standard.length - skip) / 4) * 4);
-			if (Buffer.from(usable, 'base64').toString('latin1').includes(secret)) return true;
+			if (Buffer.from(standard.slice(skip), 'base64').toString('latin1').includes(secret)) return true;
 		}
 	}
 	return false;

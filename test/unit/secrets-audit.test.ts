@@ -20,6 +20,8 @@ describe('findSecrets', () => {
 			b0: base64At(''),
 			b1: `data:${base64At('x')}`,
 			b2: base64At('xy', true),
+			// At the very end of a run whose padding was dropped (or cut by the "=" of a query).
+			end: `t=${Buffer.from(`x${SECRET}`).toString('base64').replace(/=+$/, '')}&next=1`,
 		};
 		expect(findSecrets(haystacks, { key: SECRET })).toEqual([
 			{ secret: 'key', where: 'plain', form: 'as is' },
@@ -28,6 +30,7 @@ describe('findSecrets', () => {
 			{ secret: 'key', where: 'b0', form: 'Base64' },
 			{ secret: 'key', where: 'b1', form: 'Base64' },
 			{ secret: 'key', where: 'b2', form: 'Base64' },
+			{ secret: 'key', where: 'end', form: 'Base64' },
 		]);
 	});
 
