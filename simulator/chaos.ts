@@ -93,6 +93,11 @@ export class ChaosFaults {
 		this.hangMs = timings.hangMs ?? 35_000;
 	}
 
+	/** Faults injected so far, for the kinds this run gives a rate: what its figures report. */
+	injectedAtRate(): Partial<Record<ChaosKind, number>> {
+		return Object.fromEntries((Object.keys(this.rates) as ChaosKind[]).map((kind) => [kind, this.injected[kind]]));
+	}
+
 	/** Whether a fault of `kind` happens now (counted when it does). */
 	roll(kind: ChaosKind): boolean {
 		const rate = this.rates[kind] ?? 0;

@@ -131,6 +131,8 @@ describe('ChaosFaults', () => {
 		expect(sequence(chaos, 'taskStatus5xx', 50).every(Boolean)).toBe(true);
 		expect(chaos.injected).toMatchObject({ taskStatus5xx: 50, taskStatus429: 0, uploadReset: 0 });
 		expect(Object.values(chaos.injected).reduce((a, b) => a + b, 0)).toBe(50);
+		// A run's figures report the kinds it gives a rate, 0 included.
+		expect(chaos.injectedAtRate()).toEqual({ taskStatus5xx: 50, taskStatus429: 0 });
 	});
 
 	it('holds a timed-out status read longer than the nodes ever wait for one, unless told otherwise', () => {
