@@ -1,4 +1,4 @@
-/** The chaos suite (`npm run test:chaos`): Host Cloud under load and random faults, one file at a time. */
+/** The chaos suites (`npm run test:chaos`): Host Cloud under load, Host Media and Host Registry under random faults, one file at a time. */
 const base = require('./jest.config');
 
 module.exports = {

@@ -2,7 +2,8 @@
  * Random faults at given rates, for chaos runs: one seeded random source (so a run can be
  * replayed from its seed) and a counter per kind of fault injected. Off unless a test sets
  * `sim.faults.chaos = new ChaosFaults(seed, rates)`; each area asks `roll(kind)` where that
- * fault can happen and does nothing else differently.
+ * fault can happen and does nothing else differently. A kind at rate 0 (or left out) draws no
+ * number, so adding kinds never changes the faults an older seed replays.
  */
 
 /** The kinds of random fault, each at its own rate (0..1 per chance to happen). */
@@ -21,6 +22,22 @@ export interface ChaosRates {
 	storageReset?: number;
 	/** Per submitted job: it fails with an execution_error at its last node. */
 	executionError?: number;
+	/** Per media task status read (image status paths, video creations): answered 503. */
+	taskStatus5xx?: number;
+	/** Per media task status read: answered 429 (no Retry-After: the spec shows no rate limits, nor such a header). */
+	taskStatus429?: number;
+	/** Per media task status read: no answer; the connection is held `hangMs` (or until the client gives up), then dropped. */
+	taskStatusTimeout?: number;
+	/** Per submitted media task (image or video): it reaches IN_PROGRESS / processing and stays there. */
+	taskNeverFinishes?: number;
+	/** Per music stream: it ends (orderly) in the middle of a non-audio line (a title, the duration or complete). */
+	musicCutMidLine?: number;
+	/** Per music stream: the connection is reset in the middle of an audio_chunk's base64 data. */
+	musicCutMidChunk?: number;
+	/** Per archive upload URL, on its first PUT only: answered 503, nothing stored (a retry passes). */
+	upload5xx?: number;
+	/** Per archive upload URL, on its first PUT only: the connection is reset after the body, nothing stored (a retry passes). */
+	uploadReset?: number;
 }
 
 export type ChaosKind = keyof ChaosRates;
@@ -38,6 +55,7 @@ export function seededRandom(seed: number): () => number {
 }
 
 export class ChaosFaults {
+	/** The run's seeded sequence: `roll` draws from it, and so does where a fault strikes once it does. */
 	readonly random: () => number;
 	/** Faults injected so far, by kind. */
 	readonly injected: Record<ChaosKind, number> = {
@@ -48,15 +66,36 @@ export class ChaosFaults {
 		view5xx: 0,
 		storageReset: 0,
 		executionError: 0,
+		taskStatus5xx: 0,
+		taskStatus429: 0,
+		taskStatusTimeout: 0,
+		taskNeverFinishes: 0,
+		musicCutMidLine: 0,
+		musicCutMidChunk: 0,
+		upload5xx: 0,
+		uploadReset: 0,
 	};
+	/** How long a delayed `executed` message is held back. */
+	readonly delayMs: number;
+	/**
+	 * How long a status read hit by taskStatusTimeout is held before the connection is dropped:
+	 * longer than any status read timeout of the nodes (30 s), so the client times out first.
+	 */
+	readonly hangMs: number;
 
 	constructor(
 		readonly seed: number,
 		readonly rates: ChaosRates,
-		/** How long a delayed `executed` message is held back. */
-		readonly delayMs = 50,
+		timings: { delayMs?: number; hangMs?: number } = {},
 	) {
 		this.random = seededRandom(seed);
+		this.delayMs = timings.delayMs ?? 50;
+		this.hangMs = timings.hangMs ?? 35_000;
+	}
+
+	/** Faults injected so far, for the kinds this run gives a rate: what its figures report. */
+	injectedAtRate(): Partial<Record<ChaosKind, number>> {
+		return Object.fromEntries((Object.keys(this.rates) as ChaosKind[]).map((kind) => [kind, this.injected[kind]]));
 	}
 
 	/** Whether a fault of `kind` happens now (counted when it does). */

@@ -77,7 +77,7 @@ export interface Faults {
 	malformedNdjson?: { count: number };
 	/** Media proxy: the next music stream ends with an error event instead of complete. */
 	musicError?: { code: string; message: string };
-	/** Cloud and storage: random faults of several kinds at given rates, seeded and counted (chaos.ts). */
+	/** Every area and the storage host: random faults of several kinds at given rates, seeded and counted (chaos.ts). */
 	chaos?: ChaosFaults;
 }
 

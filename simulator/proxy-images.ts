@@ -36,6 +36,8 @@ export interface ImageTask {
 	request: Body;
 	/** Set when the task is going to fail (failNextTask); never sent to clients, the spec has no field for it. */
 	failMessage?: string;
+	/** Set by the chaos fault taskNeverFinishes: the task stays IN_PROGRESS for good. */
+	neverFinishes?: boolean;
 	createdAt: number;
 	history: Array<{ status: ImageStatus; at: number }>;
 }
@@ -80,6 +82,7 @@ export class ImageTasks {
 	submit(kind: ImageKind, accountId: string, body: Body): ImageTask {
 		const webhookUrl = typeof body.webhook_url === 'string' ? body.webhook_url : undefined;
 		const task = this.add(kind, { accountId, webhookUrl, failMessage: this.hooks.takeFailure() }, body);
+		if (this.ctx.faults.chaos?.roll('taskNeverFinishes')) task.neverFinishes = true;
 		this.schedule(task);
 		return task;
 	}
@@ -147,6 +150,7 @@ export class ImageTasks {
 			this.schedule(task);
 			return;
 		}
+		if (task.neverFinishes) return;
 		this.finish(task, task.failMessage === undefined ? 'COMPLETED' : 'FAILED', true);
 	}
 

@@ -30,14 +30,34 @@ export function defaultMusicOptions(): MusicOptions {
 
 type MusicEvent = Record<string, unknown>;
 
-/** One line of the stream: an event, or a deliberately broken line (malformedNdjson fault). */
-type Line = { event: MusicEvent; bytes?: number } | { broken: string } | { pause: true };
+/**
+ * One line of the stream: an event, a deliberately broken line (malformedNdjson fault), or the
+ * first part of a line after which the stream stops (chaos cut: ended orderly, or reset).
+ */
+type Line = { event: MusicEvent; bytes?: number } | { broken: string } | { pause: true } | { cut: string; reset: boolean };
+
+/** Where a chaos fault cuts the stream: in an audio chunk's data or in another line, which one and how far in (fractions of 1). */
+interface StreamCut {
+	inAudio: boolean;
+	pick: number;
+	at: number;
+}
 
 interface StreamPlan {
 	request: MusicRequest;
 	options: MusicOptions;
 	malformed: number;
 	error?: { code: string; message: string };
+	cut?: StreamCut;
+}
+
+/** The first part of `event`'s line, cut strictly inside it: inside the base64 data of an audio chunk. */
+function cutLine(event: MusicEvent, cut: StreamCut): string {
+	const text = JSON.stringify(event);
+	const data = typeof event.data === 'string' ? event.data : undefined;
+	if (!cut.inAudio || data === undefined || data.length < 2) return text.slice(0, 1 + Math.floor(cut.at * (text.length - 1)));
+	const dataStart = text.indexOf('"data":"') + '"data":"'.length;
+	return text.slice(0, dataStart + 1 + Math.floor(cut.at * (data.length - 1)));
 }
 
 const BROKEN_LINES = [
@@ -82,9 +102,19 @@ function* musicLines(plan: StreamPlan): Generator<Line> {
 	// Spread the broken lines over the events that will really be sent (an error cuts the stream short).
 	const eventsSent = streams + 1 + Math.min(totalChunks, errorAfter) + (plan.error ? 0 : 1);
 	const broken = brokenPositions(plan.malformed, eventsSent);
+	// The cut's line, counted among the audio chunks or among the other events that are sent.
+	const cut = plan.cut;
+	const candidates = cut?.inAudio ? Math.min(totalChunks, errorAfter) : streams + 1 + (plan.error ? 0 : 1);
+	const cutLineIndex = cut ? Math.floor(cut.pick * candidates) : -1;
+	const seen = { audio: 0, other: 0 };
 	let index = 0;
 	let brokenSent = 0;
 	function* emit(event: MusicEvent, bytes?: number): Generator<Line> {
+		const inAudio = event.type === 'audio_chunk';
+		if (cut && cut.inAudio === inAudio && seen[inAudio ? 'audio' : 'other']++ === cutLineIndex) {
+			// The writer stops at a cut line: nothing after it is sent.
+			yield { cut: cutLine(event, cut), reset: cut.inAudio };
+		}
 		yield { event, bytes };
 		for (let n = broken.get(index++) ?? 0; n > 0; n--) yield { broken: BROKEN_LINES[brokenSent++ % BROKEN_LINES.length] };
 	}
@@ -152,38 +182,53 @@ export class MusicStreamer {
 			plan.error = { ...this.faults.musicError };
 			delete this.faults.musicError;
 		}
+		const chaos = this.faults.chaos;
+		if (chaos?.roll('musicCutMidChunk')) plan.cut = { inAudio: true, pick: chaos.random(), at: chaos.random() };
+		else if (chaos?.roll('musicCutMidLine')) plan.cut = { inAudio: false, pick: chaos.random(), at: chaos.random() };
 		const signal = this.abort.signal;
 		this.active.add(res);
 		this.stats.started++;
 		res.writeHead(200, { 'content-type': 'application/x-ndjson', 'cache-control': 'no-cache' });
 		try {
-			const finished = await this.write(res, musicLines(plan), plan.options.chunkDelayMs, signal);
-			if (finished) {
-				this.stats.completed++;
-				res.end();
-			} else {
-				this.stats.aborted++;
-				res.destroy();
-			}
+			const ending = await this.write(res, musicLines(plan), plan.options.chunkDelayMs, signal);
+			if (ending === 'finished') this.stats.completed++;
+			else this.stats.aborted++;
+			// A cut in another line ends the answer as if whole; anything else that stops early drops the connection.
+			if (ending === 'finished' || ending === 'cutEnded') res.end();
+			else res.destroy();
 		} finally {
 			this.active.delete(res);
 		}
 	}
 
-	/** Writes lines until done (true) or until the client went away or a reset cut the stream (false). */
-	private async write(res: ServerResponse, lines: Generator<Line>, delayMs: number, signal: AbortSignal): Promise<boolean> {
+	/**
+	 * Writes lines until done ('finished'), until a chaos cut line was written ('cutEnded', or
+	 * 'cutReset' for one that resets the connection), or until the client went away or a reset
+	 * cut the stream ('stopped').
+	 */
+	private async write(
+		res: ServerResponse,
+		lines: Generator<Line>,
+		delayMs: number,
+		signal: AbortSignal,
+	): Promise<'finished' | 'cutEnded' | 'cutReset' | 'stopped'> {
 		for (const line of lines) {
-			if (signal.aborted || res.destroyed) return false;
+			if (signal.aborted || res.destroyed) return 'stopped';
 			if ('pause' in line) {
-				if (delayMs > 0 && !(await this.timers.sleep(delayMs, signal))) return false;
+				if (delayMs > 0 && !(await this.timers.sleep(delayMs, signal))) return 'stopped';
 				continue;
+			}
+			if ('cut' in line) {
+				// Flushed before the connection is dropped, so the client does receive half a line.
+				await new Promise<void>((resolve) => res.write(line.cut, () => resolve()));
+				return line.reset ? 'cutReset' : 'cutEnded';
 			}
 			const text = 'event' in line ? JSON.stringify(line.event) : line.broken;
 			const ok = res.write(`${text}\n`);
 			if ('event' in line && line.event.type === 'audio_chunk') this.stats.audioBytesSent += line.bytes ?? 0;
-			if (!ok && !(await drained(res))) return false;
+			if (!ok && !(await drained(res))) return 'stopped';
 		}
-		return !signal.aborted;
+		return signal.aborted ? 'stopped' : 'finished';
 	}
 
 	/** Cuts every open stream (reset/close). */

@@ -7,7 +7,8 @@ export class TimerSet {
 
 	constructor(private readonly onError: (error: unknown) => void) {}
 
-	after(ms: number, fn: () => void): void {
+	/** Runs `fn` after `ms`; answers a function that cancels it. */
+	after(ms: number, fn: () => void): () => void {
 		const handle = setTimeout(
 			() => {
 				this.handles.delete(handle);
@@ -20,6 +21,10 @@ export class TimerSet {
 			Math.max(0, ms),
 		);
 		this.handles.add(handle);
+		return () => {
+			clearTimeout(handle);
+			this.handles.delete(handle);
+		};
 	}
 
 	/** Resolves after `ms`, or early (with false) when `signal` aborts: a retry back-off that reset() can cut short. */

@@ -36,6 +36,8 @@ export interface VideoTask {
 	createdAt: string;
 	request: Body;
 	history: Array<{ state: VideoState; at: number }>;
+	/** Set by the chaos fault taskNeverFinishes: the task stays processing for good. */
+	neverFinishes?: boolean;
 }
 
 const NEXT: Partial<Record<VideoState, VideoState>> = { created: 'queueing', queueing: 'processing' };
@@ -142,6 +144,7 @@ export class VideoTasks {
 			history: [{ state: 'created', at: Date.now() }],
 		};
 		const failure = this.takeFailure();
+		if (this.ctx.faults.chaos?.roll('taskNeverFinishes')) task.neverFinishes = true;
 		this.tasks.set(task.taskId, task);
 		this.schedule(task, failure);
 		return { task, answer: { task_id: task.taskId, state: task.state, credits: task.credits, created_at: task.createdAt, ...echoed } };
@@ -185,6 +188,7 @@ export class VideoTasks {
 			this.schedule(task, failure);
 			return;
 		}
+		if (task.neverFinishes) return;
 		if (failure !== undefined) {
 			task.errCode = failure || DEFAULT_ERR_CODE;
 			this.setState(task, 'failed');

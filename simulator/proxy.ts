@@ -107,8 +107,42 @@ export function createProxyArea(ctx: AreaContext): ProxyArea {
 			sendJson(res, 200, images.submitBody(images.submit(kind, account.id, body), unwrapped));
 		});
 
+	/** Status reads held by the chaos fault taskStatusTimeout; reset() and close() drop them. */
+	const held = new Set<ServerResponse>();
+
+	/**
+	 * The chaos faults of a status read, when one strikes (then it has answered, or holds the read):
+	 * a 503, a 429, or no answer until the client gives up or `hangMs` passes, then a dropped connection.
+	 */
+	const statusFault = (res: ServerResponse, shape: Shape): boolean => {
+		const chaos = ctx.faults.chaos;
+		if (!chaos) return false;
+		if (chaos.roll('taskStatus5xx')) {
+			sendError(res, 503, shape, 'service_unavailable', 'Service temporarily unavailable (injected fault).');
+			return true;
+		}
+		if (chaos.roll('taskStatus429')) {
+			sendError(res, 429, shape, 'too_many_requests', 'Too many requests (injected fault).');
+			return true;
+		}
+		if (!chaos.roll('taskStatusTimeout')) return false;
+		held.add(res);
+		const cancel = timers.after(chaos.hangMs, () => res.destroy());
+		res.once('close', () => {
+			cancel();
+			held.delete(res);
+		});
+		return true;
+	};
+
+	const dropHeld = (): void => {
+		for (const res of held) res.destroy();
+		held.clear();
+	};
+
 	const imageStatus = (kind: ImageKind) =>
 		authed('image', (req, res, account) => {
+			if (statusFault(res, 'image')) return;
 			const task = images.find(kind, req.params.id, account.id);
 			if (!task) return sendError(res, 404, 'image', 'not_found', `No ${kind} task with id ${req.params.id}.`);
 			sendJson(res, 200, images.statusBody(task));
@@ -125,6 +159,7 @@ export function createProxyArea(ctx: AreaContext): ProxyArea {
 		});
 
 	const videoCreations = authed('video', (req, res, account) => {
+		if (statusFault(res, 'video')) return;
 		const task = videos.find(req.params.id, account.id);
 		if (!task) return sendError(res, 404, 'video', 'not_found', `No video task with id ${req.params.id}.`);
 		sendJson(res, 200, videos.creationsBody(task));
@@ -154,6 +189,7 @@ export function createProxyArea(ctx: AreaContext): ProxyArea {
 
 	const reset = (): void => {
 		timers.clear();
+		dropHeld();
 		notifier.reset();
 		streamer.reset(defaultMusicOptions());
 		images.reset();
@@ -180,6 +216,7 @@ export function createProxyArea(ctx: AreaContext): ProxyArea {
 		reset,
 		async close() {
 			timers.clear();
+			dropHeld();
 			notifier.close();
 			streamer.stopAll();
 		},

@@ -33,6 +33,8 @@ export class SignedStorage {
 	private objects = new Map<string, StoredObject>();
 	/** Objects written through signed PUT URLs (registry archives), newest last. */
 	readonly uploads: Upload[] = [];
+	/** Keys a PUT has been tried on: the chaos upload faults strike a signed upload URL's first try only. */
+	private readonly triedUploads = new Set<string>();
 	private readonly secret = 'sim-storage-signing-secret';
 
 	constructor(
@@ -61,6 +63,7 @@ export class SignedStorage {
 	reset(): void {
 		this.objects.clear();
 		this.uploads.length = 0;
+		this.triedUploads.clear();
 	}
 
 	/** Keys may hold slashes, so the storage host routes by prefix rather than through a Router. */
@@ -82,6 +85,7 @@ export class SignedStorage {
 		if (!this.verify(method, key, expires, signature)) return sendText(res, 403, 'SignatureDoesNotMatch');
 		if (expires < Date.now()) return sendText(res, 403, 'Request has expired');
 		if (method === 'PUT') {
+			if (this.uploadFault(key, res)) return;
 			const contentType = String(req.headers['content-type'] ?? 'application/octet-stream');
 			this.uploads.push({ key, contentType, bytes: req.rawBody, at: Date.now() });
 			this.put(key, contentType, req.rawBody);
@@ -92,6 +96,21 @@ export class SignedStorage {
 		if (!object) return sendText(res, 404, 'NoSuchKey');
 		if (req.method === 'GET' && this.faults.chaos?.roll('storageReset')) return serveCutShort(res, object);
 		serveStored(req, res, object);
+	}
+
+	/** The chaos faults of an upload, on the first PUT of a key only (then it has answered): a 503, or a reset connection. */
+	private uploadFault(key: string, res: ServerResponse): boolean {
+		const first = !this.triedUploads.has(key);
+		this.triedUploads.add(key);
+		const chaos = this.faults.chaos;
+		if (!first || !chaos) return false;
+		if (chaos.roll('upload5xx')) {
+			sendText(res, 503, 'ServiceUnavailable (injected fault)');
+			return true;
+		}
+		if (!chaos.roll('uploadReset')) return false;
+		res.destroy();
+		return true;
 	}
 
 	private sign(method: string, key: string, expires: number): string {

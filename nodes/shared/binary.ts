@@ -8,6 +8,7 @@ import type { IBinaryData, IExecuteFunctions, IN8nHttpFullResponse, IWebhookFunc
 import { NodeOperationError, sleep } from 'n8n-workflow';
 
 import { extensionFor, mimeTypeForExtension, sniffMimeType, SNIFF_BYTES } from './file-types';
+import { networkFailureInWords } from './network-failure';
 import { jittered, RETRY_DELAYS_MS } from './retry';
 import { discardBody, isAsyncIterable, peek, readableClassOf, readableFrom } from './streams';
 
@@ -125,9 +126,8 @@ async function downloadOnce(context: IExecuteFunctions | IWebhookFunctions, url:
 			timeout: options.timeoutMs ?? DOWNLOAD_TIMEOUT_MS,
 		})) as IN8nHttpFullResponse;
 	} catch (error) {
-		const cause = error as { code?: string; message?: string };
 		throw transient(
-			new NodeOperationError(context.getNode(), `Could not download ${options.what}: ${transferProblem(cause, options)}`, {
+			new NodeOperationError(context.getNode(), `Could not download ${options.what}: ${transferProblem(error, options)}`, {
 				itemIndex: options.itemIndex,
 				description: 'The file link could not be reached. Try again; the link stays valid for a while after the task finished.',
 			}),
@@ -168,33 +168,19 @@ export async function responseToBinary(
 		return await storeBody(context, url, response, Readable, body, options);
 	} catch (error) {
 		// The body broke off (closed early, or silent past the timeout): say so, keep nothing partial.
-		const cause = error as { code?: string; message?: string };
 		throw transient(
 			new NodeOperationError(
 				context.getNode(),
-				`The download of ${options.what} broke off before the whole file arrived: ${transferProblem(cause, options)}`,
+				`The download of ${options.what} broke off before the whole file arrived: ${transferProblem(error, options)}`,
 				{ itemIndex: options.itemIndex, description: 'Nothing partial was kept. Try again; the link stays valid for a while.' },
 			),
 		);
 	}
 }
 
-/**
- * A network failure in words. Not the raw code: n8n replaces a message that contains one
- * (ECONNRESET...) with a generic sentence that no longer says which file failed.
- */
-function transferProblem(cause: { code?: string; message?: string }, options: DownloadOptions): string {
-	const code = cause.code ?? '';
-	const source = options.source ?? 'the storage host';
-	if (code === 'ECONNABORTED' || code === 'ETIMEDOUT' || /timeout/i.test(cause.message ?? '')) {
-		return `${source} sent nothing for ${Math.round((options.timeoutMs ?? DOWNLOAD_TIMEOUT_MS) / 1000)} seconds`;
-	}
-	if (code === 'ECONNRESET' || code === 'EPIPE' || /aborted|closed|socket hang up/i.test(cause.message ?? '')) {
-		return `${source} closed the connection early`;
-	}
-	if (code === 'ENOTFOUND' || code === 'EAI_AGAIN') return `${source}’s name could not be resolved`;
-	if (code === 'ECONNREFUSED') return `${source} refused the connection`;
-	return `${source} could not be reached`;
+/** A failed transfer in words (never a raw code: see network-failure.ts). */
+function transferProblem(cause: unknown, options: DownloadOptions): string {
+	return networkFailureInWords(cause, options.source ?? 'the storage host', options.timeoutMs ?? DOWNLOAD_TIMEOUT_MS);
 }
 
 /** The body into n8n's binary data, named and typed from its first bytes, the URL and the headers. */

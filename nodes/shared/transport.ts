@@ -23,6 +23,7 @@ import type {
 import { NodeApiError, NodeOperationError, sleep } from 'n8n-workflow';
 
 import { cloudServerOf, type CloudServer } from '../../credentials/cloud-server';
+import { networkFailure } from './network-failure';
 import { containsSecret, redact, redactDeep, secretsOfCredential } from './redaction';
 import { jittered, RETRY_DELAYS_MS } from './retry';
 import { isPlainObject } from './validation';
@@ -388,10 +389,11 @@ function secretLocationError(context: HostContext, statusCode: number, request: 
 	});
 }
 
+/** A request that got no answer, in words: a raw code in the message would make n8n replace all of it. */
 function networkError(context: HostContext, error: unknown, request: HostRequest, secrets: string[]): NodeApiError {
-	const cause = error as { code?: string; message?: string };
 	const while_ = request.action ? ` while ${request.action}` : '';
-	const detail = redact(cause.code ?? cause.message ?? 'unknown error', secrets);
-	const message = `Could not reach the service${while_} (${detail}). Check the URL in the credential and your network.`;
+	const { words, timedOut } = networkFailure(error, 'the service', request.timeout);
+	const hint = timedOut ? 'The service may be busy: try again later.' : 'Check the URL in the credential and your network.';
+	const message = redact(`${words.charAt(0).toUpperCase()}${words.slice(1)}${while_}. ${hint}`, secrets);
 	return new NodeApiError(context.getNode(), { message } as JsonObject, { message, itemIndex: request.itemIndex });
 }

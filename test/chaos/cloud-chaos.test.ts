@@ -10,15 +10,17 @@
  */
 import type { INodeExecutionData } from 'n8n-workflow';
 
-import { ChaosFaults, type ChaosKind, type ChaosRates } from '../../simulator/chaos';
+import { ChaosFaults, type ChaosRates } from '../../simulator/chaos';
 import { storageKey } from '../../simulator/cloud-run';
 import { readBinary } from '../harness/engine';
+import { type ChaosFigures, catchUncaught, chaosSeed, expectSoundRun, handlesLeft, openHandles } from '../helpers/chaos-run';
 import { recordReliability } from '../helpers/reliability';
+import { findSecrets, runHaystacks } from '../helpers/secrets-audit';
 import { FAST_WAIT, resetCloud, storedFiles, startCloud, txt2img, waitUntil, withoutWebSocket, type CloudSetup } from '../helpers/cloud';
 
 const JOBS = 1000;
 const AT_ONCE = 50;
-const SEED = process.env.CHAOS_SEED ? Number(process.env.CHAOS_SEED) : Math.floor(Math.random() * 2 ** 31);
+const SEED = chaosSeed();
 const RATES: ChaosRates = {
 	dropSocket: 0.0005,
 	duplicateMessage: 0.02,
@@ -29,19 +31,9 @@ const RATES: ChaosRates = {
 	executionError: 0.03,
 };
 
-interface Figures {
+interface Figures extends ChaosFigures {
 	jobs_run: number;
-	faults_injected: Record<ChaosKind, number>;
-	items_accounted_pct: number;
-	items_completed: number;
-	items_failed: number;
-	wrong_attributions: number;
-	partial_files_passed: number;
-	duplicate_items: number;
 	items_failed_by_cut_download: number;
-	uncaught_errors: number;
-	open_handles_left: number;
-	wall_seconds: number;
 }
 
 let cloud: CloudSetup;
@@ -59,19 +51,6 @@ afterAll(async () => {
 	await cloud.sim.close();
 	recordReliability('cloud_chaos', { seed: SEED, rates: RATES, jobs_per_scenario: JOBS, max_concurrent_jobs: AT_ONCE, scenarios: figures });
 });
-
-/** Handles that say something is still open: sockets, timers, file streams (not the runtime's own). */
-function openHandles(): Map<string, number> {
-	const counts = new Map<string, number>();
-	for (const kind of process.getActiveResourcesInfo()) counts.set(kind, (counts.get(kind) ?? 0) + 1);
-	return counts;
-}
-
-function handlesAdded(before: Map<string, number>, after: Map<string, number>): Record<string, number> {
-	const added: Record<string, number> = {};
-	for (const [kind, n] of after) if (n > (before.get(kind) ?? 0)) added[kind] = n - (before.get(kind) ?? 0);
-	return added;
-}
 
 function graph() {
 	const g = txt2img();
@@ -158,10 +137,7 @@ async function account(items: INodeExecutionData[], download: boolean) {
 async function chaosRun(name: string, download: boolean, polling: boolean): Promise<Figures> {
 	const { sim } = cloud;
 	const chaos = new ChaosFaults(SEED, polling ? { ...RATES, dropSocket: 0, duplicateMessage: 0, delayExecuted: 0 } : RATES);
-	const uncaught: unknown[] = [];
-	const onUncaught = (error: unknown) => uncaught.push(error);
-	process.on('uncaughtException', onUncaught);
-	process.on('unhandledRejection', onUncaught);
+	const uncaught = catchUncaught();
 	const before = openHandles();
 	const started = Date.now();
 	sim.faults.chaos = chaos;
@@ -177,13 +153,12 @@ async function chaosRun(name: string, download: boolean, polling: boolean): Prom
 	const counts = await account(result.items, download);
 	// Closed sockets and ended streams leave the handle list on the next turns of the event loop.
 	await waitUntil(() => sim.cloud.openSockets() === 0, 5000);
-	let left: Record<string, number> = {};
-	await waitUntil(() => Object.keys((left = handlesAdded(before, openHandles()))).length === 0, 5000).catch(() => undefined);
-	process.off('uncaughtException', onUncaught);
-	process.off('unhandledRejection', onUncaught);
+	const left = await handlesLeft(before);
+	uncaught.stop();
+	const secrets = findSecrets(runHaystacks({ items: result.items, requests: sim.requests }), { 'API key': sim.apiKey });
 	const row: Figures = {
 		jobs_run: sim.cloud.jobs.size,
-		faults_injected: { ...chaos.injected },
+		faults_injected: chaos.injectedAtRate(),
 		items_accounted_pct: Math.round(((counts.completed + counts.failed) / JOBS) * 1000) / 10,
 		items_completed: counts.completed,
 		items_failed: counts.failed,
@@ -191,22 +166,14 @@ async function chaosRun(name: string, download: boolean, polling: boolean): Prom
 		partial_files_passed: counts.partial,
 		duplicate_items: counts.duplicates,
 		items_failed_by_cut_download: counts.brokeOff,
-		uncaught_errors: uncaught.length,
+		uncaught_errors: uncaught.errors.length,
 		open_handles_left: Object.values(left).reduce((a, b) => a + b, 0),
+		secrets_found: secrets.length,
 		wall_seconds: wall,
 	};
 	figures[name] = row;
 	process.stdout.write(`Chaos ${name}: ${JSON.stringify(row)}\n`);
-	expect(row).toMatchObject({
-		jobs_run: JOBS,
-		items_accounted_pct: 100,
-		wrong_attributions: 0,
-		partial_files_passed: 0,
-		duplicate_items: 0,
-		items_failed_by_cut_download: 0,
-		uncaught_errors: 0,
-	});
-	expect(left).toEqual({});
+	expectSoundRun(row, { secrets, left }, { jobs_run: JOBS, items_failed_by_cut_download: 0 });
 	expect(sim.counters.storageCredentialAttempts).toBe(0);
 	return row;
 }

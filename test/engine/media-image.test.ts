@@ -2,6 +2,7 @@
  * Host Media, image resource, run by n8n's engine against the simulator: every operation end to
  * end (submit, poll, result URL and file), the three image sources, and every status path.
  */
+import { ChaosFaults } from '../../simulator/chaos';
 import { readBinary } from '../harness/engine';
 import { FAST, IMAGE_URL, PNG, PNG_BASE64, PNG_SIGNATURE, useMediaEnv } from '../helpers/media';
 
@@ -198,6 +199,34 @@ describe('Host Media: image operations', () => {
 		const result = await env.run({ resource: 'image', operation: 'upscale', imageUrl: IMAGE_URL, downloadFiles: false, ...FAST });
 		expect(result.status).toBe('success');
 		expect(result.items[0]!.json).toMatchObject({ status: 'succeeded', raw_status: 'COMPLETED' });
+	});
+
+	it('a result download cut half-way, or answered 503, is fetched again: the item gets the whole file', async () => {
+		// The chaos fault at rate 1, switched off once it struck: the first transfer is cut, the next is whole.
+		const chaos = new ChaosFaults(1, { storageReset: 1 });
+		const roll = chaos.roll.bind(chaos);
+		chaos.roll = (kind) => {
+			const struck = roll(kind);
+			if (struck) chaos.rates.storageReset = 0;
+			return struck;
+		};
+		env.sim.faults.chaos = chaos;
+		const cut = await env.run({ resource: 'image', operation: 'upscale', imageUrl: IMAGE_URL, ...FAST }, [{ json: {} }], {
+			continueOnFail: true,
+		});
+		expect(chaos.injected.storageReset).toBe(1);
+		expect(cut.items[0]!.json.error).toBeUndefined();
+		const path = new URL(cut.items[0]!.json.url as string).pathname;
+		const stored = env.sim.storage.get(decodeURIComponent(path.slice('/o/'.length)))!.body as Buffer;
+		expect((await readBinary(cut.items[0]!.binary!.data!)).equals(stored)).toBe(true);
+		expect(env.sim.requestsTo('GET', path)).toHaveLength(2);
+
+		env.sim.faults.http5xx = { count: 1, pathPrefix: '/o/' };
+		const refused = await env.run({ resource: 'image', operation: 'relight', imageUrl: IMAGE_URL, ...FAST }, [{ json: {} }], {
+			continueOnFail: true,
+		});
+		expect(refused.items[0]!.json.error).toBeUndefined();
+		expect(refused.items[0]!.binary!.data!.mimeType).toBe('image/png');
 	});
 
 	it('puts several items through, each paired with its input', async () => {

@@ -4,6 +4,7 @@
  * counted, error events, cancellation, and memory that does not grow with the stream.
  */
 import { runBenchScript } from '../../bench/support';
+import { ChaosFaults } from '../../simulator/chaos';
 import { readBinary } from '../harness/engine';
 import { useMediaEnv } from '../helpers/media';
 
@@ -117,6 +118,14 @@ describe('Host Media: music', () => {
 		const result = await running;
 		expect(result.status).toBe('error');
 		expect(result.error('Node')?.message).toMatch(/^The music stream (broke off|ended before it was complete)/);
+	});
+
+	it('a stream whose connection is reset mid-chunk fails in words, with no take passed on', async () => {
+		env.sim.faults.chaos = new ChaosFaults(1, { musicCutMidChunk: 1 });
+		const result = await env.run(MUSIC, [{ json: {} }], { continueOnFail: true });
+		expect(result.items).toHaveLength(1);
+		expect(result.items[0]!.json.error).toBe('The music stream broke off: the music service closed the connection early');
+		expect(result.items[0]!.binary).toBeUndefined();
 	});
 
 	it('cancelling the execution stops the stream promptly', async () => {

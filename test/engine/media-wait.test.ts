@@ -3,6 +3,7 @@
  * Don't Wait, task failure, the maximum wait, cancellation, status checks that fail for a while,
  * refused calls in plain words, and continueOnFail per item.
  */
+import { ChaosFaults } from '../../simulator/chaos';
 import { FAST, IMAGE_URL, useMediaEnv } from '../helpers/media';
 
 const env = useMediaEnv();
@@ -103,6 +104,20 @@ describe('wait modes', () => {
 		expect(result.status).toBe('success');
 		expect(result.items[0]!.json.status).toBe('succeeded');
 		expect(env.sim.requestsTo('GET', `${IMAGING}/image-upscaler/`).filter((r) => r.status === 503)).toHaveLength(3);
+	});
+
+	it('a status read that hangs past its timeout counts as "unknown": the wait runs out naming the task, and says the check got no answer', async () => {
+		env.sim.faults.chaos = new ChaosFaults(1, { taskStatusTimeout: 1 });
+		const result = await env.run({ ...UPSCALE, downloadFiles: false, waitOptions: { pollIntervalSeconds: 0.01, maxWaitMinutes: 0.02 } });
+		const taskId = [...env.sim.proxy.imageTasks.keys()][0]!;
+		const error = result.error('Node') as { message?: string; description?: string };
+		expect(error.message).toBe(`The upscale task ${taskId} did not finish within 1 s (last status: CREATED)`);
+		// In words (a raw code would make n8n replace the message), and not as if the service were offline.
+		expect(error.description).toMatch(
+			new RegExp(
+				`The last status check failed: The service sent nothing for 1 second while checking upscale task ${taskId}\\. The service may be busy`,
+			),
+		);
 	});
 
 	it('an unreadable status answer counts as "unknown" too', async () => {

@@ -10,6 +10,7 @@ import { maskSecret } from '../../simulator/core';
 import { DEFAULT_PUBLISHING_TOKEN } from '../../simulator/registry';
 import { startSimulator, type Simulator } from '../../simulator/server';
 import { EngineHarness } from '../harness/engine';
+import { sendJson, startHostileService } from '../helpers/hostile-service';
 import { ZIP, archiveItem, locator, nodeError, registryCredential, runRegistry } from '../helpers/registry-node';
 
 let sim: Simulator;
@@ -176,6 +177,34 @@ describe('publish', () => {
 			/^Version 1\.0\.1 of node "my-node" was created \(version ID .+\), but its archive was not uploaded: the storage host answered HTTP 503/,
 		);
 		expect(sim.requestsTo('PUT', '/o/')).toHaveLength(2 + 3);
+	});
+
+	it('retries an upload whose connection is reset; a lasting reset fails in words that still say the version exists', async () => {
+		// The signed upload URL of the registry's answer points at a storage host that resets every upload.
+		const storage = await startHostileService((_req, res) => res.destroy());
+		try {
+			const registry = await startHostileService((_req, res) =>
+				sendJson(res, 201, { node_version: { id: 'v-1', version: '1.0.0' }, signedUrl: `${storage.url}/o/archive.zip?signature=abc` }),
+			);
+			try {
+				const credential = harness.addCredential('hostApi', {
+					accessToken: sim.accessToken,
+					registryUrl: registry.url,
+					publisherId: 'acme',
+					publishingToken: DEFAULT_PUBLISHING_TOKEN,
+				});
+				const result = await runRegistry(harness, credential, publish(), [archiveItem()], true);
+				expect(result.items[0]!.json.error).toBe(
+					'Version 1.0.0 of node "my-node" was created (version ID v-1), but its archive was not uploaded: the storage host closed the connection early',
+				);
+				expect(storage.seen.map((request) => request.method)).toEqual(['PUT', 'PUT', 'PUT']);
+				expect(registry.seen.filter((request) => request.method === 'POST')).toHaveLength(1);
+			} finally {
+				await registry.close();
+			}
+		} finally {
+			await storage.close();
+		}
 	});
 
 	it('surfaces a version conflict, and uploads nothing for it', async () => {

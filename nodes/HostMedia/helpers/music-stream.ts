@@ -11,6 +11,7 @@ import { NodeOperationError } from 'n8n-workflow';
 
 import { declaredFileBytes, extensionFor, sniffMimeType, SNIFF_BYTES } from '../../shared/file-types';
 import { errorForItem } from '../../shared/items';
+import { isNetworkFailure, networkFailureInWords } from '../../shared/network-failure';
 import { ByteChannel, IdleTimeoutError, isAsyncIterable, readableClassOf, readableFrom, withIdleTimeout } from '../../shared/streams';
 import { credentialSecrets } from '../../shared/redaction';
 import type { OpenStream } from '../transport/media-api';
@@ -156,7 +157,8 @@ class MusicStreamReader {
 			if (error instanceof IdleTimeoutError) throw silentError(this.context, this.options.itemIndex, error.idleMs, this.progress());
 			// Our own (too many takes).
 			if (error instanceof NodeOperationError) throw errorForItem(this.context, error, this.options.itemIndex);
-			throw new NodeOperationError(this.context.getNode(), `The music stream broke off: ${(error as Error).message}`, {
+			const said = isNetworkFailure(error) ? networkFailureInWords(error, 'the music service') : (error as Error).message;
+			throw new NodeOperationError(this.context.getNode(), `The music stream broke off: ${said}`, {
 				itemIndex: this.options.itemIndex,
 				description: `${this.progress()} Try again.`,
 			});

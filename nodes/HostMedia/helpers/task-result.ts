@@ -57,6 +57,8 @@ async function downloadResults(
 			itemIndex,
 			fallbackName: `${taskType}-${task.task_id}${urls.length > 1 ? `-${index + 1}` : ''}`,
 			what: `result file ${index + 1} of task ${task.task_id}`,
+			// The task is paid for and its result URLs stay valid for a while: a cut transfer or a 5xx is fetched again.
+			retry: true,
 		});
 	}
 	return binary;

@@ -10,6 +10,7 @@
 import type { IBinaryData, IExecuteFunctions, IN8nHttpFullResponse } from 'n8n-workflow';
 import { sleep } from 'n8n-workflow';
 
+import { networkFailureInWords } from '../../shared/network-failure';
 import { RETRY_DELAYS_MS } from '../../shared/retry';
 
 /** A whole archive is sent again on each try: two retries, not three. */
@@ -89,8 +90,7 @@ export async function uploadArchive(
 				result.reason = 'the execution was cancelled during the upload';
 				return result;
 			}
-			const cause = error as { code?: string; message?: string };
-			result.reason = `the storage host could not be reached (${cause.code || storageText(cause.message) || 'network error'})`;
+			result.reason = networkFailureInWords(error, 'the storage host');
 			retryable = true;
 		}
 		if (!retryable || attempt > UPLOAD_RETRY_DELAYS_MS.length) break;

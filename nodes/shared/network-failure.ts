@@ -1,0 +1,57 @@
+/**
+ * A request that got no answer, in words a user can act on. Never the raw code: n8n replaces any
+ * error message that contains one (ECONNRESET, ECONNABORTED...) with a generic sentence that no
+ * longer says what failed (which task, which file, that a version was created). n8n's own request
+ * helper already hands over such a sentence, with the code on the error's `cause`.
+ */
+
+interface FailedRequest {
+	code?: unknown;
+	message?: unknown;
+	cause?: unknown;
+}
+
+/** The error's code and message, and those of its causes (n8n's helper keeps the network error there). */
+function signals(error: unknown): { codes: string[]; text: string } {
+	const codes: string[] = [];
+	const texts: string[] = [];
+	for (let at = error as FailedRequest | undefined, depth = 0; at && typeof at === 'object' && depth < 3; depth++) {
+		if (typeof at.code === 'string') codes.push(at.code.toUpperCase());
+		if (typeof at.message === 'string') texts.push(at.message);
+		at = at.cause as FailedRequest | undefined;
+	}
+	return { codes, text: texts.join(' ') };
+}
+
+const seconds = (ms: number): string => {
+	const n = Math.round(ms / 1000);
+	return `${n} ${n === 1 ? 'second' : 'seconds'}`;
+};
+
+/**
+ * What went wrong, starting with `who` ("the storage host"): it sent nothing for the timeout
+ * (`timedOut`), closed the connection early, could not be found, refused the connection, or could
+ * not be reached.
+ */
+export function networkFailure(error: unknown, who: string, timeoutMs?: number): { words: string; timedOut: boolean } {
+	const { codes, text } = signals(error);
+	const has = (...names: string[]) => names.some((name) => codes.includes(name));
+	if (has('ECONNABORTED', 'ETIMEDOUT', 'ESOCKETTIMEDOUT') || /timeout|timed out/i.test(text)) {
+		return { words: timeoutMs ? `${who} sent nothing for ${seconds(timeoutMs)}` : `${who} did not answer in time`, timedOut: true };
+	}
+	const words = (reason: string) => ({ words: `${who} ${reason}`, timedOut: false });
+	if (has('ECONNRESET', 'EPIPE') || /aborted|closed|socket hang up/i.test(text)) return words('closed the connection early');
+	if (has('ENOTFOUND', 'EAI_AGAIN')) return { words: `${who}’s name could not be resolved`, timedOut: false };
+	if (has('ECONNREFUSED')) return words('refused the connection');
+	return words('could not be reached');
+}
+
+/** Whether `error` is a request that got no (whole) answer, rather than some other failure. */
+export function isNetworkFailure(error: unknown): boolean {
+	const { codes, text } = signals(error);
+	return codes.some((code) => code.startsWith('E')) || /timeout|timed out|aborted|socket hang up|\bE[A-Z]{4,}\b/.test(text);
+}
+
+/** Just the words of networkFailure. */
+export const networkFailureInWords = (error: unknown, who: string, timeoutMs?: number): string =>
+	networkFailure(error, who, timeoutMs).words;

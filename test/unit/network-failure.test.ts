@@ -1,0 +1,47 @@
+/**
+ * A request that got no answer, in words (nodes/shared/network-failure.ts): never a raw code,
+ * since n8n replaces any message holding one with a generic sentence that drops what failed.
+ */
+import { NodeApiError, NodeOperationError, type INode } from 'n8n-workflow';
+
+import { isNetworkFailure, networkFailure, networkFailureInWords } from '../../nodes/shared/network-failure';
+
+const NODE: INode = { id: '1', name: 'Node', type: 'test', typeVersion: 1, position: [0, 0], parameters: {} };
+const failure = (code: string | undefined, message: string) => Object.assign(new Error(message), code ? { code } : {});
+
+describe('networkFailure', () => {
+	it.each([
+		['ECONNABORTED', 'timeout of 1000ms exceeded', 'the service sent nothing for 1 second', true],
+		['ETIMEDOUT', 'connect ETIMEDOUT', 'the service sent nothing for 1 second', true],
+		['ECONNRESET', 'socket hang up', 'the service closed the connection early', false],
+		[undefined, 'aborted', 'the service closed the connection early', false],
+		['EPIPE', 'write EPIPE', 'the service closed the connection early', false],
+		['ENOTFOUND', 'getaddrinfo ENOTFOUND x', 'the service’s name could not be resolved', false],
+		['ECONNREFUSED', 'connect ECONNREFUSED', 'the service refused the connection', false],
+		['EHOSTUNREACH', 'no route', 'the service could not be reached', false],
+	])('%s (%s): "%s"', (code, message, words, timedOut) => {
+		expect(networkFailure(failure(code, message), 'the service', 1000)).toEqual({ words, timedOut });
+		expect(isNetworkFailure(failure(code, message))).toBe(true);
+	});
+
+	it('reads the code where n8n’s helper keeps it, on the cause of its own error with the generic sentence', () => {
+		const wrapped = new NodeApiError(NODE, failure('ECONNABORTED', 'timeout of 30000ms exceeded') as never);
+		expect(wrapped.message).toBe('The connection was aborted, perhaps the server is offline');
+		expect(networkFailureInWords(wrapped, 'the service', 30_000)).toBe('the service sent nothing for 30 seconds');
+		expect(networkFailureInWords(new NodeApiError(NODE, failure('ECONNRESET', 'socket hang up') as never), 'the storage host')).toBe(
+			'the storage host closed the connection early',
+		);
+	});
+
+	it('says "did not answer in time" when the timeout is not known', () => {
+		expect(networkFailureInWords(failure('ETIMEDOUT', 'x'), 'the storage host')).toBe('the storage host did not answer in time');
+	});
+
+	it('makes messages n8n keeps as they are (no code in them), and knows other failures from network ones', () => {
+		const words = networkFailureInWords(failure('ECONNRESET', 'read ECONNRESET'), 'the storage host');
+		expect(new NodeOperationError(NODE, `Version 1.0.0 was created, but its archive was not uploaded: ${words}`).message).toBe(
+			'Version 1.0.0 was created, but its archive was not uploaded: the storage host closed the connection early',
+		);
+		expect(isNetworkFailure(new Error('The audio of take 1 could not be stored'))).toBe(false);
+	});
+});
