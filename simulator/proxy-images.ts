@@ -57,6 +57,8 @@ export interface ImageHooks {
 	statusField(): StatusField;
 	/** The failure queued by failNextTask, consumed. */
 	takeFailure(): string | undefined;
+	/** Whether a task about to reach its final status stops short of it (until releaseHeld). */
+	holdFinal(): boolean;
 }
 
 const NEXT: Partial<Record<ImageStatus, ImageStatus>> = { CREATED: 'IN_PROGRESS' };
@@ -70,6 +72,8 @@ const TINTS: Record<ImageKind, [number, number, number]> = {
 
 export class ImageTasks {
 	readonly tasks = new Map<string, ImageTask>();
+	/** Tasks stopped short of their final status (holdFinal). */
+	private readonly held = new Set<ImageTask>();
 	private readonly pngs = new Map<ImageKind, Buffer>();
 
 	constructor(
@@ -115,8 +119,17 @@ export class ImageTasks {
 		return unwrapped ? fields : { data: fields };
 	}
 
+	/** Lets every held task reach its final status now; returns their ids. */
+	releaseHeld(): string[] {
+		const held = [...this.held].filter((task) => this.tasks.get(task.taskId) === task);
+		this.held.clear();
+		for (const task of held) this.complete(task);
+		return held.map((task) => task.taskId);
+	}
+
 	reset(): void {
 		this.tasks.clear();
+		this.held.clear();
 	}
 
 	private add(kind: ImageKind, seed: ImageSeed & { accountId: string }, request: Body): ImageTask {
@@ -151,6 +164,11 @@ export class ImageTasks {
 			return;
 		}
 		if (task.neverFinishes) return;
+		if (this.hooks.holdFinal()) this.held.add(task);
+		else this.complete(task);
+	}
+
+	private complete(task: ImageTask): void {
 		this.finish(task, task.failMessage === undefined ? 'COMPLETED' : 'FAILED', true);
 	}
 

@@ -116,6 +116,8 @@ function echoes(kind: VideoKind, body: Body): Body {
 
 export class VideoTasks {
 	readonly tasks = new Map<string, VideoTask>();
+	/** Tasks stopped short of their final state (holdFinal), with the failure they will end with. */
+	private readonly held = new Map<VideoTask, string | undefined>();
 	private sequence = 0;
 	private cover?: Buffer;
 
@@ -124,6 +126,7 @@ export class VideoTasks {
 		private readonly timers: TimerSet,
 		private readonly notifier: Notifier,
 		private readonly takeFailure: () => string | undefined,
+		private readonly holdFinal: () => boolean,
 	) {}
 
 	/** Creates the task and returns it with the submit answer `{task_id, state, credits, created_at, ...echoes}`. */
@@ -166,8 +169,22 @@ export class VideoTasks {
 		};
 	}
 
+	/** Lets every held task reach its final state now; returns their ids. */
+	releaseHeld(): string[] {
+		const held = [...this.held];
+		this.held.clear();
+		const released: string[] = [];
+		for (const [task, failure] of held) {
+			if (this.tasks.get(task.taskId) !== task) continue;
+			this.finish(task, failure);
+			released.push(task.taskId);
+		}
+		return released;
+	}
+
 	reset(): void {
 		this.tasks.clear();
+		this.held.clear();
 	}
 
 	private nextId(): string {
@@ -189,6 +206,14 @@ export class VideoTasks {
 			return;
 		}
 		if (task.neverFinishes) return;
+		if (this.holdFinal()) {
+			this.held.set(task, failure);
+			return;
+		}
+		this.finish(task, failure);
+	}
+
+	private finish(task: VideoTask, failure: string | undefined): void {
 		if (failure !== undefined) {
 			task.errCode = failure || DEFAULT_ERR_CODE;
 			this.setState(task, 'failed');

@@ -50,6 +50,14 @@ export interface ProxyArea {
 	seedImageTask(kind: ImageKind, seed?: ImageSeed): ImageTask;
 	/** The next submitted task (image or video) ends FAILED / failed; for video, `message` becomes err_code. Calls queue up. */
 	failNextTask(message?: string): void;
+	/**
+	 * While true, tasks stop one step short of their final status (images IN_PROGRESS, videos
+	 * processing) until releaseHeldTasks(): for a test that needs tasks to finish at a moment it
+	 * chooses (a task that takes longer, as real ones do). reset() sets it back to false.
+	 */
+	holdFinalStatus: boolean;
+	/** Lets every held task reach its final status now (each change notified as usual); returns their ids. */
+	releaseHeldTasks(): string[];
 	/** Resolves when `predicate(deliveries)` holds; rejects after `timeoutMs` (default 5000) with what was delivered. */
 	waitForDeliveries(predicate: DeliveryPredicate, timeoutMs?: number): Promise<readonly Delivery[]>;
 	/** Forgets tasks and deliveries, cancels timers, in-flight deliveries and music streams, restores the switches. */
@@ -68,8 +76,10 @@ export function createProxyArea(ctx: AreaContext): ProxyArea {
 	const failures: string[] = [];
 	const takeFailure = () => failures.shift();
 	let statusField: StatusField = 'status';
-	const images = new ImageTasks(ctx, timers, notifier, { statusField: () => statusField, takeFailure });
-	const videos = new VideoTasks(ctx, timers, notifier, takeFailure);
+	let holdFinalStatus = false;
+	const holdFinal = () => holdFinalStatus;
+	const images = new ImageTasks(ctx, timers, notifier, { statusField: () => statusField, takeFailure, holdFinal });
+	const videos = new VideoTasks(ctx, timers, notifier, takeFailure, holdFinal);
 	const music = defaultMusicOptions();
 	const streamer = new MusicStreamer(ctx.faults, music, timers);
 
@@ -196,6 +206,7 @@ export function createProxyArea(ctx: AreaContext): ProxyArea {
 		videos.reset();
 		failures.length = 0;
 		statusField = 'status';
+		holdFinalStatus = false;
 	};
 
 	return {
@@ -212,6 +223,13 @@ export function createProxyArea(ctx: AreaContext): ProxyArea {
 		deliveries: notifier.deliveries,
 		seedImageTask: (kind, seed) => images.seed(kind, seed),
 		failNextTask: (message) => void failures.push(message ?? ''),
+		get holdFinalStatus() {
+			return holdFinalStatus;
+		},
+		set holdFinalStatus(value: boolean) {
+			holdFinalStatus = value;
+		},
+		releaseHeldTasks: () => [...images.releaseHeld(), ...videos.releaseHeld()],
 		waitForDeliveries: (predicate, timeoutMs = 5000) => notifier.waitFor(predicate, timeoutMs),
 		reset,
 		async close() {

@@ -951,6 +951,35 @@ describe('notifications', () => {
 		expect(receiver.received.slice(3).map((r) => r.body.data.status)).toEqual(['COMPLETED', 'IN_PROGRESS']);
 	});
 
+	test('holdFinalStatus stops tasks one step short of final; releaseHeldTasks() finishes them, notified as usual', async () => {
+		receiver = await startReceiver();
+		sim.proxy.holdFinalStatus = true;
+		sim.proxy.failNextTask('Held then failed');
+		const failing = (await api.post('/proxy/video/extend', { model: 'videoq2-turbo', callback_url: receiver.url })).data.task_id as string;
+		const video = (await api.post('/proxy/video/extend', { model: 'videoq2-turbo', callback_url: receiver.url })).data.task_id as string;
+		const image = (await api.post(`${IMAGING}/image-upscaler`, { image: TINY_PNG, webhook_url: receiver.url })).data.data.task_id as string;
+		// queueing and processing of each video, IN_PROGRESS of the image; then many more steps pass.
+		await sim.proxy.waitForDeliveries(allDone(5));
+		await sleep(100);
+		expect((await api.get(`/proxy/video/tasks/${video}/creations`)).data).toMatchObject({ state: 'processing', creations: [] });
+		expect((await api.get(`${IMAGING}/image-upscaler/${image}`)).data.data).toMatchObject({ status: 'IN_PROGRESS', generated: [] });
+		expect(receiver.received).toHaveLength(5);
+
+		expect(sim.proxy.releaseHeldTasks().sort()).toEqual([failing, video, image].sort());
+		await sim.proxy.waitForDeliveries(allDone(8));
+		const finals = receiver.received.slice(5).map((r) => r.body);
+		expect(finals).toEqual(
+			expect.arrayContaining([
+				expect.objectContaining({ task_id: failing, state: 'failed', err_code: 'Held then failed' }),
+				expect.objectContaining({ task_id: video, state: 'success', creations: [expect.objectContaining({ url: expect.any(String) })] }),
+				{ data: { task_id: image, status: 'COMPLETED', generated: [expect.stringContaining(sim.storageUrl)] } },
+			]),
+		);
+		expect(sim.proxy.releaseHeldTasks()).toEqual([]);
+		sim.reset();
+		expect(sim.proxy.holdFinalStatus).toBe(false);
+	});
+
 	test('non-loopback URLs are refused and recorded, never sent; loopback names are delivered', async () => {
 		receiver = await startReceiver();
 		const urls = ['http://example.com/hook', 'https://10.1.2.3/hook', 'http://[2001:db8::1]/hook', 'http://192.168.1.10:5678/webhook'];

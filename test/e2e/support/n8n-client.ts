@@ -121,6 +121,8 @@ const TERMINAL_STATUSES = new Set(['success', 'error', 'canceled', 'crashed']);
 
 export class N8nClient {
 	private cookie = '';
+	/** Every execution this client has read, as last read: the output items the cases saw (for the secrets audit). */
+	readonly seenExecutions = new Map<string, ExecutionResult>();
 
 	constructor(readonly url: string) {}
 
@@ -274,7 +276,7 @@ export class N8nClient {
 		const data = ((raw.data ? decodeFlatted(raw.data) : undefined) ?? {}) as {
 			resultData?: { runData?: Record<string, NodeRun[]>; error?: ExecutionResult['error']; lastNodeExecuted?: string };
 		};
-		return {
+		const execution: ExecutionResult = {
 			id: raw.id,
 			status: raw.status,
 			finished: raw.finished,
@@ -284,6 +286,8 @@ export class N8nClient {
 			error: data.resultData?.error,
 			lastNodeExecuted: data.resultData?.lastNodeExecuted,
 		};
+		this.seenExecutions.set(execution.id, execution);
+		return execution;
 	}
 
 	/**

@@ -1,13 +1,14 @@
 /**
  * A real n8n server for the demo and the e2e suite: a fresh user folder in the system temp
  * folder, this package installed into it as a community package, free loopback ports, and an
- * environment that needs no network (no telemetry, version checks or templates).
+ * environment that needs no network (no telemetry, version checks or templates). It can be killed
+ * (SIGKILL, as a crash) and started again on the same user folder, database, encryption key and port.
  */
 import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 
-import { cleanEnv, freePort, removeOnExit, spawnGroup, tailOf, type GroupProcess } from './processes';
+import { cleanEnv, freePort, portIsFree, removeOnExit, spawnGroup, tailOf, type GroupProcess } from './processes';
 import type { N8nRuntime } from './runtime';
 
 export const REPO_ROOT = resolve(__dirname, '..', '..', '..');
@@ -21,10 +22,23 @@ export interface N8nServer {
 	userFolder: string;
 	/** The folder nodes may read and write files in (`~/.n8n-files` of this n8n). */
 	filesDir: string;
+	/** n8n's output, of every start in turn. */
 	logFile: string;
-	process: GroupProcess;
+	/** The n8n process now (a new one after restart()). */
+	readonly process: GroupProcess;
 	/** The last lines n8n printed, for error messages. */
 	logTail(lines?: number): string;
+	/**
+	 * Kills n8n and its task runner at once with SIGKILL, as a crash or the OOM killer would: no
+	 * shutdown runs. The user folder (database, encryption key, settings) stays for restart().
+	 */
+	kill(): Promise<void>;
+	/**
+	 * Starts n8n again (after kill() or a crash) on the same user folder, database, encryption key
+	 * and port, and resolves once it is ready. The port must stay: waiting executions' resume URLs,
+	 * already sent to the service, name it (see restart-port below).
+	 */
+	restart(): Promise<void>;
 	/** Stops n8n (and its task runner) and deletes the user folder unless kept. */
 	stop(): Promise<void>;
 }
@@ -137,10 +151,28 @@ async function isReady(url: string): Promise<boolean> {
 	}
 }
 
+/** How long a restart waits for the killed n8n's port to be free again (the kernel frees it at once). */
+const PORT_RELEASE_MS = 10000;
+
 /**
- * Starts n8n and resolves once it is ready: `/healthz` answers as soon as the HTTP server
- * listens, but only `/healthz/readiness` waits for the database migrations.
+ * Waits until n8n answers ready, or throws with its log's tail when it exits or times out:
+ * `/healthz` answers as soon as the HTTP server listens, but only `/healthz/readiness` waits for
+ * the database migrations.
  */
+async function waitUntilReady(url: string, child: GroupProcess, logFile: string, timeoutMs: number): Promise<void> {
+	const deadline = Date.now() + timeoutMs;
+	while (!(await isReady(url))) {
+		if (child.hasExited()) {
+			throw new Error(`n8n exited before it was ready (exit ${await child.exited}). Last lines of its log:\n${tailOf(logFile, 40)}`);
+		}
+		if (Date.now() > deadline) {
+			throw new Error(`n8n was not ready within ${Math.round(timeoutMs / 1000)}s. Last lines of its log:\n${tailOf(logFile, 40)}`);
+		}
+		await new Promise((resolve) => setTimeout(resolve, 250));
+	}
+}
+
+/** Starts n8n and resolves once it is ready. */
 export async function startN8n(options: StartN8nOptions): Promise<N8nServer> {
 	const userFolder = mkdtempSync(join(tmpdir(), 'n8n-nodes-host-n8n-'));
 	const keep = options.keepUserFolder ?? process.env.E2E_KEEP === '1';
@@ -150,46 +182,69 @@ export async function startN8n(options: StartN8nOptions): Promise<N8nServer> {
 	mkdirSync(filesDir, { recursive: true });
 
 	const port = await freePort();
-	let brokerPort = await freePort();
-	while (brokerPort === port) brokerPort = await freePort();
 	const url = `http://127.0.0.1:${port}`;
 	const logFile = join(userFolder, 'n8n.log');
-	const child = spawnGroup(options.runtime.nodeBinary, [options.runtime.n8nEntry, 'start'], {
-		cwd: userFolder,
-		env: n8nEnvironment(userFolder, port, brokerPort, options.env ?? {}),
-		logFile,
-		orphanFolder: keep ? undefined : userFolder,
-	});
+	const readyTimeoutMs = options.readyTimeoutMs ?? 180000;
 
+	/** Spawns n8n on `port`; the task broker gets a free port of its own each time (only n8n talks to it). */
+	const launch = async (): Promise<GroupProcess> => {
+		let brokerPort = await freePort();
+		while (brokerPort === port) brokerPort = await freePort();
+		return spawnGroup(options.runtime.nodeBinary, [options.runtime.n8nEntry, 'start'], {
+			cwd: userFolder,
+			env: n8nEnvironment(userFolder, port, brokerPort, options.env ?? {}),
+			logFile,
+			orphanFolder: keep ? undefined : userFolder,
+		});
+	};
+
+	let child = await launch();
 	const server: N8nServer = {
 		url,
 		port,
 		userFolder,
 		filesDir,
 		logFile,
-		process: child,
+		get process() {
+			return child;
+		},
 		logTail: (lines = 40) => tailOf(logFile, lines),
+		async kill() {
+			await child.kill();
+		},
+		async restart() {
+			if (!child.hasExited()) throw new Error('n8n is still running: kill() or stop it before restart()');
+			// restart-port: a new port would strand every waiting execution, since the service
+			// notifies the resume URL it was given, with this port in it. So wait for this one.
+			const deadline = Date.now() + PORT_RELEASE_MS;
+			while (!(await portIsFree(port))) {
+				if (Date.now() > deadline) {
+					throw new Error(
+						`Port ${port} is still taken ${PORT_RELEASE_MS / 1000}s after n8n stopped, so n8n cannot start again on it; another port would strand the waiting executions, whose resume URLs name ${port}.`,
+					);
+				}
+				await new Promise((resolve) => setTimeout(resolve, 100));
+			}
+			writeFileSync(logFile, `\n---- n8n restarted at ${new Date().toISOString()} ----\n`, { flag: 'a' });
+			child = await launch();
+			try {
+				await waitUntilReady(url, child, logFile, readyTimeoutMs);
+			} catch (error) {
+				await child.stop();
+				throw error;
+			}
+		},
 		async stop() {
 			await child.stop();
 			removeUserFolder();
 		},
 	};
 
-	const deadline = Date.now() + (options.readyTimeoutMs ?? 180000);
-	while (!(await isReady(url))) {
-		if (child.hasExited()) {
-			const tail = server.logTail();
-			await server.stop();
-			throw new Error(`n8n exited before it was ready (exit ${await child.exited}). Last lines of its log:\n${tail}`);
-		}
-		if (Date.now() > deadline) {
-			const tail = server.logTail();
-			await server.stop();
-			throw new Error(
-				`n8n was not ready within ${Math.round((options.readyTimeoutMs ?? 180000) / 1000)}s. Last lines of its log:\n${tail}`,
-			);
-		}
-		await new Promise((resolve) => setTimeout(resolve, 500));
+	try {
+		await waitUntilReady(url, child, logFile, readyTimeoutMs);
+	} catch (error) {
+		await server.stop();
+		throw error;
 	}
 	return server;
 }

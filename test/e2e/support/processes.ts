@@ -19,6 +19,8 @@ export interface GroupProcess {
 	hasExited(): boolean;
 	/** SIGTERM to the whole group, SIGKILL after `graceMs`; resolves when the leader is gone. */
 	stop(graceMs?: number): Promise<void>;
+	/** SIGKILL to the whole group at once, as a crash or the OOM killer would: nothing shuts down cleanly. */
+	kill(): Promise<void>;
 }
 
 export interface SpawnGroupOptions {
@@ -143,6 +145,13 @@ export function spawnGroup(command: string, args: string[], options: SpawnGroupO
 		running.delete(pid);
 	};
 
+	/** SIGKILL to the group (children of the leader, such as task runners, too), then waits for the leader. */
+	const killNow = async () => {
+		killGroup(pid, 'SIGKILL');
+		await Promise.race([exited, new Promise((resolve) => setTimeout(resolve, 2000).unref())]);
+		forget();
+	};
+
 	return {
 		pid,
 		child,
@@ -151,12 +160,11 @@ export function spawnGroup(command: string, args: string[], options: SpawnGroupO
 		async stop(graceMs = 15000) {
 			killGroup(pid, 'SIGTERM');
 			const timer = new Promise<'timeout'>((resolve) => setTimeout(() => resolve('timeout'), graceMs).unref());
-			if (!done && (await Promise.race([exited, timer])) === 'timeout') killGroup(pid, 'SIGKILL');
+			if (!done) await Promise.race([exited, timer]);
 			// Children of the leader (task runners) may still be finishing: make sure the group is gone.
-			killGroup(pid, 'SIGKILL');
-			await Promise.race([exited, new Promise((resolve) => setTimeout(resolve, 2000).unref())]);
-			forget();
+			await killNow();
 		},
+		kill: killNow,
 	};
 }
 
@@ -179,18 +187,31 @@ export function tailOf(file: string, lines: number): string {
 	}
 }
 
-/** A free TCP port on loopback, chosen by the OS. */
-export function freePort(): Promise<number> {
+/** Listens on `port` of loopback (0: any) and closes again; resolves with the port, rejects when it is taken. */
+function bindOnce(port: number): Promise<number> {
 	return new Promise((resolve, reject) => {
 		const server = createServer();
 		server.unref();
 		server.once('error', reject);
-		server.listen(0, '127.0.0.1', () => {
+		server.listen(port, '127.0.0.1', () => {
 			const address = server.address();
-			const port = typeof address === 'object' && address ? address.port : 0;
-			server.close(() => resolve(port));
+			const bound = typeof address === 'object' && address ? address.port : 0;
+			server.close(() => resolve(bound));
 		});
 	});
+}
+
+/** A free TCP port on loopback, chosen by the OS. */
+export function freePort(): Promise<number> {
+	return bindOnce(0);
+}
+
+/** Whether a server could listen on `port` of loopback now. */
+export async function portIsFree(port: number): Promise<boolean> {
+	return await bindOnce(port).then(
+		() => true,
+		() => false,
+	);
 }
 
 /** The environment for a child: this one without npm's, Node's, Jest's and n8n's per-run settings. */
