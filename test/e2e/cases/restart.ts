@@ -73,7 +73,12 @@ describe('n8n killed and restarted while executions wait for notifications', () 
 		const { client, importWorkflow, simulator, n8n } = e2e();
 		const { proxy, options } = simulator;
 		const videoStepMs = options.videoStepMs;
+		const notifyAttempts = options.notifyAttempts;
 		try {
+			// Services that notify retry for minutes to hours; the simulator's default (8 attempts, about
+			// 12.7 s) is shorter than a loaded machine may take to bring n8n back, so this case uses
+			// 11 attempts (about 100 s): a restart, not the service giving up, is what is under test.
+			options.notifyAttempts = 11;
 			const workflow = await importWorkflow(waitingWorkflow('Host Media: waits through an n8n restart'));
 			const timedOutWorkflow = await importWorkflow(
 				waitingWorkflow('Host Media: Max Wait passes while n8n is down', { maxWaitMinutes: SMALLEST_MAX_WAIT_MINUTES }),
@@ -127,7 +132,7 @@ describe('n8n killed and restarted while executions wait for notifications', () 
 			await n8n.restart();
 			const readyAt = Date.now();
 
-			// The service keeps retrying for about 12.7 s: n8n must serve its webhooks again by then.
+			// The service keeps retrying (about 100 s here): n8n must serve its webhooks again by then.
 			const finals = await proxy.waitForDeliveries(
 				(deliveries) => deliveries.filter((d) => urls.has(d.url) && isFinal(d) && d.done).length === EXECUTIONS,
 				60000,
@@ -157,6 +162,7 @@ describe('n8n killed and restarted while executions wait for notifications', () 
 			figures.restart_seconds = Number(((readyAt - restartedAt) / 1000).toFixed(1));
 		} finally {
 			options.videoStepMs = videoStepMs;
+			options.notifyAttempts = notifyAttempts;
 			proxy.holdFinalStatus = false;
 			proxy.releaseHeldTasks();
 		}
