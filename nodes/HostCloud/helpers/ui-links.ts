@@ -16,6 +16,8 @@ import {
 	type UiSubgraph,
 } from './ui-graph';
 
+const SAVE_AGAIN = 'The workflow may have been cut short or edited by hand. Open it in the editor and save it again.';
+
 /** A graph being walked: the root, or one expanded subgraph (or group node) instance. */
 export interface Frame {
 	graph: UiGraph;
@@ -75,8 +77,9 @@ function resolveBoundary(frame: Frame, slot: number, context: ResolveContext, vi
 	const instance = frame.instance;
 	if (!instance) throw new ConversionProblem('A link starts at a subgraph input outside any subgraph');
 	const outer = instance.node.inputs[slot];
-	if (!outer || outer.link === null) return context.promotedValue(frame, slot);
-	return resolveInput(instance.frame, instance.node, slot, context, visited);
+	const linked = outer && outer.link !== null ? resolveInput(instance.frame, instance.node, slot, context, visited) : undefined;
+	// Linked to nothing that is sent (a PrimitiveNode, a dead end): the promoted widget's value, as when unlinked.
+	return linked ?? context.promotedValue(frame, slot);
 }
 
 /** Resolves input `index` of `node`: a link to a sent node, a value, or nothing (the input is left out). */
@@ -93,13 +96,13 @@ export function resolveInput(
 	visit(visited, frame, node, `in${index}`);
 	const link = frame.graph.links.get(input.link);
 	const where = `${describeNode(executionId(frame, node), node)}: input "${input.name}"`;
-	if (!link) throw new ConversionProblem(`${where} uses link ${input.link}, which is not in the workflow's links`);
+	if (!link) throw new ConversionProblem(`${where} uses link ${input.link}, which is not in the workflow's links`, SAVE_AGAIN);
 	if (link.originId === SUBGRAPH_INPUT_ID) return resolveBoundary(frame, link.originSlot, context, visited);
 	const origin = frame.graph.byId.get(link.originId);
 	if (!origin) {
 		throw new ConversionProblem(
 			`${where} is linked to node ${[...frame.path, link.originId].join(':')}, which is not in the workflow`,
-			'The workflow may have been cut short when it was copied. Save it again in the editor.',
+			SAVE_AGAIN,
 		);
 	}
 	return resolveOutput(frame, origin, link.originSlot, type ?? input.type, context, visited);

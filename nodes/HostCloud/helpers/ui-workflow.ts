@@ -71,7 +71,12 @@ class Conversion implements ResolveContext {
 		if (name === undefined || this.definitions[node.type]) return undefined;
 		const group = this.workflow.groupNodes.get(name);
 		const where = describeNode(executionId(frame, node), node, `group node ${name}`);
-		if (!group) throw new ConversionProblem(`${where}: the workflow does not hold this group node's definition (extra.groupNodes)`);
+		if (!group) {
+			throw new ConversionProblem(
+				`${where}: the workflow does not hold this group node's definition (extra.groupNodes)`,
+				'Save the workflow again from the editor that has the group node, or convert the group node to nodes there.',
+			);
+		}
 		const built = groupNodeSubgraph(node, name, group, this.definitions);
 		if ('message' in built) throw new ConversionProblem(`${where}: ${built.message}`);
 		return built;
@@ -202,7 +207,12 @@ export function convertUiWorkflow(source: Record<string, unknown>, definitions: 
 		const graph: WorkflowGraph = {};
 		for (const entry of conversion.runnable) graph[entry.id] = conversion.node(entry);
 		if (Object.keys(graph).length === 0) {
-			return { problem: { message: `${field} has no nodes to run: every node is a note, muted or bypassed` } };
+			return {
+				problem: {
+					message: `${field} has no nodes to run: every node is a note, muted or bypassed`,
+					hint: 'Turn the nodes back on in the editor (a muted or bypassed node is greyed out or purple) and save the workflow again.',
+				},
+			};
 		}
 		// As the editor does last: a link to a node that is not sent (muted) is left out.
 		for (const node of Object.values(graph)) {
@@ -214,7 +224,7 @@ export function convertUiWorkflow(source: Record<string, unknown>, definitions: 
 		return { graph };
 	} catch (error) {
 		// Anything else is a shape the reader did not expect: still a message, never a crash.
-		const hint = error instanceof ConversionProblem ? error.hint : REFRESH_HINT;
-		return { problem: { message: `${field}: ${(error as Error).message}`, ...(hint ? { hint } : {}) } };
+		const hint = (error instanceof ConversionProblem && error.hint) || REFRESH_HINT;
+		return { problem: { message: `${field}: ${(error as Error).message}`, hint } };
 	}
 }

@@ -23,6 +23,9 @@ export interface GraphProblem {
 
 export type GraphResult = { graph: WorkflowGraph } | { problem: GraphProblem };
 
+/** A parameter's workflow: an API-format graph, a UI-format workflow still to convert, or what is wrong. */
+export type WorkflowInput = GraphResult | { uiWorkflow: Record<string, unknown> };
+
 const API_FORMAT_HINT =
 	'Export the workflow in API format: in the editor use Workflow → Export (API) (in older versions, turn on the dev mode ' +
 	'options in Settings, then use Save (API Format)), and paste that file here or pass it from an earlier node.';
@@ -35,8 +38,8 @@ export function asLink(value: unknown): [string, number] | undefined {
 	return [String(id), index];
 }
 
-/** A UI-format export has `nodes` (and usually `links`) lists instead of node ids. */
-function looksLikeUiExport(value: Record<string, unknown>): boolean {
+/** A UI-format workflow (what the editor saves) has a `nodes` list (and `links`, or the editor's version fields). */
+export function looksLikeUiWorkflow(value: Record<string, unknown>): boolean {
 	return Array.isArray(value.nodes) && (Array.isArray(value.links) || 'last_node_id' in value || 'version' in value);
 }
 
@@ -44,7 +47,7 @@ function looksLikeUiExport(value: Record<string, unknown>): boolean {
  * Reads a workflow graph from a parameter value: JSON text or an object (from an expression).
  * A whole submit body (`{prompt: {...}}`) is accepted too. `field` is the parameter's display name.
  */
-export function parseWorkflowGraph(value: unknown, field: string): GraphResult {
+export function parseWorkflowGraph(value: unknown, field: string): WorkflowInput {
 	let data = value;
 	if (typeof data === 'string') {
 		const text = data.trim();
@@ -64,14 +67,7 @@ export function parseWorkflowGraph(value: unknown, field: string): GraphResult {
 			},
 		};
 	}
-	if (looksLikeUiExport(data)) {
-		return {
-			problem: {
-				message: `${field} holds a UI-format workflow export (it has "nodes" and "links" lists), but the cloud runs the API format`,
-				hint: API_FORMAT_HINT,
-			},
-		};
-	}
+	if (looksLikeUiWorkflow(data)) return { uiWorkflow: data };
 	const ids = Object.keys(data);
 	if (ids.length === 0) return { problem: { message: `${field} has no nodes`, hint: API_FORMAT_HINT } };
 	for (const id of ids) {
@@ -257,12 +253,20 @@ export const PARTNER_CLASS_PREFIXES = [
 	'ByteDance',
 ];
 
-/** What the node definitions say about one class (the fields that matter here). */
+/**
+ * What the node definitions (`/api/object_info`) say about one class, the fields that matter here:
+ * partner nodes, and the inputs a UI-format workflow is converted with.
+ */
 export interface ClassDefinition {
 	api_node?: unknown;
 	python_module?: unknown;
-	input?: { hidden?: Record<string, unknown> };
+	display_name?: unknown;
+	output?: unknown;
+	input?: { required?: Record<string, unknown>; optional?: Record<string, unknown>; hidden?: Record<string, unknown> };
+	input_order?: { required?: unknown; optional?: unknown };
 }
+
+export type NodeDefinitions = Record<string, ClassDefinition>;
 
 /** True when a definition marks its class as a partner node. */
 export function definitionIsPartner(definition: ClassDefinition | undefined): boolean | undefined {
