@@ -25,14 +25,12 @@ export interface UiWorkflowJson {
 	[key: string]: unknown;
 }
 
-let position = 0;
-
-function uiNode(
+/** A node as the editor saves it; an input's fourth entry names the widget it stands for (a converted widget). */
+export function uiNode(
 	id: number,
 	type: string,
-	options: { inputs?: Input[]; outputs?: string[]; values?: unknown[]; title?: string; mode?: number } = {},
+	options: { inputs?: Input[]; outputs?: string[]; values?: unknown; title?: string; mode?: number } = {},
 ): UiNodeJson {
-	position += 1;
 	return {
 		id,
 		type,
@@ -45,8 +43,8 @@ function uiNode(
 			...(widget ? { widget: { name: widget } } : {}),
 		})),
 		outputs: (options.outputs ?? []).map((kind) => ({ name: kind, type: kind, links: [] })),
-		...(options.values ? { widgets_values: options.values } : {}),
-		properties: { 'Node name for S&R': type, pos: position },
+		...(options.values !== undefined ? { widgets_values: options.values } : {}),
+		properties: { 'Node name for S&R': type },
 	};
 }
 
@@ -69,14 +67,21 @@ function saved(nodes: UiNodeJson[], links: Link[], more: Record<string, unknown>
 const PROMPT = 'a lighthouse on a cliff at dusk, oil painting';
 const NEGATIVE = 'blurry, low quality';
 
+/** Checkpoint, prompts and empty latent: links 3 and 5 carry the CLIP, 4 and 6 the prompts, 2 the latent, 1 the model, 8 the VAE. */
+function promptNodes(): UiNodeJson[] {
+	return [
+		uiNode(4, 'CheckpointLoaderSimple', { outputs: ['MODEL', 'CLIP', 'VAE'], values: ['v1-5-pruned-emaonly.safetensors'] }),
+		uiNode(6, 'CLIPTextEncode', { title: 'Positive', inputs: [['clip', 'CLIP', 3]], outputs: ['CONDITIONING'], values: [PROMPT] }),
+		uiNode(7, 'CLIPTextEncode', { title: 'Negative', inputs: [['clip', 'CLIP', 5]], outputs: ['CONDITIONING'], values: [NEGATIVE] }),
+		uiNode(5, 'EmptyLatentImage', { outputs: ['LATENT'], values: [512, 512, 1] }),
+	];
+}
+
 /** The standard text-to-image graph as saved from the editor. */
 export function uiTxt2img(): UiWorkflowJson {
 	return saved(
 		[
-			uiNode(4, 'CheckpointLoaderSimple', { outputs: ['MODEL', 'CLIP', 'VAE'], values: ['v1-5-pruned-emaonly.safetensors'] }),
-			uiNode(6, 'CLIPTextEncode', { title: 'Positive', inputs: [['clip', 'CLIP', 3]], outputs: ['CONDITIONING'], values: [PROMPT] }),
-			uiNode(7, 'CLIPTextEncode', { title: 'Negative', inputs: [['clip', 'CLIP', 5]], outputs: ['CONDITIONING'], values: [NEGATIVE] }),
-			uiNode(5, 'EmptyLatentImage', { outputs: ['LATENT'], values: [512, 512, 1] }),
+			...promptNodes(),
 			uiNode(12, 'PrimitiveNode', { title: 'steps', outputs: ['INT'], values: [20, 'fixed'] }),
 			uiNode(3, 'KSampler', {
 				inputs: [
@@ -191,10 +196,7 @@ export function uiTxt2imgInSubgraph(loadImage = true): UiWorkflowJson {
 	];
 	return saved(
 		[
-			uiNode(4, 'CheckpointLoaderSimple', { outputs: ['MODEL', 'CLIP', 'VAE'], values: ['v1-5-pruned-emaonly.safetensors'] }),
-			uiNode(6, 'CLIPTextEncode', { title: 'Positive', inputs: [['clip', 'CLIP', 3]], outputs: ['CONDITIONING'], values: [PROMPT] }),
-			uiNode(7, 'CLIPTextEncode', { title: 'Negative', inputs: [['clip', 'CLIP', 5]], outputs: ['CONDITIONING'], values: [NEGATIVE] }),
-			uiNode(5, 'EmptyLatentImage', { outputs: ['LATENT'], values: [512, 512, 1] }),
+			...promptNodes(),
 			instance,
 			uiNode(9, 'SaveImage', { inputs: [['images', 'IMAGE', 9]], values: ['lighthouse'] }),
 			...(loadImage ? loader : []),

@@ -7,6 +7,7 @@
  */
 import { convertUiWorkflow } from '../../nodes/HostCloud/helpers/ui-workflow';
 import type { GraphResult, NodeDefinitions, WorkflowGraph } from '../../nodes/HostCloud/helpers/workflow-graph';
+import { uiNode } from '../helpers/ui-workflows';
 
 type Spec = [unknown, Record<string, unknown>?];
 
@@ -31,29 +32,7 @@ const DEFINITIONS: NodeDefinitions = {
 	UseMask: definition('UseMask', { mask: ['MASK'] }),
 };
 
-type InputSpec = [string, string, number | null, string?];
-
-function node(
-	id: number | string,
-	type: string,
-	options: { inputs?: InputSpec[]; outputs?: string[]; values?: unknown; mode?: number; title?: string; properties?: object } = {},
-) {
-	return {
-		id,
-		type,
-		mode: options.mode ?? 0,
-		...(options.title ? { title: options.title } : {}),
-		inputs: (options.inputs ?? []).map(([name, kind, link, widget]) => ({
-			name,
-			type: kind,
-			link,
-			...(widget ? { widget: { name: widget } } : {}),
-		})),
-		outputs: (options.outputs ?? []).map((kind) => ({ name: kind, type: kind, links: [] })),
-		...(options.values !== undefined ? { widgets_values: options.values } : {}),
-		properties: options.properties ?? {},
-	};
-}
+const node = uiNode;
 
 function workflow(nodes: unknown[], links: unknown[], more: Record<string, unknown> = {}) {
 	return { last_node_id: 99, last_link_id: 99, nodes, links, version: 0.4, ...more };
