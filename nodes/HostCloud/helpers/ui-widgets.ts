@@ -139,20 +139,26 @@ function misfit(slot: WidgetSlot, value: unknown): string | undefined {
 			? undefined
 			: `the value after "${slot.name}" should be its control (fixed, increment, decrement or randomize), not ${shown}`;
 	}
-	if (slot.role !== 'value') return undefined;
-	const type = typeof value;
-	const expected =
-		slot.kind === 'INT' || slot.kind === 'FLOAT'
-			? type === 'number'
-			: slot.kind === 'BOOLEAN'
-				? type === 'boolean'
-				: slot.kind === 'STRING'
-					? type === 'string'
-					: slot.kind === 'COMBO'
-						? type === 'string' || type === 'number' || (Array.isArray(value) && slot.options.multiselect === true)
-						: true;
+	if (slot.role !== 'value' || fitsKind(slot, value)) return undefined;
 	const wanted = { INT: 'a number', FLOAT: 'a number', BOOLEAN: 'true or false', STRING: 'text', COMBO: 'a choice' }[slot.kind];
-	return expected ? undefined : `"${slot.name}" should be ${wanted ?? slot.kind}, not ${shown}`;
+	return `"${slot.name}" should be ${wanted ?? slot.kind}, not ${shown}`;
+}
+
+/** Whether a saved value can be a value of its widget (numbers as text included, as the server reads them). */
+function fitsKind(slot: WidgetSlot, value: unknown): boolean {
+	switch (slot.kind) {
+		case 'INT':
+		case 'FLOAT':
+			return typeof value === 'number' || (typeof value === 'string' && value.trim() !== '' && Number.isFinite(Number(value)));
+		case 'BOOLEAN':
+			return typeof value === 'boolean';
+		case 'STRING':
+			return typeof value === 'string';
+		case 'COMBO':
+			return typeof value === 'string' || typeof value === 'number' || (Array.isArray(value) && slot.options.multiselect === true);
+		default:
+			return true;
+	}
 }
 
 /** Arrays are wrapped so the server cannot take them for links. */
