@@ -11,7 +11,8 @@ export type InputSpec = [string | string[]] | [string | string[], Record<string,
 
 export interface NodeDefinition {
 	input: { required: Record<string, InputSpec>; optional?: Record<string, InputSpec>; hidden?: Record<string, string> };
-	input_order: { required: string[]; optional?: string[] };
+	/** The key order of each section, as the real server sends it (JSON readers may lose key order; the editor's widget order needs it). */
+	input_order: { required: string[]; optional?: string[]; hidden?: string[] };
 	output: string[];
 	output_is_list: boolean[];
 	output_name: string[];
@@ -89,7 +90,10 @@ function define(name: string, p: DefinitionParts): NodeDefinition {
 		def.input.optional = p.optional;
 		def.input_order.optional = Object.keys(p.optional);
 	}
-	if (p.hidden) def.input.hidden = p.hidden;
+	if (p.hidden) {
+		def.input.hidden = p.hidden;
+		def.input_order.hidden = Object.keys(p.hidden);
+	}
 	if (p.apiNode) def.api_node = true;
 	return def;
 }

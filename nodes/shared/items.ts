@@ -65,19 +65,20 @@ export async function runPerItem(context: IExecuteFunctions, operation: ItemOper
 
 /**
  * Checks every item before anything is sent (batch operations): answers what passed, by item
- * index, and, under "Continue On Fail", what failed; without it the first failure is thrown.
+ * index, and, under "Continue On Fail", what failed; without it the first failure is thrown. A
+ * check may read (a Host Cloud workflow in UI format needs the server's node definitions).
  */
-export function checkEachItem<T>(
+export async function checkEachItem<T>(
 	context: IExecuteFunctions,
 	count: number,
-	check: (itemIndex: number) => T,
-): { passed: Map<number, T>; failures: Map<number, unknown> } {
+	check: (itemIndex: number) => T | Promise<T>,
+): Promise<{ passed: Map<number, T>; failures: Map<number, unknown> }> {
 	const passed = new Map<number, T>();
 	const failures = new Map<number, unknown>();
 	const continueOnFail = context.continueOnFail();
 	for (let itemIndex = 0; itemIndex < count; itemIndex++) {
 		try {
-			passed.set(itemIndex, check(itemIndex));
+			passed.set(itemIndex, await check(itemIndex));
 		} catch (error) {
 			if (!continueOnFail) throw errorForItem(context, error, itemIndex);
 			failures.set(itemIndex, error);

@@ -53,7 +53,7 @@ describe.each(['text-to-image.json', 'image-to-image.json'])('examples/%s', (fil
 		const targets = Object.values(example.connections).flatMap((connection) => connection.main.flat().map((link) => link.node));
 		expect(targets).toContain(node.name);
 		// Its workflow is a valid API-format graph.
-		expect(parseWorkflowGraph(node.parameters.workflow, 'Workflow (API Format)')).toHaveProperty('graph');
+		expect(parseWorkflowGraph(node.parameters.workflow, 'Workflow')).toHaveProperty('graph');
 	});
 });
 
@@ -133,7 +133,7 @@ describe('examples/self-hosted-text-to-image.json', () => {
 		expect(node.parameters).toMatchObject({ resource: 'workflow', operation: 'execute', downloadFiles: true });
 		const trigger = example.nodes.find((candidate) => candidate.type === 'n8n-nodes-base.manualTrigger')!;
 		expect(example.connections[trigger.name]!.main.flat().map((link) => link.node)).toEqual([node.name]);
-		expect(parseWorkflowGraph(node.parameters.workflow, 'Workflow (API Format)')).toHaveProperty('graph');
+		expect(parseWorkflowGraph(node.parameters.workflow, 'Workflow')).toHaveProperty('graph');
 	});
 
 	test('runs on the server through its reverse proxy and returns the image as binary data, the bytes /api/view serves', async () => {

@@ -62,21 +62,15 @@ function expectNothingSent(): void {
 }
 
 describe('bad inputs never reach the service', () => {
-	const ui = { last_node_id: 9, nodes: [{ id: 3, type: 'KSampler' }], links: [[1, 4, 0, 3, 0, 'MODEL']], version: 0.4 };
 	const cases: Array<[string, Record<string, unknown>, RegExp]> = [
-		['a UI-format export', { workflow: JSON.stringify(ui) }, /^Workflow \(API Format\) holds a UI-format workflow export/],
-		['text that is not JSON', { workflow: '{"3": {' }, /^Workflow \(API Format\) is not valid JSON/],
-		['an empty workflow', { workflow: '' }, /^Workflow \(API Format\) is empty/],
-		['a list instead of an object', { workflow: '[1, 2]' }, /^Workflow \(API Format\) must be a JSON object keyed by node id/],
-		[
-			'a node without class_type',
-			{ workflow: JSON.stringify({ '1': { inputs: {} } }) },
-			/^Workflow \(API Format\): node "1" has no class_type/,
-		],
+		['text that is not JSON', { workflow: '{"3": {' }, /^Workflow is not valid JSON/],
+		['an empty workflow', { workflow: '' }, /^Workflow is empty/],
+		['a list instead of an object', { workflow: '[1, 2]' }, /^Workflow must be a JSON object keyed by node id/],
+		['a node without class_type', { workflow: JSON.stringify({ '1': { inputs: {} } }) }, /^Workflow: node "1" has no class_type/],
 		[
 			'a link to a missing node',
 			{ workflow: JSON.stringify({ ...txt2img(), '8': { class_type: 'VAEDecode', inputs: { samples: ['99', 0], vae: ['4', 2] } } }) },
-			/^Workflow \(API Format\): input "samples" of node "8" \(VAEDecode\) links to node "99", which is not in the workflow/,
+			/^Workflow: input "samples" of node "8" \(VAEDecode\) links to node "99", which is not in the workflow/,
 		],
 		[
 			'an override of a node that does not exist',
@@ -126,8 +120,8 @@ describe('bad inputs never reach the service', () => {
 		expectNothingSent();
 	});
 
-	test('the UI-format message says how to export the API format', async () => {
-		const result = await run({ workflow: JSON.stringify({ nodes: [], links: [], version: 0.4 }) });
+	test('a message about the JSON says how to export the API format', async () => {
+		const result = await run({ workflow: '{"3": {' });
 		expect(result.error('Node')?.description).toMatch(/Export \(API\)/);
 		expectNothingSent();
 	});
@@ -151,7 +145,7 @@ describe('bad inputs never reach the service', () => {
 			{ workflow: '={{ $json.workflow }}' },
 			[
 				{ json: { workflow: txt2img() } },
-				{ json: { workflow: { nodes: [], links: [] } } },
+				{ json: { workflow: { '1': { inputs: {} } } } },
 				{ json: { workflow: JSON.stringify(txt2img()) } },
 			],
 			{ continueOnFail: true },
@@ -159,7 +153,7 @@ describe('bad inputs never reach the service', () => {
 		expect(result.status).toBe('success');
 		expect(result.items.map((item) => item.json.status ?? item.json.error)).toEqual([
 			'completed',
-			expect.stringMatching(/UI-format workflow export/),
+			expect.stringMatching(/^Workflow: node "1" has no class_type/),
 			'completed',
 		]);
 		expect(result.items.map((item) => item.pairedItem)).toEqual([{ item: 0 }, { item: 1 }, { item: 2 }]);

@@ -1,5 +1,5 @@
 /**
- * Pure helpers of the Host Cloud node: reading and checking API-format graphs, setting inputs,
+ * Pure helpers of the Host Cloud node: reading and checking API-format graphs (UI-format ones: ui-workflow.test.ts), setting inputs,
  * spotting partner nodes, walking output file references, preview frames, job status words,
  * execution error wording, the WebSocket address, multipart bodies and the editor's dropdowns.
  */
@@ -25,7 +25,7 @@ import { parseMultipart, type SimRequest } from '../../simulator/core';
 import { metadataPreviewFrame, previewFrame, textFrame } from '../../simulator/cloud-ws';
 import { txt2img } from '../helpers/cloud';
 
-const FIELD = 'Workflow (API Format)';
+const FIELD = 'Workflow';
 
 describe('parseWorkflowGraph', () => {
 	test('reads JSON text or an object, and a whole submit body', () => {
@@ -42,9 +42,15 @@ describe('parseWorkflowGraph', () => {
 		expect(graph['3']!.inputs.seed).not.toBe(1);
 	});
 
+	test('hands a UI-format workflow (alone or inside a submit body) on to be converted', () => {
+		const ui = { last_node_id: 2, nodes: [], links: [] };
+		expect(parseWorkflowGraph(ui, FIELD)).toEqual({ uiWorkflow: ui });
+		expect(parseWorkflowGraph(JSON.stringify({ prompt: { nodes: [], links: [], version: 0.4 } }), FIELD)).toEqual({
+			uiWorkflow: { nodes: [], links: [], version: 0.4 },
+		});
+	});
+
 	const problems: Array<[string, unknown, RegExp]> = [
-		['UI export', { last_node_id: 2, nodes: [], links: [] }, /UI-format workflow export/],
-		['UI export inside prompt', { prompt: { nodes: [], links: [], version: 0.4 } }, /UI-format workflow export/],
 		['bad JSON', '{"1":', /is not valid JSON/],
 		['blank', '   ', /is empty/],
 		['array', [], /must be a JSON object keyed by node id/],
@@ -61,12 +67,12 @@ describe('parseWorkflowGraph', () => {
 	];
 	test.each(problems)('%s is refused with the field name', (_name, value, message) => {
 		const result = parseWorkflowGraph(value, FIELD);
-		expect('problem' in result && result.problem.message).toMatch(new RegExp(`^Workflow \\(API Format\\)`));
+		expect('problem' in result && result.problem.message).toMatch(/^Workflow\b/);
 		expect('problem' in result && result.problem.message).toMatch(message);
 	});
 
-	test('the UI-format hint says how to export the API format', () => {
-		const result = parseWorkflowGraph({ nodes: [], links: [] }, FIELD);
+	test('the hint says how to export the API format', () => {
+		const result = parseWorkflowGraph('{"3": {', FIELD);
 		expect('problem' in result && result.problem.hint).toMatch(/Export \(API\)/);
 	});
 });
@@ -300,7 +306,7 @@ describe('dropdowns of the editor', () => {
 	});
 
 	test('a workflow that cannot be read says why', async () => {
-		await expect(getWorkflowNodes.call(context({ workflow: '{"nodes": [], "links": []}' }))).rejects.toThrow(/UI-format workflow export/);
+		await expect(getWorkflowNodes.call(context({ workflow: '{"3": {' }))).rejects.toThrow(/^Workflow is not valid JSON.*list the workflow's nodes here/);
 		await expect(getNodeInputs.call(context({ workflow: '={{ $json.graph }}', '&nodeId': '3' }))).rejects.toThrow(
 			/comes from an expression/,
 		);

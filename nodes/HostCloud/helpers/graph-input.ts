@@ -1,9 +1,10 @@
 /**
- * The workflow a user runs (Execute and Submit): its parameters, reading and checking it before
+ * The workflow a user runs (Execute, Submit, Convert to API Format): its parameters, reading it (a
+ * UI-format workflow is converted with the server's node definitions) and checking it before
  * anything is sent, uploading "Input Images" into LoadImage nodes, the partner-node API key, and
  * the submit itself (never re-sent automatically: a second POST would run the workflow twice).
  */
-import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
+import type { IDataObject, IExecuteFunctions, ILoadOptionsFunctions, INodeProperties } from 'n8n-workflow';
 import { NodeApiError, NodeOperationError } from 'n8n-workflow';
 
 import { errorForItem } from '../../shared/items';
@@ -16,104 +17,110 @@ import {
 	hasPartnerNodes,
 	isImageLoader,
 	parseWorkflowGraph,
-	type ClassDefinition,
+	type GraphProblem,
 	type InputOverride,
+	type NodeDefinitions,
 	type WorkflowGraph,
 } from './workflow-graph';
-import { readNodeDefinitions, submitPrompt, type SubmitBody } from '../transport/cloud-api';
+import { submitPrompt, type SubmitBody } from '../transport/cloud-api';
+import { nodeDefinitions, nodeDefinitionsIfReadable } from './node-definitions';
+import { convertUiWorkflow } from './ui-workflow';
 import { binaryToUpload, loadImageValue, uploadBinary } from './uploads';
 
-export const WORKFLOW_FIELD = 'Workflow (API Format)';
+// The parameter keeps its name (`workflow`) so saved workflows keep working; it takes both formats now.
+export const WORKFLOW_FIELD = 'Workflow';
 export const OVERRIDES_FIELD = 'Set Inputs';
 export const INPUT_IMAGES_FIELD = 'Input Images';
 
-export const workflowProperties: INodeProperties[] = [
-	{
-		displayName: WORKFLOW_FIELD,
-		name: 'workflow',
-		type: 'json',
-		default: '',
-		required: true,
-		description:
-			'The workflow to run, exported in API format (in the editor: Workflow → Export (API)). Paste the file, or use an expression to take it from an earlier node.',
-	},
-	{
-		displayName: OVERRIDES_FIELD,
-		name: 'inputOverrides',
-		type: 'fixedCollection',
-		typeOptions: { multipleValues: true, sortable: true },
-		placeholder: 'Add Input',
-		default: {},
-		description: 'Change inputs of the workflow (a prompt, a seed, a size...) without editing its JSON',
-		options: [
-			{
-				displayName: 'Input',
-				name: 'values',
-				values: [
-					{
-						displayName: 'Node Name or ID',
-						name: 'nodeId',
-						type: 'options',
-						typeOptions: { loadOptionsMethod: 'getWorkflowNodes', loadOptionsDependsOn: ['workflow'] },
-						default: '',
-						description:
-							'The node whose input to set. Choose from the list, or specify an ID using an <a href="https://docs.n8n.io/code/expressions/">expression</a>.',
-					},
-					{
-						displayName: 'Input Name or ID',
-						name: 'inputName',
-						type: 'options',
-						typeOptions: { loadOptionsMethod: 'getNodeInputs', loadOptionsDependsOn: ['workflow', '&nodeId'] },
-						default: '',
-						description:
-							'The input to set, for example text, seed or steps. Choose from the list, or specify an ID using an <a href="https://docs.n8n.io/code/expressions/">expression</a>.',
-					},
-					{
-						displayName: 'Value',
-						name: 'value',
-						type: 'string',
-						default: '',
-						description: 'The new value. Numbers and true/false are converted to match what the input holds now.',
-					},
-				],
-			},
-		],
-	},
-	{
-		displayName: INPUT_IMAGES_FIELD,
-		name: 'inputImages',
-		type: 'fixedCollection',
-		typeOptions: { multipleValues: true },
-		placeholder: 'Add Input Image',
-		default: {},
-		description: 'Upload images from earlier nodes and load each into a Load Image node of the workflow',
-		options: [
-			{
-				displayName: 'Image',
-				name: 'values',
-				values: [
-					{
-						displayName: 'Input Binary Field',
-						name: 'binaryPropertyName',
-						type: 'string',
-						default: 'data',
-						required: true,
-						description: 'The binary property of the input item that holds the image',
-					},
-					{
-						displayName: 'Load Image Node Name or ID',
-						name: 'nodeId',
-						type: 'options',
-						typeOptions: { loadOptionsMethod: 'getImageLoaderNodes', loadOptionsDependsOn: ['workflow'] },
-						default: '',
-						description:
-							'The Load Image node that should load the uploaded image (its image input is set to the uploaded file). Choose from the list, or specify an ID using an <a href="https://docs.n8n.io/code/expressions/">expression</a>.',
-					},
-				],
-			},
-		],
-	},
-];
+export const workflowProperty: INodeProperties = {
+	displayName: WORKFLOW_FIELD,
+	name: 'workflow',
+	type: 'json',
+	default: '',
+	required: true,
+	description:
+		'The workflow to run, as the editor saves it (Workflow → Save or Export) or in API format (Workflow → Export (API)). Paste the file, or use an expression to take it from an earlier node.',
+};
+
+export const overridesProperty: INodeProperties = {
+	displayName: OVERRIDES_FIELD,
+	name: 'inputOverrides',
+	type: 'fixedCollection',
+	typeOptions: { multipleValues: true, sortable: true },
+	placeholder: 'Add Input',
+	default: {},
+	description: 'Change inputs of the workflow (a prompt, a seed, a size...) without editing its JSON',
+	options: [
+		{
+			displayName: 'Input',
+			name: 'values',
+			values: [
+				{
+					displayName: 'Node Name or ID',
+					name: 'nodeId',
+					type: 'options',
+					typeOptions: { loadOptionsMethod: 'getWorkflowNodes', loadOptionsDependsOn: ['workflow'] },
+					default: '',
+					description:
+						'The node whose input to set. Choose from the list, or specify an ID using an <a href="https://docs.n8n.io/code/expressions/">expression</a>.',
+				},
+				{
+					displayName: 'Input Name or ID',
+					name: 'inputName',
+					type: 'options',
+					typeOptions: { loadOptionsMethod: 'getNodeInputs', loadOptionsDependsOn: ['workflow', '&nodeId'] },
+					default: '',
+					description:
+						'The input to set, for example text, seed or steps. Choose from the list, or specify an ID using an <a href="https://docs.n8n.io/code/expressions/">expression</a>.',
+				},
+				{
+					displayName: 'Value',
+					name: 'value',
+					type: 'string',
+					default: '',
+					description: 'The new value. Numbers and true/false are converted to match what the input holds now.',
+				},
+			],
+		},
+	],
+};
+
+const inputImagesProperty: INodeProperties = {
+	displayName: INPUT_IMAGES_FIELD,
+	name: 'inputImages',
+	type: 'fixedCollection',
+	typeOptions: { multipleValues: true },
+	placeholder: 'Add Input Image',
+	default: {},
+	description: 'Upload images from earlier nodes and load each into a Load Image node of the workflow',
+	options: [
+		{
+			displayName: 'Image',
+			name: 'values',
+			values: [
+				{
+					displayName: 'Input Binary Field',
+					name: 'binaryPropertyName',
+					type: 'string',
+					default: 'data',
+					required: true,
+					description: 'The binary property of the input item that holds the image',
+				},
+				{
+					displayName: 'Load Image Node Name or ID',
+					name: 'nodeId',
+					type: 'options',
+					typeOptions: { loadOptionsMethod: 'getImageLoaderNodes', loadOptionsDependsOn: ['workflow'] },
+					default: '',
+					description:
+						'The Load Image node that should load the uploaded image (its image input is set to the uploaded file). Choose from the list, or specify an ID using an <a href="https://docs.n8n.io/code/expressions/">expression</a>.',
+				},
+			],
+		},
+	],
+};
+
+export const workflowProperties: INodeProperties[] = [workflowProperty, overridesProperty, inputImagesProperty];
 
 export const PARTNER_KEY_FIELD = 'Partner Nodes API Key';
 
@@ -156,20 +163,55 @@ function operationError(context: IExecuteFunctions, itemIndex: number, message: 
 	return new NodeOperationError(context.getNode(), message, { itemIndex, ...(description ? { description } : {}) });
 }
 
-/** Reads the graph, applies "Set Inputs" and checks "Input Images": no request is made. */
-export function prepareWorkflow(context: IExecuteFunctions, itemIndex: number): PreparedWorkflow {
-	const parsed = parseWorkflowGraph(context.getNodeParameter('workflow', itemIndex, ''), WORKFLOW_FIELD);
-	if ('problem' in parsed) throw operationError(context, itemIndex, parsed.problem.message, parsed.problem.hint);
-	const graph = parsed.graph;
+/** A workflow read from the Workflow field: an API-format graph, and whether it was converted from the UI format. */
+export interface FieldWorkflow {
+	graph: WorkflowGraph;
+	converted: boolean;
+}
 
+/**
+ * Reads the Workflow field's value. A UI-format workflow is converted with the server's node
+ * definitions (read once per run); an API-format one is only checked.
+ */
+export async function readWorkflowField(
+	context: IExecuteFunctions | ILoadOptionsFunctions,
+	value: unknown,
+	itemIndex = 0,
+): Promise<FieldWorkflow | { problem: GraphProblem }> {
+	const parsed = parseWorkflowGraph(value, WORKFLOW_FIELD);
+	if (!('uiWorkflow' in parsed)) return 'graph' in parsed ? { graph: parsed.graph, converted: false } : parsed;
+	let definitions: NodeDefinitions;
+	try {
+		definitions = await nodeDefinitions(context, itemIndex);
+	} catch (error) {
+		return {
+			problem: {
+				message: `${WORKFLOW_FIELD} is in UI format, and the server's node definitions, needed to convert it, could not be read: ${(error as Error).message}`,
+				hint: 'Check the credential and the server, or export the workflow in API format (Workflow → Export (API)).',
+			},
+		};
+	}
+	const converted = convertUiWorkflow(parsed.uiWorkflow, definitions, WORKFLOW_FIELD);
+	return 'graph' in converted ? { graph: converted.graph, converted: true } : converted;
+}
+
+/** The item's workflow with "Set Inputs" applied: nothing is sent (a UI-format workflow costs one read of the definitions). */
+export async function workflowWithInputs(context: IExecuteFunctions, itemIndex: number): Promise<FieldWorkflow> {
+	const read = await readWorkflowField(context, context.getNodeParameter('workflow', itemIndex, ''), itemIndex);
+	if ('problem' in read) throw operationError(context, itemIndex, read.problem.message, read.problem.hint);
 	const overrides = (context.getNodeParameter('inputOverrides.values', itemIndex, []) as IDataObject[]).map((entry): InputOverride => ({
 		nodeId: String(entry.nodeId ?? ''),
 		inputName: String(entry.inputName ?? ''),
 		value: entry.value ?? '',
 	}));
-	const problem = applyInputOverrides(graph, overrides, OVERRIDES_FIELD);
+	const problem = applyInputOverrides(read.graph, overrides, OVERRIDES_FIELD);
 	if (problem) throw operationError(context, itemIndex, problem.message, problem.hint);
+	return read;
+}
 
+/** Reads the workflow, applies "Set Inputs" and checks "Input Images": nothing is submitted. */
+export async function prepareWorkflow(context: IExecuteFunctions, itemIndex: number): Promise<PreparedWorkflow> {
+	const { graph } = await workflowWithInputs(context, itemIndex);
 	const images = (context.getNodeParameter('inputImages.values', itemIndex, []) as IDataObject[]).map((entry, position) => {
 		const where = `${INPUT_IMAGES_FIELD} (entry ${position + 1})`;
 		const nodeId = String(entry.nodeId ?? '').trim();
@@ -216,26 +258,10 @@ export async function uploadInputImages(context: IExecuteFunctions, prepared: Pr
 	}
 }
 
-/** Node definitions read once per node run, only when a workflow may need them. */
-const definitionsByRun = new WeakMap<object, Promise<Record<string, ClassDefinition> | undefined>>();
-
-function definitionsFor(context: IExecuteFunctions, itemIndex: number): Promise<Record<string, ClassDefinition> | undefined> {
-	let definitions = definitionsByRun.get(context);
-	if (!definitions) {
-		definitions = (readNodeDefinitions(context, itemIndex) as Promise<Record<string, ClassDefinition>>).catch((error: unknown) => {
-			// Without definitions the fallback list decides; a wrong key fails at the submit anyway.
-			context.logger?.warn?.(`Host Cloud: could not read node definitions to find partner nodes: ${(error as Error).message}`);
-			return undefined;
-		});
-		definitionsByRun.set(context, definitions);
-	}
-	return definitions;
-}
-
 /** Starts reading the node definitions now when a workflow will need them, so it overlaps other set-up. */
 export function readDefinitionsEarly(context: IExecuteFunctions, workflows: PreparedWorkflow[]): void {
 	if (workflows.some((workflow) => workflow.partnerApiKey === 'auto' && !hasKnownPartnerNodes(workflow.graph))) {
-		void definitionsFor(context, 0);
+		void nodeDefinitions(context, 0);
 	}
 }
 
@@ -243,7 +269,7 @@ export function readDefinitionsEarly(context: IExecuteFunctions, workflows: Prep
 export async function needsPartnerKey(context: IExecuteFunctions, prepared: PreparedWorkflow, itemIndex: number): Promise<boolean> {
 	if (prepared.partnerApiKey !== 'auto') return prepared.partnerApiKey === 'always';
 	if (hasKnownPartnerNodes(prepared.graph)) return true;
-	return hasPartnerNodes(prepared.graph, await definitionsFor(context, itemIndex));
+	return hasPartnerNodes(prepared.graph, await nodeDefinitionsIfReadable(context, itemIndex));
 }
 
 /** POST /api/prompt. Never retried: a second POST could run the workflow twice. */

@@ -34,8 +34,8 @@ export function failedJobItem(context: IExecuteFunctions, error: unknown, itemIn
 }
 
 export interface JobRun<T> {
-	/** Checks an item and answers what its job needs; nothing may be sent here. */
-	check(itemIndex: number): T;
+	/** Checks an item and answers what its job needs; nothing may be submitted here (reads are allowed). */
+	check(itemIndex: number): T | Promise<T>;
 	/** How many items run at once. */
 	concurrency(options: WaitOptions): number;
 	/** Whether the node started the jobs (so stopping early cancels them on the cloud). */
@@ -49,7 +49,7 @@ export interface JobRun<T> {
 export async function runJobs<T>(context: IExecuteFunctions, items: INodeExecutionData[], run: JobRun<T>): Promise<INodeExecutionData[]> {
 	const options = readWaitOptions(context);
 	const download = context.getNodeParameter('downloadFiles', 0, false) as boolean;
-	const { passed, failures } = checkEachItem<T>(context, items.length, (itemIndex) => run.check(itemIndex));
+	const { passed, failures } = await checkEachItem<T>(context, items.length, (itemIndex) => run.check(itemIndex));
 	if (passed.size === 0) return [...failures.entries()].map(([itemIndex, error]) => failedJobItem(context, error, itemIndex));
 
 	const watcher = new JobWatcher(context, { ...options, cancelOnAbandon: run.ownsJobs });

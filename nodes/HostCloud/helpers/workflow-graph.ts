@@ -1,7 +1,8 @@
 /**
  * Workflow graphs in API format (node id → {class_type, inputs}; a link is [node id, output
- * index]): reading one from a node parameter, rejecting UI-format exports and malformed graphs
- * before anything is sent, setting inputs without editing JSON, and spotting partner nodes.
+ * index]): reading one from a node parameter (a UI-format workflow is handed on to ui-workflow.ts
+ * to be converted), refusing malformed graphs before anything is sent, setting inputs without
+ * editing JSON, and spotting partner nodes.
  * Pure functions: the node turns a `GraphProblem` into an error that names its field.
  */
 import { isRecord } from '../../shared/validation';
@@ -23,9 +24,12 @@ export interface GraphProblem {
 
 export type GraphResult = { graph: WorkflowGraph } | { problem: GraphProblem };
 
-const API_FORMAT_HINT =
-	'Export the workflow in API format: in the editor use Workflow → Export (API) (in older versions, turn on the dev mode ' +
-	'options in Settings, then use Save (API Format)), and paste that file here or pass it from an earlier node.';
+/** A parameter's workflow: an API-format graph, a UI-format workflow still to convert, or what is wrong. */
+export type WorkflowInput = GraphResult | { uiWorkflow: Record<string, unknown> };
+
+const WORKFLOW_FILE_HINT =
+	'Paste the workflow file as the editor saves it (Workflow → Save or Export), or in API format (Workflow → Export (API); ' +
+	'in older versions, turn on the dev mode options in Settings, then use Save (API Format)), or pass it from an earlier node.';
 
 /** A link is `[source node id, output index]`. */
 export function asLink(value: unknown): [string, number] | undefined {
@@ -35,8 +39,8 @@ export function asLink(value: unknown): [string, number] | undefined {
 	return [String(id), index];
 }
 
-/** A UI-format export has `nodes` (and usually `links`) lists instead of node ids. */
-function looksLikeUiExport(value: Record<string, unknown>): boolean {
+/** A UI-format workflow (what the editor saves) has a `nodes` list (and `links`, or the editor's version fields). */
+export function looksLikeUiWorkflow(value: Record<string, unknown>): boolean {
 	return Array.isArray(value.nodes) && (Array.isArray(value.links) || 'last_node_id' in value || 'version' in value);
 }
 
@@ -44,15 +48,15 @@ function looksLikeUiExport(value: Record<string, unknown>): boolean {
  * Reads a workflow graph from a parameter value: JSON text or an object (from an expression).
  * A whole submit body (`{prompt: {...}}`) is accepted too. `field` is the parameter's display name.
  */
-export function parseWorkflowGraph(value: unknown, field: string): GraphResult {
+export function parseWorkflowGraph(value: unknown, field: string): WorkflowInput {
 	let data = value;
 	if (typeof data === 'string') {
 		const text = data.trim();
-		if (text === '') return { problem: { message: `${field} is empty`, hint: API_FORMAT_HINT } };
+		if (text === '') return { problem: { message: `${field} is empty`, hint: WORKFLOW_FILE_HINT } };
 		try {
 			data = JSON.parse(text) as unknown;
 		} catch (error) {
-			return { problem: { message: `${field} is not valid JSON (${(error as Error).message})`, hint: API_FORMAT_HINT } };
+			return { problem: { message: `${field} is not valid JSON (${(error as Error).message})`, hint: WORKFLOW_FILE_HINT } };
 		}
 	}
 	if (isRecord(data) && isRecord(data.prompt) && !isRecord(data.prompt.inputs)) data = data.prompt;
@@ -60,20 +64,13 @@ export function parseWorkflowGraph(value: unknown, field: string): GraphResult {
 		return {
 			problem: {
 				message: `${field} must be a JSON object keyed by node id, like {"3": {"class_type": "KSampler", "inputs": {...}}}`,
-				hint: API_FORMAT_HINT,
+				hint: WORKFLOW_FILE_HINT,
 			},
 		};
 	}
-	if (looksLikeUiExport(data)) {
-		return {
-			problem: {
-				message: `${field} holds a UI-format workflow export (it has "nodes" and "links" lists), but the cloud runs the API format`,
-				hint: API_FORMAT_HINT,
-			},
-		};
-	}
+	if (looksLikeUiWorkflow(data)) return { uiWorkflow: data };
 	const ids = Object.keys(data);
-	if (ids.length === 0) return { problem: { message: `${field} has no nodes`, hint: API_FORMAT_HINT } };
+	if (ids.length === 0) return { problem: { message: `${field} has no nodes`, hint: WORKFLOW_FILE_HINT } };
 	for (const id of ids) {
 		const problem = nodeProblem(id, data[id], field);
 		if (problem) return { problem };
@@ -87,7 +84,8 @@ export function parseWorkflowGraph(value: unknown, field: string): GraphResult {
 }
 
 function nodeProblem(id: string, node: unknown, field: string): GraphProblem | undefined {
-	const hint = 'Every node of an API-format workflow is an object with class_type (the node type) and an inputs object. ' + API_FORMAT_HINT;
+	const hint =
+		'Every node of an API-format workflow is an object with class_type (the node type) and an inputs object. ' + WORKFLOW_FILE_HINT;
 	if (!isRecord(node)) return { message: `${field}: node "${id}" is not an object`, hint };
 	if (typeof node.class_type !== 'string' || node.class_type.trim() === '') {
 		return { message: `${field}: node "${id}" has no class_type`, hint };
@@ -257,12 +255,20 @@ export const PARTNER_CLASS_PREFIXES = [
 	'ByteDance',
 ];
 
-/** What the node definitions say about one class (the fields that matter here). */
+/**
+ * What the node definitions (`/api/object_info`) say about one class, the fields that matter here:
+ * partner nodes, and the inputs a UI-format workflow is converted with.
+ */
 export interface ClassDefinition {
 	api_node?: unknown;
 	python_module?: unknown;
-	input?: { hidden?: Record<string, unknown> };
+	display_name?: unknown;
+	output?: unknown;
+	input?: { required?: Record<string, unknown>; optional?: Record<string, unknown>; hidden?: Record<string, unknown> };
+	input_order?: { required?: unknown; optional?: unknown };
 }
+
+export type NodeDefinitions = Record<string, ClassDefinition>;
 
 /** True when a definition marks its class as a partner node. */
 export function definitionIsPartner(definition: ClassDefinition | undefined): boolean | undefined {

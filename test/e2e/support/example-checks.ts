@@ -10,9 +10,6 @@
  * - `cleanup`: undoes what `prepare` or `run` started (a second server...), after the test passed or failed.
  * An example without an entry still runs with the generic checks; its test name says so.
  */
-import { existsSync, readdirSync, statSync } from 'node:fs';
-import { join } from 'node:path';
-
 import { outputItems, type ExecutionResult, type RunItem, type StoredWorkflow, type WorkflowJson } from './n8n-client';
 import { imageFromServer, SELF_HOSTED_EXAMPLE, startSelfHostedServer, type SelfHostedServer } from './self-hosted';
 import { DEMO_PUBLISHER_ID, type HostStack } from './stack';
@@ -56,10 +53,10 @@ function binaryOf(item: RunItem, property = 'data') {
 	);
 }
 
-/** Files an example wrote into n8n's files folder, with their sizes. */
-export function writtenFiles(stack: HostStack): Array<{ name: string; size: number }> {
-	if (!existsSync(stack.n8n.filesDir)) return [];
-	return readdirSync(stack.n8n.filesDir).map((name) => ({ name, size: statSync(join(stack.n8n.filesDir, name)).size }));
+/** A file an example keeps in n8n's binary data, downloaded as the output panel does: it must have bytes. */
+async function downloadable(stack: HostStack, file: NonNullable<RunItem['binary']>[string], what: string): Promise<void> {
+	const bytes = await stack.client.binaryContent(file);
+	if (bytes.length === 0) fail(`${what} is empty when downloaded from n8n`);
 }
 
 /**
@@ -141,7 +138,7 @@ export const EXAMPLE_CHECKS: Record<string, ExampleCheck> = {
 	'upscale-image.json': {
 		prepare: (workflow, stack) => setParameter(workflow, 'Upscale 4x', 'imageUrl', stack.outside.url('photo.jpg')),
 		timeoutMs: 90000,
-		verify(execution, stack) {
+		async verify(execution, stack) {
 			const [upscaled] = outputItems(execution, 'Upscale 4x');
 			if (!upscaled) fail('"Upscale 4x" output no item');
 			const url = upscaled.json.url;
@@ -149,9 +146,7 @@ export const EXAMPLE_CHECKS: Record<string, ExampleCheck> = {
 				fail(`"Upscale 4x" output has no result URL in "url": ${JSON.stringify(upscaled.json).slice(0, 300)}`);
 			const file = binaryOf(upscaled);
 			if (!String(file.mimeType ?? '').startsWith('image/')) fail(`The downloaded file is ${file.mimeType}, not an image`);
-			const saved = writtenFiles(stack).filter((entry) => entry.name.startsWith('upscaled-'));
-			if (saved.length === 0 || saved.some((entry) => entry.size === 0))
-				fail(`"Save upscaled file" wrote no file (files: ${JSON.stringify(writtenFiles(stack))})`);
+			await downloadable(stack, file, 'The upscaled image');
 		},
 	},
 
@@ -190,13 +185,16 @@ export const EXAMPLE_CHECKS: Record<string, ExampleCheck> = {
 				await stack.client.deactivateWorkflow(workflow.id);
 			}
 		},
-		verify(execution, stack) {
+		async verify(execution, stack) {
 			const [notification] = outputItems(execution, 'Host Task Trigger');
 			if (!notification) fail('"Host Task Trigger" output no item');
-			const taskId = notification.json.task_id;
-			const saved = writtenFiles(stack).filter((entry) => entry.name === `video-${String(taskId)}.mp4`);
-			if (saved.length !== 1 || saved[0]!.size === 0)
-				fail(`"Save video" wrote no video-${String(taskId)}.mp4 (files: ${JSON.stringify(writtenFiles(stack))})`);
+			const [video] = outputItems(execution, 'Get video');
+			if (!video) fail('"Get video" output no item');
+			if (video.json.task_id !== notification.json.task_id)
+				fail(`"Get video" read task ${String(video.json.task_id)}, the notification was for ${String(notification.json.task_id)}`);
+			const file = binaryOf(video);
+			if (!String(file.mimeType ?? '').startsWith('video/')) fail(`The fetched file is ${file.mimeType}, not a video`);
+			await downloadable(stack, file, 'The video');
 		},
 	},
 
@@ -204,17 +202,14 @@ export const EXAMPLE_CHECKS: Record<string, ExampleCheck> = {
 
 	'text-to-music.json': {
 		timeoutMs: 90000,
-		verify(execution, stack) {
+		async verify(execution, stack) {
 			const takes = outputItems(execution, 'Generate music');
 			if (takes.length === 0) fail('"Generate music" output no item');
 			for (const take of takes) {
 				const audio = binaryOf(take);
 				if (!String(audio.mimeType ?? '').startsWith('audio/')) fail(`A take's file is ${audio.mimeType}, not audio`);
-			}
-			const names = new Set(takes.map((take) => take.binary?.data?.fileName));
-			const saved = writtenFiles(stack).filter((entry) => names.has(entry.name));
-			if (saved.length !== names.size || saved.some((entry) => entry.size === 0)) {
-				fail(`"Save audio files" wrote ${saved.length} of ${names.size} files (files: ${JSON.stringify(writtenFiles(stack))})`);
+				if (!audio.fileName) fail('A take has no file name');
+				await downloadable(stack, audio, `The take "${audio.fileName}"`);
 			}
 		},
 	},

@@ -119,9 +119,7 @@ export async function startHostStack(options: StartStackOptions = {}): Promise<H
 			(await client.nodeTypes()).filter((type) => (type.webhooks?.length ?? 0) > 0).map((type) => type.name),
 		);
 		const importWorkflow = async (workflow: WorkflowJson, name?: string, bound: Record<string, CredentialRef> = {}) =>
-			await client.createWorkflow(
-				prepareWorkflow(workflow, { ...credentials, ...bound }, { nodeTypesWithWebhooks, name, filesDir: n8n.filesDir }),
-			);
+			await client.createWorkflow(prepareWorkflow(workflow, { ...credentials, ...bound }, { nodeTypesWithWebhooks, name }));
 
 		const examples: ImportedExample[] = [];
 		if (options.importExamples ?? true) {

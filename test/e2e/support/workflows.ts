@@ -52,34 +52,17 @@ export function hostNodeTypesIn(workflow: WorkflowJson): string[] {
 	return [...new Set(workflow.nodes.map((node) => node.type).filter((type) => type.startsWith(`${PACKAGE_NAME}.`)))];
 }
 
-/** Where n8n's Docker image lets nodes read and write files; examples use it in file paths. */
-export const DOCKER_FILES_DIR = '/home/node/.n8n-files';
-
-/** Replaces `from` with `to` in every string of a value (deep). */
-function replaceInStrings<T>(value: T, from: string, to: string): T {
-	if (typeof value === 'string') return value.split(from).join(to) as T;
-	if (Array.isArray(value)) return value.map((item) => replaceInStrings(item, from, to)) as T;
-	if (value && typeof value === 'object') {
-		return Object.fromEntries(Object.entries(value).map(([key, item]) => [key, replaceInStrings(item, from, to)])) as T;
-	}
-	return value;
-}
-
 /**
  * A copy of the workflow ready for this n8n: each node's credential references point at the
  * credential of that type created here, nodes that receive webhooks get a webhook id (as the
- * editor gives them) when the file has none, and file paths in n8n's Docker files folder
- * (/home/node/.n8n-files) point at this n8n's files folder.
+ * editor gives them) when the file has none. Nothing else changes: examples run as users import them.
  */
 export function prepareWorkflow(
 	workflow: WorkflowJson,
 	credentials: Record<string, CredentialRef>,
-	options: { nodeTypesWithWebhooks?: Set<string>; name?: string; filesDir?: string } = {},
+	options: { nodeTypesWithWebhooks?: Set<string>; name?: string } = {},
 ): WorkflowJson {
 	const copy = JSON.parse(JSON.stringify(workflow)) as WorkflowJson;
-	if (options.filesDir) {
-		for (const node of copy.nodes) node.parameters = replaceInStrings(node.parameters, DOCKER_FILES_DIR, options.filesDir);
-	}
 	if (options.name) copy.name = options.name;
 	for (const node of copy.nodes) {
 		for (const type of Object.keys(node.credentials ?? {})) {

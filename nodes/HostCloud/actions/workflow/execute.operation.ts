@@ -31,7 +31,7 @@ export async function executeAll(this: IExecuteFunctions, items: INodeExecutionD
 	// a slot, so the next job starts while they download.
 	let onCloud: ReturnType<typeof createLimiter> | undefined;
 	return await runJobs<PreparedWorkflow>(this, items, {
-		check: (itemIndex) => prepareWorkflow(this, itemIndex),
+		check: async (itemIndex) => await prepareWorkflow(this, itemIndex),
 		ownsJobs: true,
 		concurrency: (options) => options.maxConcurrentJobs * 2,
 		beforeStart: (workflows, options) => {

@@ -1,11 +1,12 @@
 import type { INodeProperties } from 'n8n-workflow';
 
+import * as convert from './convert.operation';
 import * as execute from './execute.operation';
 import * as getStatus from './getStatus.operation';
 import * as submit from './submit.operation';
 import * as waitForCompletion from './waitForCompletion.operation';
 
-export const operations = { execute, submit, getStatus, waitForCompletion };
+export const operations = { execute, submit, getStatus, waitForCompletion, convert };
 
 export const description: INodeProperties[] = [
 	{
@@ -15,6 +16,12 @@ export const description: INodeProperties[] = [
 		noDataExpression: true,
 		displayOptions: { show: { resource: ['workflow'] } },
 		options: [
+			{
+				name: 'Convert to API Format',
+				value: 'convert',
+				description: 'Return the workflow in API format without running it (a workflow saved from the editor is converted)',
+				action: 'Convert a workflow to API format',
+			},
 			{
 				name: 'Execute',
 				value: 'execute',
@@ -46,4 +53,5 @@ export const description: INodeProperties[] = [
 	...submit.description,
 	...getStatus.description,
 	...waitForCompletion.description,
+	...convert.description,
 ];

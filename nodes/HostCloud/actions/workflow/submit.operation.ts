@@ -19,7 +19,7 @@ export const description = updateDisplayOptions({ show: { resource: ['workflow']
 
 /** POST /api/prompt and return the prompt_id at once, without waiting for the job. */
 export async function execute(this: IExecuteFunctions, itemIndex: number): Promise<INodeExecutionData[]> {
-	const workflow = prepareWorkflow(this, itemIndex);
+	const workflow = await prepareWorkflow(this, itemIndex);
 	await uploadInputImages(this, workflow, itemIndex);
 	const answer = await submitWorkflow(this, workflow, itemIndex);
 	const json: IDataObject = { prompt_id: answer.prompt_id, status: 'submitted' };

@@ -1,0 +1,17 @@
+import type { IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
+import { updateDisplayOptions } from 'n8n-workflow';
+
+import { overridesProperty, workflowProperty, workflowWithInputs } from '../../helpers/graph-input';
+
+const properties: INodeProperties[] = [workflowProperty, overridesProperty];
+
+export const description = updateDisplayOptions({ show: { resource: ['workflow'], operation: ['convert'] } }, properties);
+
+/**
+ * The workflow in API format without running it: a UI-format workflow converted with the server's
+ * node definitions, Set Inputs applied. Users inspect it, or pass `workflow` on to another node.
+ */
+export async function execute(this: IExecuteFunctions, itemIndex: number): Promise<INodeExecutionData[]> {
+	const { graph, converted } = await workflowWithInputs(this, itemIndex);
+	return [{ json: { workflow: graph, converted, node_count: Object.keys(graph).length } }];
+}
