@@ -13,7 +13,7 @@ import axios from 'axios';
 import { parseWorkflowGraph } from '../../nodes/HostCloud/helpers/workflow-graph';
 import { startSimulator, type Simulator } from '../../simulator/server';
 import { EngineHarness, readBinary } from '../harness/engine';
-import { resetCloud, startCloud, type CloudSetup } from '../helpers/cloud';
+import { cloudForSuite } from '../helpers/cloud';
 
 interface ExampleNode {
 	name: string;
@@ -30,17 +30,7 @@ interface Example {
 const load = (file: string): Example => JSON.parse(readFileSync(join(__dirname, '../../examples', file), 'utf8')) as Example;
 const hostCloudNode = (example: Example): ExampleNode => example.nodes.find((node) => node.type === 'n8n-nodes-host.hostCloud')!;
 
-let cloud: CloudSetup;
-
-beforeAll(async () => {
-	cloud = await startCloud();
-});
-
-afterEach(() => resetCloud(cloud));
-
-afterAll(async () => {
-	await cloud.sim.close();
-});
+const cloud = cloudForSuite();
 
 describe.each(['text-to-image.json', 'image-to-image.json'])('examples/%s', (file) => {
 	test('is an n8n workflow export with a Host Cloud node using the "Host Cloud API" credential', () => {

@@ -6,19 +6,9 @@
 import axios from 'axios';
 
 import { readBinary } from '../harness/engine';
-import { resetCloud, startCloud, txt2img, type CloudSetup, type Graph } from '../helpers/cloud';
+import { cloudForSuite, type Graph, txt2img } from '../helpers/cloud';
 
-let cloud: CloudSetup;
-
-beforeAll(async () => {
-	cloud = await startCloud();
-});
-
-afterEach(() => resetCloud(cloud));
-
-afterAll(async () => {
-	await cloud.sim.close();
-});
+const cloud = cloudForSuite();
 
 function execute(parameters: Record<string, unknown>, items = [{ json: {} }], continueOnFail = false) {
 	return cloud.harness.runNode(

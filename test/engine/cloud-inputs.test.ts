@@ -8,26 +8,16 @@
 import axios from 'axios';
 
 import { readBinary } from '../harness/engine';
-import { FAST_WAIT, resetCloud, startCloud, TINY_PNG as PNG, txt2img, type CloudSetup, type Graph } from '../helpers/cloud';
+import { cloudForSuite, FAST_WAIT, type Graph, TINY_PNG as PNG, txt2img } from '../helpers/cloud';
 
 const BROKE_KEY = 'broke-api-key';
 const LAPSED_KEY = 'lapsed-api-key';
 
-let cloud: CloudSetup;
-
-beforeAll(async () => {
-	cloud = await startCloud({
-		extraAccounts: [
-			{ id: 'broke', apiKey: BROKE_KEY, credits: 0 },
-			{ id: 'lapsed', apiKey: LAPSED_KEY, subscriptionActive: false },
-		],
-	});
-});
-
-afterEach(() => resetCloud(cloud));
-
-afterAll(async () => {
-	await cloud.sim.close();
+const cloud = cloudForSuite({
+	extraAccounts: [
+		{ id: 'broke', apiKey: BROKE_KEY, credits: 0 },
+		{ id: 'lapsed', apiKey: LAPSED_KEY, subscriptionActive: false },
+	],
 });
 
 type Item = { json: Record<string, unknown>; binaryBase64?: Record<string, { data: string; fileName?: string; mimeType?: string }> };

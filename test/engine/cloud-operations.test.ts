@@ -6,28 +6,9 @@
 import axios from 'axios';
 
 import { readBinary } from '../harness/engine';
-import {
-	FAST_WAIT,
-	resetCloud,
-	startCloud,
-	TINY_PNG as PNG,
-	txt2img,
-	waitUntil,
-	withoutWebSocket,
-	type CloudSetup,
-} from '../helpers/cloud';
+import { cloudForSuite, FAST_WAIT, TINY_PNG as PNG, txt2img, waitUntil, withoutWebSocket } from '../helpers/cloud';
 
-let cloud: CloudSetup;
-
-beforeAll(async () => {
-	cloud = await startCloud();
-});
-
-afterEach(() => resetCloud(cloud));
-
-afterAll(async () => {
-	await cloud.sim.close();
-});
+const cloud = cloudForSuite();
 
 type Item = { json: Record<string, unknown>; binaryBase64?: Record<string, { data: string; fileName?: string; mimeType?: string }> };
 

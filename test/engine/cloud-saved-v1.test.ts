@@ -9,19 +9,9 @@ import { join } from 'node:path';
 import axios from 'axios';
 import type { INodeParameters } from 'n8n-workflow';
 
-import { resetCloud, startCloud, txt2img, type CloudSetup } from '../helpers/cloud';
+import { cloudForSuite, txt2img } from '../helpers/cloud';
 
-let cloud: CloudSetup;
-
-beforeAll(async () => {
-	cloud = await startCloud();
-});
-
-afterEach(() => resetCloud(cloud));
-
-afterAll(async () => {
-	await cloud.sim.close();
-});
+const cloud = cloudForSuite();
 
 function executeAt(typeVersion: number, parameters: Record<string, unknown>) {
 	return cloud.harness.runNode(

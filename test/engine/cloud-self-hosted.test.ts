@@ -7,7 +7,7 @@
  */
 import axios from 'axios';
 
-import { credentialFor, PROXY_HEADER, resetCloud, startCloud, txt2img, type CloudSetup, type Graph } from '../helpers/cloud';
+import { cloudForSuite, credentialFor, type Graph, PROXY_HEADER, txt2img } from '../helpers/cloud';
 
 const PLATFORM_KEY = 'platform-key-for-partner-nodes-4471';
 const PARTNER: Graph = {
@@ -15,17 +15,7 @@ const PARTNER: Graph = {
 	'2': { class_type: 'SaveImage', inputs: { images: ['1', 0], filename_prefix: 'partner' } },
 };
 
-let cloud: CloudSetup;
-
-beforeAll(async () => {
-	cloud = await startCloud({ flavour: 'self-hosted' });
-});
-
-afterEach(() => resetCloud(cloud));
-
-afterAll(async () => {
-	await cloud.sim.close();
-});
+const cloud = cloudForSuite({ flavour: 'self-hosted' });
 
 /** A self-hosted credential for the simulator with changes (no proxy header, a platform key...). */
 function credential(changes: Record<string, unknown>): string {

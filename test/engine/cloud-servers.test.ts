@@ -10,35 +10,15 @@
 import axios from 'axios';
 
 import { readBinary } from '../harness/engine';
-import {
-	FAST_WAIT,
-	resetCloud,
-	startCloud,
-	storedFiles,
-	TINY_PNG as PNG,
-	txt2img,
-	waitUntil,
-	withoutWebSocket,
-	type CloudSetup,
-	type Graph,
-} from '../helpers/cloud';
+import { cloudForSuite, FAST_WAIT, storedFiles, TINY_PNG as PNG, txt2img, waitUntil, withoutWebSocket, type Graph } from '../helpers/cloud';
 
 describe.each(['cloud', 'self-hosted'] as const)('on a %s server', (flavour) => {
-	let cloud: CloudSetup;
 	const selfHosted = flavour === 'self-hosted';
 	/** Where the node says a job ran. */
 	const place = selfHosted ? 'your server' : 'the cloud';
 
-	beforeAll(async () => {
-		// One job at a time on both (the self-hosted server's only way), so a second job waits in the queue.
-		cloud = await startCloud({ flavour, parallelLimit: 1 });
-	});
-
-	afterEach(() => resetCloud(cloud));
-
-	afterAll(async () => {
-		await cloud.sim.close();
-	});
+	// One job at a time on both (the self-hosted server's only way), so a second job waits in the queue.
+	const cloud = cloudForSuite({ flavour, parallelLimit: 1 });
 
 	function run(
 		parameters: Record<string, unknown>,

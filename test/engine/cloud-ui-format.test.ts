@@ -8,20 +8,10 @@
 import { LoadOptionsContext } from 'n8n-core';
 import type { INodeType, IWorkflowExecuteAdditionalData } from 'n8n-workflow';
 
-import { FAST_WAIT, resetCloud, startCloud, TINY_PNG, txt2img, type CloudSetup, type Graph } from '../helpers/cloud';
+import { cloudForSuite, FAST_WAIT, type Graph, TINY_PNG, txt2img } from '../helpers/cloud';
 import { uiTxt2img, uiTxt2imgInSubgraph, uiWithCustomNode } from '../helpers/ui-workflows';
 
-let cloud: CloudSetup;
-
-beforeAll(async () => {
-	cloud = await startCloud();
-});
-
-afterEach(() => resetCloud(cloud));
-
-afterAll(async () => {
-	await cloud.sim.close();
-});
+const cloud = cloudForSuite();
 
 type Item = { json: Record<string, unknown>; binaryBase64?: Record<string, { data: string; fileName?: string; mimeType?: string }> };
 

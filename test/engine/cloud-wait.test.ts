@@ -8,19 +8,9 @@
  */
 import axios from 'axios';
 
-import { FAST_WAIT, resetCloud, startCloud, storedFiles, txt2img, waitUntil, withoutWebSocket, type CloudSetup } from '../helpers/cloud';
+import { cloudForSuite, FAST_WAIT, storedFiles, txt2img, waitUntil, withoutWebSocket } from '../helpers/cloud';
 
-let cloud: CloudSetup;
-
-beforeAll(async () => {
-	cloud = await startCloud();
-});
-
-afterEach(() => resetCloud(cloud));
-
-afterAll(async () => {
-	await cloud.sim.close();
-});
+const cloud = cloudForSuite();
 
 function execute(parameters: Record<string, unknown> = {}, items = [{ json: {} }], continueOnFail = false, signal?: AbortSignal) {
 	const { waitOptions, ...rest } = parameters as { waitOptions?: Record<string, unknown> };

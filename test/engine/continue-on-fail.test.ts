@@ -4,7 +4,7 @@
  * to the error output (n8n only does so when the json holds nothing but error/message/details)
  * and adds the input item's fields. Either way the input's files are kept.
  */
-import { startCloud, resetCloud, txt2img, FAST_WAIT, type CloudSetup } from '../helpers/cloud';
+import { cloudForSuite, FAST_WAIT, txt2img } from '../helpers/cloud';
 import { FAST, IMAGE_URL, PNG_BASE64, useMediaEnv } from '../helpers/media';
 
 const env = useMediaEnv();
@@ -56,14 +56,7 @@ describe('Host Media (one item at a time)', () => {
 });
 
 describe('Host Cloud Execute (items run together)', () => {
-	let cloud: CloudSetup;
-	beforeAll(async () => {
-		cloud = await startCloud();
-	});
-	afterEach(() => resetCloud(cloud));
-	afterAll(async () => {
-		await cloud.sim.close();
-	});
+	const cloud = cloudForSuite();
 
 	const execute = (onError: 'continueRegularOutput' | 'continueErrorOutput') => {
 		cloud.sim.cloud.failNextJob({ exception_type: 'OOMError', exception_message: 'CUDA out of memory', nodeId: '3' });

@@ -75,6 +75,22 @@ export function resetCloud(setup: CloudSetup): void {
 	setup.sim.reset();
 }
 
+/**
+ * One simulator and harness for a test file: started before its tests, reset after each, closed at
+ * the end. The object is filled in by `beforeAll`, so read it inside tests and hooks only.
+ */
+export function cloudForSuite(options: SimulatorOptions = {}): CloudSetup {
+	const setup = {} as CloudSetup;
+	beforeAll(async () => {
+		Object.assign(setup, await startCloud(options));
+	});
+	afterEach(() => resetCloud(setup));
+	afterAll(async () => {
+		await setup.sim?.close();
+	});
+	return setup;
+}
+
 export { waitUntil } from './wait';
 
 /** The file references of a job as the simulator stored them: what a complete result must list. */
