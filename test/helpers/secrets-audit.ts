@@ -1,6 +1,6 @@
 /**
  * The secrets audit of a run: is any secret of the credentials anywhere a user or a log would see
- * it, as is, URL-encoded or inside Base64? Written apart from the nodes' own redaction
+ * it, as is, URL-encoded, JSON-escaped or inside Base64? Written apart from the nodes' own redaction
  * (nodes/shared/redaction.ts), so a form that redaction misses is not missed here as well: instead
  * of encoding each secret, it decodes what it reads (percent escapes, and every Base64-looking run
  * at each of its four character alignments) and looks for the secret in the decoded text.
@@ -21,7 +21,7 @@ export interface SecretFinding {
 	secret: string;
 	/** The haystack's name, then the path inside it (`item 3 › json › error`). */
 	where: string;
-	form: 'as is' | 'URL-encoded' | 'Base64';
+	form: 'as is' | 'URL-encoded' | 'JSON-escaped' | 'Base64';
 }
 
 /** Shorter Base64-looking runs cannot hold a secret worth the name, and would only cost time. */
@@ -37,23 +37,40 @@ function percentDecoded(text: string, plus: boolean): string | undefined {
 	return Buffer.from(latin1, 'latin1').toString('utf8');
 }
 
-/** Whether some Base64-looking run of `text`, decoded from any of its four starting characters, holds `secret`. */
-function inBase64(text: string, secret: string): boolean {
+/** Every Base64-looking run of `text` decoded from each of its four starting characters, one per line. */
+function base64Decoded(text: string): string | undefined {
+	const decoded: string[] = [];
 	for (const [run] of text.matchAll(BASE64_RUN)) {
 		const standard = run.replace(/-/g, '+').replace(/_/g, '/');
 		// Node decodes an unpadded tail too, so a secret at the very end of the run is not cut off.
 		for (let skip = 0; skip < 4 && standard.length - skip >= MIN_BASE64_RUN; skip++) {
-			if (Buffer.from(standard.slice(skip), 'base64').toString('latin1').includes(secret)) return true;
+			decoded.push(Buffer.from(standard.slice(skip), 'base64').toString('utf8'));
 		}
 	}
-	return false;
+	return decoded.length > 0 ? decoded.join('\n') : undefined;
 }
 
-/** The form `secret` takes in `text`, if it is there. */
-function formIn(text: string, secret: string): SecretFinding['form'] | undefined {
-	if (text.includes(secret)) return 'as is';
-	if (percentDecoded(text, false)?.includes(secret) || percentDecoded(text, true)?.includes(secret)) return 'URL-encoded';
-	return inBase64(text, secret) ? 'Base64' : undefined;
+/**
+ * What a text may hide a secret in: itself, its percent-decodings and its Base64 runs decoded.
+ * Decoded once per text, then every secret is looked for in it.
+ */
+function readingsOf(text: string): Array<[SecretFinding['form'], string]> {
+	const readings: Array<[SecretFinding['form'], string | undefined]> = [
+		['as is', text],
+		['URL-encoded', percentDecoded(text, false)],
+		['URL-encoded', percentDecoded(text, true)],
+		['Base64', base64Decoded(text)],
+	];
+	return readings.filter((reading): reading is [SecretFinding['form'], string] => reading[1] !== undefined);
+}
+
+/** The form `secret` takes in a text read as `readings`, if it is there. */
+function formIn(text: string, readings: Array<[SecretFinding['form'], string]>, secret: string): SecretFinding['form'] | undefined {
+	const found = readings.find(([, reading]) => reading.includes(secret));
+	if (found) return found[0];
+	// A secret with quotes, slashes or non-ASCII letters, as JSON writes it inside a string.
+	const escaped = JSON.stringify(secret).slice(1, -1);
+	return escaped !== secret && text.includes(escaped) ? 'JSON-escaped' : undefined;
 }
 
 /** Every string of `value` (keys included), with its path. */
@@ -79,8 +96,9 @@ export function findSecrets(haystacks: Record<string, unknown>, secrets: Record<
 	const found: SecretFinding[] = [];
 	for (const [name, haystack] of Object.entries(haystacks)) {
 		for (const [where, text] of stringsOf(haystack, name)) {
+			const readings = readingsOf(text);
 			for (const [secret, value] of wanted) {
-				const form = formIn(text, value);
+				const form = formIn(text, readings, value);
 				if (form) found.push({ secret, where, form });
 			}
 		}

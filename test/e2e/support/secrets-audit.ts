@@ -13,8 +13,8 @@
  *   (waiting-webhooks validateToken). The package cannot change that; the audit counts these copies.
  * Everything else in those requests and rows is searched.
  *
- * The search itself (`secretForms`, `findSecrets`) is pure and small, to be merged into the shared
- * test/helpers/secrets-audit.ts; the gathering is specific to the e2e stack.
+ * The search is the shared one (test/helpers/secrets-audit.ts); what is gathered here is the e2e
+ * stack's own.
  */
 import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
@@ -23,12 +23,11 @@ import { join } from 'node:path';
 
 import type { LoggedRequest } from '../../../simulator/core';
 import type { Simulator } from '../../../simulator/server';
+import { findSecrets, type SecretFinding } from '../../helpers/secrets-audit';
 import { decodeFlatted } from './flatted';
 import type { ExecutionResult } from './n8n-client';
 import { cleanEnv } from './processes';
 import type { HostStack } from './stack';
-
-// ---- the search ----------------------------------------------------------------------------------
 
 export interface Secret {
 	/** What it is, for the report (the value is never printed). */
@@ -36,55 +35,18 @@ export interface Secret {
 	value: string;
 }
 
+/** A text to search and where it comes from, for the report. */
 export interface Haystack {
-	/** Where the text comes from, for the report. */
 	where: string;
 	text: string;
 }
 
-export interface SecretHit {
-	secret: string;
-	/** plain, url-encoded, json-escaped, base64 or base64url. */
-	form: string;
-	where: string;
-}
-
-/**
- * The stable part of `value` in Base64 when it starts at byte offset `shift` of a longer encoded
- * text: the characters that depend on the secret's bytes alone.
- */
-function base64Inside(value: Buffer, shift: number): string {
-	const bytes = Buffer.concat([Buffer.alloc(shift), value]);
-	const firstGroup = shift === 0 ? 0 : 1;
-	const lastGroup = Math.floor(bytes.length / 3);
-	return bytes.toString('base64').slice(firstGroup * 4, lastGroup * 4);
-}
-
-/** The texts a secret may appear as: as is, URL-encoded, JSON-escaped, and inside Base64 (either alphabet). */
-export function secretForms(value: string): Array<{ form: string; text: string }> {
-	const bytes = Buffer.from(value, 'utf8');
-	const base64 = [0, 1, 2].map((shift) => base64Inside(bytes, shift)).filter((text) => text.length >= 8);
-	const forms = [
-		{ form: 'plain', text: value },
-		{ form: 'url-encoded', text: encodeURIComponent(value) },
-		{ form: 'json-escaped', text: JSON.stringify(value).slice(1, -1) },
-		...base64.map((text) => ({ form: 'base64', text })),
-		...base64.map((text) => ({ form: 'base64url', text: text.replace(/\+/g, '-').replace(/\//g, '_') })),
-	];
-	return forms.filter((form, index) => form.text !== '' && forms.findIndex((other) => other.text === form.text) === index);
-}
-
-/** Every (secret, place) pair where a form of the secret occurs. */
-export function findSecrets(haystacks: readonly Haystack[], secrets: readonly Secret[]): SecretHit[] {
-	const hits: SecretHit[] = [];
-	for (const secret of secrets) {
-		const forms = secretForms(secret.value);
-		for (const haystack of haystacks) {
-			const found = forms.find((form) => haystack.text.includes(form.text));
-			if (found) hits.push({ secret: secret.name, form: found.form, where: haystack.where });
-		}
-	}
-	return hits;
+/** Every (secret, place) pair where a form of a secret occurs (the search is the chaos suites' own). */
+export function searchHaystacks(haystacks: readonly Haystack[], secrets: readonly Secret[]): SecretFinding[] {
+	return findSecrets(
+		Object.fromEntries(haystacks.map((haystack, index) => [`${haystack.where} [${index}]`, haystack.text])),
+		Object.fromEntries(secrets.map((secret) => [secret.name, secret.value])),
+	);
 }
 
 // ---- what the e2e run handled ----------------------------------------------------------------------
@@ -272,7 +234,7 @@ export function databaseHaystacks(
 }
 
 export interface AuditResult {
-	hits: SecretHit[];
+	hits: SecretFinding[];
 	secrets: number;
 	resumeUrls: number;
 	/** What was searched, by place. */
@@ -291,7 +253,7 @@ export function auditSecrets(stack: HostStack): AuditResult {
 	const outputs = outputItemHaystacks(stack.client.seenExecutions.values());
 	const haystacks = [...database.haystacks, { where: "n8n's log", text: log }, ...requests, ...outputs];
 	return {
-		hits: findSecrets(haystacks, secrets),
+		hits: searchHaystacks(haystacks, secrets),
 		secrets: secrets.length,
 		resumeUrls: resumeUrls.length,
 		searched: {
