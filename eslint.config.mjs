@@ -7,6 +7,8 @@ import tsParser from '@typescript-eslint/parser';
 import n8nNodesBase from 'eslint-plugin-n8n-nodes-base';
 
 const strict = { noInlineConfig: true, reportUnusedDisableDirectives: 'off' };
+// The scanner also refuses console output in a package.
+const noConsole = { 'no-console': 'error' };
 const n8nBaseRules = (configName) => n8nNodesBase.configs[configName].rules;
 
 export default [
@@ -26,6 +28,7 @@ export default [
 		plugins: { '@n8n/community-nodes': communityNodes, 'n8n-nodes-base': n8nNodesBase },
 		rules: {
 			...communityNodes.configs.recommended.rules,
+			...noConsole,
 			...n8nBaseRules('credentials'),
 			// Wants a camelCased docs slug (n8n's own docs); a community package links a full URL, which
 			// the scanner's credential-documentation-url rule requires.
@@ -39,6 +42,7 @@ export default [
 		plugins: { '@n8n/community-nodes': communityNodes, 'n8n-nodes-base': n8nNodesBase },
 		rules: {
 			...communityNodes.configs.recommended.rules,
+			...noConsole,
 			...n8nBaseRules('nodes'),
 			// These two want the literal 'main'; the scanner's node-connection-type-literal rule wants
 			// NodeConnectionTypes.Main. Both cannot pass: the newer scanner rule wins.
