@@ -10,13 +10,18 @@ import { MANUAL_TRIGGER_TYPE, hostNodeTypesIn, loadExamples, urlsIn } from '../s
 
 const examples = loadExamples();
 
-/** Nodes that end a branch (no outgoing main connection), sticky notes and disabled nodes aside. */
+/**
+ * Nodes that end a branch (no outgoing main connection), sticky notes, disabled nodes and sub-nodes
+ * (a model or a tool, connected to an agent or an MCP trigger by an ai_* connection) aside.
+ */
 function lastNodes(workflow: WorkflowJson): string[] {
 	return workflow.nodes
 		.filter((node) => node.type !== 'n8n-nodes-base.stickyNote' && node.disabled !== true)
 		.filter((node) => {
-			const outputs = (workflow.connections[node.name] as { main?: unknown[][] } | undefined)?.main ?? [];
-			return outputs.every((targets) => !targets || targets.length === 0);
+			const connections = (workflow.connections[node.name] ?? {}) as Record<string, unknown[][] | undefined>;
+			const outputs = connections.main ?? [];
+			const subNode = Object.keys(connections).some((type) => type.startsWith('ai_'));
+			return !subNode && outputs.every((targets) => !targets || targets.length === 0);
 		})
 		.map((node) => node.name);
 }
