@@ -4,6 +4,7 @@
  * example that needs a node this build lacks fails and names the node.
  */
 import { e2e } from '../support/context';
+import { AI_EXAMPLE_CHECKS } from '../support/ai-example-checks';
 import { EXAMPLE_CHECKS } from '../support/example-checks';
 import { describeFailure, type ExecutionResult, type WorkflowJson } from '../support/n8n-client';
 import { MANUAL_TRIGGER_TYPE, hostNodeTypesIn, loadExamples, urlsIn } from '../support/workflows';
@@ -57,7 +58,7 @@ describe('example workflows in n8n', () => {
 	});
 
 	for (const example of examples) {
-		const check = EXAMPLE_CHECKS[example.file];
+		const check = EXAMPLE_CHECKS[example.file] ?? AI_EXAMPLE_CHECKS[example.file];
 		const label = check
 			? `${example.file} runs and its output checks out`
 			: `${example.file} runs (generic checks only: add it to support/example-checks.ts)`;
