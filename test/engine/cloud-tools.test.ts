@@ -6,7 +6,7 @@
  * leaves the job running, a compact answer with each output's link, and nothing downloaded.
  */
 import { resetCloud, startCloud, txt2img, waitUntil, type CloudSetup } from '../helpers/cloud';
-import { connectedTools, registerToolTypes, runAsAgentTool, type HarnessTool, type ToolNodeSpec } from '../harness/tools';
+import { registerToolTypes, runAsAgentTool, toolsFor, type HarnessTool, type ToolNodeSpec } from '../harness/tools';
 
 let cloud: CloudSetup;
 
@@ -57,11 +57,7 @@ function statusNode(parameters: Record<string, unknown> = {}): ToolNodeSpec {
 	};
 }
 
-/** The tools of `nodes`, in their order (n8n lists them by connection). */
-async function toolsOf(...nodes: ToolNodeSpec[]): Promise<HarnessTool[]> {
-	const tools = await connectedTools(cloud.harness, nodes);
-	return nodes.map((node) => tools.find((tool) => tool.name === node.name.replace(/[^a-zA-Z0-9_-]+/g, '_'))!);
-}
+const toolsOf = async (...nodes: ToolNodeSpec[]): Promise<HarnessTool[]> => await toolsFor(cloud.harness, ...nodes);
 
 const storageRequests = () => cloud.sim.requests.filter((request) => request.host === 'storage');
 

@@ -6,7 +6,7 @@
  * request, saying why.
  */
 import { FAST, IMAGE_URL, useMediaEnv } from '../helpers/media';
-import { connectedTools, registerToolTypes, runAsAgentTool, type HarnessTool, type ToolNodeSpec } from '../harness/tools';
+import { connectedTools, registerToolTypes, runAsAgentTool, toolsFor, type HarnessTool, type ToolNodeSpec } from '../harness/tools';
 
 const env = useMediaEnv();
 
@@ -36,10 +36,7 @@ const imageStatusTool = (parameters: Record<string, unknown> = {}) =>
 		...parameters,
 	});
 
-async function toolsOf(...nodes: ToolNodeSpec[]): Promise<HarnessTool[]> {
-	const tools = await connectedTools(env.harness, nodes);
-	return nodes.map((node) => tools.find((tool) => tool.name === node.name.replace(/[^a-zA-Z0-9_-]+/g, '_'))!);
-}
+const toolsOf = async (...nodes: ToolNodeSpec[]): Promise<HarnessTool[]> => await toolsFor(env.harness, ...nodes);
 
 function answerOf(text: string): Record<string, any> {
 	const items = JSON.parse(text) as Array<Record<string, any>>;

@@ -16,6 +16,7 @@ import { ExecuteContext } from 'n8n-core';
 import {
 	createEmptyRunExecutionData,
 	NodeConnectionTypes,
+	nodeNameToToolName,
 	type IDataObject,
 	type INode,
 	type INodeProperties,
@@ -141,6 +142,16 @@ export async function connectedTools(harness: EngineHarness, nodes: ToolNodeSpec
 	);
 	const tools = await context.getInputConnectionData(NodeConnectionTypes.AiTool, 0);
 	return (Array.isArray(tools) ? tools : [tools]) as HarnessTool[];
+}
+
+/** The tools of `nodes`, in the order given (n8n lists them by connection), found by n8n's tool name for each node. */
+export async function toolsFor(harness: EngineHarness, ...nodes: ToolNodeSpec[]): Promise<HarnessTool[]> {
+	const tools = await connectedTools(harness, nodes);
+	return nodes.map((node) => {
+		const tool = tools.find((candidate) => candidate.name === nodeNameToToolName(node.name));
+		if (!tool) throw new Error(`No tool for node "${node.name}" (tools: ${tools.map((candidate) => candidate.name).join(', ')})`);
+		return tool;
+	});
 }
 
 /**
