@@ -171,6 +171,12 @@ describe('what a tool call cannot use', () => {
 		expect(answer.message).toMatch(/^Started\./);
 	});
 
+	test('Execute with Input Images (files from earlier nodes) is refused before any request, saying why', async () => {
+		const [generate] = await toolsOf(generateNode({ inputImages: { values: [{ binaryPropertyName: 'data', nodeId: '5' }] } }));
+		await expect(generate!.invoke({ prompt: 'a fox' })).rejects.toThrow(/Input Images take images from the binary data of earlier nodes/);
+		expect(cloud.sim.requests).toEqual([]);
+	});
+
 	test.each([
 		['queue', 'interrupt', /Interrupt Running stops every running job of the account/],
 		['file', 'uploadImage', /Upload Image takes a file from the binary data/],
