@@ -53,6 +53,22 @@ function expectCompletedImage(answer: ToolAnswer, ids: string[]): void {
 }
 
 describe('AI agents and MCP clients use the nodes as tools', () => {
+	it('n8n makes a tool node of each action node, which brings its own tool descriptions and Tool Wait', async () => {
+		const types = Object.fromEntries((await e2e().client.nodeTypes()).map((type) => [type.name, type]));
+		for (const name of ['hostCloud', 'hostMedia', 'hostRegistry']) {
+			const tool = types[`n8n-nodes-host.${name}Tool`];
+			expect(tool ? `${name}Tool: ${tool.displayName}` : `${name}Tool missing`).toMatch(/Tool: Host (Cloud|Media|Registry) Tool$/);
+			const names = tool!.properties.map((property) => property.name);
+			// n8n adds its own "Set Automatically" choice only to nodes that bring no tool description.
+			expect(names).not.toContain('descriptionType');
+			expect(names).toContain('toolDescription');
+		}
+		const cloudTool = types['n8n-nodes-host.hostCloudTool']!;
+		const toolWait = cloudTool.properties.find((property) => property.name === 'toolWaitSeconds');
+		expect(toolWait).toMatchObject({ default: 40, displayOptions: { show: { '@tool': [true] } } });
+		expect(types['n8n-nodes-host.hostTaskTriggerTool']).toBeUndefined();
+	});
+
 	describe('an MCP client on the MCP Server Trigger', () => {
 		const path = `host-image-tools-e2e-${Date.now()}`;
 		let stored: StoredWorkflow;
