@@ -171,6 +171,12 @@ describe('what a tool call cannot use', () => {
 		expect(answer.message).toMatch(/^Started\./);
 	});
 
+	test('a Tool Wait that is not a whole number of seconds from 1 is refused, naming it, before the job is submitted', async () => {
+		const [generate] = await toolsOf(generateNode({ toolWaitSeconds: 'soon' }));
+		await expect(generate!.invoke({ prompt: 'a fox' })).rejects.toThrow(/Tool Wait \(Seconds\)/);
+		expect(cloud.sim.requestsTo('POST', '/api/prompt')).toEqual([]);
+	});
+
 	test('Execute with Input Images (files from earlier nodes) is refused before any request, saying why', async () => {
 		const [generate] = await toolsOf(generateNode({ inputImages: { values: [{ binaryPropertyName: 'data', nodeId: '5' }] } }));
 		await expect(generate!.invoke({ prompt: 'a fox' })).rejects.toThrow(/Input Images take images from the binary data of earlier nodes/);

@@ -174,6 +174,12 @@ describe('what a tool call cannot use is refused before any request, saying why'
 		expect(env.sim.requests).toEqual([]);
 	});
 
+	test('a Tool Wait that is not a whole number of seconds from 1 is refused, naming it, before the task is started', async () => {
+		const [upscale] = await toolsOf(upscaleTool({ toolWaitSeconds: 0 }));
+		await expect(upscale!.invoke({ image_url: IMAGE_URL })).rejects.toThrow(/Tool Wait \(Seconds\)/);
+		expect(env.sim.requests).toEqual([]);
+	});
+
 	test('Host Registry: Publish', async () => {
 		const node: ToolNodeSpec = {
 			name: 'Publish',

@@ -11,7 +11,7 @@ import { NodeOperationError } from 'n8n-workflow';
 
 import { resumeUrlSecrets } from '../../shared/redaction';
 import { normaliseTask, type NormalisedTask } from '../../shared/task-status';
-import { notForTools, readToolWaitMs, runsAsTool } from '../../shared/tool-use';
+import { notForTools, runsAsTool } from '../../shared/tool-use';
 import { getTask, NOTIFY_FIELD, taskStatusPath, type SubmitCall, type TaskRef } from '../transport/media-api';
 import type { ImageTaskType, VideoTaskType } from './spec';
 import { assertSucceeded, pollTask, statusFailure } from './task-poller';
@@ -48,8 +48,9 @@ function taskOf(context: IExecuteFunctions, itemIndex: number, answer: unknown, 
 }
 
 /**
- * Waits for a task by polling and builds its output item. A tool call waits at most Tool Wait and
- * then answers the task as it stands (it goes on on the service; nothing is downloaded).
+ * Waits for a task by polling and builds its output item. A tool call (its settings bounded by
+ * Tool Wait) answers the task as it stands at the bound: it goes on on the service; nothing is
+ * downloaded.
  */
 async function pollToItem(
 	context: IExecuteFunctions,
@@ -59,18 +60,17 @@ async function pollToItem(
 	extra: IDataObject,
 ): Promise<INodeExecutionData> {
 	const asTool = runsAsTool(context);
-	const maxWaitMs = asTool ? readToolWaitMs(context, itemIndex) : settings.maxWaitMs;
 	const last = await pollTask(context, {
 		task: target.task,
 		itemIndex,
 		intervalMs: settings.intervalMs,
-		maxWaitMs,
+		maxWaitMs: settings.maxWaitMs,
 		label: target.label,
 		initial: target.initial,
 		pollFirst: target.pollFirst,
 		untilDeadline: asTool,
 	});
-	if (asTool && !last.final) return taskForTool(last, target.taskType, itemIndex, maxWaitMs);
+	if (asTool && !last.final) return taskForTool(last, target.taskType, itemIndex, settings.maxWaitMs);
 	const task = assertSucceeded(context, last, target.label, itemIndex);
 	if (asTool) return taskForTool(task, target.taskType, itemIndex);
 	return await finishedItem(context, itemIndex, task, target.taskType, extra, settings);

@@ -10,7 +10,7 @@
 import type { IDataObject, IDisplayOptions, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
 
 import { collectionOptions, fieldProperty, type FieldDefinition } from '../../shared/fields';
-import { NOT_AS_TOOL, toolWaitProperty } from '../../shared/tool-use';
+import { NOT_AS_TOOL, readToolWaitMs, runsAsTool, toolWaitProperty } from '../../shared/tool-use';
 import { invalidField, quoted, requiredText } from '../../shared/validation';
 import {
 	BEFORE_WAIT_OPTIONS,
@@ -209,6 +209,15 @@ export function readPollSettings(context: IExecuteFunctions, itemIndex: number, 
 		const options = context.getNodeParameter('pollingOptions', itemIndex, {}) as IDataObject;
 		intervalSeconds = positiveV1(context, itemIndex, pollInterval(kind), options.pollIntervalSeconds, DEFAULT_POLL_SECONDS[kind]);
 		maxWaitMinutes = positiveV1(context, itemIndex, POLL_MAX_WAIT, options.maxWaitMinutes, POLL_MAX_WAIT_MINUTES);
+	}
+	// A tool call waits at most Tool Wait and never downloads (read here, before anything is sent).
+	if (runsAsTool(context)) {
+		return {
+			intervalMs: intervalSeconds * 1000,
+			maxWaitMs: readToolWaitMs(context, itemIndex),
+			download: false,
+			binaryPropertyName: 'data',
+		};
 	}
 	const download = context.getNodeParameter('downloadFiles', itemIndex, true) as boolean;
 	const binaryPropertyName = download
