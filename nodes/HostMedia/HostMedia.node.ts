@@ -8,6 +8,7 @@ import type {
 } from 'n8n-workflow';
 import { NodeConnectionTypes } from 'n8n-workflow';
 
+import { NOT_AS_TOOL } from '../shared/tool-use';
 import { resumeOnNotification } from './helpers/webhook-wait';
 import * as image from './actions/image';
 import * as music from './actions/music';
@@ -56,7 +57,8 @@ export class HostMedia implements INodeType {
 				noDataExpression: true,
 				options: [
 					{ name: 'Image', value: 'image' },
-					{ name: 'Music', value: 'music' },
+					// Music comes as binary data only, which no model can receive (see generate.operation.ts).
+					{ name: 'Music', value: 'music', displayOptions: NOT_AS_TOOL },
 					{ name: 'Video', value: 'video' },
 				],
 				default: 'image',

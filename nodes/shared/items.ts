@@ -5,6 +5,8 @@
 import type { IDataObject, IExecuteFunctions, INodeExecutionData } from 'n8n-workflow';
 import { NodeApiError, NodeOperationError } from 'n8n-workflow';
 
+import { notForTools, runsAsTool, type ToolAvailability } from './tool-use';
+
 /** An operation that handles one item and answers zero or more output items. */
 export type ItemOperation = (this: IExecuteFunctions, itemIndex: number) => Promise<INodeExecutionData[]>;
 
@@ -91,7 +93,7 @@ export async function checkEachItem<T>(
  * An operation handles one item (`execute`), or all items of the run at once (`executeAll`) when
  * they share work (the cloud operations that wait share one WebSocket and run items concurrently).
  */
-export interface Operation {
+export interface Operation extends ToolAvailability {
 	execute?: ItemOperation;
 	executeAll?: (this: IExecuteFunctions, items: INodeExecutionData[]) => Promise<INodeExecutionData[]>;
 }
@@ -104,6 +106,8 @@ export async function runSelectedOperation(context: IExecuteFunctions, resources
 	const resource = context.getNodeParameter('resource', 0) as string;
 	const operation = context.getNodeParameter('operation', 0) as string;
 	const selected = resources[resource]?.operations[operation];
+	// Hidden on the tool type; a workflow saved with it anyway is refused before anything is sent.
+	if (selected?.notAsTool && runsAsTool(context)) throw notForTools(context, 0, selected.notAsTool);
 	if (selected?.executeAll) return [await selected.executeAll.call(context, context.getInputData())];
 	if (!selected?.execute) {
 		throw new NodeOperationError(context.getNode(), `The operation "${operation}" of resource "${resource}" is not supported`);

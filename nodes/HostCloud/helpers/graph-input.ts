@@ -8,6 +8,7 @@ import type { IDataObject, IExecuteFunctions, ILoadOptionsFunctions, INodeProper
 import { NodeApiError, NodeOperationError } from 'n8n-workflow';
 
 import { errorForItem } from '../../shared/items';
+import { notForTools, runsAsTool } from '../../shared/tool-use';
 import { hostCloudServer } from '../../shared/transport';
 import { checkedField, checkedOrDefault, fieldProperty, type FieldDefinition } from '../../shared/fields';
 import {
@@ -212,7 +213,16 @@ export async function workflowWithInputs(context: IExecuteFunctions, itemIndex: 
 /** Reads the workflow, applies "Set Inputs" and checks "Input Images": nothing is submitted. */
 export async function prepareWorkflow(context: IExecuteFunctions, itemIndex: number): Promise<PreparedWorkflow> {
 	const { graph } = await workflowWithInputs(context, itemIndex);
-	const images = (context.getNodeParameter('inputImages.values', itemIndex, []) as IDataObject[]).map((entry, position) => {
+	const entries = context.getNodeParameter('inputImages.values', itemIndex, []) as IDataObject[];
+	// Refused rather than hidden on the tool node: a hidden setting would be dropped, and the job run with the graph's own image.
+	if (entries.length > 0 && runsAsTool(context)) {
+		throw notForTools(
+			context,
+			itemIndex,
+			`${INPUT_IMAGES_FIELD} take images from the binary data of earlier nodes, and a tool call brings no files. Let the workflow load the image from a URL the model gives (Set Inputs with $fromAI on a node that loads an image from a URL).`,
+		);
+	}
+	const images = entries.map((entry, position) => {
 		const where = `${INPUT_IMAGES_FIELD} (entry ${position + 1})`;
 		const nodeId = String(entry.nodeId ?? '').trim();
 		const binaryPropertyName = String(entry.binaryPropertyName ?? 'data').trim();

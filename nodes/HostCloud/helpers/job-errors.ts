@@ -53,6 +53,8 @@ const EXECUTION_ERRORS: Record<string, { summary: string; hint: string }> = {
 export interface JobFailureWords {
 	message: string;
 	description?: string;
+	/** Only the wait ended (Max Wait): the job goes on running where it was submitted. */
+	stillRunning?: boolean;
 }
 
 /** A failure message and hint for an execution_error, in words a user can act on. */
@@ -117,6 +119,7 @@ export function jobWording(kind: ServerKind) {
 				: {
 						message: `Job ${promptId} did not finish within ${timeout.seconds} seconds (Max Wait); it is still running on ${place}`,
 						description: `${last} Use Workflow → Wait for Completion with this prompt_id to collect its outputs later.`.trim(),
+						stillRunning: true,
 					};
 		},
 		/** `cancelled`: the execution was stopped (else another item failed); `owned`: the node started the job. */
@@ -145,8 +148,13 @@ export function jobFailure(
 		...(words.description ? { description: redact(words.description, secrets) } : {}),
 	});
 	error.context.prompt_id = job.promptId;
+	if (words.stillRunning) error.context.still_running = true;
 	return error;
 }
+
+/** Whether an error only ended the wait for a job that goes on running (see `stillRunning`). */
+export const isStillRunning = (error: unknown): boolean =>
+	error instanceof NodeOperationError && error.context.still_running === true && typeof error.context.prompt_id === 'string';
 
 /** Any error met while waiting for a job, as that job's error. */
 export function asJobFailure(node: INode, job: { promptId: string; itemIndex: number }, error: unknown, secrets: string[]): Error {

@@ -2,11 +2,14 @@
  * The output item of a finished job, shaped for the next node without a Code node:
  * `{prompt_id, status, images: [{filename, subfolder, type, node_id, url}], videos, audio, files}`,
  * so `{{ $json.images[0].url }}` works; optionally the files (and the last preview) as binary data.
+ * A tool call gets the compact shape of `tool-result.ts` instead, and never the files.
  */
 import type { IBinaryKeyData, IDataObject, IExecuteFunctions, INodeExecutionData } from 'n8n-workflow';
 
+import { hostCloudServer } from '../../shared/transport';
+import { completedForTool, runningForTool, SERVER_LINK_LIFETIME, SERVICE_LINK_LIFETIME, toolOutput } from '../../shared/tool-result';
 import type { FinishedJob } from './tracked-job';
-import { collectOutputFiles, downloadOutputFile, fileAddressFor, type FileKind } from './output-files';
+import { collectOutputFiles, downloadOutputFile, fileAddressFor, type FileKind, type OutputFileRef } from './output-files';
 
 export interface ResultOptions {
 	/** Download every file into binary data (image_0, video_0, audio_0, file_0...). */
@@ -22,6 +25,16 @@ const GROUP_BY_KIND: Record<FileKind, 'images' | 'videos' | 'audio' | 'others'> 
 	file: 'others',
 };
 
+/** Every file of a job's outputs and its address (in parallel: one short request each, a few at a time, see FILE_REQUESTS_AT_ONCE). */
+async function filesWithAddresses(
+	context: IExecuteFunctions,
+	outputs: Record<string, unknown>,
+	where: { itemIndex: number; promptId: string },
+): Promise<{ refs: OutputFileRef[]; urls: string[] }> {
+	const refs = collectOutputFiles(outputs);
+	return { refs, urls: await Promise.all(refs.map(async (ref) => await fileAddressFor(context, ref, where))) };
+}
+
 /** Files of a job's outputs with their signed URLs, grouped by kind, and the binary data when asked. */
 export async function filesItem(
 	context: IExecuteFunctions,
@@ -30,11 +43,9 @@ export async function filesItem(
 	promptId: string,
 	download: boolean,
 ): Promise<{ json: IDataObject; binary?: IBinaryKeyData }> {
-	const refs = collectOutputFiles(outputs);
 	const where = { itemIndex, promptId };
-	// Addresses in parallel (one short request each, a few at a time: see FILE_REQUESTS_AT_ONCE);
-	// downloads one by one, streamed, so a job never holds several large files at once.
-	const urls = await Promise.all(refs.map(async (ref) => await fileAddressFor(context, ref, where)));
+	// Downloads one by one, streamed, so a job never holds several large files at once.
+	const { refs, urls } = await filesWithAddresses(context, outputs, where);
 	const groups: Record<string, IDataObject[]> = { images: [], videos: [], audio: [], others: [] };
 	const counters: Record<FileKind, number> = { image: 0, video: 0, audio: 0, file: 0 };
 	const files: IDataObject[] = [];
@@ -72,4 +83,18 @@ export async function finishedJobItem(
 		item.binary.preview = await context.helpers.prepareBinaryData(job.preview.image, `preview.${extension}`, job.preview.mimeType);
 	}
 	return item;
+}
+
+/** A finished job as a tool answers it: each output once, with its link; nothing is downloaded. */
+export async function completedJobForTool(context: IExecuteFunctions, job: FinishedJob, itemIndex: number): Promise<INodeExecutionData> {
+	const { refs, urls } = await filesWithAddresses(context, job.outputs, { itemIndex, promptId: job.promptId });
+	const lifetime = (await hostCloudServer(context, itemIndex)).kind === 'cloud' ? SERVICE_LINK_LIFETIME : SERVER_LINK_LIFETIME;
+	const outputs = refs.map((ref, index) => toolOutput({ url: urls[index]!, kind: ref.kind, mimeType: ref.mime_type }, lifetime));
+	return { json: completedForTool({ prompt_id: job.promptId }, outputs), pairedItem: { item: itemIndex } };
+}
+
+/** A job a tool call stopped waiting for (or did not wait for): it goes on, and Get Status collects it. */
+export function runningJobForTool(promptId: string, itemIndex: number, waitedMs?: number): INodeExecutionData {
+	const next = `To get its outputs, call the Host Cloud "Get Status" tool with prompt_id "${promptId}" (each call waits up to its tool wait).`;
+	return { json: runningForTool({ prompt_id: promptId }, next, waitedMs), pairedItem: { item: itemIndex } };
 }

@@ -2,17 +2,21 @@
  * Runs the items of Execute and Wait for Completion as cloud jobs followed by one watcher: every
  * item is checked before anything is sent, jobs run concurrently up to a limit, each finished job
  * becomes an output item paired with its input, and "Continue On Fail" is honoured per item.
+ * Called as a tool, a job is waited for at most Tool Wait and left running after it, nothing is
+ * downloaded, and the answer is compact (`tool-result.ts`).
  */
 import type { IDataObject, IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
 
 import { checkedField, fieldProperty } from '../../shared/fields';
 import { checkEachItem, errorForItem, failedItem } from '../../shared/items';
+import { NOT_AS_TOOL, readToolWaitMs, runsAsTool } from '../../shared/tool-use';
 import { runItemsConcurrently } from './concurrent-items';
-import { asJobFailure } from './job-errors';
-import { finishedJobItem } from './job-results';
+import { asJobFailure, isStillRunning } from './job-errors';
+import { completedJobForTool, finishedJobItem, runningJobForTool } from './job-results';
 import { JobWatcher } from './job-watcher';
+import { readPromptId } from './prompt-id';
 import type { FinishedJob } from './tracked-job';
-import { INCLUDE_RAW_OUTPUTS, readWaitOptions, type WaitOptions } from './wait-settings';
+import { INCLUDE_RAW_OUTPUTS, readWaitOptions, toolWaitOptions, type WaitOptions } from './wait-settings';
 
 export const downloadFilesProperty: INodeProperties = {
 	displayName: 'Download Files',
@@ -21,6 +25,8 @@ export const downloadFilesProperty: INodeProperties = {
 	default: false,
 	description:
 		'Whether to add the output files to the item as binary data (image_0, video_0, audio_0...). Either way the item lists every file with a download URL.',
+	// A model never sees binary data: a tool call downloads nothing.
+	displayOptions: NOT_AS_TOOL,
 };
 
 export const rawOutputsProperty = fieldProperty(INCLUDE_RAW_OUTPUTS);
@@ -47,8 +53,9 @@ export interface JobRun<T> {
 }
 
 export async function runJobs<T>(context: IExecuteFunctions, items: INodeExecutionData[], run: JobRun<T>): Promise<INodeExecutionData[]> {
-	const options = readWaitOptions(context);
-	const download = context.getNodeParameter('downloadFiles', 0, false) as boolean;
+	const asTool = runsAsTool(context);
+	const options = asTool ? toolWaitOptions(readWaitOptions(context), readToolWaitMs(context, 0)) : readWaitOptions(context);
+	const download = !asTool && (context.getNodeParameter('downloadFiles', 0, false) as boolean);
 	const { passed, failures } = await checkEachItem<T>(context, items.length, (itemIndex) => run.check(itemIndex));
 	if (passed.size === 0) return [...failures.entries()].map(([itemIndex, error]) => failedJobItem(context, error, itemIndex));
 
@@ -68,10 +75,18 @@ export async function runJobs<T>(context: IExecuteFunctions, items: INodeExecuti
 			run.concurrency(options),
 			async (itemIndex, stop) => {
 				if (!passed.has(itemIndex)) throw failures.get(itemIndex);
-				const finished = await run.job(watcher, itemIndex, passed.get(itemIndex) as T, stop);
+				let finished: FinishedJob;
+				try {
+					finished = await run.job(watcher, itemIndex, passed.get(itemIndex) as T, stop);
+				} catch (error) {
+					// Tool Wait is over: the tool answers "running", and the job goes on.
+					if (!(asTool && isStillRunning(error))) throw errorForItem(context, error, itemIndex);
+					return [runningJobForTool(String((error as { context: IDataObject }).context.prompt_id), itemIndex, options.maxWaitMs)];
+				}
 				const additional = context.getNodeParameter('additionalFields', itemIndex, {}) as IDataObject;
 				const includeRawOutputs = checkedField(context, itemIndex, INCLUDE_RAW_OUTPUTS, additional.includeRawOutputs) === true;
 				try {
+					if (asTool) return [await completedJobForTool(context, finished, itemIndex)];
 					const result = { download, includePreview: options.includePreview, includeRawOutputs };
 					return [await finishedJobItem(context, finished, itemIndex, result)];
 				} catch (error) {
@@ -84,4 +99,18 @@ export async function runJobs<T>(context: IExecuteFunctions, items: INodeExecuti
 	} finally {
 		await watcher.close();
 	}
+}
+
+/**
+ * Waits for jobs submitted earlier (one prompt_id per item) over one WebSocket. Their earlier
+ * messages were never seen, so their outputs are read from the job record once they complete.
+ * These jobs were started elsewhere: a cancelled execution or a failed item stops the wait only.
+ */
+export async function followJobs(context: IExecuteFunctions, items: INodeExecutionData[]): Promise<INodeExecutionData[]> {
+	return await runJobs<string>(context, items, {
+		check: (itemIndex) => readPromptId(context, itemIndex),
+		ownsJobs: false,
+		concurrency: () => items.length,
+		job: async (watcher, itemIndex, promptId) => await watcher.follow(promptId, itemIndex),
+	});
 }

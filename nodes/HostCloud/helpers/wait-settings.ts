@@ -151,3 +151,11 @@ export function readWaitOptions(context: IExecuteFunctions): WaitOptions {
 		useWebSocket: wait.useWebSocket as boolean,
 	};
 }
+
+/**
+ * The wait of a tool call: bounded by Tool Wait instead of Max Wait, and the job is left running at
+ * the bound (an agent collects it with Get Status); no preview, which no model would see.
+ */
+export function toolWaitOptions(options: WaitOptions, toolWaitMs: number): WaitOptions {
+	return { ...options, maxWaitMs: toolWaitMs, cancelOnTimeout: false, includePreview: false, keepPreview: false };
+}

@@ -6,6 +6,7 @@
 import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
 
 import { binaryPropertyAsBase64 } from '../../shared/binary';
+import { NOT_AS_TOOL, notForTools, runsAsTool } from '../../shared/tool-use';
 import { httpUrl, invalidField, quoted } from '../../shared/validation';
 
 export type ImageSource = 'url' | 'base64' | 'binary';
@@ -37,6 +38,8 @@ const SOURCE_OPTIONS = [
 		name: 'Binary Field',
 		value: 'binary',
 		description: 'A file in a binary field of the input item, e.g. from an HTTP Request or Read Files node',
+		// A tool call's item holds the model's arguments only, never a file.
+		displayOptions: NOT_AS_TOOL,
 	},
 ];
 
@@ -149,6 +152,13 @@ async function fromBinary(
 	image: Pick<ImageInputDefinition, 'displayName' | 'api'>,
 	property: unknown,
 ): Promise<ResolvedImage> {
+	if (runsAsTool(context)) {
+		throw notForTools(
+			context,
+			itemIndex,
+			`${label(image)} is set to come from a binary field of the input item, and a tool call brings no files. Give the image as a URL (or Base64 text), for example from $fromAI.`,
+		);
+	}
 	const name = typeof property === 'string' ? property.trim() : '';
 	if (name === '')
 		throw invalidField(

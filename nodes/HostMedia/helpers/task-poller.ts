@@ -26,6 +26,8 @@ export interface PollTaskOptions {
 	pollFirst?: boolean;
 	/** Longest a single status request may take (default 30 s, or what is left of the wait). */
 	requestTimeoutMs?: number;
+	/** At the maximum wait, answer the task as last seen (not final) instead of failing: a tool call's bounded wait. */
+	untilDeadline?: boolean;
 }
 
 /** Pauses grow by half each time up to four times the interval (at most a minute), ±20 % jitter. */
@@ -92,14 +94,15 @@ export function statusFailure(
 
 /**
  * Polls until the task is final (succeeded or failed) and answers it; throws when the wait runs
- * out, the execution is cancelled, the status path does not exist, or a poll is refused.
+ * out (unless `untilDeadline`), the execution is cancelled, the status path does not exist, or a
+ * poll is refused.
  */
 export async function pollTask(context: IExecuteFunctions, options: PollTaskOptions): Promise<NormalisedTask> {
 	if (options.initial?.final) return options.initial;
 	const signal = context.getExecutionCancelSignal();
 	const started = Date.now();
 	const deadline = started + options.maxWaitMs;
-	let lastRaw = options.initial?.raw_status;
+	let lastSeen = options.initial;
 	let lastProblem: string | undefined;
 	for (let attempt = 0; ; attempt++) {
 		if (!(attempt === 0 && options.pollFirst)) {
@@ -126,16 +129,17 @@ export async function pollTask(context: IExecuteFunctions, options: PollTaskOpti
 		}
 		const task = body === undefined ? undefined : normaliseTask(body);
 		if (task) {
-			lastRaw = task.raw_status;
+			lastSeen = task;
 			lastProblem = undefined;
 			if (task.final) return task;
 		} else if (body !== undefined) {
 			lastProblem = 'the status answer could not be read';
 		}
 		if (Date.now() >= deadline) {
+			if (options.untilDeadline && lastSeen) return lastSeen;
 			throw new NodeOperationError(
 				context.getNode(),
-				`The ${options.label} ${options.task.taskId} did not finish within ${formatDuration(options.maxWaitMs)} (last status: ${lastRaw ?? 'unknown'})`,
+				`The ${options.label} ${options.task.taskId} did not finish within ${formatDuration(options.maxWaitMs)} (last status: ${lastSeen?.raw_status ?? 'unknown'})`,
 				{
 					itemIndex: options.itemIndex,
 					description: `It may still finish: check it later with the Get Task Status operation and this task ID, raise "Max Wait", or use "Don't Wait" with a Host Task Trigger.${lastProblem ? ` The last status check failed: ${lastProblem}` : ''}`,

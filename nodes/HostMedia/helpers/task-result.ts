@@ -1,12 +1,14 @@
 /**
  * The output item of a task, the same whichever way the node waited for it (polling, a
  * notification, or a status check): the task in the shared status vocabulary, its result URLs,
- * and, when the user asked, the result files as binary data.
+ * and, when the user asked, the result files as binary data. A tool call gets the compact shape
+ * of `tool-result.ts` instead, and never the files.
  */
 import type { IBinaryData, IDataObject, IExecuteFunctions, INodeExecutionData, IWebhookFunctions } from 'n8n-workflow';
 
 import { downloadToBinary } from '../../shared/binary';
 import type { NormalisedTask } from '../../shared/task-status';
+import { completedForTool, mimeTypeOfLink, runningForTool, toolOutput } from '../../shared/tool-result';
 
 /** Whether and where to put the result files ("Download Result Files", "Put Files in Field"). */
 export interface ResultFiles {
@@ -77,4 +79,26 @@ export async function finishedItem(
 	if (task.status === 'succeeded' && files.download && resultUrls(task).length > 0)
 		item.binary = await downloadResults(context, itemIndex, task, taskType, files.binaryPropertyName);
 	return item;
+}
+
+/** What a tool call answers about a task: its results once it succeeded, or that it goes on (a failed task is an error). */
+export function taskForTool(task: NormalisedTask, taskType: string, itemIndex: number, waitedMs?: number): INodeExecutionData {
+	// An image task's status is read by its type; a video task's by its id alone.
+	const ids: IDataObject = task.kind === 'image' ? { task_id: task.task_id, task_type: taskType } : { task_id: task.task_id };
+	if (task.status !== 'succeeded') {
+		const what = task.kind === 'image' ? `task_id "${task.task_id}" and task type "${taskType}"` : `task_id "${task.task_id}"`;
+		const next = `To get its result, call the Host Media "Get Task Status" tool (${task.kind}) with ${what} (each call waits up to its tool wait).`;
+		return { json: runningForTool(ids, next, waitedMs), pairedItem: { item: itemIndex } };
+	}
+	const outputs =
+		task.kind === 'image'
+			? task.generated.map((url) => toolOutput({ url, kind: 'image', mimeType: mimeTypeOfLink(url, 'application/octet-stream') }))
+			: task.creations.map((creation) =>
+					toolOutput({ url: creation.url, kind: 'video', mimeType: mimeTypeOfLink(creation.url, 'application/octet-stream') }, undefined, {
+						// What Extend needs to continue this video, and its still.
+						...(creation.id ? { creation_id: creation.id } : {}),
+						...(creation.cover_url ? { cover_url: creation.cover_url } : {}),
+					}),
+				);
+	return { json: completedForTool(ids, outputs), pairedItem: { item: itemIndex } };
 }

@@ -11,10 +11,11 @@ import { NodeOperationError } from 'n8n-workflow';
 
 import { resumeUrlSecrets } from '../../shared/redaction';
 import { normaliseTask, type NormalisedTask } from '../../shared/task-status';
+import { notForTools, runsAsTool } from '../../shared/tool-use';
 import { getTask, NOTIFY_FIELD, taskStatusPath, type SubmitCall, type TaskRef } from '../transport/media-api';
 import type { ImageTaskType, VideoTaskType } from './spec';
 import { assertSucceeded, pollTask, statusFailure } from './task-poller';
-import { finishedItem, taskJson } from './task-result';
+import { finishedItem, taskForTool, taskJson } from './task-result';
 import { readPollSettings, waitModeOf, type PollSettings } from './wait-parameters';
 import { startWebhookWait } from './webhook-wait';
 
@@ -46,7 +47,11 @@ function taskOf(context: IExecuteFunctions, itemIndex: number, answer: unknown, 
 	});
 }
 
-/** Waits for a task by polling and builds its output item. */
+/**
+ * Waits for a task by polling and builds its output item. A tool call (its settings bounded by
+ * Tool Wait) answers the task as it stands at the bound: it goes on on the service; nothing is
+ * downloaded.
+ */
 async function pollToItem(
 	context: IExecuteFunctions,
 	itemIndex: number,
@@ -54,7 +59,8 @@ async function pollToItem(
 	target: StatusTarget & { initial?: NormalisedTask; pollFirst?: boolean },
 	extra: IDataObject,
 ): Promise<INodeExecutionData> {
-	const final = await pollTask(context, {
+	const asTool = runsAsTool(context);
+	const last = await pollTask(context, {
 		task: target.task,
 		itemIndex,
 		intervalMs: settings.intervalMs,
@@ -62,8 +68,11 @@ async function pollToItem(
 		label: target.label,
 		initial: target.initial,
 		pollFirst: target.pollFirst,
+		untilDeadline: asTool,
 	});
-	const task = assertSucceeded(context, final, target.label, itemIndex);
+	if (asTool && !last.final) return taskForTool(last, target.taskType, itemIndex, settings.maxWaitMs);
+	const task = assertSucceeded(context, last, target.label, itemIndex);
+	if (asTool) return taskForTool(task, target.taskType, itemIndex);
 	return await finishedItem(context, itemIndex, task, target.taskType, extra, settings);
 }
 
@@ -74,6 +83,13 @@ export async function runTask<Body extends IDataObject>(
 	spec: TaskSpec<Body>,
 ): Promise<INodeExecutionData[]> {
 	const mode = waitModeOf(context, itemIndex);
+	if (mode === 'webhook' && runsAsTool(context)) {
+		throw notForTools(
+			context,
+			itemIndex,
+			'Wait Mode "Wait for Notification" pauses the execution until the service calls back, and a tool call must answer while its caller waits. Choose Poll Until Finished (the tool then waits up to Tool Wait) or Don\'t Wait.',
+		);
+	}
 	// Checked before the submit: a bad option must not cost a task.
 	const settings = mode === 'poll' ? readPollSettings(context, itemIndex, spec.kind) : undefined;
 	const webhookWait = mode === 'webhook' ? startWebhookWait(context, itemIndex, spec) : undefined;
@@ -97,6 +113,7 @@ export async function runTask<Body extends IDataObject>(
 	const statusPath = taskStatusPath(task);
 	if (webhookWait) return [await webhookWait.wait(submitted, { ...extra, status_path: statusPath })];
 	if (mode === 'none') {
+		if (runsAsTool(context)) return [taskForTool(submitted, spec.taskType, itemIndex)];
 		const notifyField = NOTIFY_FIELD[spec.kind];
 		const notify = spec.body[notifyField];
 		return [
@@ -108,7 +125,8 @@ export async function runTask<Body extends IDataObject>(
 
 /** A status operation: the current status, or (when asked) the final result after polling. */
 export async function taskStatus(context: IExecuteFunctions, itemIndex: number, target: StatusTarget): Promise<INodeExecutionData[]> {
-	const wait = context.getNodeParameter('waitForCompletion', itemIndex, false) as boolean;
+	// A tool call always waits (up to Tool Wait): a model cannot pause between two checks.
+	const wait = runsAsTool(context) || (context.getNodeParameter('waitForCompletion', itemIndex, false) as boolean);
 	if (wait) {
 		const settings = readPollSettings(context, itemIndex, target.task.kind);
 		return [await pollToItem(context, itemIndex, settings, { ...target, pollFirst: true }, {})];

@@ -10,6 +10,7 @@
 import type { IDataObject, IDisplayOptions, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
 
 import { collectionOptions, fieldProperty, type FieldDefinition } from '../../shared/fields';
+import { NOT_AS_TOOL, readToolWaitMs, runsAsTool, toolWaitProperty } from '../../shared/tool-use';
 import { invalidField, quoted, requiredText } from '../../shared/validation';
 import {
 	BEFORE_WAIT_OPTIONS,
@@ -69,7 +70,7 @@ function pollWaitProperties(kind: TaskKind, show: Show): INodeProperties[] {
 	return [pollingOptionsV1(kind, show), waitOptionsProperty(pollFields(kind), show)];
 }
 
-/** Whether and where to put the result files, for every mode that waits for the result. */
+/** Whether and where to put the result files, for every mode that waits for the result (never in a tool call: a model cannot use files). */
 function downloadProperties(show: Show): INodeProperties[] {
 	return [
 		{
@@ -78,7 +79,7 @@ function downloadProperties(show: Show): INodeProperties[] {
 			type: 'boolean',
 			default: true,
 			description: 'Whether to download the generated files into binary data, in addition to returning their URLs',
-			displayOptions: { show },
+			displayOptions: { show, ...NOT_AS_TOOL },
 		},
 		{
 			displayName: 'Put Files in Field',
@@ -86,7 +87,7 @@ function downloadProperties(show: Show): INodeProperties[] {
 			type: 'string',
 			default: 'data',
 			description: 'Binary field for the first file; further files go to data_1, data_2 and so on (with this name instead of "data")',
-			displayOptions: { show: { ...show, downloadFiles: [true] } },
+			displayOptions: { show: { ...show, downloadFiles: [true] }, ...NOT_AS_TOOL },
 		},
 	];
 }
@@ -129,6 +130,8 @@ export function waitProperties(kind: TaskKind): INodeProperties[] {
 					value: 'webhook',
 					description:
 						"Pause the execution until the service notifies that the task is finished (no worker is held while it runs), then read the result from the task's status. One item per execution.",
+					// A tool call cannot pause the execution it answers.
+					displayOptions: NOT_AS_TOOL,
 				},
 				{
 					name: "Don't Wait",
@@ -139,6 +142,7 @@ export function waitProperties(kind: TaskKind): INodeProperties[] {
 			default: 'poll',
 			description: 'Whether and how the node waits for the task to finish',
 		},
+		toolWaitProperty(),
 		...downloadProperties({ waitMode: ['poll', 'webhook'] }),
 		...pollWaitProperties(kind, { waitMode: ['poll'] }),
 		...webhookWaitProperties({ waitMode: ['webhook'] }),
@@ -155,7 +159,10 @@ export function statusWaitProperties(kind: TaskKind): INodeProperties[] {
 			type: 'boolean',
 			default: false,
 			description: 'Whether to keep checking until the task is finished, instead of returning its current status',
+			// A tool call always waits, up to Tool Wait.
+			displayOptions: NOT_AS_TOOL,
 		},
+		toolWaitProperty(),
 		...downloadProperties(show),
 		...pollWaitProperties(kind, show),
 	];
@@ -202,6 +209,15 @@ export function readPollSettings(context: IExecuteFunctions, itemIndex: number, 
 		const options = context.getNodeParameter('pollingOptions', itemIndex, {}) as IDataObject;
 		intervalSeconds = positiveV1(context, itemIndex, pollInterval(kind), options.pollIntervalSeconds, DEFAULT_POLL_SECONDS[kind]);
 		maxWaitMinutes = positiveV1(context, itemIndex, POLL_MAX_WAIT, options.maxWaitMinutes, POLL_MAX_WAIT_MINUTES);
+	}
+	// A tool call waits at most Tool Wait and never downloads (read here, before anything is sent).
+	if (runsAsTool(context)) {
+		return {
+			intervalMs: intervalSeconds * 1000,
+			maxWaitMs: readToolWaitMs(context, itemIndex),
+			download: false,
+			binaryPropertyName: 'data',
+		};
 	}
 	const download = context.getNodeParameter('downloadFiles', itemIndex, true) as boolean;
 	const binaryPropertyName = download

@@ -4,19 +4,25 @@
  * example that needs a node this build lacks fails and names the node.
  */
 import { e2e } from '../support/context';
+import { AI_EXAMPLE_CHECKS } from '../support/ai-example-checks';
 import { EXAMPLE_CHECKS } from '../support/example-checks';
 import { describeFailure, type ExecutionResult, type WorkflowJson } from '../support/n8n-client';
 import { MANUAL_TRIGGER_TYPE, hostNodeTypesIn, loadExamples, urlsIn } from '../support/workflows';
 
 const examples = loadExamples();
 
-/** Nodes that end a branch (no outgoing main connection), sticky notes and disabled nodes aside. */
+/**
+ * Nodes that end a branch (no outgoing main connection), sticky notes, disabled nodes and sub-nodes
+ * (a model or a tool, connected to an agent or an MCP trigger by an ai_* connection) aside.
+ */
 function lastNodes(workflow: WorkflowJson): string[] {
 	return workflow.nodes
 		.filter((node) => node.type !== 'n8n-nodes-base.stickyNote' && node.disabled !== true)
 		.filter((node) => {
-			const outputs = (workflow.connections[node.name] as { main?: unknown[][] } | undefined)?.main ?? [];
-			return outputs.every((targets) => !targets || targets.length === 0);
+			const connections = (workflow.connections[node.name] ?? {}) as Record<string, unknown[][] | undefined>;
+			const outputs = connections.main ?? [];
+			const subNode = Object.keys(connections).some((type) => type.startsWith('ai_'));
+			return !subNode && outputs.every((targets) => !targets || targets.length === 0);
 		})
 		.map((node) => node.name);
 }
@@ -52,7 +58,7 @@ describe('example workflows in n8n', () => {
 	});
 
 	for (const example of examples) {
-		const check = EXAMPLE_CHECKS[example.file];
+		const check = EXAMPLE_CHECKS[example.file] ?? AI_EXAMPLE_CHECKS[example.file];
 		const label = check
 			? `${example.file} runs and its output checks out`
 			: `${example.file} runs (generic checks only: add it to support/example-checks.ts)`;

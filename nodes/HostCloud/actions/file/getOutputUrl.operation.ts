@@ -1,10 +1,17 @@
 import type { IExecuteFunctions, INodeExecutionData } from 'n8n-workflow';
 import { updateDisplayOptions } from 'n8n-workflow';
 
+import { toolDescriptionProperty } from '../../../shared/tool-use';
 import { fileAddressFor } from '../../helpers/output-files';
 import { fileReferenceProperties, readFileReference } from '../../helpers/file-fields';
 
-export const description = updateDisplayOptions({ show: { resource: ['file'], operation: ['getOutputUrl'] } }, fileReferenceProperties);
+const TOOL_DESCRIPTION =
+	'Returns a fresh download URL of an output file of a finished Host Cloud job, given its filename (and subfolder and type, as the job listed them): {"filename", "subfolder", "type", "mime_type", "url"}. The URL is a temporary link (the service does not say for how long): fetch it or pass it on soon.';
+
+export const description = updateDisplayOptions({ show: { resource: ['file'], operation: ['getOutputUrl'] } }, [
+	toolDescriptionProperty(TOOL_DESCRIPTION),
+	...fileReferenceProperties,
+]);
 
 /** GET /api/view: the signed download URL of a file (temporary; anyone holding it can download). */
 export async function execute(this: IExecuteFunctions, itemIndex: number): Promise<INodeExecutionData[]> {

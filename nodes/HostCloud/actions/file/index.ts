@@ -1,5 +1,7 @@
 import type { INodeProperties } from 'n8n-workflow';
 
+import { hideOperationsNotForTools } from '../../../shared/tool-use';
+
 import * as downloadOutput from './downloadOutput.operation';
 import * as getOutputUrl from './getOutputUrl.operation';
 import * as uploadImage from './uploadImage.operation';
@@ -14,32 +16,35 @@ export const description: INodeProperties[] = [
 		type: 'options',
 		noDataExpression: true,
 		displayOptions: { show: { resource: ['file'] } },
-		options: [
-			{
-				name: 'Download Output',
-				value: 'downloadOutput',
-				description: 'Download an output file into binary data',
-				action: 'Download an output file',
-			},
-			{
-				name: 'Get Output URL',
-				value: 'getOutputUrl',
-				description: 'Get a temporary download URL of an output file',
-				action: 'Get the URL of an output file',
-			},
-			{
-				name: 'Upload Image',
-				value: 'uploadImage',
-				description: 'Upload an image from binary data, for a Load Image node',
-				action: 'Upload an image',
-			},
-			{
-				name: 'Upload Mask',
-				value: 'uploadMask',
-				description: 'Upload a mask for an image uploaded before',
-				action: 'Upload a mask',
-			},
-		],
+		options: hideOperationsNotForTools(
+			[
+				{
+					name: 'Download Output',
+					value: 'downloadOutput',
+					description: 'Download an output file into binary data',
+					action: 'Download an output file',
+				},
+				{
+					name: 'Get Output URL',
+					value: 'getOutputUrl',
+					description: 'Get a temporary download URL of an output file',
+					action: 'Get the URL of an output file',
+				},
+				{
+					name: 'Upload Image',
+					value: 'uploadImage',
+					description: 'Upload an image from binary data, for a Load Image node',
+					action: 'Upload an image',
+				},
+				{
+					name: 'Upload Mask',
+					value: 'uploadMask',
+					description: 'Upload a mask for an image uploaded before',
+					action: 'Upload a mask',
+				},
+			],
+			operations,
+		),
 		default: 'uploadImage',
 	},
 	...uploadImage.description,

@@ -35,6 +35,9 @@ const properties: INodeProperties[] = [
 
 export const description = updateDisplayOptions({ show: { resource: ['file'], operation: ['uploadImage'] } }, properties);
 
+/** Why a tool call cannot use this operation (it is hidden on the tool type, and refused). */
+export const notAsTool = 'Upload Image takes a file from the binary data of an earlier node, which a tool call does not have.';
+
 /** POST /api/upload/image from an n8n binary property. */
 export async function execute(this: IExecuteFunctions, itemIndex: number): Promise<INodeExecutionData[]> {
 	const fields = this.getNodeParameter('additionalFields', itemIndex, {}) as IDataObject;

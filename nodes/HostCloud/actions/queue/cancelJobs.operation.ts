@@ -1,6 +1,7 @@
 import type { IDataObject, IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
 import { updateDisplayOptions } from 'n8n-workflow';
 
+import { toolDescriptionProperty } from '../../../shared/tool-use';
 import { invalidField, quoted, stringList } from '../../../shared/validation';
 import { cancelJobs } from '../../helpers/job-lookup';
 import { PROMPT_ID_PATTERN } from '../../helpers/prompt-id';
@@ -8,6 +9,9 @@ import { PROMPT_ID_PATTERN } from '../../helpers/prompt-id';
 const FIELD = 'Prompt IDs';
 
 const properties: INodeProperties[] = [
+	toolDescriptionProperty(
+		'Cancels Host Cloud jobs, queued or running, given their prompt_ids, so they use no more credits; other jobs are not touched. Answers {"requested": [...], "cancelled": [...], "not_cancelled": [...]} (a job that already finished cannot be cancelled).',
+	),
 	{
 		displayName: FIELD,
 		name: 'promptIds',

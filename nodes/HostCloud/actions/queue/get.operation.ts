@@ -1,9 +1,14 @@
 import type { IDataObject, IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
 import { updateDisplayOptions } from 'n8n-workflow';
 
+import { toolDescriptionProperty } from '../../../shared/tool-use';
 import { readQueue } from '../../transport/cloud-api';
 
-const properties: INodeProperties[] = [];
+const properties: INodeProperties[] = [
+	toolDescriptionProperty(
+		'Lists the Host Cloud jobs of the account that are running or waiting in the queue: {"running_count", "pending_count", "running": [{"number", "prompt_id"}], "pending": [...]}.',
+	),
+];
 
 export const description = updateDisplayOptions({ show: { resource: ['queue'], operation: ['get'] } }, properties);
 

@@ -1,5 +1,7 @@
 import type { INodeProperties } from 'n8n-workflow';
 
+import { hideOperationsNotForTools } from '../../../shared/tool-use';
+
 import * as cancelJobs from './cancelJobs.operation';
 import * as get from './get.operation';
 import * as interrupt from './interrupt.operation';
@@ -13,26 +15,29 @@ export const description: INodeProperties[] = [
 		type: 'options',
 		noDataExpression: true,
 		displayOptions: { show: { resource: ['queue'] } },
-		options: [
-			{
-				name: 'Cancel Jobs',
-				value: 'cancelJobs',
-				description: 'Cancel queued or running jobs by prompt ID',
-				action: 'Cancel jobs',
-			},
-			{
-				name: 'Get',
-				value: 'get',
-				description: 'Get the running and pending jobs of the account',
-				action: 'Get the queue',
-			},
-			{
-				name: 'Interrupt Running',
-				value: 'interrupt',
-				description: 'Stop every job of the account that is running now',
-				action: 'Interrupt running jobs',
-			},
-		],
+		options: hideOperationsNotForTools(
+			[
+				{
+					name: 'Cancel Jobs',
+					value: 'cancelJobs',
+					description: 'Cancel queued or running jobs by prompt ID',
+					action: 'Cancel jobs',
+				},
+				{
+					name: 'Get',
+					value: 'get',
+					description: 'Get the running and pending jobs of the account',
+					action: 'Get the queue',
+				},
+				{
+					name: 'Interrupt Running',
+					value: 'interrupt',
+					description: 'Stop every job of the account that is running now',
+					action: 'Interrupt running jobs',
+				},
+			],
+			operations,
+		),
 		default: 'get',
 	},
 	...get.description,

@@ -15,6 +15,10 @@ const properties: INodeProperties[] = [
 
 export const description = updateDisplayOptions({ show: { resource: ['queue'], operation: ['interrupt'] } }, properties);
 
+/** Why a tool call cannot use this operation (it is hidden on the tool type, and refused). */
+export const notAsTool =
+	'Interrupt Running stops every running job of the account, not only the ones the agent started; Cancel Jobs stops jobs by their prompt_id.';
+
 /** POST /api/interrupt: interrupts the running execution(s) of the account. Never called automatically. */
 export async function execute(this: IExecuteFunctions, itemIndex: number): Promise<INodeExecutionData[]> {
 	const answer = await interruptRunning(this, itemIndex);

@@ -1,9 +1,13 @@
 import type { IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
 import { NodeOperationError, updateDisplayOptions } from 'n8n-workflow';
 
+import { toolDescriptionProperty } from '../../../shared/tool-use';
 import { readNodeDefinitions } from '../../transport/cloud-api';
 
 const properties: INodeProperties[] = [
+	toolDescriptionProperty(
+		'Returns the node definitions of the Host cloud (the inputs and outputs of a node class such as KSampler or CheckpointLoaderSimple), one item per class, or only the class this tool is set up with. Useful to learn which models and input values the cloud accepts. The full list is large.',
+	),
 	{
 		displayName: 'Node Class',
 		name: 'nodeClass',

@@ -1,9 +1,13 @@
 import type { IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
 import { updateDisplayOptions } from 'n8n-workflow';
 
+import { toolDescriptionProperty } from '../../../shared/tool-use';
 import { overridesProperty, workflowProperty, workflowWithInputs } from '../../helpers/graph-input';
 
-const properties: INodeProperties[] = [workflowProperty, overridesProperty];
+const TOOL_DESCRIPTION =
+	'Returns the Host Cloud workflow this tool is set up with, in API format (each node id with its class_type and inputs), without running it: shows which inputs the workflow has. Nothing is generated or paid for.';
+
+const properties: INodeProperties[] = [toolDescriptionProperty(TOOL_DESCRIPTION), workflowProperty, overridesProperty];
 
 export const description = updateDisplayOptions({ show: { resource: ['workflow'], operation: ['convert'] } }, properties);
 

@@ -1,19 +1,29 @@
 import type { IDataObject, IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
 import { updateDisplayOptions } from 'n8n-workflow';
 
+import { runPerItem } from '../../../shared/items';
 import { cloudJobStateOf } from '../../../shared/task-status';
+import { describeToolAnswer } from '../../../shared/tool-result';
+import { NOT_AS_TOOL, runsAsTool, toolDescriptionProperty, toolWaitProperty } from '../../../shared/tool-use';
 import { filesItem } from '../../helpers/job-results';
 import { lookUpJobRecord, lookUpJobStatus } from '../../helpers/job-lookup';
 import { promptIdProperty, readPromptId } from '../../helpers/prompt-id';
+import { followJobs } from '../../helpers/run-jobs';
+
+const TOOL_DESCRIPTION = `Checks a Host Cloud job started earlier (by the tool that generates images, video or audio), given its prompt_id: waits for it to finish, then returns its output files. ${describeToolAnswer(['prompt_id'], 'calling this tool again')}`;
 
 const properties: INodeProperties[] = [
+	toolDescriptionProperty(TOOL_DESCRIPTION),
 	promptIdProperty,
+	toolWaitProperty(),
 	{
 		displayName: 'Additional Fields',
 		name: 'additionalFields',
 		type: 'collection',
 		placeholder: 'Add Field',
 		default: {},
+		// A tool call always gets the outputs of a completed job.
+		displayOptions: NOT_AS_TOOL,
 		options: [
 			{
 				displayName: 'Include Output Files',
@@ -27,6 +37,16 @@ const properties: INodeProperties[] = [
 ];
 
 export const description = updateDisplayOptions({ show: { resource: ['workflow'], operation: ['getStatus'] } }, properties);
+
+/**
+ * Called as a tool, the status of a job is what an agent needs to go on: it waits (up to Tool Wait)
+ * for the job to finish and answers its outputs, as Wait for Completion does, since a model cannot
+ * pause between two checks.
+ */
+export async function executeAll(this: IExecuteFunctions, items: INodeExecutionData[]): Promise<INodeExecutionData[]> {
+	if (runsAsTool(this)) return await followJobs(this, items);
+	return await runPerItem(this, execute);
+}
 
 /** GET /api/job/{prompt_id}/status, with the status word as the service sent it and what it means. */
 export async function execute(this: IExecuteFunctions, itemIndex: number): Promise<INodeExecutionData[]> {

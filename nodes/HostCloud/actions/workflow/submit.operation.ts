@@ -1,9 +1,15 @@
 import type { IDataObject, IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
 import { updateDisplayOptions } from 'n8n-workflow';
 
+import { runsAsTool, toolDescriptionProperty } from '../../../shared/tool-use';
 import { prepareWorkflow, submitFields, submitWorkflow, uploadInputImages, workflowProperties } from '../../helpers/graph-input';
+import { runningJobForTool } from '../../helpers/job-results';
+
+const TOOL_DESCRIPTION =
+	'Starts generating images, video or audio by running a workflow on the Host cloud, with the inputs this tool asks for (such as a text prompt), and answers at once {"status": "running", "prompt_id", "message"}; every call starts a new paid job. The Host Cloud "Get Status" tool with that prompt_id waits for the job and returns its output files.';
 
 const properties: INodeProperties[] = [
+	toolDescriptionProperty(TOOL_DESCRIPTION),
 	...workflowProperties,
 	{
 		displayName: 'Additional Fields',
@@ -22,6 +28,7 @@ export async function execute(this: IExecuteFunctions, itemIndex: number): Promi
 	const workflow = await prepareWorkflow(this, itemIndex);
 	await uploadInputImages(this, workflow, itemIndex);
 	const answer = await submitWorkflow(this, workflow, itemIndex);
+	if (runsAsTool(this)) return [runningJobForTool(answer.prompt_id, itemIndex)];
 	const json: IDataObject = { prompt_id: answer.prompt_id, status: 'submitted' };
 	if (answer.number !== undefined) json.number = answer.number;
 	return [{ json }];

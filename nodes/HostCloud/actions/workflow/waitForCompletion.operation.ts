@@ -1,25 +1,29 @@
 import type { IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
 import { updateDisplayOptions } from 'n8n-workflow';
 
-import { promptIdProperty, readPromptId } from '../../helpers/prompt-id';
-import { downloadFilesProperty, rawOutputsProperty, runJobs } from '../../helpers/run-jobs';
+import { describeToolAnswer } from '../../../shared/tool-result';
+import { toolDescriptionProperty, toolWaitProperty } from '../../../shared/tool-use';
+import { promptIdProperty } from '../../helpers/prompt-id';
+import { downloadFilesProperty, followJobs, rawOutputsProperty } from '../../helpers/run-jobs';
 import { waitProperties } from '../../helpers/wait-settings';
 
+const TOOL_DESCRIPTION = `Waits for a Host Cloud job started earlier, given its prompt_id, and returns its output files (images, video or audio). ${describeToolAnswer(['prompt_id'], 'calling this tool again')}`;
+
 // Every item is followed at once (waiting costs the cloud nothing), so no concurrency limit here.
-const properties: INodeProperties[] = [promptIdProperty, downloadFilesProperty, ...waitProperties([rawOutputsProperty], false)];
+const properties: INodeProperties[] = [
+	toolDescriptionProperty(TOOL_DESCRIPTION),
+	promptIdProperty,
+	toolWaitProperty(),
+	downloadFilesProperty,
+	...waitProperties([rawOutputsProperty], false),
+];
 
 export const description = updateDisplayOptions({ show: { resource: ['workflow'], operation: ['waitForCompletion'] } }, properties);
 
 /**
- * Waits for jobs submitted earlier (one prompt_id per item) over one WebSocket. Their earlier
- * messages were never seen, so their outputs are read from the job record once they complete.
- * These jobs were started elsewhere: a cancelled execution or a failed item stops the wait only.
+ * Waits for jobs submitted earlier (one prompt_id per item) over one WebSocket; a cancelled
+ * execution or a failed item stops the wait only (these jobs were started elsewhere).
  */
 export async function executeAll(this: IExecuteFunctions, items: INodeExecutionData[]): Promise<INodeExecutionData[]> {
-	return await runJobs<string>(this, items, {
-		check: (itemIndex) => readPromptId(this, itemIndex),
-		ownsJobs: false,
-		concurrency: () => items.length,
-		job: async (watcher, itemIndex, promptId) => await watcher.follow(promptId, itemIndex),
-	});
+	return await followJobs(this, items);
 }

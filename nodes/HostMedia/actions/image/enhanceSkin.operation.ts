@@ -1,6 +1,8 @@
 import type { IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
 import { updateDisplayOptions } from 'n8n-workflow';
 
+import { describeToolAnswer } from '../../../shared/tool-result';
+import { toolDescriptionProperty } from '../../../shared/tool-use';
 import { addFields, additionalFields, additionalFieldsProperty, type FieldDefinition, WEBHOOK_URL_FIELD } from '../../../shared/fields';
 import { imageInputProperties, resolveImageInput, type ImageInputDefinition } from '../../helpers/image-input';
 import { runTask } from '../../helpers/task';
@@ -39,7 +41,14 @@ const FIELDS: FieldDefinition[] = [
 	WEBHOOK_URL_FIELD,
 ];
 
-const properties: INodeProperties[] = [...imageInputProperties(IMAGE), ...waitProperties('image'), additionalFieldsProperty(FIELDS)];
+const TOOL_DESCRIPTION = `Retouches the skin in a portrait given by its URL (creative, more artistic mode). Usually takes under a minute; every call starts a new paid task. ${describeToolAnswer(['task_id', 'task_type'], 'the Host Media "Get Task Status" tool for images')}`;
+
+const properties: INodeProperties[] = [
+	toolDescriptionProperty(TOOL_DESCRIPTION),
+	...imageInputProperties(IMAGE),
+	...waitProperties('image'),
+	additionalFieldsProperty(FIELDS),
+];
 
 export const description = updateDisplayOptions({ show: { resource: ['image'], operation: ['enhanceSkin'] } }, properties);
 

@@ -1,6 +1,8 @@
 import type { IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
 import { updateDisplayOptions } from 'n8n-workflow';
 
+import { describeToolAnswer } from '../../../shared/tool-result';
+import { toolDescriptionProperty } from '../../../shared/tool-use';
 import { invalidField, oneOf, quoted, requiredText } from '../../../shared/validation';
 import { IMAGE_TASK_TYPES, type ImageTaskType } from '../../helpers/spec';
 import { taskStatus } from '../../helpers/task';
@@ -14,7 +16,10 @@ const LABELS: Record<ImageTaskType, string> = {
 	'skin-enhancer': 'skin enhancement task',
 };
 
+const TOOL_DESCRIPTION = `Checks an image task started earlier (by the upscale, relight, style transfer or skin tool), given its task_id and task_type: waits for it to finish, then returns the image. ${describeToolAnswer(['task_id', 'task_type'], 'calling this tool again')}`;
+
 const properties: INodeProperties[] = [
+	toolDescriptionProperty(TOOL_DESCRIPTION),
 	{
 		displayName: 'Task Type',
 		name: 'taskType',

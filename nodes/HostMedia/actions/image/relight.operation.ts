@@ -1,6 +1,8 @@
 import type { IDataObject, IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
 import { updateDisplayOptions } from 'n8n-workflow';
 
+import { describeToolAnswer } from '../../../shared/tool-result';
+import { toolDescriptionProperty } from '../../../shared/tool-use';
 import { invalidField } from '../../../shared/validation';
 import {
 	addFields,
@@ -121,7 +123,10 @@ const ADVANCED: FieldDefinition[] = [
 	},
 ];
 
+const TOOL_DESCRIPTION = `Changes the lighting of an image given by its URL, guided by a text prompt (and optionally a lightmap or a reference image). Usually takes under a minute; every call starts a new paid task. ${describeToolAnswer(['task_id', 'task_type'], 'the Host Media "Get Task Status" tool for images')}`;
+
 const properties: INodeProperties[] = [
+	toolDescriptionProperty(TOOL_DESCRIPTION),
 	...imageInputProperties(IMAGE),
 	...waitProperties('image'),
 	additionalFieldsProperty(FIELDS, [...optionalImageProperties(LIGHTMAP), ...optionalImageProperties(REFERENCE)]),

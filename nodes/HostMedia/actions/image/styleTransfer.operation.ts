@@ -1,6 +1,8 @@
 import type { IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
 import { updateDisplayOptions } from 'n8n-workflow';
 
+import { describeToolAnswer } from '../../../shared/tool-result';
+import { toolDescriptionProperty } from '../../../shared/tool-use';
 import { invalidField } from '../../../shared/validation';
 import { addFields, additionalFields, additionalFieldsProperty, type FieldDefinition, WEBHOOK_URL_FIELD } from '../../../shared/fields';
 import { imageInputProperties, resolveImageInput, type ImageInputDefinition } from '../../helpers/image-input';
@@ -92,7 +94,10 @@ const FIELDS: FieldDefinition[] = [
 	WEBHOOK_URL_FIELD,
 ];
 
+const TOOL_DESCRIPTION = `Applies the style of a reference image to an image, both given by URL, optionally guided by a text prompt. Usually takes under a minute; every call starts a new paid task. ${describeToolAnswer(['task_id', 'task_type'], 'the Host Media "Get Task Status" tool for images')}`;
+
 const properties: INodeProperties[] = [
+	toolDescriptionProperty(TOOL_DESCRIPTION),
 	...imageInputProperties(IMAGE),
 	...imageInputProperties(REFERENCE),
 	...waitProperties('image'),

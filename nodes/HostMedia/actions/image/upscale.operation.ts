@@ -1,6 +1,8 @@
 import type { IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
 import { updateDisplayOptions } from 'n8n-workflow';
 
+import { describeToolAnswer } from '../../../shared/tool-result';
+import { toolDescriptionProperty } from '../../../shared/tool-use';
 import { imageDimensions } from '../../../shared/file-types';
 import { invalidField } from '../../../shared/validation';
 import {
@@ -80,7 +82,10 @@ const FIELDS: FieldDefinition[] = [
 	WEBHOOK_URL_FIELD,
 ];
 
+const TOOL_DESCRIPTION = `Upscales an image given by its URL, 2x to 16x larger with added detail (the result may hold at most 25.3 million pixels). Usually takes under a minute; every call starts a new paid task. ${describeToolAnswer(['task_id', 'task_type'], 'the Host Media "Get Task Status" tool for images')}`;
+
 const properties: INodeProperties[] = [
+	toolDescriptionProperty(TOOL_DESCRIPTION),
 	...imageInputProperties(IMAGE),
 	fieldProperty(SCALE_FACTOR),
 	...waitProperties('image'),

@@ -76,6 +76,10 @@ const properties: INodeProperties[] = [
 
 export const description = updateDisplayOptions({ show: { resource: ['music'], operation: ['generate'] } }, properties);
 
+/** Why a tool call cannot use this operation (it is hidden on the tool type, and refused). */
+export const notAsTool =
+	'Generate Music streams the audio into n8n as binary data, with no link to it, and an AI agent or MCP client cannot receive binary data. To give an agent music, run a Host Cloud workflow that makes audio: its tool answers links.';
+
 /** Idle Timeout (Seconds) of the item, in milliseconds, from either version's layout. */
 function idleTimeout(context: IExecuteFunctions, itemIndex: number): number {
 	const seconds = hasWaitOptions(context)

@@ -1,5 +1,7 @@
 import type { INodeProperties } from 'n8n-workflow';
 
+import { hideOperationsNotForTools } from '../../../shared/tool-use';
+
 import * as generate from './generate.operation';
 
 export const operations = { generate };
@@ -11,14 +13,17 @@ export const description: INodeProperties[] = [
 		type: 'options',
 		noDataExpression: true,
 		displayOptions: { show: { resource: ['music'] } },
-		options: [
-			{
-				name: 'Generate',
-				value: 'generate',
-				description: 'Generate music from a text prompt, returned as audio files',
-				action: 'Generate music',
-			},
-		],
+		options: hideOperationsNotForTools(
+			[
+				{
+					name: 'Generate',
+					value: 'generate',
+					description: 'Generate music from a text prompt, returned as audio files',
+					action: 'Generate music',
+				},
+			],
+			operations,
+		),
 		default: 'generate',
 	},
 	...generate.description,

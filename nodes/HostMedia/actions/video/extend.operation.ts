@@ -1,6 +1,8 @@
 import type { IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
 import { updateDisplayOptions } from 'n8n-workflow';
 
+import { describeToolAnswer } from '../../../shared/tool-result';
+import { toolDescriptionProperty } from '../../../shared/tool-use';
 import { invalidField } from '../../../shared/validation';
 import {
 	addFields,
@@ -74,7 +76,10 @@ const FIELDS: FieldDefinition[] = [
 	CALLBACK_URL_FIELD,
 ];
 
+const TOOL_DESCRIPTION = `Makes an earlier video 1 to 7 seconds longer, given its URL and creation_id (from the outputs of a video tool) and optionally a prompt. Takes several minutes, longer than one call waits, so the first answer is usually "running"; every call starts a new paid task. ${describeToolAnswer(['task_id'], 'the Host Media "Get Task Status" tool for videos')} Each video output also has "creation_id" (to extend the video) and "cover_url" (a still of it).`;
+
 const properties: INodeProperties[] = [
+	toolDescriptionProperty(TOOL_DESCRIPTION),
 	fieldProperty(MODEL),
 	fieldProperty(VIDEO_CREATION_ID),
 	fieldProperty(VIDEO_URL),

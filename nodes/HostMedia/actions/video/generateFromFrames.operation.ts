@@ -1,6 +1,8 @@
 import type { IDataObject, IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
 import { updateDisplayOptions } from 'n8n-workflow';
 
+import { describeToolAnswer } from '../../../shared/tool-result';
+import { toolDescriptionProperty } from '../../../shared/tool-use';
 import { integerInRange, invalidField, oneOf, quoted } from '../../../shared/validation';
 import {
 	addFields,
@@ -45,7 +47,10 @@ const FIELDS: FieldDefinition[] = [resolutionField(MULTIFRAME_RESOLUTIONS, 'Reso
 
 const FRAMES_LABEL = 'Frames (image_settings)';
 
+const TOOL_DESCRIPTION = `Makes a video that moves from a start image through 2 to 9 key frames (image URLs, each with a prompt and a duration). Videos usually take several minutes, longer than one call waits, so the first answer is usually "running"; every call starts a new paid task. ${describeToolAnswer(['task_id'], 'the Host Media "Get Task Status" tool for videos')} Each video output also has "creation_id" (to extend the video) and "cover_url" (a still of it).`;
+
 const properties: INodeProperties[] = [
+	toolDescriptionProperty(TOOL_DESCRIPTION),
 	fieldProperty(MODEL),
 	...imageInputProperties(START_IMAGE),
 	{

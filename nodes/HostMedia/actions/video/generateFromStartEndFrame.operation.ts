@@ -1,6 +1,8 @@
 import type { IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
 import { updateDisplayOptions } from 'n8n-workflow';
 
+import { describeToolAnswer } from '../../../shared/tool-result';
+import { toolDescriptionProperty } from '../../../shared/tool-use';
 import { invalidField } from '../../../shared/validation';
 import {
 	addFields,
@@ -173,7 +175,10 @@ const FIELDS: FieldDefinition[] = [
 	},
 ];
 
+const TOOL_DESCRIPTION = `Makes a video from a start frame (an image URL) and a text prompt. Videos usually take several minutes, longer than one call waits, so the first answer is usually "running"; every call starts a new paid task. ${describeToolAnswer(['task_id'], 'the Host Media "Get Task Status" tool for videos')} Each video output also has "creation_id" (to extend the video) and "cover_url" (a still of it).`;
+
 const properties: INodeProperties[] = [
+	toolDescriptionProperty(TOOL_DESCRIPTION),
 	fieldProperty(MODEL),
 	...imageInputProperties(START_FRAME),
 	fieldProperty(VIDEO_PROMPT_FIELD),

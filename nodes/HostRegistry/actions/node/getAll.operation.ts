@@ -1,6 +1,7 @@
 import type { IDataObject, IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
 import { updateDisplayOptions } from 'n8n-workflow';
 
+import { toolDescriptionProperty } from '../../../shared/tool-use';
 import { additionalFields, checkedField, checkedParameter, fieldProperty, type FieldDefinition } from '../../../shared/fields';
 import { chosenPublisher, publisherLocator } from '../../helpers/locators';
 import { collectPages } from '../../helpers/node-listing';
@@ -61,7 +62,11 @@ const INCLUDE_BANNED: FieldDefinition = {
 
 const PAGE_SIZE = nodeCount('pageSize', 'Page Size', 'How many nodes to ask for per request');
 
+const TOOL_DESCRIPTION =
+	"Lists the nodes a publisher has in the Host node registry, with each node's id, name, description, latest version, status and download count.";
+
 const properties: INodeProperties[] = [
+	toolDescriptionProperty(TOOL_DESCRIPTION),
 	publisherLocator,
 	{ ...fieldProperty(LISTING), noDataExpression: true },
 	fieldProperty(RETURN_ALL),

@@ -1,13 +1,22 @@
 import type { IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
 import { updateDisplayOptions } from 'n8n-workflow';
 
+import { toolDescriptionProperty } from '../../../shared/tool-use';
 import { changesFromCollection, fieldCollectionProperty, NODE_FIELDS, type FieldCollection } from '../../helpers/fields';
 import { chosenNode, chosenPublisher, nodeLocator, publisherLocator } from '../../helpers/locators';
 import { updateNode } from '../../transport/registry-api';
 
 const UPDATE_FIELDS: FieldCollection = { name: 'updateFields', displayName: 'Update Fields', fields: NODE_FIELDS };
 
-const properties: INodeProperties[] = [publisherLocator, nodeLocator('list', 'The node to change'), fieldCollectionProperty(UPDATE_FIELDS)];
+const TOOL_DESCRIPTION =
+	'Changes fields of a node in the Host node registry (name, description, repository, tags and the like). Answers the updated node.';
+
+const properties: INodeProperties[] = [
+	toolDescriptionProperty(TOOL_DESCRIPTION),
+	publisherLocator,
+	nodeLocator('list', 'The node to change'),
+	fieldCollectionProperty(UPDATE_FIELDS),
+];
 
 export const description = updateDisplayOptions({ show: { resource: ['node'], operation: ['update'] } }, properties);
 

@@ -1,5 +1,7 @@
 import type { INodeProperties } from 'n8n-workflow';
 
+import { hideOperationsNotForTools } from '../../../shared/tool-use';
+
 import * as publish from './publish.operation';
 import * as update from './update.operation';
 
@@ -12,20 +14,23 @@ export const description: INodeProperties[] = [
 		type: 'options',
 		noDataExpression: true,
 		displayOptions: { show: { resource: ['nodeVersion'] } },
-		options: [
-			{
-				name: 'Publish',
-				value: 'publish',
-				description: 'Create a new version of a node and upload its archive',
-				action: 'Publish a node version',
-			},
-			{
-				name: 'Update',
-				value: 'update',
-				description: 'Change the changelog or the deprecation flag of a version',
-				action: 'Update a node version',
-			},
-		],
+		options: hideOperationsNotForTools(
+			[
+				{
+					name: 'Publish',
+					value: 'publish',
+					description: 'Create a new version of a node and upload its archive',
+					action: 'Publish a node version',
+				},
+				{
+					name: 'Update',
+					value: 'update',
+					description: 'Change the changelog or the deprecation flag of a version',
+					action: 'Update a node version',
+				},
+			],
+			operations,
+		),
 		default: 'publish',
 	},
 	...publish.description,

@@ -50,6 +50,10 @@ const properties: INodeProperties[] = [
 
 export const description = updateDisplayOptions({ show: { resource: ['nodeVersion'], operation: ['publish'] } }, properties);
 
+/** Why a tool call cannot use this operation (it is hidden on the tool type, and refused). */
+export const notAsTool =
+	"Publish uploads the version's archive from the binary data of an earlier node, which a tool call does not have, and a release is better made by a workflow you run on purpose.";
+
 /** The input item's archive, checked before anything is sent. */
 async function archiveOf(context: IExecuteFunctions, itemIndex: number): Promise<{ archive: IBinaryData; bytes: number }> {
 	const field = ARCHIVE_FIELD.displayName;

@@ -1,6 +1,7 @@
 import type { IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
 import { updateDisplayOptions } from 'n8n-workflow';
 
+import { toolDescriptionProperty } from '../../../shared/tool-use';
 import { checkedParameter, fieldProperty, type FieldDefinition } from '../../../shared/fields';
 import {
 	CHANGELOG_FIELD,
@@ -30,7 +31,11 @@ const UPDATE_FIELDS: FieldCollection = {
 	fields: [CHANGELOG_FIELD, DEPRECATED_FIELD],
 };
 
+const TOOL_DESCRIPTION =
+	'Changes the changelog of a published node version in the Host node registry, or marks it deprecated. Answers the updated version.';
+
 const properties: INodeProperties[] = [
+	toolDescriptionProperty(TOOL_DESCRIPTION),
 	publisherLocator,
 	nodeLocator('list', 'The node the version belongs to'),
 	fieldProperty(VERSION_ID),

@@ -1,6 +1,7 @@
 import type { IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
 import { updateDisplayOptions } from 'n8n-workflow';
 
+import { toolDescriptionProperty } from '../../../shared/tool-use';
 import { checkedParameter, fieldProperty, type FieldDefinition } from '../../../shared/fields';
 import { collectionBody, fieldCollectionProperty, PUBLISHER_FIELDS, type FieldCollection } from '../../helpers/fields';
 import { publisherId } from '../../helpers/identifiers';
@@ -27,7 +28,14 @@ const NAME: FieldDefinition = {
 
 const ADDITIONAL_FIELDS: FieldCollection = { name: 'additionalFields', displayName: 'Additional Fields', fields: PUBLISHER_FIELDS };
 
-const properties: INodeProperties[] = [fieldProperty(PUBLISHER_ID), fieldProperty(NAME), fieldCollectionProperty(ADDITIONAL_FIELDS)];
+const TOOL_DESCRIPTION = 'Creates a publisher in the Host node registry, with the account as its owner. Answers the new publisher.';
+
+const properties: INodeProperties[] = [
+	toolDescriptionProperty(TOOL_DESCRIPTION),
+	fieldProperty(PUBLISHER_ID),
+	fieldProperty(NAME),
+	fieldCollectionProperty(ADDITIONAL_FIELDS),
+];
 
 export const description = updateDisplayOptions({ show: { resource: ['publisher'], operation: ['create'] } }, properties);
 

@@ -1,13 +1,17 @@
 import type { IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
 import { updateDisplayOptions } from 'n8n-workflow';
 
+import { toolDescriptionProperty } from '../../../shared/tool-use';
 import { changesFromCollection, fieldCollectionProperty, PUBLISHER_UPDATE_FIELDS, type FieldCollection } from '../../helpers/fields';
 import { chosenPublisher, publisherLocator } from '../../helpers/locators';
 import { updatePublisher } from '../../transport/registry-api';
 
 const UPDATE_FIELDS: FieldCollection = { name: 'updateFields', displayName: 'Update Fields', fields: PUBLISHER_UPDATE_FIELDS };
 
-const properties: INodeProperties[] = [publisherLocator, fieldCollectionProperty(UPDATE_FIELDS)];
+const TOOL_DESCRIPTION =
+	'Changes fields of a publisher in the Host node registry (name, description, website, support address and the like). Answers the updated publisher.';
+
+const properties: INodeProperties[] = [toolDescriptionProperty(TOOL_DESCRIPTION), publisherLocator, fieldCollectionProperty(UPDATE_FIELDS)];
 
 export const description = updateDisplayOptions({ show: { resource: ['publisher'], operation: ['update'] } }, properties);
 
