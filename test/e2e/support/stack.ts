@@ -5,19 +5,15 @@
  * simulator, and the example workflows imported. `stop()` undoes all of it; it also runs on Ctrl-C.
  */
 import { startSimulator, type Simulator, type SimulatorOptions } from '../../../simulator/server';
-import { DEMO_OWNER, N8nClient, type CredentialRef, type OwnerAccount, type StoredWorkflow, type WorkflowJson } from './n8n-client';
+import { prepareInstance, productionWebhookUrl } from './instance-setup';
+import { DEMO_OWNER, type CredentialRef, type N8nClient, type OwnerAccount, type StoredWorkflow, type WorkflowJson } from './n8n-client';
 import { packageLoadProblem, startN8n, type N8nServer } from './n8n-server';
 import { startOutsideWorld, type OutsideWorld } from './outside-world';
 import { onInterrupt } from './processes';
 import { defaultProgress, ensureN8nRuntime, type N8nRuntime, type ProgressLog } from './runtime';
-import { loadExamples, prepareWorkflow, type ExampleFile } from './workflows';
+import { loadExamples, type ExampleFile } from './workflows';
 
-/** Registry data the simulator is seeded with, so the Host API credential test has a publisher. */
-export const DEMO_PUBLISHER_ID = 'demo-publisher';
-export const DEMO_PUBLISHING_TOKEN = 'sim-publishing-token';
-export const DEMO_REPOHOST_TOKEN = 'sim-repohost-token';
-
-export const CREDENTIAL_NAMES = { hostCloudApi: 'Host Cloud API', hostApi: 'Host API' } as const;
+export { CREDENTIAL_NAMES, DEMO_PUBLISHER_ID, DEMO_PUBLISHING_TOKEN, DEMO_REPOHOST_TOKEN } from './instance-setup';
 
 export interface ImportedExample extends ExampleFile {
 	stored: StoredWorkflow;
@@ -77,7 +73,6 @@ export async function startHostStack(options: StartStackOptions = {}): Promise<H
 
 		const simulator = await startSimulator(options.simulator ?? {});
 		toStop.push(() => simulator.close());
-		simulator.registry.seedPublisher({ id: DEMO_PUBLISHER_ID, name: 'Demo Publisher' });
 		step(progress, `simulator: cloud ${simulator.baseUrl}, registry ${simulator.registryUrl}`);
 		const outside = await startOutsideWorld();
 		toStop.push(() => outside.close());
@@ -91,37 +86,7 @@ export async function startHostStack(options: StartStackOptions = {}): Promise<H
 		const loadProblem = packageLoadProblem(n8n.logFile);
 		if (loadProblem) throw new Error(`n8n could not load the built package (check \`npm run build\`):\n${loadProblem}`);
 
-		const client = new N8nClient(n8n.url);
-		await client.setupOwner(DEMO_OWNER);
-
-		const credentialData = {
-			hostCloudApi: { apiKey: simulator.apiKey, baseUrl: simulator.baseUrl, wsBaseUrl: simulator.wsBaseUrl },
-			hostApi: {
-				accessToken: simulator.accessToken,
-				registryUrl: simulator.registryUrl,
-				publisherId: DEMO_PUBLISHER_ID,
-				publishingToken: DEMO_PUBLISHING_TOKEN,
-				repohostToken: DEMO_REPOHOST_TOKEN,
-			},
-		};
-		const credentialTypes = await client.credentialTypeNames();
-		for (const type of Object.keys(credentialData)) {
-			if (!credentialTypes.has(type)) {
-				throw new Error(`n8n did not load the credential type "${type}" from the package. Last lines of its log:\n${n8n.logTail()}`);
-			}
-		}
-		const credentials = {
-			hostCloudApi: await client.createCredential(CREDENTIAL_NAMES.hostCloudApi, 'hostCloudApi', credentialData.hostCloudApi),
-			hostApi: await client.createCredential(CREDENTIAL_NAMES.hostApi, 'hostApi', credentialData.hostApi),
-		};
-
-		const nodeTypesWithWebhooks = new Set(
-			(await client.nodeTypes()).filter((type) => (type.webhooks?.length ?? 0) > 0).map((type) => type.name),
-		);
-		const importWorkflow = async (workflow: WorkflowJson, name?: string, bound: Record<string, CredentialRef> = {}) =>
-			await client.createWorkflow(
-				prepareWorkflow(workflow, { ...credentials, ...bound }, { nodeTypesWithWebhooks, name, filesDir: n8n.filesDir }),
-			);
+		const { client, credentials, credentialData, nodeTypesWithWebhooks, importWorkflow } = await prepareInstance(n8n, simulator);
 
 		const examples: ImportedExample[] = [];
 		if (options.importExamples ?? true) {
@@ -146,11 +111,7 @@ export async function startHostStack(options: StartStackOptions = {}): Promise<H
 			examples,
 			nodeTypesWithWebhooks,
 			importWorkflow,
-			webhookUrl(workflow, nodeName, path) {
-				const node = workflow.nodes.find((candidate) => candidate.name === nodeName);
-				if (!node?.webhookId) throw new Error(`Node "${nodeName}" has no webhook id (import the workflow through importWorkflow)`);
-				return `${n8n.url}/webhook/${node.webhookId}/${path.replace(/^\/+/, '')}`;
-			},
+			webhookUrl: (workflow, nodeName, path) => productionWebhookUrl(n8n.url, workflow, nodeName, path),
 			async stop() {
 				await stopAll();
 				unregister();
