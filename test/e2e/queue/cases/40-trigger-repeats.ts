@@ -1,0 +1,139 @@
+/**
+ * Host Task Trigger on an active workflow in queue mode: notifications go to the webhook
+ * processor; a repeated notification starts one execution, with one webhook processor and with
+ * two. What the README says about repeats that arrive at the same moment is checked as well:
+ * they can each start an execution, and what the trigger passes on stays within the deliveries.
+ */
+import { outputItems, type N8nClient } from '../../support/n8n-client';
+import { enqueuedBy } from '../../support/queue-logs';
+import { postJson } from '../../support/queue-workflows';
+import { waitFor } from '../../support/wait';
+import { hostNodeType, linearWorkflow } from '../../support/workflows';
+import { queue } from '../context';
+
+const TRIGGER = 'Host Task Trigger';
+const FINAL = new Set(['success', 'error', 'canceled', 'crashed']);
+const finished = (taskId: string) => ({ data: { task_id: taskId, status: 'COMPLETED', generated: ['https://example.com/result.png'] } });
+const IGNORED = { received: true, ignored: 'repeated notification' };
+
+/**
+ * The executions started since `known` (n8n creates them before it answers the notification), once
+ * all have ended, with the task ids the trigger passed on in each.
+ */
+async function newExecutions(
+	client: N8nClient,
+	workflowId: string,
+	known: Set<string>,
+): Promise<Array<{ id: string; passedOn: string[] }>> {
+	const fresh = await waitFor('the new executions to end', async () => {
+		const listed = (await client.listExecutions(workflowId, { limit: 100 })).filter((execution) => !known.has(execution.id));
+		return listed.length > 0 && listed.every((execution) => FINAL.has(execution.status)) ? listed : undefined;
+	});
+	const result = [];
+	for (const { id } of fresh) {
+		const execution = await client.getExecution(id);
+		result.push({ id, passedOn: outputItems(execution, TRIGGER).map((item) => String(item.json.task_id)) });
+	}
+	return result;
+}
+
+describe('queue mode: Host Task Trigger', () => {
+	let workflowId: string;
+	let urls: string[];
+
+	beforeAll(async () => {
+		const { client, importWorkflow, webhookUrl, webhookProcessors } = queue();
+		const workflow = await importWorkflow(
+			linearWorkflow('Queue: task trigger', [
+				{ name: TRIGGER, type: hostNodeType('hostTaskTrigger'), typeVersion: 1, parameters: { events: 'final' } },
+			]),
+		);
+		workflowId = workflow.id;
+		await client.activateWorkflow(workflowId);
+		urls = [webhookUrl(workflow, TRIGGER, 'host-task', webhookProcessors[0])];
+		await waitFor(
+			'the trigger to answer on the webhook processor',
+			async () => (await postJson(urls[0]!, finished('warm-up'))).status === 200,
+			{
+				timeoutMs: 20000,
+				intervalMs: 250,
+			},
+		);
+	});
+
+	afterAll(async () => {
+		await queue().client.deactivateWorkflow(workflowId);
+	});
+
+	it('a notification goes to the webhook processor; its repeats start nothing more', async () => {
+		const { client, main, webhookProcessors } = queue();
+		const known = await client.executionIds(workflowId);
+		expect(await postJson(urls[0]!, finished('task-one'))).toEqual({ status: 200, text: JSON.stringify({ received: true }) });
+		const [first] = await newExecutions(client, workflowId, known);
+		expect(first!.passedOn).toEqual(['task-one']);
+		expect(enqueuedBy(first!.id, [main, ...webhookProcessors])).toEqual(['webhook-1']);
+
+		for (let i = 0; i < 3; i++)
+			expect(await postJson(urls[0]!, finished('task-one'))).toEqual({ status: 200, text: JSON.stringify(IGNORED) });
+		expect((await newExecutions(client, workflowId, known)).map((execution) => execution.passedOn)).toEqual([['task-one']]);
+	});
+
+	it('a repeat that arrives before the first execution ended is passed on once', async () => {
+		const { client } = queue();
+		const known = await client.executionIds(workflowId);
+		for (let i = 0; i < 2; i++) expect((await postJson(urls[0]!, finished('task-quick'))).status).toBe(200);
+		const executions = await newExecutions(client, workflowId, known);
+		// The repeat's execution, if it started one, ended at the trigger with nothing passed on.
+		expect(executions.flatMap((execution) => execution.passedOn)).toEqual(['task-quick']);
+	});
+
+	describe('with two webhook processors', () => {
+		beforeAll(async () => {
+			const { startWebhookProcessor, webhookUrl, client } = queue();
+			const second = await startWebhookProcessor();
+			const workflow = await client.getWorkflow(workflowId);
+			urls.push(webhookUrl(workflow, TRIGGER, 'host-task', second));
+			await waitFor(
+				'the trigger to answer on the second webhook processor',
+				async () => (await postJson(urls[1]!, finished('warm-up'))).status === 200,
+				{
+					timeoutMs: 20000,
+					intervalMs: 250,
+				},
+			);
+		}, 120000);
+
+		it('repeats that arrive one after another, at either processor, start one execution', async () => {
+			const { client, main, webhookProcessors } = queue();
+			const known = await client.executionIds(workflowId);
+			expect((await postJson(urls[1]!, finished('task-two'))).text).toBe(JSON.stringify({ received: true }));
+			const [first] = await newExecutions(client, workflowId, known);
+			expect(enqueuedBy(first!.id, [main, ...webhookProcessors])).toEqual(['webhook-2']);
+			for (const url of [urls[0]!, urls[1]!, urls[0]!])
+				expect((await postJson(url, finished('task-two'))).text).toBe(JSON.stringify(IGNORED));
+			expect((await newExecutions(client, workflowId, known)).map((execution) => execution.passedOn)).toEqual([['task-two']]);
+		});
+
+		it('repeats that arrive at the same moment can each start an execution (as the README says), never more than one per delivery', async () => {
+			const { client } = queue();
+			const rounds = 4;
+			let executionsStarted = 0;
+			for (let round = 0; round < rounds; round++) {
+				const known = await client.executionIds(workflowId);
+				const taskId = `task-at-once-${round}`;
+				const answers = await Promise.all(urls.map((url) => postJson(url, finished(taskId))));
+				expect(answers.map((answer) => answer.status)).toEqual([200, 200]);
+				const executions = await newExecutions(client, workflowId, known);
+				const passedOn = executions.flatMap((execution) => execution.passedOn);
+				expect(executions.length).toBeGreaterThanOrEqual(1);
+				expect(executions.length).toBeLessThanOrEqual(urls.length);
+				expect(passedOn.length).toBeGreaterThanOrEqual(1);
+				expect(passedOn.length).toBeLessThanOrEqual(urls.length);
+				expect(new Set(passedOn)).toEqual(new Set([taskId]));
+				executionsStarted += executions.length;
+			}
+			// Both processors read the repeat memory before either execution could record the task.
+			expect(executionsStarted).toBeGreaterThan(rounds);
+		});
+	});
+});
