@@ -83,6 +83,9 @@ export const QUEUE_LOCK_SETTINGS = {
 	QUEUE_WORKER_STALLED_INTERVAL: '5000',
 };
 
+/** The largest file (MiB) binary data in the database takes in this stack: see N8N_BINARY_DATA_DATABASE_MAX_FILE_SIZE below. */
+export const DATABASE_FILE_LIMIT_MIB = 255;
+
 export async function startQueueStack(options: StartQueueStackOptions = {}): Promise<QueueStack> {
 	const progress = options.progress ?? defaultProgress;
 	const toStop: Array<() => Promise<void>> = [];
@@ -125,6 +128,10 @@ export async function startQueueStack(options: StartQueueStackOptions = {}): Pro
 			DB_POSTGRESDB_PASSWORD: '',
 			N8N_ENCRYPTION_KEY: randomBytes(24).toString('hex'),
 			N8N_DEFAULT_BINARY_DATA_MODE: 'database',
+			// n8n 2.41.1 stores files up to 512 MiB in PostgreSQL by default but cannot read back one of
+			// 256 MiB or more (the bytea arrives as hex text longer than V8's longest string): such files
+			// are refused when stored, as the README advises, rather than kept unreadable.
+			N8N_BINARY_DATA_DATABASE_MAX_FILE_SIZE: String(DATABASE_FILE_LIMIT_MIB),
 			// Resume URLs and production webhook URLs go to the webhook processor (behind a load balancer in real life).
 			N8N_WEBHOOK_URL: `http://127.0.0.1:${webhookPort}/`,
 			N8N_GRACEFUL_SHUTDOWN_TIMEOUT: '10',
