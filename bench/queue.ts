@@ -3,12 +3,12 @@
  * process, workers, a webhook processor, binary data in the database, the simulator in this
  * process), three figures:
  *
- * - queue_db_binary_peak_rss_delta_mib: peak resident memory growth of the worker (one worker, so
- *   it is the one that runs the job) while a 256 MiB Host Cloud output file, then a music stream
- *   carrying 256 MiB of audio, go into binary data in `database` mode; the larger of the two, each
- *   also reported. Peak = the kernel's high-water mark (VmHWM, reset through clear_refs before
- *   each run), growth over the resident size at that moment, after a warm-up run with small files.
- *   Whether the main process can then serve the 256 MiB file back is recorded too.
+ * - queue_db_binary_peak_rss_delta_mib: peak resident memory growth of the worker while a 256 MiB
+ *   Host Cloud output file, and a music stream carrying 256 MiB of audio, go into binary data in
+ *   `database` mode; the larger of the two medians (three runs each, each on a fresh worker that is
+ *   the only one, after a warm-up run with small files), each also reported. Peak = the kernel's
+ *   high-water mark (VmHWM, reset through clear_refs before the run) over the resident size at
+ *   that moment. Whether the main process can then serve the 256 MiB file back is recorded too.
  * - queue_throughput_ratio_2w_over_1w: the same 60 executions (a production webhook called 60
  *   times at once through the webhook processor, one cloud job of 7 nodes × 500 ms each, the
  *   simulator's parallel limit 200) with one worker and then with two, wall time (first request
@@ -37,6 +37,8 @@ const JOB_NODE_MS = 500;
 /** Measured batches per worker count; the median is reported. */
 const BATCHES = 2;
 const RESUMES = 15;
+/** Memory measurements per kind (each on a fresh worker); the median is reported. */
+const MEMORY_RUNS = 3;
 const FINAL = new Set(['success', 'error', 'canceled', 'crashed']);
 const MIB = 1024 * 1024;
 
@@ -70,9 +72,44 @@ async function storedSizes(stack: QueueStack, executionId: string): Promise<numb
 	return rows ? rows.split('\n').map(Number) : [];
 }
 
+/**
+ * Runs `workflowId` on a fresh worker (the only one), first with small files, then measured with
+ * `big` files; answers the worker's peak growth and the execution. A fresh worker per measurement:
+ * memory an earlier big file left in a worker's heap would be reused and hide the growth.
+ */
+async function measuredOnFreshWorker(
+	stack: QueueStack,
+	workflowId: string,
+	sizes: { small: () => void; big: () => void },
+): Promise<{ growth: number; executionId: string }> {
+	const worker = await stack.startWorker();
+	for (const other of stack.workers.filter((candidate) => candidate !== worker)) await stack.stopWorker(other);
+	sizes.small();
+	await runManual(stack.client, workflowId);
+	sizes.big();
+	let executionId = '';
+	const growth = await peakGrowthMiB(worker, async () => {
+		executionId = await runManual(stack.client, workflowId);
+	});
+	sizes.small();
+	return { growth, executionId };
+}
+
+/** Whether the main process serves a stored file back whole (the editor's download), or why not. */
+async function readBack(stack: QueueStack, executionId: string, expectedBytes: number): Promise<string> {
+	try {
+		const execution = await stack.client.getExecution(executionId);
+		const binary = Object.values(execution.runData['Run graph']![0]!.data!.main![0]![0]!.binary!)[0]!;
+		const bytes = await stack.client.binaryContent(binary);
+		return bytes.length === expectedBytes ? 'ok' : `short: ${bytes.length} bytes`;
+	} catch (error) {
+		const logged = /Cannot create a string longer than \S+ characters/.exec(readFileSync(stack.main.logFile, 'utf8'))?.[0];
+		return `failed: ${(error as Error).message.slice(0, 120)}${logged ? ` (main's log: ${logged})` : ''}`;
+	}
+}
+
 async function databaseBinaryFigures(stack: QueueStack): Promise<Figures> {
-	const { client, importWorkflow, simulator } = stack;
-	const worker = stack.workers[0]!;
+	const { importWorkflow, simulator } = stack;
 	const cloud = await importWorkflow(manualCloudWorkflow('Bench: cloud file into the database', { downloadFiles: true }));
 	const music = await importWorkflow(
 		linearWorkflow('Bench: music into the database', [
@@ -86,46 +123,39 @@ async function databaseBinaryFigures(stack: QueueStack): Promise<Figures> {
 			},
 		]),
 	);
-	// Warm-up with small files: the worker has loaded everything and grown its heap once.
-	Object.assign(simulator.proxy.music, { streams: 1, audioBytesPerStream: MIB, chunkBytes: 256 * 1024 });
-	await runManual(client, cloud.id);
-	await runManual(client, music.id);
+	const fileSizes = { small: () => simulator.cloud.setOutputSize(undefined), big: () => simulator.cloud.setOutputSize(FILE_BYTES) };
+	const musicOf = (bytes: number) => () =>
+		Object.assign(simulator.proxy.music, { streams: 1, audioBytesPerStream: bytes, chunkBytes: 256 * 1024 });
+	const musicSizes = { small: musicOf(MIB), big: musicOf(FILE_BYTES) };
 
-	simulator.cloud.setOutputSize(FILE_BYTES);
-	let downloadId = '';
-	const download = await peakGrowthMiB(worker, async () => {
-		downloadId = await runManual(client, cloud.id);
-	});
-	simulator.cloud.setOutputSize(undefined);
-	const downloadSizes = await storedSizes(stack, downloadId);
-	progress(`256 MiB output file into the database: worker grew by ${download} MiB (stored: ${downloadSizes.join(', ')} bytes)`);
-
-	Object.assign(simulator.proxy.music, { audioBytesPerStream: FILE_BYTES });
-	let musicId = '';
-	const stream = await peakGrowthMiB(worker, async () => {
-		musicId = await runManual(client, music.id);
-	});
-	const musicSizes = await storedSizes(stack, musicId);
-	progress(`music stream of 256 MiB into the database: worker grew by ${stream} MiB (stored: ${musicSizes.join(', ')} bytes)`);
-
-	// Can the main process give the file back (the editor's download)?
-	let readBack: string;
-	try {
-		const execution = await client.getExecution(downloadId);
-		const binary = Object.values(execution.runData['Run graph']![0]!.data!.main![0]![0]!.binary!)[0]!;
-		const bytes = await client.binaryContent(binary);
-		readBack = bytes.length === FILE_BYTES ? 'ok' : `short: ${bytes.length} bytes`;
-	} catch (error) {
-		readBack = `failed: ${(error as Error).message.slice(0, 200)}`;
+	const downloads: number[] = [];
+	const streams: number[] = [];
+	let lastDownload = '';
+	for (let run = 0; run < MEMORY_RUNS; run++) {
+		const download = await measuredOnFreshWorker(stack, cloud.id, fileSizes);
+		downloads.push(download.growth);
+		lastDownload = download.executionId;
+		const stored = await storedSizes(stack, download.executionId);
+		progress(
+			`${FILE_BYTES / MIB} MiB output file into the database: worker grew by ${download.growth} MiB (stored: ${stored.join(', ')} bytes)`,
+		);
+		const stream = await measuredOnFreshWorker(stack, music.id, musicSizes);
+		streams.push(stream.growth);
+		const storedMusic = await storedSizes(stack, stream.executionId);
+		progress(
+			`music stream of ${FILE_BYTES / MIB} MiB into the database: worker grew by ${stream.growth} MiB (stored: ${storedMusic.join(', ')} bytes)`,
+		);
 	}
-	progress(`reading the ${FILE_BYTES / MIB} MiB file back through the main process: ${readBack}`);
+	const readBackResult = await readBack(stack, lastDownload, FILE_BYTES);
+	progress(`reading the ${FILE_BYTES / MIB} MiB file back through the main process: ${readBackResult}`);
+	const download = median(downloads);
+	const stream = median(streams);
 	return {
 		queue_db_binary_peak_rss_delta_mib: Math.max(download, stream),
 		queue_db_binary_download_peak_rss_delta_mib: download,
 		queue_db_binary_music_peak_rss_delta_mib: stream,
-		queue_db_binary_file_mib: (downloadSizes[0] ?? 0) / MIB,
-		queue_db_binary_music_mib: (musicSizes[0] ?? 0) / MIB,
-		queue_db_binary_read_back_256_mib: readBack,
+		queue_db_binary_file_mib: FILE_BYTES / MIB,
+		queue_db_binary_read_back: readBackResult,
 	};
 }
 
@@ -227,8 +257,6 @@ async function main(): Promise<void> {
 			...(await throughputFigures(stack)),
 			...(await resumeLatencyFigures(stack)),
 		};
-		// Memory on a worker of its own: the second one goes, so the first runs the job.
-		await stack.stopWorker(stack.workers[1]!);
 		Object.assign(figures, await databaseBinaryFigures(stack));
 		report(figures);
 	} catch (error) {
