@@ -6,9 +6,9 @@
  * Cases live in test/e2e/cases/*.ts, each a plain module with `describe` blocks that read the
  * stack through `e2e()`; every file there is loaded, in name order. Add a file to add cases.
  */
-import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
 
+import { loadCaseFiles } from './support/case-files';
 import { setE2eStack } from './support/context';
 import { startHostStack, type HostStack } from './support/stack';
 
@@ -29,9 +29,4 @@ afterAll(async () => {
 	await stack?.stop();
 }, 60000);
 
-const casesDir = join(__dirname, 'cases');
-for (const file of readdirSync(casesDir)
-	.filter((name) => /\.ts$/.test(name) && !name.endsWith('.d.ts'))
-	.sort()) {
-	require(join(casesDir, file));
-}
+loadCaseFiles(join(__dirname, 'cases'));

@@ -6,9 +6,10 @@
  *
  * Cases live in test/e2e/queue/cases/*.ts, loaded in name order; the one that kills a worker runs last.
  */
-import { readdirSync, rmSync } from 'node:fs';
+import { rmSync } from 'node:fs';
 import { join } from 'node:path';
 
+import { loadCaseFiles } from '../support/case-files';
 import { startQueueStack, type QueueStack } from '../support/queue-stack';
 import { setQueueStack } from './context';
 
@@ -34,9 +35,4 @@ afterAll(async () => {
 	await stack?.stop();
 }, 60000);
 
-const casesDir = join(__dirname, 'cases');
-for (const file of readdirSync(casesDir)
-	.filter((name) => /\.ts$/.test(name) && !name.endsWith('.d.ts'))
-	.sort()) {
-	require(join(casesDir, file));
-}
+loadCaseFiles(join(__dirname, 'cases'));

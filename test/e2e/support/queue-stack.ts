@@ -22,9 +22,10 @@ import { prepareInstance, productionWebhookUrl, type PreparedInstance } from './
 import type { WorkflowJson } from './n8n-client';
 import { packageLoadProblem, startN8n, type N8nCommand, type N8nServer } from './n8n-server';
 import { startPostgres, type PostgresServer } from './postgres';
-import { freePort, onInterrupt, removeOnExit } from './processes';
+import { freePort, removeOnExit } from './processes';
 import { startRedis, type RedisServer } from './redis';
 import { defaultProgress, ensureN8nRuntime, type N8nRuntime, type ProgressLog } from './runtime';
+import { stopList } from './stop-list';
 
 /** One n8n process of the stack: `main`, `worker-1`, `webhook-1` … (its log is `<name>.log`). */
 export interface QueueProcess extends N8nServer {
@@ -88,31 +89,24 @@ export const DATABASE_FILE_LIMIT_MIB = 255;
 
 export async function startQueueStack(options: StartQueueStackOptions = {}): Promise<QueueStack> {
 	const progress = options.progress ?? defaultProgress;
-	const toStop: Array<() => Promise<void>> = [];
-	const stopAll = async () => {
-		while (toStop.length > 0) {
-			const stop = toStop.pop()!;
-			await stop().catch((error: Error) => progress(`while stopping: ${error.message}`));
-		}
-	};
-	const unregister = onInterrupt(stopAll);
+	const stops = stopList(progress);
 
 	try {
 		const runtime = await ensureN8nRuntime(progress);
 		const logsFolder = mkdtempSync(join(tmpdir(), 'n8n-nodes-host-queue-logs-'));
 		const removeLogs = removeOnExit(logsFolder);
-		toStop.push(async () => removeLogs());
+		stops.add(async () => removeLogs());
 
 		const started = Date.now();
 		const [postgres, redis] = await Promise.all([startPostgres(progress), startRedis(progress)]);
-		toStop.push(
+		stops.add(
 			() => postgres.stop(),
 			() => redis.stop(),
 		);
 		progress(`PostgreSQL on port ${postgres.port}, Redis on port ${redis.port}`);
 
 		const simulator = await startSimulator(options.simulator ?? {});
-		toStop.push(() => simulator.close());
+		stops.add(() => simulator.close());
 
 		const webhookPort = await freePort();
 		const sharedEnv: Record<string, string> = {
@@ -150,7 +144,7 @@ export async function startQueueStack(options: StartQueueStackOptions = {}): Pro
 			const server = await startN8n({ runtime, command, args, port, env: sharedEnv, logFile: join(logsFolder, `${name}.log`) });
 			const member: QueueProcess = { ...server, name, command };
 			processes.push(member);
-			toStop.push(() => server.stop());
+			stops.add(() => server.stop());
 			const loadProblem = packageLoadProblem(server.logFile);
 			if (loadProblem) throw new Error(`${name} could not load the built package (check \`npm run build\`):\n${loadProblem}`);
 			progress(`${name} ready in ${((Date.now() - begun) / 1000).toFixed(1)}s (${server.url})`);
@@ -226,13 +220,11 @@ export async function startQueueStack(options: StartQueueStackOptions = {}): Pro
 				return readdirSync(dir).map((file) => join(dir, file));
 			},
 			async stop() {
-				await stopAll();
-				unregister();
+				await stops.release();
 			},
 		};
 	} catch (error) {
-		await stopAll();
-		unregister();
+		await stops.release();
 		throw error;
 	}
 }

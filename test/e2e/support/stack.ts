@@ -9,8 +9,8 @@ import { prepareInstance, productionWebhookUrl } from './instance-setup';
 import { DEMO_OWNER, type CredentialRef, type N8nClient, type OwnerAccount, type StoredWorkflow, type WorkflowJson } from './n8n-client';
 import { packageLoadProblem, startN8n, type N8nServer } from './n8n-server';
 import { startOutsideWorld, type OutsideWorld } from './outside-world';
-import { onInterrupt } from './processes';
 import { defaultProgress, ensureN8nRuntime, type N8nRuntime, type ProgressLog } from './runtime';
+import { stopList } from './stop-list';
 import { loadExamples, type ExampleFile } from './workflows';
 
 export { CREDENTIAL_NAMES, DEMO_PUBLISHER_ID, DEMO_PUBLISHING_TOKEN, DEMO_REPOHOST_TOKEN } from './instance-setup';
@@ -59,28 +59,21 @@ const step = (progress: ProgressLog, line: string) => progress(line);
 
 export async function startHostStack(options: StartStackOptions = {}): Promise<HostStack> {
 	const progress = options.progress ?? defaultProgress;
-	const toStop: Array<() => Promise<void>> = [];
-	const stopAll = async () => {
-		while (toStop.length > 0) {
-			const stop = toStop.pop()!;
-			await stop().catch((error: Error) => progress(`while stopping: ${error.message}`));
-		}
-	};
-	const unregister = onInterrupt(stopAll);
+	const stops = stopList(progress);
 
 	try {
 		const runtime = await ensureN8nRuntime(progress);
 
 		const simulator = await startSimulator(options.simulator ?? {});
-		toStop.push(() => simulator.close());
+		stops.add(() => simulator.close());
 		step(progress, `simulator: cloud ${simulator.baseUrl}, registry ${simulator.registryUrl}`);
 		const outside = await startOutsideWorld();
-		toStop.push(() => outside.close());
+		stops.add(() => outside.close());
 
 		step(progress, `starting n8n ${runtime.n8nVersion} on Node ${runtime.nodeVersion}`);
 		const started = Date.now();
 		const n8n = await startN8n({ runtime, env: options.n8nEnv });
-		toStop.push(() => n8n.stop());
+		stops.add(() => n8n.stop());
 		step(progress, `n8n ready at ${n8n.url} in ${((Date.now() - started) / 1000).toFixed(1)}s (user folder ${n8n.userFolder})`);
 
 		const loadProblem = packageLoadProblem(n8n.logFile);
@@ -113,13 +106,11 @@ export async function startHostStack(options: StartStackOptions = {}): Promise<H
 			importWorkflow,
 			webhookUrl: (workflow, nodeName, path) => productionWebhookUrl(n8n.url, workflow, nodeName, path),
 			async stop() {
-				await stopAll();
-				unregister();
+				await stops.release();
 			},
 		};
 	} catch (error) {
-		await stopAll();
-		unregister();
+		await stops.release();
 		throw error;
 	}
 }

@@ -4,27 +4,20 @@
  * processor, which puts the execution back on the queue; a worker resumes it and it ends with the
  * video as binary data in the database.
  */
+import { startWaitingForVideoTask, withSimulatorTiming } from '../../support/in-flight';
 import { describeFailure, outputItems } from '../../support/n8n-client';
 import { enqueuedBy, runningJobs, runsOf } from '../../support/queue-logs';
 import { MEDIA_NODE, mediaWaitWorkflow } from '../../support/queue-workflows';
-import { waitFor } from '../../support/wait';
 import { queue } from '../context';
 
 describe('queue mode: Host Media waiting for a notification', () => {
 	it('waits without a worker slot; the notification resumes it through the webhook processor on a worker, with the file', async () => {
 		const { client, importWorkflow, simulator, main, workers, webhookProcessors, redis } = queue();
 		const workflow = await importWorkflow(mediaWaitWorkflow('Queue: wait for notification', { downloadFiles: true }));
-		const stepMs = simulator.options.videoStepMs;
-		// Each of the task's states lasts this long, so the wait is long enough to look at.
-		simulator.options.videoStepMs = 1500;
-		try {
-			const executionId = await client.startWorkflow(workflow.id);
-			const waiting = await client.waitForExecution(executionId, { statuses: ['waiting'], timeoutMs: 30000 });
+		// Each of the task's states lasts 1.5 s, so the wait is long enough to look at.
+		await withSimulatorTiming(simulator, 'videoStepMs', 1500, async () => {
+			const { executionId, waiting, callbackUrl } = await startWaitingForVideoTask(client, simulator, workflow.id);
 			expect(waiting.status).toBe('waiting');
-			const submit = await waitFor('the extend task to be submitted', () =>
-				simulator.requestsTo('POST', '/proxy/video/extend').find((request) => request.body.includes(`/${executionId}`)),
-			);
-			const callbackUrl = String(JSON.parse(submit.body).callback_url);
 			// The resume URL the node gave the service is the webhook processor's (N8N_WEBHOOK_URL).
 			expect(callbackUrl.startsWith(`${webhookProcessors[0]!.url}/webhook-waiting/${executionId}?signature=`)).toBe(true);
 
@@ -51,8 +44,6 @@ describe('queue mode: Host Media waiting for a notification', () => {
 			const bytes = await client.binaryContent(video!);
 			const original = Buffer.from(await (await fetch(String(item!.json.video_url))).arrayBuffer());
 			expect(bytes.equals(original)).toBe(true);
-		} finally {
-			simulator.options.videoStepMs = stepMs;
-		}
+		});
 	});
 });

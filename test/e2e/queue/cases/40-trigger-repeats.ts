@@ -78,13 +78,35 @@ describe('queue mode: Host Task Trigger', () => {
 		expect((await newExecutions(client, workflowId, known)).map((execution) => execution.passedOn)).toEqual([['task-one']]);
 	});
 
-	it('a repeat that arrives before the first execution ended is passed on once', async () => {
-		const { client } = queue();
-		const known = await client.executionIds(workflowId);
-		for (let i = 0; i < 2; i++) expect((await postJson(urls[0]!, finished('task-quick'))).status).toBe(200);
-		const executions = await newExecutions(client, workflowId, known);
-		// The repeat's execution, if it started one, ended at the trigger with nothing passed on.
-		expect(executions.flatMap((execution) => execution.passedOn)).toEqual(['task-quick']);
+	it('a repeat that arrives while the first execution runs starts an execution that passes nothing on', async () => {
+		const { client, importWorkflow, webhookUrl, postgres } = queue();
+		// The first execution then lasts 3 s after the trigger has recorded the notification.
+		const slow = await importWorkflow(
+			linearWorkflow('Queue: task trigger, slow workflow', [
+				{ name: TRIGGER, type: hostNodeType('hostTaskTrigger'), typeVersion: 1, parameters: { events: 'final' } },
+				{ name: 'Wait', type: 'n8n-nodes-base.wait', typeVersion: 1.1, parameters: { resume: 'timeInterval', amount: 3, unit: 'seconds' } },
+			]),
+		);
+		await client.activateWorkflow(slow.id);
+		try {
+			const url = webhookUrl(slow, TRIGGER, 'host-task');
+			await waitFor('the trigger to answer', async () => (await postJson(url, finished('slow-warm-up'))).status === 200, {
+				timeoutMs: 20000,
+				intervalMs: 250,
+			});
+			await newExecutions(client, slow.id, new Set());
+			const known = await client.executionIds(slow.id);
+			const recorded = async () => await postgres.query(`SELECT value FROM processed_data WHERE "workflowId" = '${slow.id}'`);
+			const before = await recorded();
+			expect((await postJson(url, finished('task-slow'))).status).toBe(200);
+			await waitFor('the first execution to record the notification', async () => (await recorded()) !== before);
+			// Recorded, but the execution has not ended: its static data is not saved yet, so the webhook lets the repeat through.
+			expect(await postJson(url, finished('task-slow'))).toEqual({ status: 200, text: JSON.stringify({ received: true }) });
+			const executions = await newExecutions(client, slow.id, known);
+			expect(executions.map((execution) => execution.passedOn).sort()).toEqual([[], ['task-slow']]);
+		} finally {
+			await client.deactivateWorkflow(slow.id);
+		}
 	});
 
 	describe('with two webhook processors', () => {

@@ -2,6 +2,7 @@
  * The editor's Stop button in queue mode: the main process receives the stop, the worker that runs
  * the execution hears of it through the queue and aborts the node, which cancels its own cloud job.
  */
+import { startWithRunningCloudJob, withSimulatorTiming } from '../../support/in-flight';
 import { runningJobs, runsOf } from '../../support/queue-logs';
 import { manualCloudWorkflow } from '../../support/queue-workflows';
 import { waitFor } from '../../support/wait';
@@ -11,15 +12,8 @@ describe('queue mode: stopping an execution', () => {
 	it('a stop sent to the main process while the node waits on a worker cancels the cloud job; the execution ends as canceled', async () => {
 		const { client, importWorkflow, simulator, workers } = queue();
 		const workflow = await importWorkflow(manualCloudWorkflow('Queue: to be stopped', { downloadFiles: false }));
-		const nodeMs = simulator.options.nodeMs;
-		simulator.options.nodeMs = 3000;
-		try {
-			const before = new Set(simulator.cloud.jobs.keys());
-			const executionId = await client.startWorkflow(workflow.id);
-			const promptId = await waitFor(
-				'the job to run on the cloud',
-				() => [...simulator.cloud.jobs.entries()].find(([id, job]) => !before.has(id) && job.status === 'in_progress')?.[0],
-			);
+		await withSimulatorTiming(simulator, 'nodeMs', 3000, async () => {
+			const { executionId, promptId } = await startWithRunningCloudJob(client, simulator, workflow.id);
 			const [run] = runsOf(executionId, workers);
 			expect(run).toMatchObject({ finished: false, errored: false });
 
@@ -37,8 +31,6 @@ describe('queue mode: stopping an execution', () => {
 			const worker = workers.find((candidate) => candidate.name === run!.worker)!;
 			await waitFor('the worker to let the job go', () => runningJobs(worker).length === 0);
 			expect(runsOf(executionId, workers)).toEqual([expect.objectContaining({ errored: true })]);
-		} finally {
-			simulator.options.nodeMs = nodeMs;
-		}
+		});
 	});
 });

@@ -8,6 +8,7 @@
  * its output reaches no n8n execution. The other worker keeps working. This case runs last: the
  * stack has one worker after it.
  */
+import { startWithRunningCloudJob, withSimulatorTiming } from '../../support/in-flight';
 import { describeFailure } from '../../support/n8n-client';
 import { QUEUE_LOCK_SETTINGS } from '../../support/queue-stack';
 import { runsOf } from '../../support/queue-logs';
@@ -20,19 +21,12 @@ describe('queue mode: a worker killed mid-execution', () => {
 		const stack = queue();
 		const { client, importWorkflow, simulator, workers } = stack;
 		const workflow = await importWorkflow(manualCloudWorkflow('Queue: worker killed', { downloadFiles: false }));
-		const nodeMs = simulator.options.nodeMs;
-		// Seven nodes of 5 s: the job outlives the time the queue needs to notice the dead worker.
-		simulator.options.nodeMs = 5000;
-		try {
-			const before = new Set(simulator.cloud.jobs.keys());
-			const executionId = await client.startWorkflow(workflow.id);
-			const promptId = await waitFor(
-				'the job to run on the cloud',
-				() => [...simulator.cloud.jobs.entries()].find(([id, job]) => !before.has(id) && job.status === 'in_progress')?.[0],
-			);
+		// Seven nodes of 5 s: the job is still running when the worker dies, and long after.
+		const survivor = await withSimulatorTiming(simulator, 'nodeMs', 5000, async () => {
+			const { executionId, promptId } = await startWithRunningCloudJob(client, simulator, workflow.id);
 			const [run] = runsOf(executionId, workers);
 			const victim = workers.find((worker) => worker.name === run!.worker)!;
-			const survivor = workers.find((worker) => worker !== victim)!;
+			const other = workers.find((worker) => worker !== victim)!;
 			const killedAt = Date.now();
 			await stack.killWorker(victim);
 
@@ -44,7 +38,7 @@ describe('queue mode: a worker killed mid-execution', () => {
 			expect(failed.status).toBe('error');
 			expect(failed.error?.message).toMatch(/failed to be processed too many times/);
 			// Nothing retried it: no worker took it again.
-			expect(runsOf(executionId, [survivor])).toEqual([]);
+			expect(runsOf(executionId, [other])).toEqual([]);
 
 			// The cloud job was not cancelled: it runs to its end on the service.
 			expect(simulator.requestsTo('POST', '/api/queue').some((request) => request.body.includes(promptId))).toBe(false);
@@ -52,14 +46,12 @@ describe('queue mode: a worker killed mid-execution', () => {
 			await waitFor('the orphaned job to finish on the cloud', () => simulator.cloud.jobs.get(promptId)?.status === 'completed', {
 				timeoutMs: 60000,
 			});
+			return other;
+		});
 
-			// The other worker keeps working.
-			simulator.options.nodeMs = nodeMs;
-			const next = await client.runWorkflow(workflow.id, { timeoutMs: 60000 });
-			expect(describeFailure(next)).toBe('succeeded');
-			expect(runsOf(next.id, [survivor])).toEqual([expect.objectContaining({ finished: true })]);
-		} finally {
-			simulator.options.nodeMs = nodeMs;
-		}
+		// The other worker keeps working.
+		const next = await client.runWorkflow(workflow.id, { timeoutMs: 60000 });
+		expect(describeFailure(next)).toBe('succeeded');
+		expect(runsOf(next.id, [survivor])).toEqual([expect.objectContaining({ finished: true })]);
 	}, 240000);
 });
