@@ -57,7 +57,8 @@ describe('queue mode: 40 executions at once', () => {
 				expect(runs).toEqual([expect.objectContaining({ finished: true })]);
 				runners.add(runs[0]!.worker);
 			}
-			expect([...runners].sort()).toEqual(workers.map((worker) => worker.name).sort());
+			// Both workers of the stack, by name: with one worker only, this fails.
+			expect([...runners].sort()).toEqual(['worker-1', 'worker-2']);
 
 			// What: each execution's output is its own job's file, named after its own tag, and nothing else.
 			const seenTags = new Set<string>();
