@@ -9,8 +9,9 @@
  *
  * Production webhook and resume URLs (`$execution.resumeUrl`) point at the first webhook processor
  * (N8N_WEBHOOK_URL on every process). Every process writes its own log into one folder, which
- * `keepLogs()` copies away when a case fails. `stop()` stops everything, newest first; it also runs
- * on Ctrl-C, and processes.ts's watchdogs stop whatever a crash of this process leaves behind.
+ * `keepLogs()` copies away when a case fails. `stop()` stops everything, newest first; when this
+ * process is interrupted or dies instead, processes.ts's watchdogs stop every process and delete
+ * their folders (under Jest, Ctrl-C ends the process without running its exit hooks).
  */
 import { randomBytes } from 'node:crypto';
 import { cpSync, mkdirSync, mkdtempSync, readdirSync } from 'node:fs';
@@ -22,7 +23,7 @@ import { prepareInstance, productionWebhookUrl, type PreparedInstance } from './
 import type { WorkflowJson } from './n8n-client';
 import { packageLoadProblem, startN8n, type N8nCommand, type N8nServer } from './n8n-server';
 import { startPostgres, type PostgresServer } from './postgres';
-import { freePort, removeOnExit } from './processes';
+import { freePort } from './processes';
 import { startRedis, type RedisServer } from './redis';
 import { defaultProgress, ensureN8nRuntime, type N8nRuntime, type ProgressLog } from './runtime';
 import { stopList } from './stop-list';
@@ -93,12 +94,14 @@ export async function startQueueStack(options: StartQueueStackOptions = {}): Pro
 
 	try {
 		const runtime = await ensureN8nRuntime(progress);
-		const logsFolder = mkdtempSync(join(tmpdir(), 'n8n-nodes-host-queue-logs-'));
-		const removeLogs = removeOnExit(logsFolder);
-		stops.add(async () => removeLogs());
+		// Redis works in the stack's folder and the processes' logs go there too: it is deleted with
+		// Redis, also by Redis's watchdog when this process dies (under Jest, exit hooks do not run).
+		const stackFolder = mkdtempSync(join(tmpdir(), 'n8n-nodes-host-queue-'));
+		const logsFolder = join(stackFolder, 'logs');
+		mkdirSync(logsFolder);
 
 		const started = Date.now();
-		const [postgres, redis] = await Promise.all([startPostgres(progress), startRedis(progress)]);
+		const [postgres, redis] = await Promise.all([startPostgres(progress), startRedis(progress, stackFolder)]);
 		stops.add(
 			() => postgres.stop(),
 			() => redis.stop(),

@@ -27,10 +27,21 @@ export interface RedisServer {
 	stop(): Promise<void>;
 }
 
-export async function startRedis(progress: ProgressLog = defaultProgress): Promise<RedisServer> {
-	await ensureDebianPackage({ name: 'redis-server', provides: REDIS_SERVER, label: 'Redis' }, progress);
-	const folder = mkdtempSync(join(tmpdir(), 'n8n-nodes-host-redis-'));
+/**
+ * Starts Redis in `folder` (default: a new temporary one), which is deleted when Redis is stopped,
+ * and, by the watchdog of its process group, when this process dies without stopping it.
+ */
+export async function startRedis(
+	progress: ProgressLog = defaultProgress,
+	folder = mkdtempSync(join(tmpdir(), 'n8n-nodes-host-redis-')),
+): Promise<RedisServer> {
 	const removeFolder = removeOnExit(folder);
+	try {
+		await ensureDebianPackage({ name: 'redis-server', provides: REDIS_SERVER, label: 'Redis' }, progress);
+	} catch (error) {
+		removeFolder();
+		throw error;
+	}
 	const port = await freePort();
 	const logFile = join(folder, 'redis.log');
 	const args = ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--dir', folder, '--daemonize', 'no'];
