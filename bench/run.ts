@@ -31,6 +31,8 @@ const BENCHMARKS: Benchmark[] = [
 	{ name: 'binary-download', file: 'binary-download.ts', runs: 3, env: FILESYSTEM },
 	{ name: 'binary-download-self-hosted', file: 'binary-download.ts', runs: 3, env: { ...FILESYSTEM, ...SELF_HOSTED } },
 	{ name: 'music-stream', file: 'music-stream.ts', runs: 3, env: FILESYSTEM },
+	// n8n in queue mode (PostgreSQL, Redis, workers): one run, it starts the whole stack itself.
+	{ name: 'queue', file: 'queue.ts', runs: 1 },
 ];
 
 /** Recorded beside the figures, after them. */

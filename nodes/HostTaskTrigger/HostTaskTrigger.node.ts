@@ -1,16 +1,25 @@
 import { timingSafeEqual } from 'node:crypto';
 
-import type { IDataObject, IHookFunctions, INodeType, INodeTypeDescription, IWebhookFunctions, IWebhookResponseData } from 'n8n-workflow';
+import type {
+	IDataObject,
+	IExecuteFunctions,
+	IHookFunctions,
+	INodeExecutionData,
+	INodeType,
+	INodeTypeDescription,
+	IWebhookFunctions,
+	IWebhookResponseData,
+} from 'n8n-workflow';
 import { NodeConnectionTypes } from 'n8n-workflow';
 
 import { redactDeep } from '../shared/redaction';
-import { normaliseTask, type NormalisedTask } from '../shared/task-status';
+import { normaliseTask } from '../shared/task-status';
 
 /** How many task/status pairs the "ignore repeated" option remembers per workflow. */
 const SEEN_LIMIT = 1000;
 
 interface TriggerState {
-	/** Keys of the notifications already emitted (`repeatKey`), oldest first (bounded by SEEN_LIMIT). */
+	/** Keys of the notifications already passed on (`repeatKey`), oldest first (bounded by SEEN_LIMIT). */
 	seen?: string[];
 }
 
@@ -19,7 +28,18 @@ interface TriggerState {
  * the shared vocabulary's word: `created` and `queueing` are both "pending", yet a real change.
  * The word is compared case-insensitively, as status words are everywhere in the package.
  */
-const repeatKey = (task: NormalisedTask): string => JSON.stringify([task.task_id, task.raw_status.trim().toLowerCase()]);
+const repeatKey = (task: { task_id?: unknown; raw_status?: unknown }): string =>
+	JSON.stringify([
+		String(task.task_id ?? ''),
+		String(task.raw_status ?? '')
+			.trim()
+			.toLowerCase(),
+	]);
+
+/** The repeat memory n8n saves with the workflow (its static data), read by the webhook. */
+function rememberedKeys(context: IWebhookFunctions | IExecuteFunctions): TriggerState {
+	return context.getWorkflowStaticData('node') as TriggerState;
+}
 
 function safeEqual(given: string, expected: string): boolean {
 	const a = Buffer.from(given);
@@ -66,6 +86,9 @@ export class HostTaskTrigger implements INodeType {
 				name: 'default',
 				httpMethod: 'POST',
 				responseMode: 'onReceived',
+				// Empty: n8n then answers with the webhook's own response ({"received": true}); without
+				// it n8n 2.41 answers an accepted notification with the text "firstEntryJson".
+				responseData: '',
 				path: 'host-task',
 			},
 		],
@@ -194,13 +217,11 @@ export class HostTaskTrigger implements INodeType {
 		if (filter.length > 0 && !filter.includes(task.task_id)) {
 			return { webhookResponse: { received: true, ignored: 'task id not in the filter' } };
 		}
-		if (this.getNodeParameter('ignoreRepeated', true) as boolean) {
-			const state = this.getWorkflowStaticData('node') as TriggerState;
-			const key = repeatKey(task);
-			state.seen ??= [];
-			if (state.seen.includes(key)) return { webhookResponse: { received: true, ignored: 'repeated notification' } };
-			state.seen.push(key);
-			if (state.seen.length > SEEN_LIMIT) state.seen.splice(0, state.seen.length - SEEN_LIMIT);
+		// Only read here: n8n (2.41) does not save what a webhook call changes in the static data once
+		// the workflow has some, so the execution records what was passed on (execute, below).
+		const seen = rememberedKeys(this).seen;
+		if ((this.getNodeParameter('ignoreRepeated', true) as boolean) && Array.isArray(seen) && seen.includes(repeatKey(task))) {
+			return { webhookResponse: { received: true, ignored: 'repeated notification' } };
 		}
 
 		return {
@@ -217,5 +238,32 @@ export class HostTaskTrigger implements INodeType {
 				],
 			],
 		};
+	}
+
+	/**
+	 * Runs first in the execution a notification started (on a worker in queue mode), before any
+	 * other node: it checks and records the notification in n8n's processed-data store (one row per
+	 * trigger in n8n's database, shared by every n8n process) and passes on only what was not
+	 * passed on before. A repeat that came while an earlier execution of the same task and status
+	 * was still starting or running ends here, with no items. The key also goes into the static
+	 * data, which n8n saves when the execution ends, so that later repeats are answered by the
+	 * webhook without starting anything. Test runs (manual mode) are passed on and not recorded.
+	 */
+	async execute(this: IExecuteFunctions): Promise<INodeExecutionData[][]> {
+		const items = this.getInputData().map((item, index) => ({ ...item, pairedItem: { item: index } }));
+		if (this.getMode() === 'manual' || !(this.getNodeParameter('ignoreRepeated', 0, true) as boolean)) return [items];
+		const keys = items.map((item) => repeatKey(item.json));
+		const record = async () => await this.helpers.checkProcessedAndRecord(keys, 'node', { mode: 'entries', maxEntries: SEEN_LIMIT });
+		// The trigger's very first executions may both create its record at once; the one that loses
+		// the race finds the record there on a second try.
+		const recorded = await record().catch(record);
+		const fresh = new Set(recorded.new.map(String));
+		if (fresh.size > 0) {
+			const state = rememberedKeys(this);
+			const seen = Array.isArray(state.seen) ? state.seen : [];
+			// A new list, assigned: n8n notices an assignment to the node's static data.
+			state.seen = [...seen.filter((key) => !fresh.has(key)), ...fresh].slice(-SEEN_LIMIT);
+		}
+		return [items.filter((_item, index) => fresh.has(keys[index]!))];
 	}
 }

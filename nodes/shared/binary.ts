@@ -164,9 +164,13 @@ export async function responseToBinary(
 			itemIndex: options.itemIndex,
 		});
 	}
+	const transfer = { brokeOff: false };
 	try {
-		return await storeBody(context, url, response, Readable, body, options);
+		return await storeBody(context, url, response, Readable, watchTransfer(body, transfer), options);
 	} catch (error) {
+		// The whole file arrived and n8n would not keep it (binary data in the database refuses files
+		// over its size limit): another download would meet the same refusal.
+		if (!transfer.brokeOff) throw notStored(context, error, options);
 		// The body broke off (closed early, or silent past the timeout): say so, keep nothing partial.
 		throw transient(
 			new NodeOperationError(
@@ -176,6 +180,44 @@ export async function responseToBinary(
 			),
 		);
 	}
+}
+
+/**
+ * Reads `body` on, noting in `transfer` whether reading it failed (the connection, not n8n's
+ * storage): the flag is up while a chunk is awaited, so a read that throws leaves it up.
+ */
+async function* watchTransfer(body: AsyncIterable<Buffer>, transfer: { brokeOff: boolean }): AsyncGenerator<Buffer> {
+	const chunks = body[Symbol.asyncIterator]();
+	let ended = false;
+	try {
+		for (;;) {
+			transfer.brokeOff = true;
+			const next = await chunks.next();
+			transfer.brokeOff = false;
+			if (next.done) {
+				ended = true;
+				return;
+			}
+			yield next.value;
+		}
+	} finally {
+		// Given up part-way (n8n stopped storing it): close the response rather than leave it open.
+		if (!ended && !transfer.brokeOff) await chunks.return?.();
+	}
+}
+
+/** n8n's binary data refused or failed to keep a whole download: its own words, and what to do. */
+function notStored(context: IExecuteFunctions | IWebhookFunctions, error: unknown, options: DownloadOptions): NodeOperationError {
+	const reason = (error as { message?: string }).message ?? String(error);
+	return new NodeOperationError(context.getNode(), `${capitalised(options.what)} arrived whole but n8n could not store it: ${reason}`, {
+		itemIndex: options.itemIndex,
+		description:
+			'The download itself worked. With binary data in the database (n8n’s queue mode), files over N8N_BINARY_DATA_DATABASE_MAX_FILE_SIZE are refused: store binary data in S3, or turn the download off and pass the file URLs on.',
+	});
+}
+
+function capitalised(text: string): string {
+	return text.charAt(0).toUpperCase() + text.slice(1);
 }
 
 /** A failed transfer in words (never a raw code: see network-failure.ts). */

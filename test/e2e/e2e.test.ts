@@ -6,10 +6,11 @@
  * Cases live in test/e2e/cases/*.ts, each a plain module with `describe` blocks that read the
  * stack through `e2e()`; every file there is loaded, in name order. Add a file to add cases.
  */
-import { copyFileSync, mkdirSync, readdirSync } from 'node:fs';
+import { copyFileSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 
 import { recordReliability, recordedReliability } from '../helpers/reliability';
+import { loadCaseFiles } from './support/case-files';
 import { e2e, setE2eStack } from './support/context';
 import { auditSecrets } from './support/secrets-audit';
 import { startHostStack, type HostStack } from './support/stack';
@@ -38,12 +39,7 @@ afterAll(async () => {
 	await stack?.stop();
 }, 60000);
 
-const casesDir = join(__dirname, 'cases');
-for (const file of readdirSync(casesDir)
-	.filter((name) => /\.ts$/.test(name) && !name.endsWith('.d.ts'))
-	.sort()) {
-	require(join(casesDir, file));
-}
+loadCaseFiles(join(__dirname, 'cases'));
 
 // After every case (one of them restarts n8n): the database, log, request log and outputs as the run left them.
 describe('secrets audit of the run', () => {

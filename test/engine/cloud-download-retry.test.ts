@@ -1,9 +1,13 @@
 /**
  * A file download cut short is fetched again, on both servers: the job is paid for and the file is
  * still there, so a broken transfer must not fail the item (nor pass a partial file on). The
- * servers here cut the first transfer of each file half-way, then serve it whole.
+ * servers here cut the first transfer of each file half-way, then serve it whole. A file that
+ * arrived whole and that n8n refuses to store is another matter: it is not fetched again.
  */
 import type { ServerResponse } from 'node:http';
+import type { Readable } from 'node:stream';
+
+import { BinaryDataService, FileTooLargeError } from 'n8n-core';
 
 import { EngineHarness, readBinary } from '../harness/engine';
 import { redirectTo, startHostileService, type HostileService } from '../helpers/hostile-service';
@@ -72,3 +76,31 @@ test('a server that always cuts fails the item saying so, with nothing partial k
 	expect(result.items[0]!.binary).toBeUndefined();
 	expect(server.seen.length).toBeGreaterThan(1);
 }, 30_000);
+
+// Binary data in the database (n8n's queue mode) refuses a file over its size limit once it has
+// read it whole. That used to be reported as a download that "broke off" because "the storage host
+// could not be reached", and the file was downloaded again, and refused again, several times.
+test('a file n8n refuses to store fails the item with n8n’s reason, downloaded once', async () => {
+	const storage = await startHostileService((_req, res) => {
+		res.writeHead(200, { 'Content-Type': 'image/png', 'Content-Length': String(FILE.length) });
+		res.end(FILE);
+	});
+	const cloud = await startHostileService((_req, res) => redirectTo(res, `${storage.url}/o/result_00001_.png?signature=abc`));
+	services.push(storage, cloud);
+	const store = jest.spyOn(BinaryDataService.prototype, 'store').mockImplementation(async (_location, stream) => {
+		let bytes = 0;
+		for await (const chunk of stream as Readable) bytes += (chunk as Buffer).length;
+		throw new FileTooLargeError({ fileSizeMb: bytes / 1024 / 1024, maxFileSizeMb: 0, fileId: 'refused', fileName: 'result_00001_.png' });
+	});
+	try {
+		const result = await download({ apiKey: 'cloud-key-0001', baseUrl: cloud.url });
+		expect(result.items[0]!.json.error).toMatch(
+			/^Output file "result_00001_.png" .*arrived whole but n8n could not store it: Failed to write binary file "result_00001_.png" \(refused\) because its size of 0.06 MB exceeds the max size limit of 0 MB set for `database` mode/,
+		);
+		expect(result.items[0]!.json.error).not.toMatch(/broke off|could not be reached/);
+		expect(result.items[0]!.binary).toBeUndefined();
+		expect(storage.seen).toHaveLength(1);
+	} finally {
+		store.mockRestore();
+	}
+});

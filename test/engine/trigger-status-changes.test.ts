@@ -9,6 +9,7 @@ import type { IDataObject, INodeParameters, Workflow } from 'n8n-workflow';
 
 import { startSimulator, type Simulator } from '../../simulator/server';
 import { EngineHarness, type WebhookCall } from '../harness/engine';
+import { ActiveTrigger } from '../helpers/active-trigger';
 import { startLoopbackServer, type LoopbackServer } from '../helpers/loopback-server';
 
 const video = (taskId: string, state: string) => ({ task_id: taskId, state, err_code: '', creations: [], payload: '' });
@@ -22,13 +23,13 @@ describe('Host Task Trigger: every status change', () => {
 
 	const items = (call: WebhookCall) => call.result.workflowData?.[0] ?? [];
 
-	/** Sends each body in turn; answers the raw status of every execution started, in order. */
-	async function started(workflow: Workflow, bodies: unknown[]): Promise<string[]> {
+	/** Sends each body in turn to an active trigger; answers the raw status of everything it passed on, in order. */
+	async function started(active: ActiveTrigger, bodies: unknown[]): Promise<string[]> {
 		const raw: string[] = [];
 		for (const body of bodies) {
-			const call = await harness.callWebhook(workflow, 'Trigger', { body });
+			const { call, passedOn } = await active.deliver(body);
 			expect(call.status).toBe(200);
-			raw.push(...items(call).map((item) => String(item.json.raw_status)));
+			raw.push(...passedOn.map((item) => String(item.json.raw_status)));
 		}
 		return raw;
 	}
@@ -48,7 +49,7 @@ describe('Host Task Trigger: every status change', () => {
 	});
 
 	it('ignores a true repeat, the same status word of the same task, however often it comes', async () => {
-		const workflow = trigger({ events: 'all' });
+		const active = new ActiveTrigger(harness, { events: 'all' });
 		const bodies = [
 			video('vid-2', 'created'),
 			video('vid-2', 'created'),
@@ -60,18 +61,19 @@ describe('Host Task Trigger: every status change', () => {
 			video('vid-2', 'success'),
 			video('vid-2', 'success'),
 		];
-		expect(await started(workflow, bodies)).toEqual(['created', 'queueing', 'processing', 'success']);
-		const repeat = await harness.callWebhook(workflow, 'Trigger', { body: video('vid-2', 'queueing') });
-		expect(repeat.body).toEqual({ received: true, ignored: 'repeated notification' });
+		expect(await started(active, bodies)).toEqual(['created', 'queueing', 'processing', 'success']);
+		const repeat = await active.deliver(video('vid-2', 'queueing'));
+		expect(repeat.call.body).toEqual({ received: true, ignored: 'repeated notification' });
+		expect(repeat.started).toBe(false);
 	});
 
 	it('keeps tasks apart, and starts for every change when repeats are not ignored', async () => {
-		const workflow = trigger({ events: 'all' });
-		expect(await started(workflow, [image('img-a', 'CREATED'), image('img-b', 'CREATED'), image('img-a', 'CREATED')])).toEqual([
+		const active = new ActiveTrigger(harness, { events: 'all' });
+		expect(await started(active, [image('img-a', 'CREATED'), image('img-b', 'CREATED'), image('img-a', 'CREATED')])).toEqual([
 			'CREATED',
 			'CREATED',
 		]);
-		const everyTime = trigger({ events: 'all', ignoreRepeated: false });
+		const everyTime = new ActiveTrigger(harness, { events: 'all', ignoreRepeated: false });
 		expect(await started(everyTime, [video('vid-3', 'created'), video('vid-3', 'created'), video('vid-3', 'queueing')])).toEqual([
 			'created',
 			'created',
@@ -83,36 +85,35 @@ describe('Host Task Trigger: every status change', () => {
 		['final', ['success', 'failed']],
 		['succeeded', ['success']],
 	])('"%s" still starts once per finished task and ignores what it did not select', async (events, expected) => {
-		const workflow = trigger({ events });
+		const active = new ActiveTrigger(harness, { events });
 		const bodies = ['created', 'queueing', 'processing', 'success', 'success'].map((state) => video('vid-ok', state));
 		bodies.push(video('vid-ko', 'queueing'), video('vid-ko', 'failed'), video('vid-ko', 'failed'));
-		expect(await started(workflow, bodies)).toEqual(expected);
+		expect(await started(active, bodies)).toEqual(expected);
 	});
 
 	it('remembers at most 1000 notifications: the oldest is forgotten first', async () => {
-		const workflow = trigger({ events: 'all' });
-		expect(await started(workflow, [video('old', 'created'), video('old', 'queueing')])).toEqual(['created', 'queueing']);
+		const active = new ActiveTrigger(harness, { events: 'all' });
+		expect(await started(active, [video('old', 'created'), video('old', 'queueing')])).toEqual(['created', 'queueing']);
 		const others = Array.from({ length: 999 }, (_, index) => image(`other-${index}`, 'IN_PROGRESS'));
-		expect(await started(workflow, others)).toHaveLength(999);
-		const seen = (workflow.getStaticData('node', workflow.getNode('Trigger')!) as IDataObject).seen as string[];
-		expect(seen).toHaveLength(1000);
+		expect(await started(active, others)).toHaveLength(999);
+		expect(active.remembered).toHaveLength(1000);
 		// "old created" fell out of the memory; "old queueing" is still in it.
-		expect(await started(workflow, [video('old', 'queueing'), video('old', 'created')])).toEqual(['created']);
-		expect(seen).toHaveLength(1000);
+		expect(await started(active, [video('old', 'queueing'), video('old', 'created')])).toEqual(['created']);
+		expect(active.remembered).toHaveLength(1000);
 	});
 
 	describe("with the simulator's own notifications, each sent twice", () => {
 		let sim: Simulator;
 		let receiver: LoopbackServer;
-		const workflow = trigger({ events: 'all' });
+		const active = new ActiveTrigger(harness, { events: 'all' });
 		const emitted: IDataObject[] = [];
 
 		beforeAll(async () => {
 			sim = await startSimulator({ imageStepMs: 10, videoStepMs: 10, notifyBackoffMs: 10 });
-			// Stands in for n8n's webhook server: each delivery goes through the trigger's webhook method.
+			// Stands in for n8n: each delivery goes through the trigger's webhook, then its execution.
 			receiver = await startLoopbackServer((req, res) => {
-				void harness.callWebhook(workflow, 'Trigger', { body: JSON.parse(req.body) }).then((call) => {
-					emitted.push(...items(call).map((item) => item.json));
+				void active.deliver(JSON.parse(req.body)).then(({ call, passedOn }) => {
+					emitted.push(...passedOn.map((item) => item.json));
 					res.writeHead(call.status, { 'content-type': 'application/json' });
 					res.end(JSON.stringify(call.body));
 				});

@@ -7,6 +7,7 @@ import type { INodeParameters, Workflow } from 'n8n-workflow';
 
 import { startSimulator, type Simulator } from '../../simulator/server';
 import { EngineHarness, type WebhookCall } from '../harness/engine';
+import { ActiveTrigger } from '../helpers/active-trigger';
 import { startLoopbackServer, type LoopbackServer } from '../helpers/loopback-server';
 
 const imageDone = (taskId: string) => ({ data: { task_id: taskId, status: 'COMPLETED', generated: ['https://storage.example/a.png'] } });
@@ -120,18 +121,54 @@ describe('Host Task Trigger', () => {
 		}
 	});
 
-	it('ignores repeated notifications of the same task and status, unless turned off', async () => {
-		const workflow = trigger();
-		await activate(workflow);
-		const first = await harness.callWebhook(workflow, 'Trigger', { body: imageDone('dup-1') });
-		const again = await harness.callWebhook(workflow, 'Trigger', { body: imageDone('dup-1') });
-		expect(items(first)).toHaveLength(1);
-		expect(again.status).toBe(200);
-		expect(again.result.workflowData).toBeUndefined();
+	it('registers nothing with the service when activated, and leaves the static data alone', async () => {
+		await activate(trigger());
+	});
 
-		const everyTime = trigger({ ignoreRepeated: false });
-		expect(items(await harness.callWebhook(everyTime, 'Trigger', { body: imageDone('dup-2') }))).toHaveLength(1);
-		expect(items(await harness.callWebhook(everyTime, 'Trigger', { body: imageDone('dup-2') }))).toHaveLength(1);
+	it('ignores repeated notifications of the same task and status, unless turned off', async () => {
+		const active = new ActiveTrigger(harness);
+		const first = await active.deliver(imageDone('dup-1'));
+		const again = await active.deliver(imageDone('dup-1'));
+		expect(first.passedOn).toHaveLength(1);
+		expect(again.call.status).toBe(200);
+		expect(again.call.body).toEqual({ received: true, ignored: 'repeated notification' });
+		expect(again.started).toBe(false);
+
+		const everyTime = new ActiveTrigger(harness, { ignoreRepeated: false });
+		expect((await everyTime.deliver(imageDone('dup-2'))).passedOn).toHaveLength(1);
+		expect((await everyTime.deliver(imageDone('dup-2'))).passedOn).toHaveLength(1);
+	});
+
+	// n8n 2.41 loses what a webhook call writes to static data the workflow already has: the memory
+	// of the first notification was all the trigger ever kept, and every later repeat started again.
+	it('remembers every notification it passed on, not only the first one', async () => {
+		const active = new ActiveTrigger(harness);
+		const passed: unknown[] = [];
+		for (const id of ['rep-a', 'rep-b', 'rep-a', 'rep-c', 'rep-b', 'rep-c', 'rep-a']) {
+			const delivery = await active.deliver(imageDone(id));
+			passed.push(...delivery.passedOn.map((item) => item.json.task_id));
+		}
+		expect(passed).toEqual(['rep-a', 'rep-b', 'rep-c']);
+		expect(active.remembered).toHaveLength(3);
+	});
+
+	it('a repeat that comes before the first execution ended starts an execution that passes nothing on', async () => {
+		const active = new ActiveTrigger(harness);
+		const first = await active.receive(imageDone('early-1'));
+		const early = await active.receive(imageDone('early-1'));
+		expect(early.call.body).toEqual({ received: true });
+		const [firstRun, earlyRun] = [await first.run(), await early.run()];
+		expect(firstRun.passedOn.map((item) => item.json.task_id)).toEqual(['early-1']);
+		expect(firstRun.passedOn[0]!.pairedItem).toEqual({ item: 0 });
+		expect(earlyRun).toMatchObject({ started: true, passedOn: [] });
+		expect((await active.deliver(imageDone('early-1'))).started).toBe(false);
+	});
+
+	it('passes every test event on and records none of them (manual runs)', async () => {
+		const testing = new ActiveTrigger(harness, {}, 'manual');
+		expect((await testing.deliver(imageDone('test-1'))).passedOn).toHaveLength(1);
+		expect((await testing.deliver(imageDone('test-1'))).passedOn).toHaveLength(1);
+		expect(testing.remembered).toEqual([]);
 	});
 
 	it.each([
@@ -175,15 +212,15 @@ describe('Host Task Trigger', () => {
 	describe('with the simulator sending its own notifications', () => {
 		let sim: Simulator;
 		let receiver: LoopbackServer;
-		const workflow = trigger();
+		const active = new ActiveTrigger(harness);
 		const emitted: unknown[] = [];
 
 		beforeAll(async () => {
 			sim = await startSimulator({ imageStepMs: 10, videoStepMs: 10, notifyBackoffMs: 10 });
-			// Stands in for n8n's webhook server: each delivery goes through the trigger's webhook method.
+			// Stands in for n8n: each delivery goes through the trigger's webhook, then its execution.
 			receiver = await startLoopbackServer((req, res) => {
-				void harness.callWebhook(workflow, 'Trigger', { body: JSON.parse(req.body), query: {} }).then((call) => {
-					emitted.push(...items(call).map((item) => item.json));
+				void active.deliver(JSON.parse(req.body)).then(({ call, passedOn }) => {
+					emitted.push(...passedOn.map((item) => item.json));
 					res.writeHead(call.status, { 'content-type': 'application/json' });
 					res.end(JSON.stringify(call.body));
 				});
@@ -195,7 +232,6 @@ describe('Host Task Trigger', () => {
 		});
 
 		it('emits exactly one item per final notification when the service repeats them', async () => {
-			await activate(workflow);
 			sim.faults.duplicateNotifications = { times: 3 };
 			const auth = { headers: { Authorization: `Bearer ${sim.accessToken}` } };
 			const image = await axios.post(

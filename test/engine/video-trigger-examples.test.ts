@@ -10,6 +10,7 @@ import { join } from 'node:path';
 import type { IDataObject, INodeParameters } from 'n8n-workflow';
 
 import { readBinary } from '../harness/engine';
+import { ActiveTrigger } from '../helpers/active-trigger';
 import { startLoopbackServer } from '../helpers/loopback-server';
 import { useMediaEnv } from '../helpers/media';
 
@@ -39,9 +40,8 @@ describe('examples: start a video without waiting + Host Task Trigger', () => {
 			parameters: { operation: 'getTaskStatus', taskId: '={{ $json.task_id }}' },
 		});
 
-		const triggerWorkflow = env.harness.buildWorkflow({
-			nodes: [{ name: trigger.name, type: 'hostTaskTrigger', parameters: trigger.parameters as INodeParameters }],
-		});
+		// Active, as n8n runs it: the webhook, then the execution it starts (where repeats are recorded).
+		const activeTrigger = new ActiveTrigger(env.harness, trigger.parameters as INodeParameters);
 		const emitted: IDataObject[] = [];
 		const webhookPath = `/webhook/${trigger.webhookId}/host-task`;
 		const n8n = await startLoopbackServer((req, res) => {
@@ -49,8 +49,8 @@ describe('examples: start a video without waiting + Host Task Trigger', () => {
 				res.writeHead(404);
 				return void res.end();
 			}
-			void env.harness.callWebhook(triggerWorkflow, trigger.name, { body: JSON.parse(req.body) }).then((call) => {
-				emitted.push(...(call.result.workflowData?.[0] ?? []).map((item) => item.json));
+			void activeTrigger.deliver(JSON.parse(req.body)).then(({ call, passedOn }) => {
+				emitted.push(...passedOn.map((item) => item.json));
 				res.writeHead(call.status, { 'content-type': 'application/json' });
 				res.end(JSON.stringify(call.body));
 			});

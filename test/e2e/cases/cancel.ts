@@ -3,6 +3,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 
 import { e2e } from '../support/context';
+import { startWithRunningCloudJob, withSimulatorTiming } from '../support/in-flight';
 import { waitFor } from '../support/wait';
 import { hostNodeType, linearWorkflow, manualTriggerNode } from '../support/workflows';
 
@@ -23,15 +24,8 @@ describe('cancelling in n8n', () => {
 				},
 			]),
 		);
-		const nodeMs = simulator.options.nodeMs;
-		simulator.options.nodeMs = 3000;
-		try {
-			const before = new Set(simulator.cloud.jobs.keys());
-			const executionId = await client.startWorkflow(workflow.id);
-			const promptId = await waitFor(
-				'the job to run on the cloud',
-				() => [...simulator.cloud.jobs.entries()].find(([id, job]) => !before.has(id) && job.status === 'in_progress')?.[0],
-			);
+		await withSimulatorTiming(simulator, 'nodeMs', 3000, async () => {
+			const { executionId, promptId } = await startWithRunningCloudJob(client, simulator, workflow.id);
 			await client.stopExecution(executionId);
 			const stopped = await client.waitForExecution(executionId, { timeoutMs: 30000 });
 			expect(stopped.status).toBe('canceled');
@@ -40,8 +34,6 @@ describe('cancelling in n8n', () => {
 			expect(deletes.some((body) => body.delete?.includes(promptId))).toBe(true);
 			// Only its own job: nothing interrupts the account's other work.
 			expect(simulator.requestsTo('POST', '/api/interrupt')).toHaveLength(0);
-		} finally {
-			simulator.options.nodeMs = nodeMs;
-		}
+		});
 	});
 });

@@ -4,6 +4,7 @@
  * callback (retried while n8n answers 409) resumes it with the video, read from the task's status.
  */
 import { e2e } from '../support/context';
+import { startWaitingForVideoTask, withSimulatorTiming } from '../support/in-flight';
 import { describeFailure, outputItems } from '../support/n8n-client';
 import { waitFor } from '../support/wait';
 import { hostNodeType, linearWorkflow, manualTriggerNode } from '../support/workflows';
@@ -23,16 +24,9 @@ describe('webhook waiting in n8n', () => {
 				},
 			]),
 		);
-		const slowSteps = simulator.options.videoStepMs;
-		simulator.options.videoStepMs = 1500;
-		try {
-			const executionId = await client.startWorkflow(workflow.id);
-			const waiting = await client.waitForExecution(executionId, { statuses: ['waiting'], timeoutMs: 30000 });
+		await withSimulatorTiming(simulator, 'videoStepMs', 1500, async () => {
+			const { executionId, waiting, callbackUrl } = await startWaitingForVideoTask(client, simulator, workflow.id);
 			expect(waiting.status).toBe('waiting');
-			const submit = await waitFor('the extend task to be submitted', () =>
-				simulator.requestsTo('POST', '/proxy/video/extend').find((r) => r.body.includes(`/${executionId}`)),
-			);
-			const callbackUrl = String(JSON.parse(submit.body).callback_url);
 			expect(callbackUrl).toMatch(new RegExp(`/webhook-waiting/${executionId}\\?signature=`));
 
 			const done = await client.waitForExecution(executionId, { timeoutMs: 60000 });
@@ -49,9 +43,7 @@ describe('webhook waiting in n8n', () => {
 			expect(statusReads.map((r) => r.status)).toContain(200);
 			const deliveries = simulator.proxy.deliveries.filter((d) => d.url === callbackUrl);
 			expect(deliveries.some((d) => d.delivered && d.body && JSON.stringify(d.body).includes('success'))).toBe(true);
-		} finally {
-			simulator.options.videoStepMs = slowSteps;
-		}
+		});
 	});
 });
 
@@ -74,9 +66,14 @@ describe('Host Task Trigger in n8n', () => {
 				timeoutMs: 15000,
 				intervalMs: 250,
 			});
-			for (let i = 0; i < 2; i++) expect((await send()).status).toBe(200);
 			const execution = await client.waitForNewExecution(workflow.id, known);
 			expect(outputItems(execution, 'Host Task Trigger')[0]!.json).toMatchObject({ task_id: 'e2e-repeat-1', status: 'succeeded' });
+			// Once that execution has recorded the notification, repeats are acknowledged and start nothing.
+			for (let i = 0; i < 2; i++) {
+				const repeat = await send();
+				expect(repeat.status).toBe(200);
+				expect(await repeat.json()).toEqual({ received: true, ignored: 'repeated notification' });
+			}
 			await new Promise((resolve) => setTimeout(resolve, 1500));
 			expect((await client.listExecutions(workflow.id)).filter((e) => !known.has(e.id))).toHaveLength(1);
 		} finally {

@@ -4,41 +4,22 @@
  * node's panel show: the not-installed placeholder or not, the icon and whether it loaded, the
  * subtitle, and the options of the dropdowns asked for (Resource, Operation, ...).
  */
-import { existsSync, mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 
 import type { Browser, Page } from 'playwright-core';
 
 import type { OwnerAccount } from './n8n-client';
-import { cleanEnv, removeOnExit, runToCompletion } from './processes';
-import { cacheDir, defaultProgress, type ProgressLog } from './runtime';
+import { ensureDebianPackage } from './debian-packages';
+import { cleanEnv, removeOnExit } from './processes';
+import { defaultProgress, type ProgressLog } from './runtime';
 
 export const CHROMIUM_PATH = '/usr/bin/chromium';
 
 /** Installs Debian's chromium package when it is missing (needs root, as in CI). */
 export async function ensureChromium(progress: ProgressLog = defaultProgress): Promise<string> {
-	if (existsSync(CHROMIUM_PATH)) return CHROMIUM_PATH;
-	if (typeof process.getuid === 'function' && process.getuid() !== 0) {
-		throw new Error(
-			`${CHROMIUM_PATH} is missing. Install Debian's Chromium first: sudo apt-get update && sudo apt-get install -y chromium`,
-		);
-	}
-	mkdirSync(cacheDir(), { recursive: true });
-	const logFile = join(cacheDir(), 'apt-chromium.log');
-	writeFileSync(logFile, '');
-	const env = cleanEnv({ DEBIAN_FRONTEND: 'noninteractive' });
-	const started = Date.now();
-	progress(`installing Chromium from Debian's packages (apt-get; about a minute; log: ${logFile})`);
-	const heartbeat = setInterval(() => progress(`installing Chromium… ${Math.round((Date.now() - started) / 1000)}s`), 15000);
-	try {
-		await runToCompletion('apt-get', ['update', '-q'], { env, logFile, what: 'apt-get update' });
-		await runToCompletion('apt-get', ['install', '-y', '-q', 'chromium'], { env, logFile, what: 'apt-get install chromium' });
-	} finally {
-		clearInterval(heartbeat);
-	}
-	if (!existsSync(CHROMIUM_PATH)) throw new Error(`apt-get installed chromium but ${CHROMIUM_PATH} is missing; see ${logFile}`);
-	progress(`Chromium installed in ${Math.round((Date.now() - started) / 1000)}s`);
+	await ensureDebianPackage({ name: 'chromium', provides: CHROMIUM_PATH, label: 'Chromium' }, progress);
 	return CHROMIUM_PATH;
 }
 

@@ -99,6 +99,10 @@ export interface ExecutionResult {
 	finished: boolean;
 	mode: string;
 	waitTill?: string | null;
+	/** When n8n created, started and stopped it (ISO dates, milliseconds included). */
+	createdAt?: string;
+	startedAt?: string | null;
+	stoppedAt?: string | null;
 	/** Run data per node name, in the order n8n ran them. */
 	runData: Record<string, NodeRun[]>;
 	/** The execution's error (the failing node's message), if any. */
@@ -271,6 +275,9 @@ export class N8nClient {
 			finished: boolean;
 			mode: string;
 			waitTill?: string | null;
+			createdAt?: string;
+			startedAt?: string | null;
+			stoppedAt?: string | null;
 			data?: string;
 		}>('GET', `/rest/executions/${id}`);
 		const data = ((raw.data ? decodeFlatted(raw.data) : undefined) ?? {}) as {
@@ -282,6 +289,9 @@ export class N8nClient {
 			finished: raw.finished,
 			mode: raw.mode,
 			waitTill: raw.waitTill,
+			createdAt: raw.createdAt,
+			startedAt: raw.startedAt,
+			stoppedAt: raw.stoppedAt,
 			runData: data.resultData?.runData ?? {},
 			error: data.resultData?.error,
 			lastNodeExecuted: data.resultData?.lastNodeExecuted,
@@ -354,12 +364,13 @@ export class N8nClient {
 		return new Set((await this.listExecutions(workflowId)).map((execution) => execution.id));
 	}
 
-	/** Executions of a workflow, newest first (without run data). */
-	async listExecutions(workflowId: string): Promise<Array<{ id: string; status: string; mode: string }>> {
+	/** Executions of a workflow, newest first (without run data); n8n lists 20 unless `limit` (at most 100) says otherwise. */
+	async listExecutions(workflowId: string, options: { limit?: number } = {}): Promise<Array<{ id: string; status: string; mode: string }>> {
 		const filter = encodeURIComponent(JSON.stringify({ workflowId }));
+		const limit = options.limit === undefined ? '' : `&limit=${options.limit}`;
 		const result = await this.request<{ results: Array<{ id: string; status: string; mode: string }> }>(
 			'GET',
-			`/rest/executions?filter=${filter}`,
+			`/rest/executions?filter=${filter}${limit}`,
 		);
 		return result.results;
 	}

@@ -53,6 +53,26 @@ export interface StartN8nOptions {
 	keepUserFolder?: boolean;
 	/** How long to wait for n8n to become ready. */
 	readyTimeoutMs?: number;
+	/**
+	 * What to run (queue mode): `start` (default, the main process), `worker` (runs executions; its
+	 * health server on `port` answers the readiness check) or `webhook` (a webhook processor).
+	 */
+	command?: N8nCommand;
+	/** More command-line arguments (e.g. `--concurrency=5` for a worker). */
+	args?: string[];
+	/** The port to listen on, when it must be known before n8n starts (default: a free one). */
+	port?: number;
+	/** Where the log goes (default `<userFolder>/n8n.log`), e.g. beside the other processes' of a queue-mode stack. */
+	logFile?: string;
+}
+
+export type N8nCommand = 'start' | 'worker' | 'webhook';
+
+/** A worker serves no editor: its health server (on the port given) is what says it is ready. */
+function commandEnvironment(command: N8nCommand, port: number): Record<string, string> {
+	return command === 'worker'
+		? { QUEUE_HEALTH_CHECK_ACTIVE: 'true', QUEUE_HEALTH_CHECK_PORT: String(port), N8N_WORKER_SERVER_ADDRESS: '127.0.0.1' }
+		: {};
 }
 
 /**
@@ -181,18 +201,19 @@ export async function startN8n(options: StartN8nOptions): Promise<N8nServer> {
 	const filesDir = join(userFolder, '.n8n-files');
 	mkdirSync(filesDir, { recursive: true });
 
-	const port = await freePort();
+	const port = options.port ?? (await freePort());
 	const url = `http://127.0.0.1:${port}`;
-	const logFile = join(userFolder, 'n8n.log');
+	const logFile = options.logFile ?? join(userFolder, 'n8n.log');
 	const readyTimeoutMs = options.readyTimeoutMs ?? 180000;
+	const command = options.command ?? 'start';
 
 	/** Spawns n8n on `port`; the task broker gets a free port of its own each time (only n8n talks to it). */
 	const launch = async (): Promise<GroupProcess> => {
 		let brokerPort = await freePort();
 		while (brokerPort === port) brokerPort = await freePort();
-		return spawnGroup(options.runtime.nodeBinary, [options.runtime.n8nEntry, 'start'], {
+		return spawnGroup(options.runtime.nodeBinary, [options.runtime.n8nEntry, command, ...(options.args ?? [])], {
 			cwd: userFolder,
-			env: n8nEnvironment(userFolder, port, brokerPort, options.env ?? {}),
+			env: n8nEnvironment(userFolder, port, brokerPort, { ...commandEnvironment(command, port), ...options.env }),
 			logFile,
 			orphanFolder: keep ? undefined : userFolder,
 		});

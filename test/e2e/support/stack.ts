@@ -5,19 +5,15 @@
  * simulator, and the example workflows imported. `stop()` undoes all of it; it also runs on Ctrl-C.
  */
 import { startSimulator, type Simulator, type SimulatorOptions } from '../../../simulator/server';
-import { DEMO_OWNER, N8nClient, type CredentialRef, type OwnerAccount, type StoredWorkflow, type WorkflowJson } from './n8n-client';
+import { prepareInstance, productionWebhookUrl } from './instance-setup';
+import { DEMO_OWNER, type CredentialRef, type N8nClient, type OwnerAccount, type StoredWorkflow, type WorkflowJson } from './n8n-client';
 import { packageLoadProblem, startN8n, type N8nServer } from './n8n-server';
 import { startOutsideWorld, type OutsideWorld } from './outside-world';
-import { onInterrupt } from './processes';
 import { defaultProgress, ensureN8nRuntime, type N8nRuntime, type ProgressLog } from './runtime';
-import { loadExamples, prepareWorkflow, type ExampleFile } from './workflows';
+import { stopList } from './stop-list';
+import { loadExamples, type ExampleFile } from './workflows';
 
-/** Registry data the simulator is seeded with, so the Host API credential test has a publisher. */
-export const DEMO_PUBLISHER_ID = 'demo-publisher';
-export const DEMO_PUBLISHING_TOKEN = 'sim-publishing-token';
-export const DEMO_REPOHOST_TOKEN = 'sim-repohost-token';
-
-export const CREDENTIAL_NAMES = { hostCloudApi: 'Host Cloud API', hostApi: 'Host API' } as const;
+export { CREDENTIAL_NAMES, DEMO_PUBLISHER_ID, DEMO_PUBLISHING_TOKEN, DEMO_REPOHOST_TOKEN } from './instance-setup';
 
 export interface ImportedExample extends ExampleFile {
 	stored: StoredWorkflow;
@@ -63,63 +59,27 @@ const step = (progress: ProgressLog, line: string) => progress(line);
 
 export async function startHostStack(options: StartStackOptions = {}): Promise<HostStack> {
 	const progress = options.progress ?? defaultProgress;
-	const toStop: Array<() => Promise<void>> = [];
-	const stopAll = async () => {
-		while (toStop.length > 0) {
-			const stop = toStop.pop()!;
-			await stop().catch((error: Error) => progress(`while stopping: ${error.message}`));
-		}
-	};
-	const unregister = onInterrupt(stopAll);
+	const stops = stopList(progress);
 
 	try {
 		const runtime = await ensureN8nRuntime(progress);
 
 		const simulator = await startSimulator(options.simulator ?? {});
-		toStop.push(() => simulator.close());
-		simulator.registry.seedPublisher({ id: DEMO_PUBLISHER_ID, name: 'Demo Publisher' });
+		stops.add(() => simulator.close());
 		step(progress, `simulator: cloud ${simulator.baseUrl}, registry ${simulator.registryUrl}`);
 		const outside = await startOutsideWorld();
-		toStop.push(() => outside.close());
+		stops.add(() => outside.close());
 
 		step(progress, `starting n8n ${runtime.n8nVersion} on Node ${runtime.nodeVersion}`);
 		const started = Date.now();
 		const n8n = await startN8n({ runtime, env: options.n8nEnv });
-		toStop.push(() => n8n.stop());
+		stops.add(() => n8n.stop());
 		step(progress, `n8n ready at ${n8n.url} in ${((Date.now() - started) / 1000).toFixed(1)}s (user folder ${n8n.userFolder})`);
 
 		const loadProblem = packageLoadProblem(n8n.logFile);
 		if (loadProblem) throw new Error(`n8n could not load the built package (check \`npm run build\`):\n${loadProblem}`);
 
-		const client = new N8nClient(n8n.url);
-		await client.setupOwner(DEMO_OWNER);
-
-		const credentialData = {
-			hostCloudApi: { apiKey: simulator.apiKey, baseUrl: simulator.baseUrl, wsBaseUrl: simulator.wsBaseUrl },
-			hostApi: {
-				accessToken: simulator.accessToken,
-				registryUrl: simulator.registryUrl,
-				publisherId: DEMO_PUBLISHER_ID,
-				publishingToken: DEMO_PUBLISHING_TOKEN,
-				repohostToken: DEMO_REPOHOST_TOKEN,
-			},
-		};
-		const credentialTypes = await client.credentialTypeNames();
-		for (const type of Object.keys(credentialData)) {
-			if (!credentialTypes.has(type)) {
-				throw new Error(`n8n did not load the credential type "${type}" from the package. Last lines of its log:\n${n8n.logTail()}`);
-			}
-		}
-		const credentials = {
-			hostCloudApi: await client.createCredential(CREDENTIAL_NAMES.hostCloudApi, 'hostCloudApi', credentialData.hostCloudApi),
-			hostApi: await client.createCredential(CREDENTIAL_NAMES.hostApi, 'hostApi', credentialData.hostApi),
-		};
-
-		const nodeTypesWithWebhooks = new Set(
-			(await client.nodeTypes()).filter((type) => (type.webhooks?.length ?? 0) > 0).map((type) => type.name),
-		);
-		const importWorkflow = async (workflow: WorkflowJson, name?: string, bound: Record<string, CredentialRef> = {}) =>
-			await client.createWorkflow(prepareWorkflow(workflow, { ...credentials, ...bound }, { nodeTypesWithWebhooks, name }));
+		const { client, credentials, credentialData, nodeTypesWithWebhooks, importWorkflow } = await prepareInstance(n8n, simulator);
 
 		const examples: ImportedExample[] = [];
 		if (options.importExamples ?? true) {
@@ -144,19 +104,13 @@ export async function startHostStack(options: StartStackOptions = {}): Promise<H
 			examples,
 			nodeTypesWithWebhooks,
 			importWorkflow,
-			webhookUrl(workflow, nodeName, path) {
-				const node = workflow.nodes.find((candidate) => candidate.name === nodeName);
-				if (!node?.webhookId) throw new Error(`Node "${nodeName}" has no webhook id (import the workflow through importWorkflow)`);
-				return `${n8n.url}/webhook/${node.webhookId}/${path.replace(/^\/+/, '')}`;
-			},
+			webhookUrl: (workflow, nodeName, path) => productionWebhookUrl(n8n.url, workflow, nodeName, path),
 			async stop() {
-				await stopAll();
-				unregister();
+				await stops.release();
 			},
 		};
 	} catch (error) {
-		await stopAll();
-		unregister();
+		await stops.release();
 		throw error;
 	}
 }

@@ -1,0 +1,49 @@
+/**
+ * Debian packages the e2e suites run (Chromium for the editor case, PostgreSQL and Redis for queue
+ * mode): used where they are, installed with apt-get when missing and this process is root (as in
+ * CI), never downloaded from anywhere else. apt-get's output goes to a log in the runtime cache.
+ */
+import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+
+import { cleanEnv, runToCompletion } from './processes';
+import { cacheDir, defaultProgress, type ProgressLog } from './runtime';
+
+export interface DebianPackage {
+	/** The package to install, e.g. `redis-server`. */
+	name: string;
+	/** A file the package provides; when it exists, nothing is installed. */
+	provides: string;
+	/** How the progress lines name it, e.g. "Redis". */
+	label: string;
+	/** Whether it is installed, where one fixed path cannot tell (default: `provides` exists). */
+	present?: () => boolean;
+}
+
+/** Makes sure `pkg.provides` exists, installing the package with apt-get when it does not. */
+export async function ensureDebianPackage(pkg: DebianPackage, progress: ProgressLog = defaultProgress): Promise<void> {
+	const present = pkg.present ?? (() => existsSync(pkg.provides));
+	if (present()) return;
+	if (typeof process.getuid === 'function' && process.getuid() !== 0) {
+		throw new Error(
+			`${pkg.provides} is missing. Install Debian's ${pkg.label} first: sudo apt-get update && sudo apt-get install -y ${pkg.name}`,
+		);
+	}
+	mkdirSync(cacheDir(), { recursive: true });
+	const logFile = join(cacheDir(), `apt-${pkg.name}.log`);
+	writeFileSync(logFile, '');
+	const env = cleanEnv({ DEBIAN_FRONTEND: 'noninteractive' });
+	// Another suite may be installing a package at the same moment: wait for dpkg's lock rather than fail.
+	const lockWait = ['-o', 'DPkg::Lock::Timeout=300'];
+	const started = Date.now();
+	progress(`installing ${pkg.label} from Debian's packages (apt-get; about a minute; log: ${logFile})`);
+	const heartbeat = setInterval(() => progress(`installing ${pkg.label}… ${Math.round((Date.now() - started) / 1000)}s`), 15000);
+	try {
+		await runToCompletion('apt-get', [...lockWait, 'update', '-q'], { env, logFile, what: 'apt-get update' });
+		await runToCompletion('apt-get', [...lockWait, 'install', '-y', '-q', pkg.name], { env, logFile, what: `apt-get install ${pkg.name}` });
+	} finally {
+		clearInterval(heartbeat);
+	}
+	if (!present()) throw new Error(`apt-get installed ${pkg.name} but ${pkg.provides} is missing; see ${logFile}`);
+	progress(`${pkg.label} installed in ${Math.round((Date.now() - started) / 1000)}s`);
+}

@@ -1,0 +1,58 @@
+/**
+ * Executions caught in the middle, for the cases that stop, kill or watch them: a Host Cloud run
+ * whose job is running on the simulator, a Host Media run waiting for the task's notification,
+ * and the simulator slowed down for as long as a case needs it.
+ */
+import type { ResolvedOptions, Simulator } from '../../../simulator/server';
+import type { ExecutionResult, N8nClient } from './n8n-client';
+import { waitFor } from './wait';
+
+type TimingOption = 'nodeMs' | 'videoStepMs' | 'imageStepMs';
+
+/** Runs `work` with a timing option of the simulator set to `value`, then puts the previous value back. */
+export async function withSimulatorTiming<T>(
+	simulator: Simulator,
+	option: TimingOption,
+	value: ResolvedOptions[TimingOption],
+	work: () => Promise<T>,
+): Promise<T> {
+	const previous = simulator.options[option];
+	simulator.options[option] = value;
+	try {
+		return await work();
+	} finally {
+		simulator.options[option] = previous;
+	}
+}
+
+/** Starts the workflow as the editor does and waits for the cloud job it submitted to be running. */
+export async function startWithRunningCloudJob(
+	client: N8nClient,
+	simulator: Simulator,
+	workflowId: string,
+): Promise<{ executionId: string; promptId: string }> {
+	const before = new Set(simulator.cloud.jobs.keys());
+	const executionId = await client.startWorkflow(workflowId);
+	const promptId = await waitFor(
+		'the job to run on the cloud',
+		() => [...simulator.cloud.jobs.entries()].find(([id, job]) => !before.has(id) && job.status === 'in_progress')?.[0],
+	);
+	return { executionId, promptId };
+}
+
+/**
+ * Starts a Host Media video workflow in *Wait for Notification* mode and waits for the execution to
+ * be `waiting`; answers it with the resume URL the node sent the service (`callback_url`).
+ */
+export async function startWaitingForVideoTask(
+	client: N8nClient,
+	simulator: Simulator,
+	workflowId: string,
+): Promise<{ executionId: string; waiting: ExecutionResult; callbackUrl: string }> {
+	const executionId = await client.startWorkflow(workflowId);
+	const waiting = await client.waitForExecution(executionId, { statuses: ['waiting'], timeoutMs: 30000 });
+	const submit = await waitFor('the video task to be submitted', () =>
+		simulator.requestsTo('POST', '/proxy/video/').find((request) => request.body.includes(`/${executionId}`)),
+	);
+	return { executionId, waiting, callbackUrl: String(JSON.parse(submit.body).callback_url) };
+}
