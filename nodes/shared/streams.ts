@@ -167,7 +167,16 @@ export class IdleTimeoutError extends Error {
 	}
 }
 
+/** Thrown by `withIdleTimeout` when its source was still sending after `totalMs` in all. */
+export class TotalTimeoutError extends Error {
+	constructor(readonly totalMs: number) {
+		super(`still sending after ${totalMs} ms`);
+		this.name = 'TotalTimeoutError';
+	}
+}
+
 const IDLE: unique symbol = Symbol('idle');
+const OVER: unique symbol = Symbol('over');
 const CANCELED: unique symbol = Symbol('canceled');
 
 const canceledError = (cancel?: AbortSignal): Error => (cancel?.reason instanceof Error ? cancel.reason : new Error('canceled'));
@@ -178,25 +187,36 @@ const canceledError = (cancel?: AbortSignal): Error => (cancel?.reason instanceo
  * otherwise be waited on for ever. `cancel` (the execution's cancel signal) ends a wait at once,
  * with its reason. After an idle or cancelled wait a read is still pending on the source, and an
  * async iterator cannot be returned while it reads: the caller closes the source by its own means
- * (a response body: by aborting its request, which also closes the connection).
+ * (a response body: by aborting its request, which also closes the connection). `totalMs`, when
+ * given, bounds the whole read too (TotalTimeoutError): a peer that never stops sending is not
+ * waited on for ever either.
  */
-export async function* withIdleTimeout<T>(source: AsyncIterable<T>, idleMs: number, cancel?: AbortSignal): AsyncGenerator<T> {
+export async function* withIdleTimeout<T>(
+	source: AsyncIterable<T>,
+	idleMs: number,
+	cancel?: AbortSignal,
+	totalMs?: number,
+): AsyncGenerator<T> {
 	const iterator = source[Symbol.asyncIterator]();
+	const deadline = totalMs === undefined ? Infinity : Date.now() + totalMs;
 	let reading = false;
 	try {
 		for (;;) {
 			if (cancel?.aborted) throw canceledError(cancel);
+			const left = deadline - Date.now();
+			if (left <= 0) throw new TotalTimeoutError(totalMs!);
+			const waitMs = Math.min(idleMs, left);
 			// One timer per read, stopped as soon as the read settles or the execution is cancelled.
 			const timer = new AbortController();
 			const stop = () => timer.abort();
 			cancel?.addEventListener('abort', stop, { once: true });
 			reading = true;
-			let next: IteratorResult<T> | typeof IDLE | typeof CANCELED;
+			let next: IteratorResult<T> | typeof IDLE | typeof OVER | typeof CANCELED;
 			try {
 				next = await Promise.race([
 					iterator.next(),
-					sleep(idleMs, timer.signal).then(
-						(): typeof IDLE => IDLE,
+					sleep(waitMs, timer.signal).then(
+						(): typeof IDLE | typeof OVER => (waitMs < idleMs ? OVER : IDLE),
 						(): typeof CANCELED => CANCELED,
 					),
 				]);
@@ -205,6 +225,7 @@ export async function* withIdleTimeout<T>(source: AsyncIterable<T>, idleMs: numb
 				cancel?.removeEventListener('abort', stop);
 			}
 			if (next === IDLE) throw new IdleTimeoutError(idleMs);
+			if (next === OVER) throw new TotalTimeoutError(totalMs!);
 			if (next === CANCELED) throw canceledError(cancel);
 			reading = false;
 			if (next.done) return;

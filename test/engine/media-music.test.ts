@@ -128,6 +128,31 @@ describe('Host Media: music', () => {
 		expect(result.items[0]!.binary).toBeUndefined();
 	});
 
+	it('a stream that keeps sending and never completes ends at Max Wait, no take passed on, the connection closed', async () => {
+		// Chunks every 20 ms (never silent for the Idle Timeout) for far longer than Max Wait (0.6 s).
+		Object.assign(env.sim.proxy.music, { chunkDelayMs: 20, chunkBytes: 1024, audioBytesPerStream: 64 * 1024 * 1024 });
+		const result = await env.run({ ...MUSIC, waitOptions: { maxWaitMinutes: 0.01, idleTimeoutSeconds: 5 } }, [{ json: {} }], {
+			continueOnFail: true,
+		});
+		expect(result.items).toHaveLength(1);
+		expect(result.items[0]!.json.error).toMatch(
+			/^The music stream did not finish within 0\.01 minutes \(Max Wait\), so the node closed the connection\. /,
+		);
+		expect(result.items[0]!.binary).toBeUndefined();
+		expect(env.sim.proxy.musicStats.audioBytesSent).toBeGreaterThan(0);
+		for (let i = 0; i < 100 && env.sim.proxy.musicStats.aborted === 0; i++) await new Promise((resolve) => setTimeout(resolve, 10));
+		expect(env.sim.proxy.musicStats.aborted).toBe(1);
+	});
+
+	it('version 1 takes Max Wait among its Additional Fields', async () => {
+		Object.assign(env.sim.proxy.music, { chunkDelayMs: 20, chunkBytes: 1024, audioBytesPerStream: 64 * 1024 * 1024 });
+		const result = await env.run({ ...MUSIC, additionalFields: { maxWaitMinutes: 0.01 } }, [{ json: {} }], {
+			continueOnFail: true,
+			typeVersion: 1,
+		});
+		expect(result.items[0]!.json.error).toMatch(/^The music stream did not finish within 0\.01 minutes \(Max Wait\)/);
+	});
+
 	it('cancelling the execution stops the stream promptly', async () => {
 		Object.assign(env.sim.proxy.music, { chunkDelayMs: 20, audioBytesPerStream: 4 * 1024 * 1024 });
 		const controller = new AbortController();

@@ -1,7 +1,15 @@
 import { Readable, Writable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 
-import { ByteChannel, IdleTimeoutError, peek, readableClassOf, readableFrom, withIdleTimeout } from '../../nodes/shared/streams';
+import {
+	ByteChannel,
+	IdleTimeoutError,
+	peek,
+	readableClassOf,
+	readableFrom,
+	TotalTimeoutError,
+	withIdleTimeout,
+} from '../../nodes/shared/streams';
 
 async function* from(...parts: string[]): AsyncGenerator<Buffer> {
 	for (const part of parts) yield Buffer.from(part);
@@ -141,6 +149,30 @@ describe('withIdleTimeout', () => {
 		const reading = drain(withIdleTimeout(stalling('a'), 60_000, cancel.signal));
 		setTimeout(() => cancel.abort(new Error('stopped by hand')), 20);
 		await expect(reading).rejects.toThrow('stopped by hand');
+	});
+
+	it('ends with a TotalTimeoutError when a source never stops sending, however lively, keeping what came before', async () => {
+		/** A value every 5 ms, for ever. */
+		const endless: AsyncIterable<Buffer> = {
+			[Symbol.asyncIterator]: () => ({
+				next: async (): Promise<IteratorResult<Buffer>> => {
+					await new Promise((resolve) => setTimeout(resolve, 5));
+					return { done: false, value: Buffer.from('x') };
+				},
+			}),
+		};
+		let seen = 0;
+		const reading = (async () => {
+			for await (const _chunk of withIdleTimeout(endless, 1000, undefined, 80)) seen++;
+		})();
+		await expect(reading).rejects.toThrow(TotalTimeoutError);
+		await expect(reading).rejects.toMatchObject({ totalMs: 80 });
+		expect(seen).toBeGreaterThan(0);
+	});
+
+	it('the silence limit still applies under a total limit, and a source that ends in time is read whole', async () => {
+		await expect(drain(withIdleTimeout(stalling('a'), 30, undefined, 60_000))).rejects.toThrow(IdleTimeoutError);
+		expect(await drain(withIdleTimeout(from('ab', 'cd'), 1000, undefined, 60_000))).toBe('abcd');
 	});
 
 	it('a consumer that stops between reads returns the source (so it can close itself)', async () => {

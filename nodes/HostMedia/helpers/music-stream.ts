@@ -12,7 +12,15 @@ import { NodeOperationError } from 'n8n-workflow';
 import { declaredFileBytes, extensionFor, sniffMimeType, SNIFF_BYTES } from '../../shared/file-types';
 import { errorForItem } from '../../shared/items';
 import { isNetworkFailure, networkFailureInWords } from '../../shared/network-failure';
-import { ByteChannel, IdleTimeoutError, isAsyncIterable, readableClassOf, readableFrom, withIdleTimeout } from '../../shared/streams';
+import {
+	ByteChannel,
+	IdleTimeoutError,
+	isAsyncIterable,
+	readableClassOf,
+	readableFrom,
+	TotalTimeoutError,
+	withIdleTimeout,
+} from '../../shared/streams';
 import { credentialSecrets } from '../../shared/redaction';
 import type { OpenStream } from '../transport/media-api';
 import { keptText, keptValue, MusicEventLog } from './music-events';
@@ -56,6 +64,8 @@ export interface MusicStreamOptions {
 	keepAudio: boolean;
 	/** The read fails when nothing arrives for this long (milliseconds). */
 	idleMs: number;
+	/** The read fails when the stream has not completed after this long in all (milliseconds). */
+	maxWaitMs: number;
 }
 
 function fileBase(take: Take): string {
@@ -84,6 +94,20 @@ function silentError(context: IExecuteFunctions, itemIndex: number, idleMs: numb
 			itemIndex,
 			description:
 				'No take is passed on: without the service’s "complete" event the node cannot tell that the music was finished. If the service is only slow, raise Idle Timeout (Seconds); otherwise try again.',
+		},
+	);
+}
+
+/** The item's error when the stream was still going at Max Wait; `progress` says what had arrived. */
+function overdueError(context: IExecuteFunctions, itemIndex: number, totalMs: number, progress: string): NodeOperationError {
+	const minutes = Math.round((totalMs / 60000) * 100) / 100;
+	return new NodeOperationError(
+		context.getNode(),
+		`The music stream did not finish within ${minutes} ${minutes === 1 ? 'minute' : 'minutes'} (Max Wait), so the node closed the connection. ${progress}`,
+		{
+			itemIndex,
+			description:
+				'No take is passed on: without the service’s "complete" event the node cannot tell that the music was finished. For longer music, raise Max Wait (Minutes).',
 		},
 	);
 }
@@ -140,7 +164,7 @@ class MusicStreamReader {
 	async read(): Promise<MusicTake[]> {
 		const signal = this.context.getExecutionCancelSignal();
 		try {
-			const bytes = withIdleTimeout(this.body, this.options.idleMs, signal);
+			const bytes = withIdleTimeout(this.body, this.options.idleMs, signal, this.options.maxWaitMs);
 			for await (const line of readNdjson(bytes, { base64Field: 'data' })) {
 				if (signal?.aborted) break;
 				if ('malformed' in line) {
@@ -155,6 +179,7 @@ class MusicStreamReader {
 			await this.abandon();
 			if (signal?.aborted) throw this.cancelled();
 			if (error instanceof IdleTimeoutError) throw silentError(this.context, this.options.itemIndex, error.idleMs, this.progress());
+			if (error instanceof TotalTimeoutError) throw overdueError(this.context, this.options.itemIndex, error.totalMs, this.progress());
 			// Our own (too many takes).
 			if (error instanceof NodeOperationError) throw errorForItem(this.context, error, this.options.itemIndex);
 			const said = isNetworkFailure(error) ? networkFailureInWords(error, 'the music service') : (error as Error).message;

@@ -6,6 +6,7 @@ import { additionalFields, checkedField, checkedOrDefault, additionalFieldsPrope
 import {
 	BEFORE_WAIT_OPTIONS,
 	hasWaitOptions,
+	maxWaitMinutesField,
 	readWaitOptions,
 	SINCE_WAIT_OPTIONS,
 	waitOptionsProperty,
@@ -41,6 +42,12 @@ const IDLE_TIMEOUT: FieldDefinition = {
 		'How long the music service may stay silent (before its answer starts, or between two lines) until the node gives up. The item then fails, no take is passed on, and the connection is closed.',
 };
 
+/** The whole stream's bound: a service that keeps sending and never completes is not read for ever. */
+const MAX_WAIT = maxWaitMinutesField(
+	30,
+	'How long the whole stream may take, from the request to the service’s "complete" event. The item then fails, no take is passed on, and the connection is closed.',
+);
+
 const properties: INodeProperties[] = [
 	{
 		displayName: 'Prompt',
@@ -70,8 +77,8 @@ const properties: INodeProperties[] = [
 	},
 	{ ...additionalFieldsProperty([DURATION]), displayOptions: { show: SINCE_WAIT_OPTIONS } },
 	// Version 1 has no "Wait Options": the setting is among its Additional Fields.
-	{ ...additionalFieldsProperty([DURATION, IDLE_TIMEOUT]), displayOptions: { show: BEFORE_WAIT_OPTIONS } },
-	waitOptionsProperty([IDLE_TIMEOUT]),
+	{ ...additionalFieldsProperty([DURATION, IDLE_TIMEOUT, MAX_WAIT]), displayOptions: { show: BEFORE_WAIT_OPTIONS } },
+	waitOptionsProperty([IDLE_TIMEOUT, MAX_WAIT]),
 ];
 
 export const description = updateDisplayOptions({ show: { resource: ['music'], operation: ['generate'] } }, properties);
@@ -80,12 +87,18 @@ export const description = updateDisplayOptions({ show: { resource: ['music'], o
 export const notAsTool =
 	'Generate Music streams the audio into n8n as binary data, with no link to it, and an AI agent or MCP client cannot receive binary data. To give an agent music, run a Host Cloud workflow that makes audio: its tool answers links.';
 
-/** Idle Timeout (Seconds) of the item, in milliseconds, from either version's layout. */
-function idleTimeout(context: IExecuteFunctions, itemIndex: number): number {
-	const seconds = hasWaitOptions(context)
-		? readWaitOptions(context, itemIndex, [IDLE_TIMEOUT]).idleTimeoutSeconds
-		: checkedOrDefault(context, itemIndex, IDLE_TIMEOUT, additionalFields(context, itemIndex).idleTimeoutSeconds);
-	return Math.round((seconds as number) * 1000);
+/** Idle Timeout and Max Wait of the item, in milliseconds, from either version's layout. */
+function streamLimits(context: IExecuteFunctions, itemIndex: number): { idleMs: number; maxWaitMs: number } {
+	const values = hasWaitOptions(context)
+		? readWaitOptions(context, itemIndex, [IDLE_TIMEOUT, MAX_WAIT])
+		: {
+				idleTimeoutSeconds: checkedOrDefault(context, itemIndex, IDLE_TIMEOUT, additionalFields(context, itemIndex).idleTimeoutSeconds),
+				maxWaitMinutes: checkedOrDefault(context, itemIndex, MAX_WAIT, additionalFields(context, itemIndex).maxWaitMinutes),
+			};
+	return {
+		idleMs: Math.round((values.idleTimeoutSeconds as number) * 1000),
+		maxWaitMs: Math.round((values.maxWaitMinutes as number) * 60000),
+	};
 }
 
 /** POST /proxy/music/t2m/generate: one output item per generated take, with its audio file. */
@@ -96,11 +109,12 @@ export async function execute(this: IExecuteFunctions, itemIndex: number): Promi
 	const binaryPropertyName = keepAudio
 		? requiredText(this, itemIndex, 'Put Audio in Field', this.getNodeParameter('binaryPropertyName', itemIndex, 'data'))
 		: 'data';
-	const idleMs = idleTimeout(this, itemIndex);
+	const { idleMs, maxWaitMs } = streamLimits(this, itemIndex);
 	const takes = await readMusicStream(this, async () => await streamMusic(this, { prompt, duration }, { itemIndex, idleMs }), {
 		itemIndex,
 		keepAudio,
 		idleMs,
+		maxWaitMs,
 	});
 	return takes.map((take) => ({
 		json: { prompt, ...take.json },
