@@ -35,10 +35,10 @@ export interface Secret {
 	value: string;
 }
 
-/** A text to search and where it comes from, for the report. */
+/** What to search (a text, or a value whose strings and keys are all searched) and where it comes from, for the report. */
 export interface Haystack {
 	where: string;
-	text: string;
+	text: unknown;
 }
 
 /** Every (secret, place) pair where a form of a secret occurs (the search is the chaos suites' own). */
@@ -129,24 +129,11 @@ export function outputItemHaystacks(executions: Iterable<ExecutionResult>): Hays
 	const haystacks: Haystack[] = [];
 	for (const execution of executions) {
 		for (const [node, runs] of Object.entries(execution.runData)) {
-			haystacks.push({ where: `output of "${node}" in execution ${execution.id}`, text: JSON.stringify(runs) });
+			haystacks.push({ where: `output of "${node}" in execution ${execution.id}`, text: runs });
 		}
-		if (execution.error) haystacks.push({ where: `error of execution ${execution.id}`, text: JSON.stringify(execution.error) });
+		if (execution.error) haystacks.push({ where: `error of execution ${execution.id}`, text: execution.error });
 	}
 	return haystacks;
-}
-
-/** Every string and key of a value (deep, each object once). */
-function stringsIn(value: unknown, out: string[] = [], seen = new Set<object>()): string[] {
-	if (typeof value === 'string') out.push(value);
-	else if (value && typeof value === 'object' && !seen.has(value)) {
-		seen.add(value);
-		for (const [key, item] of Object.entries(value)) {
-			out.push(key);
-			stringsIn(item, out, seen);
-		}
-	}
-	return out;
 }
 
 interface DatabaseRow {
@@ -227,7 +214,7 @@ export function databaseHaystacks(
 				tokensKeptByN8n.push(`${row.table}.${column} of execution ${executionId}: resumeToken`);
 				delete data.resumeToken;
 			}
-			haystacks.push({ where: `${where}, execution ${executionId}`, text: stringsIn(data).join('\n') });
+			haystacks.push({ where: `${where}, execution ${executionId}`, text: data });
 		}
 	}
 	return { haystacks, tokensKeptByN8n, rows: rows.length };
