@@ -7,7 +7,9 @@
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join, posix } from 'node:path';
+import { join } from 'node:path';
+
+import { filesNeededBy } from '../helpers/package-files';
 
 const ROOT = join(__dirname, '..', '..');
 const pkg = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8'));
@@ -38,17 +40,6 @@ afterAll(() => {
 	if (work) rmSync(work, { recursive: true, force: true });
 });
 
-/** The files each registered node or credential needs beside it: its compiled class, a codex file for nodes, and icons. */
-function neededBy(registered: string): string[] {
-	const needed = [registered];
-	if (registered.startsWith('dist/nodes/')) needed.push(registered.replace(/\.js$/, '.json'));
-	const source = readFileSync(join(ROOT, registered.replace(/^dist\//, '').replace(/\.js$/, '.ts')), 'utf8');
-	for (const [, icon] of source.matchAll(/'file:([^']+\.(?:svg|png))'/g)) {
-		needed.push(posix.normalize(posix.join(posix.dirname(registered), icon!)));
-	}
-	return needed;
-}
-
 describe('the tarball', () => {
 	it('holds package.json, the README, the licence and dist/, nothing else', () => {
 		const outside = entries.filter((entry) => !entry.startsWith('dist/'));
@@ -58,9 +49,10 @@ describe('the tarball', () => {
 
 	it('holds every registered node and credential with its codex file and both icons', () => {
 		const registered: string[] = [...pkg.n8n.nodes, ...pkg.n8n.credentials];
-		const needed = registered.flatMap(neededBy);
-		expect(needed.filter((file) => /\.(svg|png)$/.test(file)).length).toBeGreaterThanOrEqual(registered.length * 2);
-		expect(needed.filter((file) => !entries.includes(file))).toEqual([]);
+		const needed = registered.map((file) => ({ file, ...filesNeededBy(file) }));
+		for (const { file, icons } of needed) expect({ file, icons: icons.length }).toEqual({ file, icons: 2 });
+		const files = needed.flatMap(({ file, codex, icons }) => [file, ...(codex ? [codex] : []), ...icons]);
+		expect(files.filter((file) => !entries.includes(file))).toEqual([]);
 	});
 
 	it('ships only the compiled nodes, credentials and icons: no tests, simulator, benchmarks, examples or sources', () => {

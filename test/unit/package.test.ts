@@ -4,18 +4,12 @@
  * `npm test` builds before Jest runs, so dist/ is fresh here.
  */
 import { existsSync, readFileSync } from 'node:fs';
-import { dirname, join, resolve } from 'node:path';
+import { join } from 'node:path';
+
+import { filesNeededBy } from '../helpers/package-files';
 
 const ROOT = join(__dirname, '..', '..');
 const pkg = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8'));
-
-type IconValue = string | { light: string; dark: string } | undefined;
-
-function iconFiles(icon: IconValue, fromFile: string): string[] {
-	if (!icon) return [];
-	const values = typeof icon === 'string' ? [icon] : [icon.light, icon.dark];
-	return values.map((value) => resolve(dirname(fromFile), value.replace(/^file:/, '')));
-}
 
 describe('package manifest', () => {
 	it('is a community node package with no runtime dependencies', () => {
@@ -48,27 +42,23 @@ describe('built dist/', () => {
 	});
 
 	it.each(pkg.n8n.nodes as string[])('%s has its codex file and both icons in dist', (path) => {
-		const file = join(ROOT, path);
-		expect(existsSync(file.replace(/\.js$/, '.json'))).toBe(true);
-		const exports = require(file);
-		const Class = Object.values(exports).find((value) => typeof value === 'function') as new () => { description: { icon?: IconValue } };
-		const icons = iconFiles(new Class().description.icon, file);
+		const { codex, icons } = filesNeededBy(path);
+		expect(existsSync(join(ROOT, codex!))).toBe(true);
 		expect(icons).toHaveLength(2);
-		for (const icon of icons) expect(existsSync(icon)).toBe(true);
+		for (const icon of icons) expect(existsSync(join(ROOT, icon))).toBe(true);
 	});
 
 	it.each(pkg.n8n.credentials as string[])('%s has both icons in dist and a test request', (path) => {
 		const file = join(ROOT, path);
 		const exports = require(file);
 		const Class = Object.values(exports).find((value) => typeof value === 'function') as new () => {
-			icon?: IconValue;
 			test?: unknown;
 			documentationUrl?: string;
 		};
 		const credential = new Class();
-		const icons = iconFiles(credential.icon, file);
+		const { icons } = filesNeededBy(path);
 		expect(icons).toHaveLength(2);
-		for (const icon of icons) expect(existsSync(icon)).toBe(true);
+		for (const icon of icons) expect(existsSync(join(ROOT, icon))).toBe(true);
 		expect(credential.test).toBeDefined();
 		expect(credential.documentationUrl).toMatch(/^https:\/\//);
 	});
