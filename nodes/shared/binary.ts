@@ -57,11 +57,12 @@ function header(headers: IN8nHttpFullResponse['headers'], name: string): string 
 }
 
 /**
- * Why `url` is not fetched, if it is not a web address. A result URL may come from a task
+ * Why `url` is not used, if it is not a web address. A result URL may come from a task
  * notification, which anyone holding its URL can send: a `file:`, `data:` or `gopher:` address
- * there would read something that is no result file.
+ * there would read something that is no result file. An upload address comes from a service's
+ * answer, which may be malformed. `use` says what is done with such addresses.
  */
-function notAWebAddress(url: string): string | undefined {
+export function notAWebAddress(url: string, use = 'downloaded'): string | undefined {
 	let protocol: string;
 	try {
 		protocol = new URL(url).protocol;
@@ -69,7 +70,7 @@ function notAWebAddress(url: string): string | undefined {
 		return 'it is not a valid web address';
 	}
 	if (protocol === 'http:' || protocol === 'https:') return undefined;
-	return `its address uses the ${protocol} scheme, and only http: and https: addresses are downloaded`;
+	return `its address uses the ${protocol} scheme, and only http: and https: addresses are ${use}`;
 }
 
 /**

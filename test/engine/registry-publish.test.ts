@@ -207,6 +207,32 @@ describe('publish', () => {
 		}
 	});
 
+	it('an upload address that is not a web address fails at once, saying so, without sending or retrying anything', async () => {
+		for (const [signedUrl, said] of [
+			['text', 'it is not a valid web address'],
+			['file:///etc/passwd', 'its address uses the file: scheme, and only http: and https: addresses are uploaded to'],
+		]) {
+			const registry = await startHostileService((_req, res) =>
+				sendJson(res, 201, { node_version: { id: 'v-1', version: '1.0.0' }, signedUrl }),
+			);
+			try {
+				const credential = harness.addCredential('hostApi', {
+					accessToken: sim.accessToken,
+					registryUrl: registry.url,
+					publisherId: 'acme',
+					publishingToken: DEFAULT_PUBLISHING_TOKEN,
+				});
+				const result = await runRegistry(harness, credential, publish(), [archiveItem()], true);
+				expect(result.items[0]!.json.error).toBe(
+					`Version 1.0.0 of node "my-node" was created (version ID v-1), but its archive was not uploaded: the upload address the registry gave is unusable: ${said}`,
+				);
+				expect(registry.seen.map((request) => request.method)).toEqual(['POST']);
+			} finally {
+				await registry.close();
+			}
+		}
+	});
+
 	it('surfaces a version conflict, and uploads nothing for it', async () => {
 		const credential = registryCredential(harness, sim);
 		expect((await runRegistry(harness, credential, publish(), [archiveItem()])).status).toBe('success');

@@ -10,6 +10,7 @@
 import type { IBinaryData, IExecuteFunctions, IN8nHttpFullResponse } from 'n8n-workflow';
 import { sleep } from 'n8n-workflow';
 
+import { notAWebAddress } from '../../shared/binary';
 import { networkFailureInWords } from '../../shared/network-failure';
 import { RETRY_DELAYS_MS } from '../../shared/retry';
 
@@ -61,6 +62,9 @@ export async function uploadArchive(
 ): Promise<ArchiveUploadResult> {
 	const signal = context.getExecutionCancelSignal();
 	const result: ArchiveUploadResult = { uploaded: false, bytes, fileName: archive.fileName, attempts: 0 };
+	// A malformed answer is no network trouble: nothing to send, nothing to retry (and the address is not repeated).
+	const unusable = notAWebAddress(signedUrl, 'uploaded to');
+	if (unusable) return { ...result, reason: `the upload address the registry gave is unusable: ${unusable}` };
 	for (let attempt = 1; attempt <= UPLOAD_RETRY_DELAYS_MS.length + 1; attempt++) {
 		result.attempts = attempt;
 		let retryable = false;
