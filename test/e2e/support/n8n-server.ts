@@ -112,6 +112,8 @@ function n8nEnvironment(userFolder: string, port: number, brokerPort: number, ex
 		HOME: userFolder,
 		XDG_CONFIG_HOME: join(userFolder, '.config'),
 		XDG_CACHE_HOME: join(userFolder, '.cache'),
+		// n8n keeps its own folders in the system temp folder (data table uploads): here, in ours.
+		TMPDIR: join(userFolder, 'tmp'),
 		N8N_USER_FOLDER: userFolder,
 		N8N_PORT: String(port),
 		N8N_LISTEN_ADDRESS: '127.0.0.1',
@@ -200,6 +202,7 @@ export async function startN8n(options: StartN8nOptions): Promise<N8nServer> {
 	installBuiltPackage(userFolder, options.packageDir);
 	const filesDir = join(userFolder, '.n8n-files');
 	mkdirSync(filesDir, { recursive: true });
+	mkdirSync(join(userFolder, 'tmp'));
 
 	const port = options.port ?? (await freePort());
 	const url = `http://127.0.0.1:${port}`;
