@@ -20,7 +20,7 @@ import type { INodeTypeDescription } from 'n8n-workflow';
 import { makePng } from '../../simulator/proxy-media';
 import { EngineHarness } from '../harness/engine';
 import type { HarnessItem } from '../harness/items-node';
-import { RUNS, SEED, recordFigures, tally, uncaughtError } from '../helpers/bad-input';
+import { RUNS, SEED, SWEEP_TIMEOUT_MS, recordFigures, tally, uncaughtError } from '../helpers/bad-input';
 import { txt2img } from '../helpers/cloud';
 import { startHostileService, sendJson, type HostileService, type SeenRequest } from '../helpers/hostile-service';
 import { allowedValues, operationsOf, visibleFields, withField, type Field, type Parameters } from '../helpers/node-parameters';
@@ -303,34 +303,38 @@ describe(`bad-input sweep over parameters (seed ${SEED}; replay with BAD_INPUT_S
 		},
 	);
 
-	test.each(executable)('%s %s: %s', async (type, resource, operation) => {
-		const base = baseParameters(type, resource, operation);
-		const fields = visibleFields(node(type), base).filter((field) => casesFor(field) !== undefined);
-		if (fields.length === 0) return; // nothing to set (Get Queue, Interrupt)
-		const pick = fc.constantFrom(...fields).chain((field) => casesFor(field)!.map((c) => ({ field, ...c })));
-		await fc.assert(
-			fc.asyncProperty(pick, async ({ field, value, verdict, noBinary }) => {
-				tally.inputs_tried++;
-				const run = await runOnce(type, withField(base, field, value), noBinary ? { json: {} } : ITEM);
-				const uncaught = uncaughtError(run.error);
-				if (uncaught) tally.uncaught_errors++;
-				expect(uncaught ?? 'none').toBe('none');
-				// Refused by the node's own checks: nothing sent (a NodeApiError is the service's answer, even one
-				// the loopback server gave before logging the request, such as 431 for a huge address).
-				const refused =
-					run.error !== undefined && (run.error as Error).name !== 'NodeApiError' && run.sent.length === 0 && run.sockets === 0;
-				if (refused) tally.refused_before_sending++;
-				const said = run.error?.message ?? '';
-				if (verdict === 'invalid') expect({ said, refused, named: names(said, field) }).toEqual({ said, refused: true, named: true });
-				// An allowed value may still be refused in combination with another field ("used only when Is Portrait is true").
-				const combination = fields.some((other) => other !== field && said.includes(other.displayName));
-				if (verdict === 'valid' && refused && !combination) expect(said.startsWith(field.displayName)).toBe(false);
-				if (refused && verdict === 'any') expect({ said, named: names(said, field) }).toEqual({ said, named: true });
-				for (const request of run.sent) expect(`${safeDecode(request.url)} ${request.body}`).not.toMatch(SENT_GARBAGE);
-			}),
-			{ seed: SEED, numRuns: RUNS, endOnFailure: true },
-		);
-	});
+	test.each(executable)(
+		'%s %s: %s',
+		async (type, resource, operation) => {
+			const base = baseParameters(type, resource, operation);
+			const fields = visibleFields(node(type), base).filter((field) => casesFor(field) !== undefined);
+			if (fields.length === 0) return; // nothing to set (Get Queue, Interrupt)
+			const pick = fc.constantFrom(...fields).chain((field) => casesFor(field)!.map((c) => ({ field, ...c })));
+			await fc.assert(
+				fc.asyncProperty(pick, async ({ field, value, verdict, noBinary }) => {
+					tally.inputs_tried++;
+					const run = await runOnce(type, withField(base, field, value), noBinary ? { json: {} } : ITEM);
+					const uncaught = uncaughtError(run.error);
+					if (uncaught) tally.uncaught_errors++;
+					expect(uncaught ?? 'none').toBe('none');
+					// Refused by the node's own checks: nothing sent (a NodeApiError is the service's answer, even one
+					// the loopback server gave before logging the request, such as 431 for a huge address).
+					const refused =
+						run.error !== undefined && (run.error as Error).name !== 'NodeApiError' && run.sent.length === 0 && run.sockets === 0;
+					if (refused) tally.refused_before_sending++;
+					const said = run.error?.message ?? '';
+					if (verdict === 'invalid') expect({ said, refused, named: names(said, field) }).toEqual({ said, refused: true, named: true });
+					// An allowed value may still be refused in combination with another field ("used only when Is Portrait is true").
+					const combination = fields.some((other) => other !== field && said.includes(other.displayName));
+					if (verdict === 'valid' && refused && !combination) expect(said.startsWith(field.displayName)).toBe(false);
+					if (refused && verdict === 'any') expect({ said, named: names(said, field) }).toEqual({ said, named: true });
+					for (const request of run.sent) expect(`${safeDecode(request.url)} ${request.body}`).not.toMatch(SENT_GARBAGE);
+				}),
+				{ seed: SEED, numRuns: RUNS, endOnFailure: true },
+			);
+		},
+		SWEEP_TIMEOUT_MS,
+	);
 });
 
 describe('defects the sweep found, fixed', () => {
@@ -419,32 +423,36 @@ describe(`bad-input sweep over malformed service answers (seed ${SEED}; replay w
 
 	const executable = OPERATIONS.filter(([type]) => node(type).properties.some((p) => p.name === 'resource'));
 
-	test.each(executable)('%s %s: %s', async (type, resource, operation) => {
-		// Short waits: an operation that waits for a job or task gives up in seconds, never hangs.
-		const base = { ...baseParameters(type, resource, operation), ...(type === 'hostCloud' ? { waitOptions: QUICK_WAIT } : {}) };
-		await fc.assert(
-			fc.asyncProperty(answers, async (answer) => {
-				tally.malformed_answers_tried++;
-				respond = (_req, res) => {
-					res.writeHead(answer.status, { 'Content-Type': answer.type });
-					res.end(answer.body);
-				};
-				const run = await runOnce(type, base);
-				const uncaught = uncaughtError(run.error);
-				if (uncaught) tally.uncaught_errors++;
-				expect(uncaught ?? 'none').toBe('none');
-				const shown = JSON.stringify([run.error?.message, run.error?.description, run.output]);
-				// A node can only blank out its own credential's secrets (the answer carries both credentials').
-				const own = type === 'hostCloud' ? [CLOUD_KEY] : SECRETS.filter((secret) => secret !== CLOUD_KEY);
-				const leaked = own.filter((secret) => shown.includes(secret));
-				tally.secrets_found += leaked.length;
-				expect(leaked).toEqual([]);
-				// A failure says what came back: the status, or what was wrong with the answer.
-				if (run.error) expect(run.error.message).toMatch(SAYS_WHAT_CAME_BACK);
-			}),
-			{ seed: SEED, numRuns: Math.ceil(RUNS / 4), endOnFailure: true },
-		);
-	});
+	test.each(executable)(
+		'%s %s: %s',
+		async (type, resource, operation) => {
+			// Short waits: an operation that waits for a job or task gives up in seconds, never hangs.
+			const base = { ...baseParameters(type, resource, operation), ...(type === 'hostCloud' ? { waitOptions: QUICK_WAIT } : {}) };
+			await fc.assert(
+				fc.asyncProperty(answers, async (answer) => {
+					tally.malformed_answers_tried++;
+					respond = (_req, res) => {
+						res.writeHead(answer.status, { 'Content-Type': answer.type });
+						res.end(answer.body);
+					};
+					const run = await runOnce(type, base);
+					const uncaught = uncaughtError(run.error);
+					if (uncaught) tally.uncaught_errors++;
+					expect(uncaught ?? 'none').toBe('none');
+					const shown = JSON.stringify([run.error?.message, run.error?.description, run.output]);
+					// A node can only blank out its own credential's secrets (the answer carries both credentials').
+					const own = type === 'hostCloud' ? [CLOUD_KEY] : SECRETS.filter((secret) => secret !== CLOUD_KEY);
+					const leaked = own.filter((secret) => shown.includes(secret));
+					tally.secrets_found += leaked.length;
+					expect(leaked).toEqual([]);
+					// A failure says what came back: the status, or what was wrong with the answer.
+					if (run.error) expect(run.error.message).toMatch(SAYS_WHAT_CAME_BACK);
+				}),
+				{ seed: SEED, numRuns: Math.ceil(RUNS / 4), endOnFailure: true },
+			);
+		},
+		SWEEP_TIMEOUT_MS,
+	);
 });
 
 const QUICK_WAIT = { maxWaitMinutes: 0.02, pollIntervalSeconds: 0.05, silenceSeconds: 0.05 };
@@ -455,27 +463,31 @@ const SAYS_WHAT_CAME_BACK =
  * Host Task Trigger has no operations: its parameters are read when a notification arrives. Bad
  * values must never turn a notification into a JavaScript error (n8n would answer the service 500).
  */
-test(`Host Task Trigger: bad parameter values never break a notification (seed ${SEED})`, async () => {
-	const description = node('hostTaskTrigger');
-	const fields = visibleFields(description, {}).filter((field) => casesFor(field) !== undefined);
-	const notification = { data: { task_id: 'task-1', status: 'COMPLETED', generated: ['https://storage.example/a.png'] } };
-	await fc.assert(
-		fc.asyncProperty(
-			fc.constantFrom(...fields).chain((field) => casesFor(field)!.map((c) => ({ field, value: c.value }))),
-			async ({ field, value }) => {
-				tally.inputs_tried++;
-				const workflow = harness.buildWorkflow({
-					nodes: [{ name: 'Trigger', type: 'hostTaskTrigger', parameters: withField({}, field, value) as never }],
-				});
-				const error = await harness.callWebhook(workflow, 'Trigger', { body: notification }).then(
-					() => undefined,
-					(thrown: unknown) => thrown,
-				);
-				const uncaught = uncaughtError(error);
-				if (uncaught) tally.uncaught_errors++;
-				expect(uncaught ?? 'none').toBe('none');
-			},
-		),
-		{ seed: SEED, numRuns: RUNS, endOnFailure: true },
-	);
-});
+test(
+	`Host Task Trigger: bad parameter values never break a notification (seed ${SEED})`,
+	async () => {
+		const description = node('hostTaskTrigger');
+		const fields = visibleFields(description, {}).filter((field) => casesFor(field) !== undefined);
+		const notification = { data: { task_id: 'task-1', status: 'COMPLETED', generated: ['https://storage.example/a.png'] } };
+		await fc.assert(
+			fc.asyncProperty(
+				fc.constantFrom(...fields).chain((field) => casesFor(field)!.map((c) => ({ field, value: c.value }))),
+				async ({ field, value }) => {
+					tally.inputs_tried++;
+					const workflow = harness.buildWorkflow({
+						nodes: [{ name: 'Trigger', type: 'hostTaskTrigger', parameters: withField({}, field, value) as never }],
+					});
+					const error = await harness.callWebhook(workflow, 'Trigger', { body: notification }).then(
+						() => undefined,
+						(thrown: unknown) => thrown,
+					);
+					const uncaught = uncaughtError(error);
+					if (uncaught) tally.uncaught_errors++;
+					expect(uncaught ?? 'none').toBe('none');
+				},
+			),
+			{ seed: SEED, numRuns: RUNS, endOnFailure: true },
+		);
+	},
+	SWEEP_TIMEOUT_MS,
+);

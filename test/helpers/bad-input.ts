@@ -10,6 +10,9 @@ export const SEED = process.env.BAD_INPUT_SEED ? Number(process.env.BAD_INPUT_SE
 /** Properties per operation: modest, so the sweep stays well under a minute on 2 cores. */
 export const RUNS = Number(process.env.BAD_INPUT_RUNS ?? 30);
 
+/** Jest's time for one swept operation, grown with BAD_INPUT_RUNS (a deeper sweep is slower, not stuck). */
+export const SWEEP_TIMEOUT_MS = 30_000 * Math.max(1, RUNS / 30);
+
 /**
  * An error a user should never see: a JavaScript failure (TypeError, RangeError...) rather than an
  * n8n error with a message about the input. n8n wraps what a node throws, so the cause is checked too.
