@@ -1,11 +1,12 @@
 /**
  * Shared parts of the bad-input sweep (issue 13 item 4): the seed fast-check runs with (printed,
- * and replayable with BAD_INPUT_SEED), what counts as an uncaught error, and the tally the sweep
+ * replayable with BAD_INPUT_SEED; test/helpers/suite-seed.ts), what counts as an uncaught error, and the tally the sweep
  * writes to bench/reliability.json under `bad_input` when RELIABILITY_FIGURES=1 (test/helpers/reliability.ts).
  */
 import { recordedReliability, recordReliability } from './reliability';
+import { suiteSeed } from './suite-seed';
 
-export const SEED = process.env.BAD_INPUT_SEED ? Number(process.env.BAD_INPUT_SEED) : Date.now() % 2 ** 31;
+export const SEED = suiteSeed('BAD_INPUT_SEED');
 
 /** Properties per operation: modest, so the sweep stays well under a minute on 2 cores. */
 export const RUNS = Number(process.env.BAD_INPUT_RUNS ?? 30);

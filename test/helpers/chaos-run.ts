@@ -3,6 +3,7 @@
  * errors nobody caught, and handles (sockets, timers, file streams) a run leaves open.
  */
 import type { ChaosKind } from '../../simulator/chaos';
+import { suiteSeed } from './suite-seed';
 import { waitUntil } from './wait';
 
 /** The figures of one chaos scenario that every suite records (bench/reliability.json), under these names. */
@@ -21,9 +22,9 @@ export interface ChaosFigures {
 	wall_seconds: number;
 }
 
-/** CHAOS_SEED when set (a replay), else a fresh one; the suites print it. */
+/** The chaos suites' seed (test/helpers/suite-seed.ts); they print it, and CHAOS_SEED replays it. */
 export function chaosSeed(): number {
-	return process.env.CHAOS_SEED ? Number(process.env.CHAOS_SEED) : Math.floor(Math.random() * 2 ** 31);
+	return suiteSeed('CHAOS_SEED');
 }
 
 /** Handles that say something is still open: sockets, timers, file streams (not the runtime's own). */
