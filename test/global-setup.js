@@ -6,5 +6,9 @@ const path = require('node:path');
 const fs = require('node:fs');
 
 module.exports = async () => {
-	process.env.N8N_NODES_HOST_TEST_ROOT = fs.mkdtempSync(path.join(os.tmpdir(), 'n8n-nodes-host-test-'));
+	const root = fs.mkdtempSync(path.join(os.tmpdir(), 'n8n-nodes-host-test-'));
+	process.env.N8N_NODES_HOST_TEST_ROOT = root;
+	// A test that timed out may still be running after the teardown (in band, in this process) and
+	// write into its folder again: the folder goes once more when this process exits.
+	process.on('exit', () => fs.rmSync(root, { recursive: true, force: true }));
 };
