@@ -187,12 +187,7 @@ describe('publish', () => {
 				sendJson(res, 201, { node_version: { id: 'v-1', version: '1.0.0' }, signedUrl: `${storage.url}/o/archive.zip?signature=abc` }),
 			);
 			try {
-				const credential = harness.addCredential('hostApi', {
-					accessToken: sim.accessToken,
-					registryUrl: registry.url,
-					publisherId: 'acme',
-					publishingToken: DEFAULT_PUBLISHING_TOKEN,
-				});
+				const credential = registryCredential(harness, sim, { registryUrl: registry.url });
 				const result = await runRegistry(harness, credential, publish(), [archiveItem()], true);
 				expect(result.items[0]!.json.error).toBe(
 					'Version 1.0.0 of node "my-node" was created (version ID v-1), but its archive was not uploaded: the storage host closed the connection early',
@@ -216,12 +211,7 @@ describe('publish', () => {
 				sendJson(res, 201, { node_version: { id: 'v-1', version: '1.0.0' }, signedUrl }),
 			);
 			try {
-				const credential = harness.addCredential('hostApi', {
-					accessToken: sim.accessToken,
-					registryUrl: registry.url,
-					publisherId: 'acme',
-					publishingToken: DEFAULT_PUBLISHING_TOKEN,
-				});
+				const credential = registryCredential(harness, sim, { registryUrl: registry.url });
 				const result = await runRegistry(harness, credential, publish(), [archiveItem()], true);
 				expect(result.items[0]!.json.error).toBe(
 					`Version 1.0.0 of node "my-node" was created (version ID v-1), but its archive was not uploaded: the upload address the registry gave is unusable: ${said}`,

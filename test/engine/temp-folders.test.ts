@@ -1,8 +1,9 @@
 /**
  * A test run leaves nothing in the system temp folder, also when tests fail or time out. Jest runs
- * here in a child process whose temp folder (TMPDIR) is a fresh, empty one: real node runs that
- * store binary data (media-image), a test that fails, and one that times out while its work goes on
- * writing after the run's teardown. Afterwards the folder must be empty again.
+ * here in a child process, in band (as it runs a single file), whose temp folder (TMPDIR) is a
+ * fresh, empty one: real node runs that store binary data (media-image), a test that fails, and one
+ * that times out while its work goes on writing after the run's teardown. Afterwards the folder
+ * must be empty again.
  */
 import { spawn } from 'node:child_process';
 import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
@@ -20,7 +21,7 @@ afterAll(() => {
 	rmSync(temp, { recursive: true, force: true });
 });
 
-function jest(testMatch: string[]): Promise<{ code: number | null; output: string }> {
+function runJest(testMatch: string[]): Promise<{ code: number | null; output: string }> {
 	const env: NodeJS.ProcessEnv = { ...process.env, TMPDIR: temp };
 	// This worker's own folders must not be handed down: the child makes its own.
 	delete env.N8N_USER_FOLDER;
@@ -37,7 +38,7 @@ function jest(testMatch: string[]): Promise<{ code: number | null; output: strin
 }
 
 test('a run with failing and timed-out tests leaves the temp folder empty', async () => {
-	const run = await jest(['**/test/engine/media-image.test.ts', '**/test/fixtures/leftovers/*.fixture.ts']);
+	const run = await runJest(['**/test/engine/media-image.test.ts', '**/test/fixtures/leftovers/*.fixture.ts']);
 	// The fixtures did fail (one by its assertion, one by its timeout) and the real tests passed.
 	expect(Number(/^(\d+) passed, 2 failed$/m.exec(run.output)?.[1] ?? 0)).toBeGreaterThan(0);
 	expect(run.output).toContain('failing on purpose');
