@@ -30,10 +30,11 @@ export class HostApi implements ICredentialType {
 			displayName: 'Registry URL',
 			name: 'registryUrl',
 			type: 'string',
-			default: 'https://api.host.example',
+			// No default: a made-up address would only fail later with a DNS error.
+			default: '',
 			required: true,
-			placeholder: 'https://api.host.example',
-			description: 'Address of the registry API; media tasks use its /proxy endpoints',
+			placeholder: 'https://api.example.com',
+			description: 'Address of the registry API, as your Host account shows it; media tasks use its /proxy endpoints',
 		},
 		{
 			displayName: 'Publisher ID',

@@ -57,11 +57,12 @@ export class HostCloudApi implements ICredentialType {
 			displayName: 'Base URL',
 			name: 'baseUrl',
 			type: 'string',
-			default: 'https://cloud.host.example',
+			// No default: a made-up address would only fail later with a DNS error.
+			default: '',
 			required: true,
-			placeholder: 'https://cloud.host.example',
+			placeholder: 'https://cloud.example.com',
 			displayOptions: CLOUD,
-			description: 'Address of the cloud API, without /api at the end',
+			description: 'Address of the cloud API, as your Host account shows it, without /api at the end',
 		},
 		{
 			displayName: 'Server URL',
@@ -110,7 +111,7 @@ export class HostCloudApi implements ICredentialType {
 			name: 'wsBaseUrl',
 			type: 'string',
 			default: '',
-			placeholder: 'wss://cloud.host.example',
+			placeholder: 'wss://cloud.example.com',
 			description:
 				'Address of the progress WebSocket, without /ws at the end. Leave empty to derive it from the server’s address (https becomes wss, http becomes ws).',
 		},

@@ -59,8 +59,8 @@ export function socketBaseUrl(baseUrl: string, wsBaseUrl?: string): string {
 		.replace(/^http:/i, 'ws:');
 }
 
-/** Why the server's address cannot be used, if it cannot. */
-function addressProblem(field: string, url: string): string | undefined {
+/** Why a credential's server address cannot be used, if it cannot ("its Base URL is empty"). */
+export function addressProblem(field: string, url: string): string | undefined {
 	let parsed: URL;
 	try {
 		parsed = new URL(url);

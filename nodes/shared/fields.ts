@@ -38,7 +38,7 @@ export type FieldCheck = (context: CheckContext, itemIndex: number, label: strin
 export type FieldDefinition = FieldBase &
 	(
 		| { kind: 'integer'; min: number; max: number; default?: number }
-		| { kind: 'number'; min?: number; max?: number; precision?: number; default?: number }
+		| { kind: 'number'; min?: number; max?: number; default?: number }
 		| { kind: 'boolean'; default?: boolean }
 		| { kind: 'options'; options: INodePropertyOptions[]; default?: string | number }
 		| {
@@ -107,12 +107,12 @@ export function fieldProperty(field: FieldDefinition): INodeProperties {
 				...common,
 				type: 'number',
 				default: field.default ?? 0,
+				// No numberPrecision: the editor would show 30 minutes as "30.00"; decimals can still be typed.
 				typeOptions:
-					field.min !== undefined || field.max !== undefined || field.precision !== undefined
+					field.min !== undefined || field.max !== undefined
 						? {
 								...(field.min !== undefined ? { minValue: field.min } : {}),
 								...(field.max !== undefined ? { maxValue: field.max } : {}),
-								...(field.precision !== undefined ? { numberPrecision: field.precision } : {}),
 							}
 						: undefined,
 			};

@@ -22,7 +22,7 @@ import type {
 } from 'n8n-workflow';
 import { NodeApiError, NodeOperationError, sleep } from 'n8n-workflow';
 
-import { cloudServerOf, type CloudServer } from '../../credentials/cloud-server';
+import { addressProblem, cloudServerOf, type CloudServer } from '../../credentials/cloud-server';
 import { networkFailure } from './network-failure';
 import { containsSecret, redact, redactDeep, secretsOfCredential } from './redaction';
 import { jittered, RETRY_DELAYS_MS } from './retry';
@@ -117,7 +117,16 @@ async function hostOf(
 		const server = usableServer(context, credentials, itemIndex);
 		return { baseUrl: server.baseUrl, answerer: server.kind, secrets };
 	}
-	return { baseUrl: String(credentials.registryUrl).replace(/\/+$/, ''), answerer: 'registry', secrets };
+	const registryUrl = String(credentials.registryUrl ?? '')
+		.trim()
+		.replace(/\/+$/, '');
+	const problem = addressProblem('Registry URL', registryUrl);
+	if (problem)
+		throw new NodeOperationError(context.getNode(), `The Host API credential cannot be used: ${problem}`, {
+			itemIndex,
+			description: 'Open the credential and enter the address of your Host API.',
+		});
+	return { baseUrl: registryUrl, answerer: 'registry', secrets };
 }
 
 /** Sends a request and answers the parsed body, or throws a NodeApiError a user can act on. */

@@ -25,7 +25,6 @@ export function maxWaitMinutesField(defaultMinutes: number, description: string,
 		displayName: 'Max Wait (Minutes)',
 		kind: 'number',
 		min: noLimit ? 0 : 0.01,
-		precision: 2,
 		default: defaultMinutes,
 		description,
 	};
@@ -38,7 +37,6 @@ export function pollIntervalSecondsField(defaultSeconds: number, description: st
 		displayName: 'Poll Interval (Seconds)',
 		kind: 'number',
 		min: 0.01,
-		precision: 3,
 		default: defaultSeconds,
 		description,
 	};

@@ -186,7 +186,7 @@ describe('version 1: workflows saved before Wait Options', () => {
 					name: 'maxWaitMinutes',
 					type: 'number',
 					default: 30,
-					typeOptions: { minValue: 0.01, numberPrecision: 2 },
+					typeOptions: { minValue: 0.01 },
 					description: 'How long to wait for the task before the node fails. The task itself keeps running on the service.',
 				},
 				{
@@ -194,7 +194,7 @@ describe('version 1: workflows saved before Wait Options', () => {
 					name: 'pollIntervalSeconds',
 					type: 'number',
 					default: pollSeconds,
-					typeOptions: { minValue: 0.01, numberPrecision: 2 },
+					typeOptions: { minValue: 0.01 },
 					description: 'Pause before the first status check; later pauses grow up to four times as long',
 				},
 			],
@@ -221,7 +221,7 @@ describe('version 1: workflows saved before Wait Options', () => {
 				name: 'webhookMaxWaitMinutes',
 				type: 'number',
 				default: 120,
-				typeOptions: { minValue: 0.01, numberPrecision: 2 },
+				typeOptions: { minValue: 0.01 },
 				description:
 					'How long to wait for the notification. If none arrives, the execution resumes with an item whose status is "timeout" (the task may still finish: check it with Get Task Status).',
 				displayOptions: { show: { waitMode: ['webhook'], '@version': [1], resource: ['video'], operation: ['extend'] } },

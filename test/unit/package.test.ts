@@ -19,6 +19,8 @@ describe('package manifest', () => {
 		expect(pkg.files).toEqual(['dist']);
 		expect(pkg.dependencies ?? {}).toEqual({});
 		expect(pkg.peerDependencies).toEqual({ 'n8n-workflow': '*' });
+		// n8n brings its own n8n-workflow: a manual `npm install n8n-nodes-host` must not install a second one.
+		expect(pkg.peerDependenciesMeta).toEqual({ 'n8n-workflow': { optional: true } });
 		expect(pkg.n8n.n8nNodesApiVersion).toBe(1);
 	});
 

@@ -67,7 +67,6 @@ const SILENCE: FieldDefinition = {
 	displayName: 'Silence Timeout (Seconds)',
 	kind: 'number',
 	min: 0.01,
-	precision: 3,
 	default: 15,
 	description: 'When the live progress connection sends nothing for this long, the node checks on its jobs by asking for their status',
 };
@@ -98,7 +97,6 @@ const V1_MAX_WAIT_SECONDS: FieldDefinition = {
 	displayName: 'Max Wait (Seconds)',
 	kind: 'number',
 	min: 0,
-	precision: 3,
 	default: DEFAULT_MAX_WAIT_MINUTES * 60,
 	description: MAX_WAIT_DESCRIPTION,
 };

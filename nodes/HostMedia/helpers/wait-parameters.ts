@@ -48,10 +48,6 @@ const pollInterval = (kind: TaskKind): FieldDefinition =>
 
 const pollFields = (kind: TaskKind): FieldDefinition[] => [POLL_MAX_WAIT, pollInterval(kind)];
 
-/** Version 1 shows the poll interval with two decimals. */
-const withPrecision = (field: FieldDefinition, precision: number): FieldDefinition =>
-	field.kind === 'number' ? { ...field, precision } : field;
-
 /** Version 1's "Polling Options", as workflows saved with it hold them. */
 function pollingOptionsV1(kind: TaskKind, show: Show): INodeProperties {
 	return {
@@ -61,7 +57,7 @@ function pollingOptionsV1(kind: TaskKind, show: Show): INodeProperties {
 		placeholder: 'Add Option',
 		default: {},
 		displayOptions: { show: { ...show, ...BEFORE_WAIT_OPTIONS } },
-		options: collectionOptions([POLL_MAX_WAIT, withPrecision(pollInterval(kind), 2)]),
+		options: collectionOptions([POLL_MAX_WAIT, pollInterval(kind)]),
 	};
 }
 

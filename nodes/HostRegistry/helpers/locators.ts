@@ -15,11 +15,14 @@ export const publisherLocator: INodeProperties = {
 	type: 'resourceLocator',
 	default: { mode: 'list', value: '' },
 	description: 'The publisher to work with. Leave empty to use the Publisher ID of the Host API credential.',
+	// Shown under the field: an empty picker must not look like a missing required value.
+	hint: 'Optional: empty uses the Publisher ID of the credential',
 	modes: [
 		{
 			displayName: 'From List',
 			name: 'list',
 			type: 'list',
+			placeholder: 'The credential’s publisher',
 			typeOptions: { searchListMethod: 'searchPublishers' },
 		},
 		{

@@ -36,7 +36,6 @@ const IDLE_TIMEOUT: FieldDefinition = {
 	kind: 'number',
 	min: 0.1,
 	max: 3600,
-	precision: 1,
 	default: 60,
 	description:
 		'How long the music service may stay silent (before its answer starts, or between two lines) until the node gives up. The item then fails, no take is passed on, and the connection is closed.',
