@@ -14,7 +14,8 @@ export class HostApi implements ICredentialType {
 
 	icon: Icon = { light: 'file:../icons/host.svg', dark: 'file:../icons/host.dark.svg' };
 
-	documentationUrl = 'https://github.com/n8n-nodes-host/n8n-nodes-host#credentials';
+	// A page of its own: n8n appends a query to this link, which would land after a #section and lose it.
+	documentationUrl = 'https://github.com/n8n-nodes-host/n8n-nodes-host/blob/main/docs/credentials.md';
 
 	properties: INodeProperties[] = [
 		{

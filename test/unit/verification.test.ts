@@ -24,11 +24,15 @@ const readmeAnchors = new Set([...readme.matchAll(/^#{1,6} (.+)$/gm)].map(([, he
 
 const REPOSITORY = /^https:\/\/github\.com\/([\w.-]+\/[\w.-]+?)(\.git)?$/;
 
-/** A documentation link of the package: it must point at a heading of this README on the package's homepage. */
-function expectReadmeLink(url: string): void {
-	const [page, anchor] = url.split('#');
-	expect({ url, page }).toEqual({ url, page: pkg.homepage });
-	expect({ url, anchorFound: readmeAnchors.has(anchor ?? '') }).toEqual({ url, anchorFound: true });
+/**
+ * A documentation link of the package: a page of this repository on the package's homepage, with no
+ * #section (n8n appends its own query to the link, after which a #section is lost).
+ */
+function expectDocsPage(url: string): void {
+	const prefix = `${pkg.homepage}/blob/main/`;
+	const page = url.startsWith(prefix) ? url.slice(prefix.length) : url;
+	expect({ url, page }).toEqual({ url, page: expect.stringMatching(/^docs\/[\w-]+\.md$/) });
+	expect({ url, exists: existsSync(join(ROOT, page)) }).toEqual({ url, exists: true });
 }
 
 describe('package source (n8n verification)', () => {
@@ -63,21 +67,21 @@ describe('package source (n8n verification)', () => {
 		for (const file of linkedExamples) expect({ file, exists: existsSync(join(ROOT, 'examples', file)) }).toEqual({ file, exists: true });
 	});
 
-	it.each(pkg.n8n.nodes as string[])('%s links its documentation (codex) to a README section', (registered) => {
+	it.each(pkg.n8n.nodes as string[])('%s links its documentation (codex) to a page of its own', (registered) => {
 		const codex = JSON.parse(read(registered.replace(/^dist\//, '').replace(/\.js$/, '.json')));
 		const links: Array<{ url: string }> = [
 			...(codex.resources?.primaryDocumentation ?? []),
 			...(codex.resources?.credentialDocumentation ?? []),
 		];
 		expect(codex.resources?.primaryDocumentation).toHaveLength(1);
-		for (const { url } of links) expectReadmeLink(url);
+		for (const { url } of links) expectDocsPage(url);
 	});
 
-	it.each(pkg.n8n.credentials as string[])('%s links its documentation to a README section', (registered) => {
+	it.each(pkg.n8n.credentials as string[])('%s links its documentation to a page of its own', (registered) => {
 		const source = read(registered.replace(/^dist\//, '').replace(/\.js$/, '.ts'));
 		const url = /documentationUrl = '([^']+)'/.exec(source)?.[1];
 		expect(url).toBeDefined();
-		expectReadmeLink(url!);
+		expectDocsPage(url!);
 	});
 });
 
