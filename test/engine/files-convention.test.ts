@@ -207,4 +207,13 @@ describe('what the editor shows', () => {
 			});
 		}
 	});
+
+	test('Host Media Generate Music: the same labels and default (its switch keeps the name saved workflows hold)', () => {
+		const music = { resource: 'music', operation: 'generate' };
+		for (const version of [1, 2]) {
+			const download = media.properties.find((property) => property.name === 'downloadAudio' && shows(media, property, music, version))!;
+			expect({ label: download.displayName, default: download.default }).toEqual({ label: 'Download Files', default: true });
+			expect(fileFields(media, version, { ...music, downloadAudio: true }).field).toEqual({ label: 'Put Files in Field', default: 'data' });
+		}
+	});
 });
