@@ -25,7 +25,7 @@ import { INCLUDE_RAW_OUTPUTS, readWaitOptions, toolWaitOptions, type WaitOptions
  * downloaded by default, into `data`, `data_1`... Versions 1 and 2 keep what their saved
  * workflows were built on: off by default, fields named by kind (image_0, video_0, audio_0, file_0).
  */
-export const FILES_CONVENTION_SINCE_VERSION = 3;
+const FILES_CONVENTION_SINCE_VERSION = 3;
 
 export const downloadFilesProperties: INodeProperties[] = [
 	{
