@@ -15,8 +15,9 @@ export class HostCloud implements INodeType {
 		icon: { light: 'file:../../icons/host.svg', dark: 'file:../../icons/host.dark.svg' },
 		group: ['transform'],
 		// 2: the wait settings sit in "Wait Options", Max Wait in minutes (as in Host Media); 1 keeps its saved layout.
-		version: [1, 2],
-		defaultVersion: 2,
+		// 3: Download Files is on by default, into "data", "data_1"... (as in Host Media); 1 and 2 keep off and image_0.
+		version: [1, 2, 3],
+		defaultVersion: 3,
 		subtitle: '={{$parameter["operation"] + ": " + $parameter["resource"]}}',
 		description: 'Run workflow graphs on the Host cloud and pass their output files on',
 		defaults: { name: 'Host Cloud' },

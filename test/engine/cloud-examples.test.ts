@@ -18,6 +18,7 @@ import { cloudForSuite } from '../helpers/cloud';
 interface ExampleNode {
 	name: string;
 	type: string;
+	typeVersion: number;
 	parameters: Record<string, any>;
 	credentials?: Record<string, { id: string; name: string }>;
 }
@@ -38,6 +39,8 @@ describe.each(['text-to-image.json', 'image-to-image.json'])('examples/%s', (fil
 		expect(example.name).toMatch(/^Host Cloud: /);
 		const node = hostCloudNode(example);
 		expect(node.credentials).toEqual({ hostCloudApi: { id: '', name: 'Host Cloud API' } });
+		// The version a node added in the editor gets: Download Files on by default, files in data, data_1...
+		expect(node.typeVersion).toBe(3);
 		expect(node.parameters).toMatchObject({ resource: 'workflow', operation: 'execute' });
 		// Every node is connected, ending at the Host Cloud node.
 		const targets = Object.values(example.connections).flatMap((connection) => connection.main.flat().map((link) => link.node));
@@ -51,6 +54,7 @@ test('text-to-image runs as configured and returns URLs the storage host serves'
 	const node = hostCloudNode(load('text-to-image.json'));
 	const result = await cloud.harness.runNode({
 		type: 'hostCloud',
+		typeVersion: node.typeVersion,
 		parameters: node.parameters,
 		credentials: { hostCloudApi: cloud.credential },
 	});
@@ -68,7 +72,7 @@ test('image-to-image uploads the converted binary into its Load Image node and r
 	const base64 = sample.parameters.assignments.assignments[0].value as string;
 	const node = hostCloudNode(example);
 	const result = await cloud.harness.runNode(
-		{ type: 'hostCloud', parameters: node.parameters, credentials: { hostCloudApi: cloud.credential } },
+		{ type: 'hostCloud', typeVersion: node.typeVersion, parameters: node.parameters, credentials: { hostCloudApi: cloud.credential } },
 		[{ json: {}, binaryBase64: { data: { data: base64, fileName: 'input.png', mimeType: 'image/png' } } }],
 	);
 	expect(result.status).toBe('success');
@@ -82,7 +86,7 @@ test('image-to-image uploads the converted binary into its Load Image node and r
 	expect(sim.cloud.jobs.get(result.items[0]!.json.prompt_id as string)?.status).toBe('completed');
 	const item = result.items[0]!;
 	expect((item.json.images as Array<{ filename: string }>)[0]!.filename).toMatch(/^img2img_\d{5}_\.png$/);
-	expect((await readBinary(item.binary!.image_0!)).subarray(1, 4).toString()).toBe('PNG');
+	expect((await readBinary(item.binary!.data!)).subarray(1, 4).toString()).toBe('PNG');
 	expect(sim.counters.storageCredentialAttempts).toBe(0);
 });
 
@@ -120,6 +124,7 @@ describe('examples/self-hosted-text-to-image.json', () => {
 		const node = hostCloudNode(example);
 		// A credential of the user's own, picked on import: no id, a name that says it is a server of theirs.
 		expect(node.credentials).toEqual({ hostCloudApi: { id: '', name: 'My ComfyUI server' } });
+		expect(node.typeVersion).toBe(3);
 		expect(node.parameters).toMatchObject({ resource: 'workflow', operation: 'execute', downloadFiles: true });
 		const trigger = example.nodes.find((candidate) => candidate.type === 'n8n-nodes-base.manualTrigger')!;
 		expect(example.connections[trigger.name]!.main.flat().map((link) => link.node)).toEqual([node.name]);
@@ -128,7 +133,12 @@ describe('examples/self-hosted-text-to-image.json', () => {
 
 	test('runs on the server through its reverse proxy and returns the image as binary data, the bytes /api/view serves', async () => {
 		const node = hostCloudNode(load(FILE));
-		const result = await harness.runNode({ type: 'hostCloud', parameters: node.parameters, credentials: { hostCloudApi: credential } });
+		const result = await harness.runNode({
+			type: 'hostCloud',
+			typeVersion: node.typeVersion,
+			parameters: node.parameters,
+			credentials: { hostCloudApi: credential },
+		});
 		expect(result.status).toBe('success');
 		expect(result.items).toHaveLength(1);
 		const item = result.items[0]!;
@@ -145,7 +155,7 @@ describe('examples/self-hosted-text-to-image.json', () => {
 		expect(image!.url).toBe(`${server.baseUrl}/api/view?${query.toString()}`);
 		const served = await axios.get<ArrayBuffer>(image!.url, { headers: { [PROXY.header]: PROXY.value }, responseType: 'arraybuffer' });
 		expect(served.status).toBe(200);
-		const binary = item.binary!.image_0!;
+		const binary = item.binary!.data!;
 		expect(binary).toMatchObject({ mimeType: 'image/png', fileName: image!.filename });
 		const bytes = await readBinary(binary);
 		expect(bytes.subarray(1, 4).toString()).toBe('PNG');

@@ -25,9 +25,9 @@ function execute(parameters: Record<string, unknown>, items = [{ json: {} }], co
 const PNG_SIGNATURE = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]);
 
 describe('text-to-image end to end', () => {
-	test('returns output URLs that the storage host serves', async () => {
+	test('with Download Files off, returns output URLs that the storage host serves', async () => {
 		const { sim } = cloud;
-		const result = await execute({ workflow: JSON.stringify(txt2img()) });
+		const result = await execute({ workflow: JSON.stringify(txt2img()), downloadFiles: false });
 		expect(result.status).toBe('success');
 		expect(result.items).toHaveLength(1);
 		const item = result.items[0]!;
@@ -62,14 +62,14 @@ describe('text-to-image end to end', () => {
 		expect(JSON.stringify(sim.requests)).not.toContain(sim.apiKey);
 	});
 
-	test('the same run with files as binary data: bytes equal what the storage serves', async () => {
+	test('the same run left at its defaults: the files also as binary data, bytes equal what the storage serves', async () => {
 		const { sim } = cloud;
-		const result = await execute({ workflow: JSON.stringify(txt2img()), downloadFiles: true });
+		const result = await execute({ workflow: JSON.stringify(txt2img()) });
 		expect(result.status).toBe('success');
 		const item = result.items[0]!;
 		const json = item.json as Record<string, any>;
-		expect(json.images[0].binary_property).toBe('image_0');
-		const binary = item.binary!.image_0!;
+		expect(json.images[0].binary_property).toBe('data');
+		const binary = item.binary!.data!;
 		expect(binary).toMatchObject({ mimeType: 'image/png', fileName: json.images[0].filename });
 		const bytes = await readBinary(binary);
 		const served = await axios.get(json.images[0].url, { responseType: 'arraybuffer' });

@@ -25,12 +25,13 @@ type Item = { json: Record<string, unknown>; binaryBase64?: Record<string, { dat
 function run(
 	parameters: Record<string, unknown>,
 	items: Item[] = [{ json: {} }],
-	options: { continueOnFail?: boolean; credential?: string } = {},
+	options: { continueOnFail?: boolean; credential?: string; typeVersion?: number } = {},
 ) {
 	const { waitOptions, ...rest } = parameters as { waitOptions?: Record<string, unknown> };
 	return cloud.harness.runNode(
 		{
 			type: 'hostCloud',
+			typeVersion: options.typeVersion,
 			parameters: {
 				resource: 'workflow',
 				operation: 'execute',
@@ -315,7 +316,7 @@ describe('output file references of every shape', () => {
 				subfolder: '',
 				type: 'output',
 				mime_type: 'video/mp4',
-				binary_property: 'video_0',
+				binary_property: 'data_1',
 			}),
 			expect.objectContaining({
 				node_id: '12',
@@ -323,7 +324,7 @@ describe('output file references of every shape', () => {
 				subfolder: 'anim',
 				type: 'output',
 				format: 'video/h264-mp4',
-				binary_property: 'video_1',
+				binary_property: 'data_2',
 			}),
 		]);
 		expect(json.audio).toEqual([expect.objectContaining({ node_id: '15', subfolder: 'audio', type: 'output', mime_type: 'audio/wav' })]);
@@ -337,9 +338,30 @@ describe('output file references of every shape', () => {
 			expect(served.status).toBe(200);
 			expect((await readBinary(item.binary![file.binary_property]!)).equals(Buffer.from(served.data))).toBe(true);
 		}
-		expect(item.binary!.video_0!.mimeType).toBe('video/mp4');
-		expect(item.binary!.audio_0!.mimeType).toBe('audio/wav');
+		// Every file in "data", "data_1"... in the order listed under files (versions 1 and 2 name them by kind: see files-convention.test.ts).
+		expect(json.files.map((file: { binary_property: string }) => file.binary_property)).toEqual([
+			'data',
+			'data_1',
+			'data_2',
+			'data_3',
+			'data_4',
+		]);
+		expect(item.binary!.data_1!.mimeType).toBe('video/mp4');
+		expect(item.binary!.data_3!.mimeType).toBe('audio/wav');
 		expect(sim.counters.storageCredentialAttempts).toBe(0);
+	});
+
+	test('a workflow saved with version 2 names the same files by kind: image_0, video_0, video_1, audio_0, image_1', async () => {
+		const result = await run({ workflow: JSON.stringify(mediaGraph()), downloadFiles: true }, [{ json: {} }], { typeVersion: 2 });
+		expect(result.status).toBe('success');
+		const item = result.items[0]!;
+		const files = item.json.files as Array<{ url: string; binary_property: string }>;
+		expect(files.map((file) => file.binary_property)).toEqual(['image_0', 'video_0', 'video_1', 'audio_0', 'image_1']);
+		expect(Object.keys(item.binary!).sort()).toEqual(['audio_0', 'image_0', 'image_1', 'video_0', 'video_1']);
+		for (const file of files) {
+			const served = await axios.get(file.url, { responseType: 'arraybuffer' });
+			expect((await readBinary(item.binary![file.binary_property]!)).equals(Buffer.from(served.data))).toBe(true);
+		}
 	});
 
 	test('file names with spaces and & are URL-encoded in the view query', async () => {

@@ -64,8 +64,8 @@ describe('Workflow', () => {
 		expect(waited.status).toBe('success');
 		const json = waited.items[0]!.json as Record<string, any>;
 		expect(json).toMatchObject({ prompt_id: promptId, status: 'completed', outputs_from_job_record: true });
-		expect(json.images[0]).toMatchObject({ node_id: '9', binary_property: 'image_0', url: expect.stringContaining(sim.storageUrl) });
-		expect((await readBinary(waited.items[0]!.binary!.image_0!)).subarray(1, 4).toString()).toBe('PNG');
+		expect(json.images[0]).toMatchObject({ node_id: '9', binary_property: 'data', url: expect.stringContaining(sim.storageUrl) });
+		expect((await readBinary(waited.items[0]!.binary!.data!)).subarray(1, 4).toString()).toBe('PNG');
 
 		const done = await run('workflow', 'getStatus', { promptId, additionalFields: { includeOutputs: true } });
 		expect(done.items[0]!.json).toMatchObject({

@@ -84,9 +84,9 @@ describe.each(['cloud', 'self-hosted'] as const)('on a %s server', (flavour) => 
 			// The cloud's link is signed storage, fetched with no credential; the server's is its own /api/view.
 			expect(url.startsWith(selfHosted ? `${sim.baseUrl}/api/view?` : sim.storageUrl)).toBe(true);
 			const served = await axios.get(url, { responseType: 'arraybuffer', headers: selfHosted ? cloud.headers : {} });
-			const bytes = await readBinary(item.binary!.image_0!);
+			const bytes = await readBinary(item.binary!.data!);
 			expect(bytes.equals(Buffer.from(served.data))).toBe(true);
-			expect(item.binary!.image_0).toMatchObject({ mimeType: 'image/png', fileName: json.images[0].filename });
+			expect(item.binary!.data).toMatchObject({ mimeType: 'image/png', fileName: json.images[0].filename });
 			// Connected before the submit, one socket, and the run's client_id sent so messages reach it.
 			expect(sim.counters.wsConnections).toBe(1);
 			expect(sim.cloud.wsHandshakes[0]).toMatchObject({ accepted: true, clientId: sim.cloud.jobs.get(json.prompt_id)!.clientId });
@@ -171,8 +171,8 @@ describe.each(['cloud', 'self-hosted'] as const)('on a %s server', (flavour) => 
 			expect(job.graph['1']!.inputs.image).toBe(upload.name);
 			const item = result.items[0]!;
 			expect((item.json.images as Array<{ filename: string }>)[0]!.filename).toMatch(/^from_upload_/);
-			expect(item.binary?.image_0?.mimeType).toBe('image/png');
-			expect((await readBinary(item.binary!.image_0!)).subarray(0, 8)).toEqual(PNG.subarray(0, 8));
+			expect(item.binary?.data?.mimeType).toBe('image/png');
+			expect((await readBinary(item.binary!.data!)).subarray(0, 8)).toEqual(PNG.subarray(0, 8));
 		});
 
 		test('a job that fails names the job, the node and where it ran', async () => {

@@ -104,7 +104,7 @@ describe('Host Media: music', () => {
 		]);
 	});
 
-	it('without Download Audio only the titles, duration and counts are returned', async () => {
+	it('with Download Files off only the titles, duration and counts are returned', async () => {
 		const result = await env.run({ ...MUSIC, downloadAudio: false });
 		expect(result.items).toHaveLength(2);
 		expect(result.items.every((item) => item.binary === undefined && item.json.audio_bytes === 64 * 1024)).toBe(true);

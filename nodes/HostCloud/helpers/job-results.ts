@@ -6,14 +6,26 @@
  */
 import type { IBinaryKeyData, IDataObject, IExecuteFunctions, INodeExecutionData } from 'n8n-workflow';
 
+import { binaryFieldFor } from '../../shared/result-files';
 import { hostCloudServer } from '../../shared/transport';
 import { completedForTool, runningForTool, SERVER_LINK_LIFETIME, SERVICE_LINK_LIFETIME, toolOutput } from '../../shared/tool-result';
 import type { FinishedJob } from './tracked-job';
 import { collectOutputFiles, downloadOutputFile, fileAddressFor, type FileKind, type OutputFileRef } from './output-files';
 
+/**
+ * Where downloaded files go: `binaryPropertyName`, then `_1`, `_2`... (version 3), or, without it,
+ * named by kind: image_0, video_0, audio_0, file_0... (versions 1 and 2).
+ */
+export interface FileDownload {
+	binaryPropertyName?: string;
+}
+
+/** The binary field of the last in-progress preview. */
+export const PREVIEW_FIELD = 'preview';
+
 export interface ResultOptions {
-	/** Download every file into binary data (image_0, video_0, audio_0, file_0...). */
-	download: boolean;
+	/** Download every file into binary data; undefined: list them only. */
+	download?: FileDownload;
 	includePreview?: boolean;
 	includeRawOutputs?: boolean;
 }
@@ -41,7 +53,7 @@ export async function filesItem(
 	outputs: Record<string, unknown>,
 	itemIndex: number,
 	promptId: string,
-	download: boolean,
+	download: FileDownload | undefined,
 ): Promise<{ json: IDataObject; binary?: IBinaryKeyData }> {
 	const where = { itemIndex, promptId };
 	// Downloads one by one, streamed, so a job never holds several large files at once.
@@ -53,7 +65,10 @@ export async function filesItem(
 	for (const [index, ref] of refs.entries()) {
 		const file: IDataObject = { ...(ref as IDataObject), url: urls[index] };
 		if (download) {
-			const property = `${ref.kind}_${counters[ref.kind]++}`;
+			const property =
+				download.binaryPropertyName === undefined
+					? `${ref.kind}_${counters[ref.kind]++}`
+					: binaryFieldFor(download.binaryPropertyName, index);
 			binary[property] = await downloadOutputFile(context, urls[index], ref, where);
 			file.binary_property = property;
 		}
@@ -80,7 +95,7 @@ export async function finishedJobItem(
 	if (options.includePreview && job.preview) {
 		const extension = job.preview.mimeType === 'image/jpeg' ? 'jpg' : 'png';
 		item.binary ??= {};
-		item.binary.preview = await context.helpers.prepareBinaryData(job.preview.image, `preview.${extension}`, job.preview.mimeType);
+		item.binary[PREVIEW_FIELD] = await context.helpers.prepareBinaryData(job.preview.image, `preview.${extension}`, job.preview.mimeType);
 	}
 	return item;
 }

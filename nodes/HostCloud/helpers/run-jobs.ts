@@ -9,25 +9,54 @@ import type { IDataObject, IExecuteFunctions, INodeExecutionData, INodePropertie
 
 import { checkedField, fieldProperty } from '../../shared/fields';
 import { checkEachItem, errorForItem, failedItem } from '../../shared/items';
+import { DOWNLOAD_FILES, PUT_FILES_IN_FIELD, readResultFiles, resultFilesProperties } from '../../shared/result-files';
 import { NOT_AS_TOOL, readToolWaitMs, runsAsTool } from '../../shared/tool-use';
+import { invalidField } from '../../shared/validation';
 import { runItemsConcurrently } from './concurrent-items';
 import { asJobFailure, isStillRunning } from './job-errors';
-import { completedJobForTool, finishedJobItem, runningJobForTool } from './job-results';
+import { completedJobForTool, finishedJobItem, PREVIEW_FIELD, runningJobForTool, type FileDownload } from './job-results';
 import { JobWatcher } from './job-watcher';
 import { readPromptId } from './prompt-id';
 import type { FinishedJob } from './tracked-job';
 import { INCLUDE_RAW_OUTPUTS, readWaitOptions, toolWaitOptions, type WaitOptions } from './wait-settings';
 
-export const downloadFilesProperty: INodeProperties = {
-	displayName: 'Download Files',
-	name: 'downloadFiles',
-	type: 'boolean',
-	default: false,
-	description:
-		'Whether to add the output files to the item as binary data (image_0, video_0, audio_0...). Either way the item lists every file with a download URL.',
-	// A model never sees binary data: a tool call downloads nothing.
-	displayOptions: NOT_AS_TOOL,
-};
+/**
+ * Version 3 follows the files convention of Host Media (`shared/result-files.ts`): files are
+ * downloaded by default, into `data`, `data_1`... Versions 1 and 2 keep what their saved
+ * workflows were built on: off by default, fields named by kind (image_0, video_0, audio_0, file_0).
+ */
+const FILES_CONVENTION_SINCE_VERSION = 3;
+
+export const downloadFilesProperties: INodeProperties[] = [
+	{
+		displayName: DOWNLOAD_FILES,
+		name: 'downloadFiles',
+		type: 'boolean',
+		default: false,
+		description:
+			'Whether to add the output files to the item as binary data (image_0, video_0, audio_0...). Either way the item lists every file with a download URL.',
+		// A model never sees binary data: a tool call downloads nothing.
+		displayOptions: { show: { '@version': [1, 2] }, ...NOT_AS_TOOL },
+	},
+	...resultFilesProperties({ '@version': [{ _cnd: { gte: FILES_CONVENTION_SINCE_VERSION } }] }, 'the output files'),
+];
+
+/** Whether and where the files of a run go (read once, from the first item, before anything is sent). */
+function readJobFiles(context: IExecuteFunctions, includePreview: boolean): FileDownload | undefined {
+	if (context.getNode().typeVersion < FILES_CONVENTION_SINCE_VERSION)
+		return (context.getNodeParameter('downloadFiles', 0, false) as boolean) ? {} : undefined;
+	const files = readResultFiles(context, 0);
+	if (!files.download) return undefined;
+	// The preview has its own field: a file put there would be lost.
+	if (includePreview && files.binaryPropertyName === PREVIEW_FIELD)
+		throw invalidField(
+			context,
+			0,
+			PUT_FILES_IN_FIELD,
+			`cannot be "${PREVIEW_FIELD}" while Include Preview Image is on: the preview goes there`,
+		);
+	return { binaryPropertyName: files.binaryPropertyName };
+}
 
 export const rawOutputsProperty = fieldProperty(INCLUDE_RAW_OUTPUTS);
 
@@ -55,7 +84,7 @@ export interface JobRun<T> {
 export async function runJobs<T>(context: IExecuteFunctions, items: INodeExecutionData[], run: JobRun<T>): Promise<INodeExecutionData[]> {
 	const asTool = runsAsTool(context);
 	const options = asTool ? toolWaitOptions(readWaitOptions(context), readToolWaitMs(context, 0)) : readWaitOptions(context);
-	const download = !asTool && (context.getNodeParameter('downloadFiles', 0, false) as boolean);
+	const download = asTool ? undefined : readJobFiles(context, options.includePreview);
 	const { passed, failures } = await checkEachItem<T>(context, items.length, (itemIndex) => run.check(itemIndex));
 	if (passed.size === 0) return [...failures.entries()].map(([itemIndex, error]) => failedJobItem(context, error, itemIndex));
 

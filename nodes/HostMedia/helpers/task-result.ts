@@ -7,14 +7,9 @@
 import type { IBinaryData, IDataObject, IExecuteFunctions, INodeExecutionData, IWebhookFunctions } from 'n8n-workflow';
 
 import { downloadToBinary } from '../../shared/binary';
+import { binaryFieldFor, type ResultFiles } from '../../shared/result-files';
 import type { NormalisedTask } from '../../shared/task-status';
 import { completedForTool, mimeTypeOfLink, runningForTool, toolOutput } from '../../shared/tool-result';
-
-/** Whether and where to put the result files ("Download Result Files", "Put Files in Field"). */
-export interface ResultFiles {
-	download: boolean;
-	binaryPropertyName: string;
-}
 
 /** The JSON of an output item: the task in the shared status vocabulary plus its results. */
 export function taskJson(task: NormalisedTask, taskType: string, extra: IDataObject = {}): IDataObject {
@@ -55,7 +50,7 @@ async function downloadResults(
 	const binary: Record<string, IBinaryData> = {};
 	const urls = resultUrls(task);
 	for (const [index, url] of urls.entries()) {
-		binary[index === 0 ? name : `${name}_${index}`] = await downloadToBinary(context, url, {
+		binary[binaryFieldFor(name, index)] = await downloadToBinary(context, url, {
 			itemIndex,
 			fallbackName: `${taskType}-${task.task_id}${urls.length > 1 ? `-${index + 1}` : ''}`,
 			what: `result file ${index + 1} of task ${task.task_id}`,

@@ -10,8 +10,9 @@
 import type { IDataObject, IDisplayOptions, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
 
 import { collectionOptions, fieldProperty, type FieldDefinition } from '../../shared/fields';
+import { readResultFiles, resultFilesProperties, type ResultFiles } from '../../shared/result-files';
 import { NOT_AS_TOOL, readToolWaitMs, runsAsTool, toolWaitProperty } from '../../shared/tool-use';
-import { invalidField, quoted, requiredText } from '../../shared/validation';
+import { invalidField, quoted } from '../../shared/validation';
 import {
 	BEFORE_WAIT_OPTIONS,
 	hasWaitOptions,
@@ -66,28 +67,6 @@ function pollWaitProperties(kind: TaskKind, show: Show): INodeProperties[] {
 	return [pollingOptionsV1(kind, show), waitOptionsProperty(pollFields(kind), show)];
 }
 
-/** Whether and where to put the result files, for every mode that waits for the result (never in a tool call: a model cannot use files). */
-function downloadProperties(show: Show): INodeProperties[] {
-	return [
-		{
-			displayName: 'Download Result Files',
-			name: 'downloadFiles',
-			type: 'boolean',
-			default: true,
-			description: 'Whether to download the generated files into binary data, in addition to returning their URLs',
-			displayOptions: { show, ...NOT_AS_TOOL },
-		},
-		{
-			displayName: 'Put Files in Field',
-			name: 'binaryPropertyName',
-			type: 'string',
-			default: 'data',
-			description: 'Binary field for the first file; further files go to data_1, data_2 and so on (with this name instead of "data")',
-			displayOptions: { show: { ...show, downloadFiles: [true] }, ...NOT_AS_TOOL },
-		},
-	];
-}
-
 /** What Wait for Notification asks: a notice of what it needs, and how long to wait. */
 function webhookWaitProperties(show: Show): INodeProperties[] {
 	return [
@@ -139,7 +118,7 @@ export function waitProperties(kind: TaskKind): INodeProperties[] {
 			description: 'Whether and how the node waits for the task to finish',
 		},
 		toolWaitProperty(),
-		...downloadProperties({ waitMode: ['poll', 'webhook'] }),
+		...resultFilesProperties({ waitMode: ['poll', 'webhook'] }),
 		...pollWaitProperties(kind, { waitMode: ['poll'] }),
 		...webhookWaitProperties({ waitMode: ['webhook'] }),
 	];
@@ -159,7 +138,7 @@ export function statusWaitProperties(kind: TaskKind): INodeProperties[] {
 			displayOptions: NOT_AS_TOOL,
 		},
 		toolWaitProperty(),
-		...downloadProperties(show),
+		...resultFilesProperties(show),
 		...pollWaitProperties(kind, show),
 	];
 }
@@ -176,11 +155,9 @@ export function waitModeOf(context: IExecuteFunctions, itemIndex: number): WaitM
 	);
 }
 
-export interface PollSettings {
+export interface PollSettings extends ResultFiles {
 	intervalMs: number;
 	maxWaitMs: number;
-	download: boolean;
-	binaryPropertyName: string;
 }
 
 /** Version 1's check: any number above 0, a numeric text included; left out, the default. */
@@ -215,11 +192,7 @@ export function readPollSettings(context: IExecuteFunctions, itemIndex: number, 
 			binaryPropertyName: 'data',
 		};
 	}
-	const download = context.getNodeParameter('downloadFiles', itemIndex, true) as boolean;
-	const binaryPropertyName = download
-		? requiredText(context, itemIndex, 'Put Files in Field', context.getNodeParameter('binaryPropertyName', itemIndex, 'data'))
-		: 'data';
-	return { intervalMs: intervalSeconds * 1000, maxWaitMs: maxWaitMinutes * 60_000, download, binaryPropertyName };
+	return { intervalMs: intervalSeconds * 1000, maxWaitMs: maxWaitMinutes * 60_000, ...readResultFiles(context, itemIndex) };
 }
 
 /** Reads and checks how long Wait for Notification waits, before anything is sent. */

@@ -18,12 +18,13 @@
 import type { IDataObject, IExecuteFunctions, INodeExecutionData, IWebhookFunctions, IWebhookResponseData } from 'n8n-workflow';
 
 import { credentialSecrets, redactDeep } from '../../shared/redaction';
+import type { ResultFiles } from '../../shared/result-files';
 import { normaliseTask, type NormalisedTask } from '../../shared/task-status';
 import { invalidField, quoted } from '../../shared/validation';
 import { getTask, NOTIFY_FIELD, specShowsStatusPath, type TaskKind, type TaskRef } from '../transport/media-api';
 import { IMAGE_TASK_TYPES, VIDEO_TASK_TYPES, type ImageTaskType } from './spec';
 import { statusFailure } from './task-poller';
-import { finishedItem, taskJson, type ResultFiles } from './task-result';
+import { finishedItem, taskJson } from './task-result';
 import { readWebhookMaxWaitMinutes } from './wait-parameters';
 
 /** Execution custom data keys: the task of a waiting execution, shown in n8n's execution list. */
@@ -132,7 +133,7 @@ export function startWebhookWait<Body extends IDataObject>(
 	};
 }
 
-/** "Download Result Files" and "Put Files in Field", from the execution or from the resume request. */
+/** "Download Files" and "Put Files in Field", from the execution or from the resume request. */
 function resultFilesOf(context: IExecuteFunctions | IWebhookFunctions, itemIndex: number): ResultFiles {
 	const read = (name: string, fallback: unknown): unknown =>
 		'getInputData' in context ? context.getNodeParameter(name, itemIndex, fallback) : context.getNodeParameter(name, fallback);

@@ -106,7 +106,7 @@ export const EXAMPLE_CHECKS: Record<string, ExampleCheck> = {
 			const images = result.json.images as Array<{ filename?: string; url?: string }> | undefined;
 			if (!images?.[0]?.filename?.startsWith('img2img_'))
 				fail(`"Image to Image" output no img2img file: ${JSON.stringify(result.json).slice(0, 300)}`);
-			const file = binaryOf(result, 'image_0');
+			const file = binaryOf(result, 'data');
 			if (file.mimeType !== 'image/png') fail(`The downloaded result is ${file.mimeType}, not image/png`);
 			// The picture from "Convert to File" was uploaded and is what the graph's Load Image read.
 			const { simulator } = stack;

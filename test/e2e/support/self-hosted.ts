@@ -80,13 +80,13 @@ export interface ImageFromServer {
 	item: RunItem;
 	/** The file's address in the output item. */
 	url: string;
-	/** The image as n8n stored it (binary data image_0). */
+	/** The image as n8n stored it (binary data `data`). */
 	bytes: Buffer;
 }
 
 /**
  * What a Host Cloud node with Download Files on promises for a self-hosted run: one item whose
- * first image has its address on the server (its /api/view link) and is in binary data image_0,
+ * first image has its address on the server (its /api/view link) and is in binary data `data`,
  * a PNG with exactly the bytes the server serves at that address. Throws, saying what differs.
  */
 export async function imageFromServer(
@@ -105,7 +105,7 @@ export async function imageFromServer(
 	if (!url.startsWith(`${server.simulator.baseUrl}/api/view?`))
 		fail(`The image's url ${url} is not a /api/view link of ${server.simulator.baseUrl}`);
 	const binary =
-		item.binary?.image_0 ?? fail(`"${nodeName}" has no binary image_0 (it has: ${Object.keys(item.binary ?? {}).join(', ') || 'none'})`);
+		item.binary?.data ?? fail(`"${nodeName}" has no binary data (it has: ${Object.keys(item.binary ?? {}).join(', ') || 'none'})`);
 	if (binary.mimeType !== 'image/png') fail(`The downloaded image is ${binary.mimeType}, not image/png`);
 	if (binary.fileName !== image.filename) fail(`The binary data is named "${binary.fileName}", the file "${image.filename}"`);
 	const bytes = await stack.client.binaryContent(binary);

@@ -13,7 +13,7 @@ import {
 } from '../../helpers/graph-input';
 import { describeToolAnswer } from '../../../shared/tool-result';
 import { toolDescriptionProperty, toolWaitProperty } from '../../../shared/tool-use';
-import { downloadFilesProperty, rawOutputsProperty, runJobs } from '../../helpers/run-jobs';
+import { downloadFilesProperties, rawOutputsProperty, runJobs } from '../../helpers/run-jobs';
 import { waitProperties } from '../../helpers/wait-settings';
 
 const TOOL_DESCRIPTION = `Generates images, video or audio by running a workflow on the Host cloud, with the inputs this tool asks for (such as a text prompt). Images usually take seconds to a minute, videos several minutes; every call starts a new paid job. ${describeToolAnswer(['prompt_id'], 'the Host Cloud "Get Status" tool')}`;
@@ -22,7 +22,7 @@ const properties: INodeProperties[] = [
 	toolDescriptionProperty(TOOL_DESCRIPTION),
 	...workflowProperties,
 	toolWaitProperty(),
-	downloadFilesProperty,
+	...downloadFilesProperties,
 	...waitProperties([...submitFields, rawOutputsProperty], true),
 ];
 

@@ -60,7 +60,7 @@ export async function execute(this: IExecuteFunctions, itemIndex: number): Promi
 		const record = 'outputs' in answer ? answer : await lookUpJobRecord(this, promptId, { itemIndex });
 		const outputs = record?.outputs;
 		if (typeof outputs === 'object' && outputs !== null && !Array.isArray(outputs)) {
-			Object.assign(json, (await filesItem(this, outputs as Record<string, unknown>, itemIndex, promptId, false)).json);
+			Object.assign(json, (await filesItem(this, outputs as Record<string, unknown>, itemIndex, promptId, undefined)).json);
 		} else {
 			json.outputs_available = false;
 		}

@@ -4,7 +4,7 @@ import { updateDisplayOptions } from 'n8n-workflow';
 import { describeToolAnswer } from '../../../shared/tool-result';
 import { toolDescriptionProperty, toolWaitProperty } from '../../../shared/tool-use';
 import { promptIdProperty } from '../../helpers/prompt-id';
-import { downloadFilesProperty, followJobs, rawOutputsProperty } from '../../helpers/run-jobs';
+import { downloadFilesProperties, followJobs, rawOutputsProperty } from '../../helpers/run-jobs';
 import { waitProperties } from '../../helpers/wait-settings';
 
 const TOOL_DESCRIPTION = `Waits for a Host Cloud job started earlier, given its prompt_id, and returns its output files (images, video or audio). ${describeToolAnswer(['prompt_id'], 'calling this tool again')}`;
@@ -14,7 +14,7 @@ const properties: INodeProperties[] = [
 	toolDescriptionProperty(TOOL_DESCRIPTION),
 	promptIdProperty,
 	toolWaitProperty(),
-	downloadFilesProperty,
+	...downloadFilesProperties,
 	...waitProperties([rawOutputsProperty], false),
 ];
 

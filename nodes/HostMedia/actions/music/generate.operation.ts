@@ -1,6 +1,7 @@
 import type { IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
 import { updateDisplayOptions } from 'n8n-workflow';
 
+import { DOWNLOAD_FILES, PUT_FILES_IN_FIELD } from '../../../shared/result-files';
 import { requiredText } from '../../../shared/validation';
 import { additionalFields, checkedField, checkedOrDefault, additionalFieldsProperty, type FieldDefinition } from '../../../shared/fields';
 import {
@@ -58,8 +59,9 @@ const properties: INodeProperties[] = [
 		placeholder: 'e.g. calm lofi piano with soft rain',
 		description: 'Describes the music to generate',
 	},
+	// Labelled as the other file results (shared/result-files.ts); the name stays what saved workflows hold.
 	{
-		displayName: 'Download Audio',
+		displayName: DOWNLOAD_FILES,
 		name: 'downloadAudio',
 		type: 'boolean',
 		default: true,
@@ -67,7 +69,7 @@ const properties: INodeProperties[] = [
 			'Whether to return each generated take as an audio file in binary data (otherwise only titles, duration and the stream’s events, kept up to a bounded size)',
 	},
 	{
-		displayName: 'Put Audio in Field',
+		displayName: PUT_FILES_IN_FIELD,
 		name: 'binaryPropertyName',
 		type: 'string',
 		default: 'data',
@@ -106,7 +108,7 @@ export async function execute(this: IExecuteFunctions, itemIndex: number): Promi
 	const duration = checkedField(this, itemIndex, DURATION, additionalFields(this, itemIndex).duration) as number | undefined;
 	const keepAudio = this.getNodeParameter('downloadAudio', itemIndex, true) as boolean;
 	const binaryPropertyName = keepAudio
-		? requiredText(this, itemIndex, 'Put Audio in Field', this.getNodeParameter('binaryPropertyName', itemIndex, 'data'))
+		? requiredText(this, itemIndex, PUT_FILES_IN_FIELD, this.getNodeParameter('binaryPropertyName', itemIndex, 'data'))
 		: 'data';
 	const { idleMs, maxWaitMs } = streamLimits(this, itemIndex);
 	const takes = await readMusicStream(this, async () => await streamMusic(this, { prompt, duration }, { itemIndex, idleMs }), {
