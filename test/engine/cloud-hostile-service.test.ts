@@ -95,6 +95,9 @@ describe('a file address that carries a secret is refused', () => {
 		['as is', (key: string) => key],
 		['URL-encoded', (key: string) => encodeURIComponent(key)],
 		['Base64', (key: string) => Buffer.from(key).toString('base64')],
+		['with every byte percent-encoded', (key: string) => [...Buffer.from(key)].map((byte) => `%${byte.toString(16).toUpperCase()}`).join('')],
+		['with only its dashes as %2D', (key: string) => key.replace(/-/g, '%2D')],
+		['percent-encoded twice', (key: string) => encodeURIComponent(encodeURIComponent(key)).replace(/-/g, '%252D')],
 	])('a Location with the API key %s: the item fails, nothing is fetched, and the key is not shown', async (_form, encode) => {
 		behaviour.output = () => ({ images: [{ filename: 'a.png', subfolder: '', type: 'output' }] });
 		behaviour.view = (_req, res) => redirectTo(res, `${storage.url}/files/a.png?token=${encode(API_KEY)}`);
