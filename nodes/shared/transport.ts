@@ -49,6 +49,11 @@ export interface HostRequest {
 	 * error: no redirect is ever followed, since that would send the credential to another address.
 	 */
 	manualRedirect?: boolean;
+	/**
+	 * The answer the API describes for this call: a JSON object. Anything else (an HTML page, an
+	 * empty or cut-off body, null, a list) is an error that says what came, never data.
+	 */
+	answer?: 'object';
 	/** Retry 5xx answers and network errors with back-off. Only for calls that are safe to repeat. */
 	retry?: boolean;
 	timeout?: number;
@@ -199,8 +204,37 @@ export async function hostRequestFull<T = unknown>(
 			throw secretLocationError(context, statusCode, request);
 		}
 		const body = request.stream ? response.body : redactDeep(response.body, secrets);
+		if (request.answer === 'object' && statusCode < 300 && !isPlainObject(body)) throw unexpectedAnswer(context, statusCode, body, request);
 		return { statusCode, headers: redactDeep(headers, secrets), body: body as T };
 	}
+}
+
+/** What an answer that is not a JSON object is, in words: "an HTML page", "an empty answer", "a list"… */
+export function describeAnswer(body: unknown): string {
+	if (Buffer.isBuffer(body)) return describeAnswer(body.toString('utf8'));
+	if (body === undefined || (typeof body === 'string' && body.trim() === '')) return 'an empty answer';
+	if (body === null) return 'null';
+	if (Array.isArray(body)) return 'a list';
+	if (typeof body === 'string') {
+		const text = body.trim();
+		if (/^<(!doctype|html|head|body)\b/i.test(text) || /<\/html>/i.test(text)) return 'an HTML page';
+		if (/^[[{]/.test(text)) return 'JSON that is cut off or malformed';
+		return 'text that is not JSON';
+	}
+	return `a ${typeof body} (${String(body).slice(0, 40)})`;
+}
+
+function unexpectedAnswer(context: HostContext, statusCode: number, body: unknown, request: HostRequest): NodeApiError {
+	const what = describeAnswer(body);
+	const message = `The service answered with ${what} instead of the JSON object the API describes${request.action ? ` while ${request.action}` : ''} (HTTP ${statusCode})`;
+	return new NodeApiError(context.getNode(), { message } as JsonObject, {
+		message,
+		description: `Nothing was read from this answer. A proxy, a captive portal or a service fault may answer this way: check the address in the credential.${
+			request.method === 'GET' ? ' Then try again.' : ' The request may have been carried out anyway: check before sending it again.'
+		}`,
+		httpCode: String(statusCode),
+		itemIndex: request.itemIndex,
+	});
 }
 
 function withoutCancelSignal(context: HostContext): HostContext {
