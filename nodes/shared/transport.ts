@@ -134,6 +134,13 @@ async function hostOf(
 	return { baseUrl: registryUrl, answerer: 'registry', secrets };
 }
 
+/**
+ * The time limit of a request that sets none: no call waits for ever on a service that never
+ * answers (the limit is on silence: a large answer that keeps coming is not cut). Streams set
+ * their own. Tests shorten it; the nodes never change it.
+ */
+export const REQUEST_TIME_LIMIT = { ms: 120_000 };
+
 /** Sends a request and answers the parsed body, or throws a NodeApiError a user can act on. */
 export async function hostRequest<T = unknown>(context: HostContext, credentialType: HostCredentialType, request: HostRequest): Promise<T> {
 	return (await hostRequestFull<T>(context, credentialType, request)).body;
@@ -160,7 +167,7 @@ export async function hostRequestFull<T = unknown>(
 		ignoreHttpStatusErrors: true,
 		disableFollowRedirect: true,
 		encoding: request.stream ? 'stream' : undefined,
-		timeout: request.timeout,
+		timeout: request.timeout ?? (request.stream ? undefined : REQUEST_TIME_LIMIT.ms),
 	};
 	const signal = !request.ignoreCancel && 'getExecutionCancelSignal' in context ? context.getExecutionCancelSignal() : undefined;
 	// n8n's helper attaches the execution's cancel signal to every request it sends for a context
@@ -435,8 +442,12 @@ function secretLocationError(context: HostContext, statusCode: number, request: 
 /** A request that got no answer, in words: a raw code in the message would make n8n replace all of it. */
 function networkError(context: HostContext, error: unknown, request: HostRequest, secrets: string[]): NodeApiError {
 	const while_ = request.action ? ` while ${request.action}` : '';
-	const { words, timedOut } = networkFailure(error, 'the service', request.timeout);
-	const hint = timedOut ? 'The service may be busy: try again later.' : 'Check the URL in the credential and your network.';
+	const { words, timedOut } = networkFailure(error, 'the service', request.timeout ?? (request.stream ? undefined : REQUEST_TIME_LIMIT.ms));
+	const hint = !timedOut
+		? 'Check the URL in the credential and your network.'
+		: request.method === 'GET'
+			? 'The service may be busy: try again later.'
+			: 'The service may have carried it out all the same (a job or task may exist now): check before sending it again.';
 	const message = redact(`${words.charAt(0).toUpperCase()}${words.slice(1)}${while_}. ${hint}`, secrets);
 	return new NodeApiError(context.getNode(), { message } as JsonObject, { message, itemIndex: request.itemIndex });
 }
