@@ -59,6 +59,29 @@ export function socketBaseUrl(baseUrl: string, wsBaseUrl?: string): string {
 		.replace(/^http:/i, 'ws:');
 }
 
+/**
+ * The secrets of a header value: the whole value and its meaningful parts, since a proxy may echo
+ * only a part: the token after an auth scheme (`Bearer <token>`), and for `Basic` the Base64
+ * credential, the `user:password` it decodes to and the password.
+ */
+export function headerValueSecrets(value: string): string[] {
+	const secrets = [value];
+	const scheme = /^\s*([A-Za-z][\w.+-]*)\s+(\S+)\s*$/.exec(value);
+	if (scheme) {
+		const token = scheme[2]!;
+		secrets.push(token);
+		if (scheme[1]!.toLowerCase() === 'basic') {
+			const decoded = Buffer.from(token, 'base64').toString('utf8');
+			const colon = decoded.indexOf(':');
+			// Only a real user:password pair: any text decodes to some bytes.
+			if (colon >= 0 && Buffer.from(decoded, 'utf8').toString('base64').replace(/=+$/, '') === token.replace(/=+$/, '')) {
+				secrets.push(decoded, decoded.slice(colon + 1));
+			}
+		}
+	}
+	return secrets;
+}
+
 /** Why a credential's server address cannot be used, if it cannot ("its Base URL is empty"). */
 export function addressProblem(field: string, url: string): string | undefined {
 	let parsed: URL;
@@ -89,7 +112,7 @@ export function cloudServerOf(credentials: ICredentialDataDecryptedObject): Clou
 			wsBaseUrl: socketBaseUrl(baseUrl, credentials.wsBaseUrl as string | undefined),
 			partnerKey,
 			headers,
-			secrets: [partnerKey, ...Object.values(headers)],
+			secrets: [partnerKey, ...Object.values(headers).flatMap(headerValueSecrets)],
 			problems,
 		};
 	}

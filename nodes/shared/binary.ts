@@ -127,6 +127,14 @@ async function downloadOnce(context: IExecuteFunctions | IWebhookFunctions, url:
 			timeout: options.timeoutMs ?? DOWNLOAD_TIMEOUT_MS,
 		})) as IN8nHttpFullResponse;
 	} catch (error) {
+		// A redirect loop is the host's answer, not a network failure: trying again would only loop again.
+		if (isRedirectLoop(error)) {
+			throw new NodeOperationError(
+				context.getNode(),
+				`Could not download ${options.what}: ${options.source ?? 'the storage host'} redirected the download too many times (a redirect loop), so nothing was downloaded`,
+				{ itemIndex: options.itemIndex, description: 'The file address leads back to itself. Ask the service for the file again later.' },
+			);
+		}
 		throw transient(
 			new NodeOperationError(context.getNode(), `Could not download ${options.what}: ${transferProblem(error, options)}`, {
 				itemIndex: options.itemIndex,
@@ -222,6 +230,16 @@ function capitalised(text: string): string {
 }
 
 /** A failed transfer in words (never a raw code: see network-failure.ts). */
+/** Whether a request failed because its redirects went on and on (axios and follow-redirects say so by code). */
+function isRedirectLoop(error: unknown): boolean {
+	for (let cause = error as { code?: unknown; cause?: unknown; message?: unknown } | undefined, depth = 0; cause && depth < 5; depth++) {
+		if (cause.code === 'ERR_FR_TOO_MANY_REDIRECTS' || /maximum number of redirects exceeded/i.test(String(cause.message ?? '')))
+			return true;
+		cause = cause.cause as typeof cause;
+	}
+	return false;
+}
+
 function transferProblem(cause: unknown, options: DownloadOptions): string {
 	return networkFailureInWords(cause, options.source ?? 'the storage host', options.timeoutMs ?? DOWNLOAD_TIMEOUT_MS);
 }

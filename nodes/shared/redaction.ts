@@ -4,9 +4,12 @@
  * notifications) passes through `redact`/`redactDeep` before it reaches an item, a message or a
  * log line, and an address the service hands over that holds a secret is refused, never fetched.
  *
- * A service may echo a secret in another encoding than it was sent in, so each secret is matched
- * in the forms it usually takes: as is, URL-encoded (both escapes and form style), JSON-escaped,
- * and Base64 (standard and URL-safe, at any of the three byte alignments inside a longer text).
+ * A service may echo a secret in another spelling than it was sent in, so secrets are matched on
+ * normalised text: each character of a secret matches itself or any escape of its bytes
+ * (percent-encoding in either case, percent-encoding applied again, a form's `+` for a space, JSON's
+ * `\uXXXX` and `\/`), in any mix, and so do the Base64 spellings of the secret (standard and
+ * URL-safe, at any of the three byte alignments inside a longer text). Redaction and the refusal of
+ * addresses use the same matcher, so what one finds the other finds.
  */
 import type {
 	ICredentialDataDecryptedObject,
@@ -25,8 +28,6 @@ export const REDACTED = '***';
 const MIN_SECRET_LENGTH = 4;
 const MIN_BASE64_CORE = 8;
 
-const formsCache = new Map<string, string[]>();
-
 /**
  * The Base64 text that encodes `secret` wherever it sits in a longer Base64 string: for each of
  * the three byte offsets, the characters determined by the secret's bytes alone.
@@ -42,42 +43,57 @@ function base64Cores(secret: string): string[] {
 	return cores;
 }
 
-/** Every form of `secret` to look for, longest first so a longer form is never cut by a shorter one. */
+/** The secret and its Base64 cores: the texts whose every spelling is looked for, longest first. */
 export function secretForms(secret: string): string[] {
-	const cached = formsCache.get(secret);
+	return [...new Set([secret, ...base64Cores(secret)])].filter((form) => form.length >= MIN_SECRET_LENGTH).sort((a, b) => b.length - a.length);
+}
+
+/** A hex digit in either case: `a` → `[aA]`. */
+const hexDigit = (digit: string): string => (/[a-f]/i.test(digit) ? `[${digit.toLowerCase()}${digit.toUpperCase()}]` : digit);
+const hexPattern = (value: number, width: number): string => [...value.toString(16).padStart(width, '0')].map(hexDigit).join('');
+const escapeForPattern = (text: string): string => text.replace(/[.*+?^${}()|[\]\\/-]/g, '\\$&');
+
+/** Every spelling of one character: itself, its bytes percent-encoded (once or more), its JSON escapes. */
+function characterPattern(character: string): string {
+	const spellings = new Set([escapeForPattern(character)]);
+	spellings.add([...Buffer.from(character, 'utf8')].map((byte) => `%(?:25)*${hexPattern(byte, 2)}`).join(''));
+	const units = [...Array(character.length).keys()].map((index) => character.charCodeAt(index));
+	spellings.add(units.map((unit) => `\\\\u${hexPattern(unit, 4)}`).join(''));
+	if (character === ' ') spellings.add('\\+');
+	if (character === '/' || character === '"' || character === '\\') spellings.add(`\\\\${escapeForPattern(character)}`);
+	return `(?:${[...spellings].join('|')})`;
+}
+
+const matcherCache = new Map<string, RegExp>();
+
+/** One expression that finds `secret` in any of its spellings (global: use `lastIndex = 0` before a test). */
+function secretMatcher(secret: string): RegExp {
+	const cached = matcherCache.get(secret);
 	if (cached) return cached;
-	const uri = encodeURIComponent(secret);
-	const json = JSON.stringify(secret).slice(1, -1);
-	const forms = new Set([
-		secret,
-		uri,
-		uri.replace(/%[0-9A-F]{2}/g, (escape) => escape.toLowerCase()),
-		new URLSearchParams({ s: secret }).toString().slice(2),
-		json,
-		json.replace(/\//g, '\\/'),
-		...base64Cores(secret),
-	]);
-	const sorted = [...forms].filter((form) => form.length >= MIN_SECRET_LENGTH).sort((a, b) => b.length - a.length);
-	// A run handles a few secrets; the cache only spares recomputing them for every string.
-	if (formsCache.size > 256) formsCache.clear();
-	formsCache.set(secret, sorted);
-	return sorted;
+	const forms = secretForms(secret).map((form) => [...form].map(characterPattern).join(''));
+	const matcher = new RegExp(forms.join('|'), 'g');
+	// A run handles a few secrets; the cache only spares rebuilding them for every string.
+	if (matcherCache.size > 256) matcherCache.clear();
+	matcherCache.set(secret, matcher);
+	return matcher;
 }
 
 const usable = (secrets: readonly string[]) => secrets.filter((secret) => secret && secret.length >= MIN_SECRET_LENGTH);
 
-/** Replaces every form of every secret in `text` with `***`. */
+/** Replaces every spelling of every secret in `text` with `***`. */
 export function redact(text: string, secrets: readonly string[]): string {
 	let out = text;
-	for (const secret of usable(secrets)) {
-		for (const form of secretForms(secret)) if (out.includes(form)) out = out.split(form).join(REDACTED);
-	}
+	for (const secret of usable(secrets)) out = out.replace(secretMatcher(secret), REDACTED);
 	return out;
 }
 
-/** True when `text` holds any form of a secret (an address that must not be used). */
+/** True when `text` holds any spelling of a secret (an address that must not be used). */
 export function containsSecret(text: string, secrets: readonly string[]): boolean {
-	return usable(secrets).some((secret) => secretForms(secret).some((form) => text.includes(form)));
+	return usable(secrets).some((secret) => {
+		const matcher = secretMatcher(secret);
+		matcher.lastIndex = 0;
+		return matcher.test(text);
+	});
 }
 
 /** `redact` through every string (and object key) of a parsed value; other values are kept. */

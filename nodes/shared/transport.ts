@@ -49,6 +49,11 @@ export interface HostRequest {
 	 * error: no redirect is ever followed, since that would send the credential to another address.
 	 */
 	manualRedirect?: boolean;
+	/**
+	 * The answer the API describes for this call: a JSON object. Anything else (an HTML page, an
+	 * empty or cut-off body, null, a list) is an error that says what came, never data.
+	 */
+	answer?: 'object';
 	/** Retry 5xx answers and network errors with back-off. Only for calls that are safe to repeat. */
 	retry?: boolean;
 	timeout?: number;
@@ -129,6 +134,13 @@ async function hostOf(
 	return { baseUrl: registryUrl, answerer: 'registry', secrets };
 }
 
+/**
+ * The time limit of a request that sets none: no call waits for ever on a service that never
+ * answers (the limit is on silence: a large answer that keeps coming is not cut). Streams set
+ * their own. Tests shorten it; the nodes never change it.
+ */
+export const REQUEST_TIME_LIMIT = { ms: 120_000 };
+
 /** Sends a request and answers the parsed body, or throws a NodeApiError a user can act on. */
 export async function hostRequest<T = unknown>(context: HostContext, credentialType: HostCredentialType, request: HostRequest): Promise<T> {
 	return (await hostRequestFull<T>(context, credentialType, request)).body;
@@ -155,7 +167,7 @@ export async function hostRequestFull<T = unknown>(
 		ignoreHttpStatusErrors: true,
 		disableFollowRedirect: true,
 		encoding: request.stream ? 'stream' : undefined,
-		timeout: request.timeout,
+		timeout: request.timeout ?? (request.stream ? undefined : REQUEST_TIME_LIMIT.ms),
 	};
 	const signal = !request.ignoreCancel && 'getExecutionCancelSignal' in context ? context.getExecutionCancelSignal() : undefined;
 	// n8n's helper attaches the execution's cancel signal to every request it sends for a context
@@ -199,8 +211,37 @@ export async function hostRequestFull<T = unknown>(
 			throw secretLocationError(context, statusCode, request);
 		}
 		const body = request.stream ? response.body : redactDeep(response.body, secrets);
+		if (request.answer === 'object' && statusCode < 300 && !isPlainObject(body)) throw unexpectedAnswer(context, statusCode, body, request);
 		return { statusCode, headers: redactDeep(headers, secrets), body: body as T };
 	}
+}
+
+/** What an answer that is not a JSON object is, in words: "an HTML page", "an empty answer", "a list"… */
+export function describeAnswer(body: unknown): string {
+	if (Buffer.isBuffer(body)) return describeAnswer(body.toString('utf8'));
+	if (body === undefined || (typeof body === 'string' && body.trim() === '')) return 'an empty answer';
+	if (body === null) return 'null';
+	if (Array.isArray(body)) return 'a list';
+	if (typeof body === 'string') {
+		const text = body.trim();
+		if (/^<(!doctype|html|head|body)\b/i.test(text) || /<\/html>/i.test(text)) return 'an HTML page';
+		if (/^[[{]/.test(text)) return 'JSON that is cut off or malformed';
+		return 'text that is not JSON';
+	}
+	return `a ${typeof body} (${String(body).slice(0, 40)})`;
+}
+
+function unexpectedAnswer(context: HostContext, statusCode: number, body: unknown, request: HostRequest): NodeApiError {
+	const what = describeAnswer(body);
+	const message = `The service answered with ${what} instead of the JSON object the API describes${request.action ? ` while ${request.action}` : ''} (HTTP ${statusCode})`;
+	return new NodeApiError(context.getNode(), { message } as JsonObject, {
+		message,
+		description: `Nothing was read from this answer. A proxy, a captive portal or a service fault may answer this way: check the address in the credential.${
+			request.method === 'GET' ? ' Then try again.' : ' The request may have been carried out anyway: check before sending it again.'
+		}`,
+		httpCode: String(statusCode),
+		itemIndex: request.itemIndex,
+	});
 }
 
 function withoutCancelSignal(context: HostContext): HostContext {
@@ -401,8 +442,12 @@ function secretLocationError(context: HostContext, statusCode: number, request: 
 /** A request that got no answer, in words: a raw code in the message would make n8n replace all of it. */
 function networkError(context: HostContext, error: unknown, request: HostRequest, secrets: string[]): NodeApiError {
 	const while_ = request.action ? ` while ${request.action}` : '';
-	const { words, timedOut } = networkFailure(error, 'the service', request.timeout);
-	const hint = timedOut ? 'The service may be busy: try again later.' : 'Check the URL in the credential and your network.';
+	const { words, timedOut } = networkFailure(error, 'the service', request.timeout ?? (request.stream ? undefined : REQUEST_TIME_LIMIT.ms));
+	const hint = !timedOut
+		? 'Check the URL in the credential and your network.'
+		: request.method === 'GET'
+			? 'The service may be busy: try again later.'
+			: 'The service may have carried it out all the same (a job or task may exist now): check before sending it again.';
 	const message = redact(`${words.charAt(0).toUpperCase()}${words.slice(1)}${while_}. ${hint}`, secrets);
 	return new NodeApiError(context.getNode(), { message } as JsonObject, { message, itemIndex: request.itemIndex });
 }

@@ -18,6 +18,14 @@ export const BEFORE_WAIT_OPTIONS = { '@version': [1] };
 
 export const hasWaitOptions = (context: IExecuteFunctions): boolean => context.getNode().typeVersion >= WAIT_OPTIONS_SINCE_VERSION;
 
+/**
+ * The longest wait a node accepts: 30 days. A larger Max Wait would outlive any job or task, and far
+ * beyond it the time to resume at is no longer a date at all.
+ */
+export const LONGEST_WAIT_MINUTES = 43_200;
+/** The longest pause between two status checks (and of silence before one): an hour. */
+export const LONGEST_PAUSE_SECONDS = 3_600;
+
 /** "Max Wait (Minutes)"; `noLimit`: 0 means wait without limit. */
 export function maxWaitMinutesField(defaultMinutes: number, description: string, noLimit = false): FieldDefinition {
 	return {
@@ -25,6 +33,7 @@ export function maxWaitMinutesField(defaultMinutes: number, description: string,
 		displayName: 'Max Wait (Minutes)',
 		kind: 'number',
 		min: noLimit ? 0 : 0.01,
+		max: LONGEST_WAIT_MINUTES,
 		default: defaultMinutes,
 		description,
 	};
@@ -37,6 +46,7 @@ export function pollIntervalSecondsField(defaultSeconds: number, description: st
 		displayName: 'Poll Interval (Seconds)',
 		kind: 'number',
 		min: 0.01,
+		max: LONGEST_PAUSE_SECONDS,
 		default: defaultSeconds,
 		description,
 	};

@@ -95,6 +95,12 @@ describe('a file address that carries a secret is refused', () => {
 		['as is', (key: string) => key],
 		['URL-encoded', (key: string) => encodeURIComponent(key)],
 		['Base64', (key: string) => Buffer.from(key).toString('base64')],
+		[
+			'with every byte percent-encoded',
+			(key: string) => [...Buffer.from(key)].map((byte) => `%${byte.toString(16).toUpperCase()}`).join(''),
+		],
+		['with only its dashes as %2D', (key: string) => key.replace(/-/g, '%2D')],
+		['percent-encoded twice', (key: string) => encodeURIComponent(encodeURIComponent(key)).replace(/-/g, '%252D')],
 	])('a Location with the API key %s: the item fails, nothing is fetched, and the key is not shown', async (_form, encode) => {
 		behaviour.output = () => ({ images: [{ filename: 'a.png', subfolder: '', type: 'output' }] });
 		behaviour.view = (_req, res) => redirectTo(res, `${storage.url}/files/a.png?token=${encode(API_KEY)}`);
@@ -105,6 +111,27 @@ describe('a file address that carries a secret is refused', () => {
 		);
 		expect(storage.seen).toHaveLength(0);
 		expectNoSecret(result.run.data);
+	});
+});
+
+describe('a storage host that redirects a download in a loop', () => {
+	it('fails the item saying so, after one chain of redirects, never retried as a network failure', async () => {
+		const loop = await startHostileService((req, res) => redirectTo(res, `/again${req.url.length}`));
+		try {
+			behaviour.output = () => ({ images: [{ filename: 'a.png', subfolder: '', type: 'output' }] });
+			behaviour.view = (_req, res) => redirectTo(res, `${loop.url}/files/a.png?signature=s`);
+			const result = await execute({ downloadFiles: true });
+			expect(result.status).toBe('error');
+			expect(result.error('Node')?.message).toMatch(
+				/^Could not download output file "a\.png" of job hostile-\d+: the storage host redirected the download too many times \(a redirect loop\), so nothing was downloaded/,
+			);
+			// One chain (n8n follows at most 21 redirects), not four.
+			expect(loop.seen.length).toBeGreaterThan(1);
+			expect(loop.seen.length).toBeLessThanOrEqual(22);
+			expect(cloud.seen.filter((req) => req.url.startsWith('/api/view'))).toHaveLength(1);
+		} finally {
+			await loop.close();
+		}
 	});
 });
 

@@ -84,8 +84,10 @@ describe('bad inputs never reach the service', () => {
 			/^Input Images \(entry 1\): node "3" is a KSampler, not a Load Image node/,
 		],
 		['Max Concurrent Jobs 0', { additionalFields: { maxConcurrentJobs: 0 } }, /^Max Concurrent Jobs must be a whole number from 1 to 50/],
-		['a negative Max Wait', { waitOptions: { maxWaitMinutes: -1 } }, /^Max Wait \(Minutes\) must be a number 0 or more/],
-		['a Poll Interval of 0', { waitOptions: { pollIntervalSeconds: 0 } }, /^Poll Interval \(Seconds\) must be a number 0.01 or more/],
+		['a negative Max Wait', { waitOptions: { maxWaitMinutes: -1 } }, /^Max Wait \(Minutes\) must be a number from 0 to 43200/],
+		['a Max Wait beyond 30 days', { waitOptions: { maxWaitMinutes: 1e12 } }, /^Max Wait \(Minutes\) must be a number from 0 to 43200 \(got "1000000000000"\)/],
+		['a Silence Timeout beyond an hour', { waitOptions: { silenceSeconds: 1e300 } }, /^Silence Timeout \(Seconds\) must be a number from 0.01 to 3600/],
+		['a Poll Interval of 0', { waitOptions: { pollIntervalSeconds: 0 } }, /^Poll Interval \(Seconds\) must be a number from 0.01 to 3600/],
 		[
 			'an On Timeout choice outside the list',
 			{ waitOptions: { onTimeout: 'later' } },

@@ -38,7 +38,7 @@ test('version 1 refuses a negative Max Wait (Seconds) by name, before sending an
 	const result = await executeAt(1, { additionalFields: { maxWaitSeconds: -1 } });
 	// A wait setting applies to the whole run, so it fails the node rather than one item.
 	expect(result.status).toBe('error');
-	expect(result.error('Node')!.message).toMatch(/^Max Wait \(Seconds\) must be a number 0 or more/);
+	expect(result.error('Node')!.message).toMatch(/^Max Wait \(Seconds\) must be a number from 0 to 2592000/);
 	expect(cloud.sim.requests).toHaveLength(0);
 });
 

@@ -68,17 +68,27 @@ describe('version 2: Wait Options', () => {
 		[
 			'Poll Until Finished',
 			{ ...UPSCALE, waitOptions: { maxWaitMinutes: 0 } },
-			'Max Wait (Minutes) must be a number 0.01 or more (got "0")',
+			'Max Wait (Minutes) must be a number from 0.01 to 43200 (got "0")',
 		],
 		[
 			'Poll Until Finished',
 			{ ...UPSCALE, waitOptions: { pollIntervalSeconds: '={{ "soon" }}' } },
-			'Poll Interval (Seconds) must be a number 0.01 or more (got "soon")',
+			'Poll Interval (Seconds) must be a number from 0.01 to 3600 (got "soon")',
 		],
 		[
 			'Wait for Notification',
 			{ ...EXTEND, waitMode: 'webhook', waitOptions: { maxWaitMinutes: -5 } },
-			'Max Wait (Minutes) must be a number 0.01 or more (got "-5")',
+			'Max Wait (Minutes) must be a number from 0.01 to 43200 (got "-5")',
+		],
+		[
+			'Wait for Notification',
+			{ ...EXTEND, waitMode: 'webhook', waitOptions: { maxWaitMinutes: 1e12 } },
+			'Max Wait (Minutes) must be a number from 0.01 to 43200 (got "1000000000000")',
+		],
+		[
+			'Wait for Notification',
+			{ ...EXTEND, waitMode: 'webhook', waitOptions: { maxWaitMinutes: 1e300 } },
+			'Max Wait (Minutes) must be a number from 0.01 to 43200 (got "1e+300")',
 		],
 		[
 			'Wait for Completion',
@@ -89,7 +99,7 @@ describe('version 2: Wait Options', () => {
 				waitForCompletion: true,
 				waitOptions: { pollIntervalSeconds: 0 },
 			},
-			'Poll Interval (Seconds) must be a number 0.01 or more (got "0")',
+			'Poll Interval (Seconds) must be a number from 0.01 to 3600 (got "0")',
 		],
 	])('%s: a bad wait option is refused, naming the field, before anything is sent', async (_mode, parameters, message) => {
 		const result = await env.run(parameters);
@@ -144,6 +154,8 @@ describe('version 1: workflows saved before Wait Options', () => {
 		[{ ...UPSCALE, pollingOptions: { pollIntervalSeconds: 0 } }, 'Poll Interval (Seconds) must be a number greater than 0 (got "0")'],
 		[{ ...UPSCALE, pollingOptions: { maxWaitMinutes: -1 } }, 'Max Wait (Minutes) must be a number greater than 0 (got "-1")'],
 		[{ ...EXTEND, waitMode: 'webhook', webhookMaxWaitMinutes: 0 }, 'Max Wait (Minutes) must be a number greater than 0 (got "0")'],
+		[{ ...EXTEND, waitMode: 'webhook', webhookMaxWaitMinutes: 1e12 }, 'Max Wait (Minutes) must be at most 43200 (got "1000000000000")'],
+		[{ ...UPSCALE, pollingOptions: { maxWaitMinutes: 1e300 } }, 'Max Wait (Minutes) must be at most 43200 (got "1e+300")'],
 	])('bad values are refused with the same words as before, before anything is sent (%#)', async (parameters, message) => {
 		const result = await env.run(parameters, [{ json: {} }], V1);
 		expect(result.error('Node')?.message).toBe(message);
@@ -186,7 +198,7 @@ describe('version 1: workflows saved before Wait Options', () => {
 					name: 'maxWaitMinutes',
 					type: 'number',
 					default: 30,
-					typeOptions: { minValue: 0.01 },
+					typeOptions: { minValue: 0.01, maxValue: 43200 },
 					description: 'How long to wait for the task before the node fails. The task itself keeps running on the service.',
 				},
 				{
@@ -194,7 +206,7 @@ describe('version 1: workflows saved before Wait Options', () => {
 					name: 'pollIntervalSeconds',
 					type: 'number',
 					default: pollSeconds,
-					typeOptions: { minValue: 0.01 },
+					typeOptions: { minValue: 0.01, maxValue: 3600 },
 					description: 'Pause before the first status check; later pauses grow up to four times as long',
 				},
 			],
@@ -221,7 +233,7 @@ describe('version 1: workflows saved before Wait Options', () => {
 				name: 'webhookMaxWaitMinutes',
 				type: 'number',
 				default: 120,
-				typeOptions: { minValue: 0.01 },
+				typeOptions: { minValue: 0.01, maxValue: 43200 },
 				description:
 					'How long to wait for the notification. If none arrives, the execution resumes with an item whose status is "timeout" (the task may still finish: check it with Get Task Status).',
 				displayOptions: { show: { waitMode: ['webhook'], '@version': [1], resource: ['video'], operation: ['extend'] } },

@@ -223,6 +223,32 @@ describe('publish', () => {
 		}
 	});
 
+	it('an upload address that holds the publishing token in any spelling is refused, and nothing reaches the storage host', async () => {
+		const storage = await startHostileService((_req, res) => sendJson(res, 200, {}));
+		const everyByte = [...Buffer.from(DEFAULT_PUBLISHING_TOKEN)].map((byte) => `%${byte.toString(16).toUpperCase()}`).join('');
+		try {
+			for (const spelling of [DEFAULT_PUBLISHING_TOKEN, everyByte, DEFAULT_PUBLISHING_TOKEN.replace(/-/g, '%2D')]) {
+				const registry = await startHostileService((_req, res) =>
+					sendJson(res, 201, { node_version: { id: 'v-1', version: '1.0.0' }, signedUrl: `${storage.url}/o/archive.zip?token=${spelling}` }),
+				);
+				try {
+					const credential = registryCredential(harness, sim, { registryUrl: registry.url });
+					const result = await runRegistry(harness, credential, publish(), [archiveItem()], true);
+					expect({ spelling, error: result.items[0]!.json.error }).toEqual({
+						spelling,
+						error:
+							'Version 1.0.0 of node "my-node" was created (version ID v-1), but its archive was not uploaded: the upload address the registry gave holds a secret of the credential, which must not reach the storage host',
+					});
+				} finally {
+					await registry.close();
+				}
+			}
+			expect(storage.seen).toHaveLength(0);
+		} finally {
+			await storage.close();
+		}
+	});
+
 	it('surfaces a version conflict, and uploads nothing for it', async () => {
 		const credential = registryCredential(harness, sim);
 		expect((await runRegistry(harness, credential, publish(), [archiveItem()])).status).toBe('success');

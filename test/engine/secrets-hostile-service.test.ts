@@ -221,3 +221,45 @@ describe('secrets echoed in another encoding', () => {
 		expectNoSecret(shown, [sent.webhook_url, signature]);
 	});
 });
+
+describe('a self-hosted server’s proxy headers: the parts of a value are secrets too', () => {
+	const BEARER = 'proxy-bearer-token-0123456789';
+	const USER = 'gateway-user';
+	const PASSWORD = 'gateway-password-98765';
+	const BASIC = Buffer.from(`${USER}:${PASSWORD}`).toString('base64');
+	let echoing: HostileService;
+
+	beforeAll(async () => {
+		// A proxy that refuses every request and echoes back each part of the Authorization header it got.
+		echoing = await startHostileService((req, res) => {
+			const [scheme = '', token = ''] = String(req.headers.authorization ?? '').split(' ');
+			const decoded = scheme === 'Basic' ? Buffer.from(token, 'base64').toString('utf8') : '';
+			send(res, 403, {
+				error: 'forbidden',
+				message: `token ${token} refused; decoded ${decoded}; password ${decoded.split(':')[1] ?? ''}`,
+			});
+		});
+	});
+	afterAll(async () => {
+		await echoing.close();
+	});
+
+	it.each([
+		['Bearer', `Bearer ${BEARER}`, [BEARER]],
+		['Basic', `Basic ${BASIC}`, [BASIC, `${USER}:${PASSWORD}`, PASSWORD]],
+	])('an Authorization: %s value echoed in parts leaves none of them in the item', async (_scheme, value, parts) => {
+		const credential = harness.addCredential('hostCloudApi', {
+			server: 'selfHosted',
+			serverUrl: echoing.url,
+			proxyHeaders: { values: [{ name: 'Authorization', value }] },
+		});
+		const result = await harness.runNode({
+			type: 'hostCloud',
+			parameters: { resource: 'queue', operation: 'get' } as never,
+			credentials: { hostCloudApi: credential },
+		});
+		expect(result.status).toBe('error');
+		expect(result.error('Node')?.message).toMatch(/token \*\*\* refused/);
+		expectNoSecret(result.run.data, parts);
+	});
+});

@@ -25,6 +25,20 @@ describe.each(SECRETS)('secret %s', (secret) => {
 		expect(redact(text, [secret])).toBe('before *** after');
 	});
 
+	const everyByte = (s: string) => [...Buffer.from(s, 'utf8')].map((byte) => `%${byte.toString(16).padStart(2, '0')}`).join('');
+	it.each([
+		['every byte percent-encoded', (s: string) => everyByte(s).toUpperCase()],
+		['every byte percent-encoded, lower case', everyByte],
+		['percent-encoded twice', (s: string) => encodeURIComponent(encodeURIComponent(s))],
+		['only its dashes as %2D', (s: string) => s.replace(/-/g, '%2D')],
+		['every other character percent-encoded', (s: string) => [...s].map((c, i) => (i % 2 ? everyByte(c) : c)).join('')],
+		['JSON \\u escapes for every character', (s: string) => [...s].map((c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`).join('')],
+	])('%s, inside other text: found and redacted by the same matcher', (_name, encode) => {
+		const text = `before ${encode(secret)} after`;
+		expect(containsSecret(text, [secret])).toBe(true);
+		expect(redact(text, [secret])).toBe('before *** after');
+	});
+
 	it.each([0, 1, 2, 3, 4, 5])('inside Base64 (standard and URL-safe) after %i other bytes: nothing decodable is left', (offset) => {
 		const plain = Buffer.concat([Buffer.from('p'.repeat(offset)), Buffer.from(secret), Buffer.from(' and more')]);
 		for (const encoded of [plain.toString('base64'), plain.toString('base64url')]) {

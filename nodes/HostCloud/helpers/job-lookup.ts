@@ -91,7 +91,20 @@ export class JobNotOnServerError extends NodeOperationError {
 export async function lookUpJobStatus(context: IExecuteFunctions, promptId: string, options: CallFor = {}): Promise<IDataObject> {
 	const server = await hostCloudServer(context, options.itemIndex);
 	if (server.kind === 'selfHosted') return await selfHostedJob(context, promptId, options);
-	return await readJobStatus(context, promptId, options);
+	const answer = await readJobStatus(context, promptId, options);
+	// A word the node does not know means "still running"; no word at all is no status, never a guess.
+	if (typeof answer.status !== 'string' || answer.status.trim() === '') {
+		const held = Object.keys(answer).slice(0, 5).join(', ');
+		throw new NodeOperationError(
+			context.getNode(),
+			`The service's answer to reading the status of job ${promptId} has no status (${held ? `it held: ${held}` : 'it was an empty object'})`,
+			{
+				itemIndex: options.itemIndex,
+				description: 'Nothing was read from this answer. Try again; if it keeps answering so, the service is at fault.',
+			},
+		);
+	}
+	return answer;
 }
 
 /** A job's record: `status`, and `outputs` once it is over (`execution_error` when it failed). */

@@ -37,6 +37,8 @@ export class JobWatcher {
 	private readonly jobs = new Map<string, TrackedJob>();
 	private readonly following = new Map<string, Promise<FinishedJob>>();
 	private submitting = 0;
+	/** The item each prompt_id this run submitted belongs to: the service must never give one to two items. */
+	private readonly submittedBy = new Map<string, number>();
 	private wake = new AbortController();
 	private closed = false;
 	private abandoned?: { reason: string };
@@ -98,6 +100,7 @@ export class JobWatcher {
 		let promptId: string, promise: Promise<FinishedJob>, kept: JobMessage[];
 		try {
 			promptId = await submit(this.clientId);
+			this.claimPromptId(promptId, itemIndex);
 			promise = this.track({ promptId, itemIndex, epoch, gapFromStart: !socketOpen, pollNow: false });
 			kept = this.socket?.takeKept(promptId) ?? [];
 		} finally {
@@ -108,6 +111,27 @@ export class JobWatcher {
 		const job = this.jobs.get(promptId);
 		if (job) for (const message of kept) this.apply(job, message);
 		return await promise;
+	}
+
+	/**
+	 * A prompt_id answered for a second submit of this run (a caching proxy or a faulty service can
+	 * do it) makes both items' results impossible to tell apart: both fail, naming it, rather than
+	 * one waiting for ever or taking the other's outputs.
+	 */
+	private claimPromptId(promptId: string, itemIndex: number): void {
+		const earlier = this.submittedBy.get(promptId);
+		if (earlier === undefined) {
+			this.submittedBy.set(promptId, itemIndex);
+			return;
+		}
+		const words = {
+			message: `The service answered prompt_id ${promptId} for two different submits (items ${earlier} and ${itemIndex}), so their results cannot be told apart; neither item uses them`,
+			description:
+				'A caching proxy in front of the service, or a fault of the service, can do this. Check the queue (Queue → Get): both workflows may be running.',
+		};
+		const open = this.jobs.get(promptId);
+		if (open && open.phase !== 'done') this.settleWithError(open, this.jobError(promptId, open.itemIndex, words));
+		throw this.jobError(promptId, itemIndex, words);
 	}
 
 	/** Waits for a job submitted earlier (its earlier messages were missed: outputs come from the job record). */

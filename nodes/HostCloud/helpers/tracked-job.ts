@@ -157,9 +157,10 @@ export function jobsDue(
 ): Array<{ job: TrackedJob; visit: 'deadline' | 'poll' }> {
 	const due: Array<{ job: TrackedJob; visit: 'deadline' | 'poll' }> = [];
 	for (const job of jobs) {
-		if (!followed(job)) continue;
+		if (job.phase !== 'following' && job.phase !== 'confirming') continue;
+		// Max Wait is kept whatever is in flight: a status read that never answers does not hold the job.
 		if (job.deadline !== undefined && now >= job.deadline) due.push({ job, visit: 'deadline' });
-		else if ((!trustSocket || job.checkSoon || job.unheard) && now >= job.nextPollAt) due.push({ job, visit: 'poll' });
+		else if (followed(job) && (!trustSocket || job.checkSoon || job.unheard) && now >= job.nextPollAt) due.push({ job, visit: 'poll' });
 	}
 	return due;
 }

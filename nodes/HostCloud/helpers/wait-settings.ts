@@ -8,6 +8,8 @@ import type { IDataObject, IDisplayOptions, IExecuteFunctions, INodeProperties }
 
 import { checkedOrDefault, collectionOptions, type FieldDefinition } from '../../shared/fields';
 import {
+	LONGEST_PAUSE_SECONDS,
+	LONGEST_WAIT_MINUTES,
 	BEFORE_WAIT_OPTIONS,
 	hasWaitOptions,
 	SINCE_WAIT_OPTIONS,
@@ -67,6 +69,7 @@ const SILENCE: FieldDefinition = {
 	displayName: 'Silence Timeout (Seconds)',
 	kind: 'number',
 	min: 0.01,
+	max: LONGEST_PAUSE_SECONDS,
 	default: 15,
 	description: 'When the live progress connection sends nothing for this long, the node checks on its jobs by asking for their status',
 };
@@ -97,6 +100,7 @@ const V1_MAX_WAIT_SECONDS: FieldDefinition = {
 	displayName: 'Max Wait (Seconds)',
 	kind: 'number',
 	min: 0,
+	max: LONGEST_WAIT_MINUTES * 60,
 	default: DEFAULT_MAX_WAIT_MINUTES * 60,
 	description: MAX_WAIT_DESCRIPTION,
 };

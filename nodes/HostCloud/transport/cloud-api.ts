@@ -32,7 +32,7 @@ export interface CallFor {
 
 const CLEANUP_TIMEOUT_MS = 10_000;
 
-function call(request: { method: 'GET' | 'HEAD' | 'POST'; path: string; action: string }, options: CallFor) {
+function call(request: { method: 'GET' | 'HEAD' | 'POST'; path: string; action: string; answer?: 'object' }, options: CallFor) {
 	return {
 		...request,
 		itemIndex: options.itemIndex,
@@ -56,6 +56,7 @@ export async function submitPrompt(context: IExecuteFunctions, body: SubmitBody,
 		body,
 		itemIndex,
 		action: 'submitting the workflow',
+		answer: 'object',
 	});
 }
 
@@ -65,7 +66,7 @@ export async function readJobStatus(context: IExecuteFunctions, promptId: string
 	return await hostRequest<IDataObject>(
 		context,
 		'hostCloudApi',
-		call({ method: 'GET', path, action: `reading the status of job ${promptId}` }, options),
+		call({ method: 'GET', path, action: `reading the status of job ${promptId}`, answer: 'object' }, options),
 	);
 }
 
@@ -73,7 +74,11 @@ export async function readJobStatus(context: IExecuteFunctions, promptId: string
 export async function readJobRecord(context: IExecuteFunctions, promptId: string, options: CallFor = {}): Promise<IDataObject> {
 	const path = `/api/jobs/${encodeURIComponent(promptId)}`;
 	const action = `reading the outputs of job ${promptId}`;
-	return await hostRequest<IDataObject>(context, 'hostCloudApi', call({ method: 'GET', path, action }, { retry: true, ...options }));
+	return await hostRequest<IDataObject>(
+		context,
+		'hostCloudApi',
+		call({ method: 'GET', path, action, answer: 'object' }, { retry: true, ...options }),
+	);
 }
 
 /** GET /api/queue: `{queue_running, queue_pending}`. */
@@ -114,13 +119,20 @@ export async function interruptJob(context: IExecuteFunctions, promptId: string,
 export async function readHistory(context: IExecuteFunctions, promptId: string, options: CallFor = {}): Promise<IDataObject> {
 	const path = `/api/history/${encodeURIComponent(promptId)}`;
 	const action = `reading the history of job ${promptId}`;
-	return await hostRequest<IDataObject>(context, 'hostCloudApi', call({ method: 'GET', path, action }, { retry: true, ...options }));
+	return await hostRequest<IDataObject>(
+		context,
+		'hostCloudApi',
+		call({ method: 'GET', path, action, answer: 'object' }, { retry: true, ...options }),
+	);
 }
 
 /** GET /api/object_info: every node class the cloud runs, with its inputs and outputs. */
 export async function readNodeDefinitions(context: CloudContext, itemIndex = 0): Promise<Record<string, IDataObject>> {
 	return await hostRequest<Record<string, IDataObject>>(context, 'hostCloudApi', {
-		...call({ method: 'GET', path: '/api/object_info', action: 'reading the node definitions' }, { itemIndex, retry: true }),
+		...call(
+			{ method: 'GET', path: '/api/object_info', action: 'reading the node definitions', answer: 'object' },
+			{ itemIndex, retry: true },
+		),
 	});
 }
 

@@ -160,13 +160,21 @@ export interface PollSettings extends ResultFiles {
 	maxWaitMs: number;
 }
 
-/** Version 1's check: any number above 0, a numeric text included; left out, the default. */
+/** Version 1's check: any number above 0 (up to the field's bound), a numeric text included; left out, the default. */
 function positiveV1(context: IExecuteFunctions, itemIndex: number, field: FieldDefinition, value: unknown, fallback: number): number {
 	if (value === undefined || value === null || value === '') return fallback;
 	const number = typeof value === 'string' ? Number(value) : value;
 	if (typeof number !== 'number' || !Number.isFinite(number) || number <= 0) {
 		throw invalidField(context, itemIndex, field.displayName, `must be a number greater than 0 (got ${quoted(value)})`);
 	}
+	return withinBound(context, itemIndex, field, number);
+}
+
+/** A version-1 value above the field's upper bound is refused, naming the bound. */
+function withinBound(context: IExecuteFunctions, itemIndex: number, field: FieldDefinition, number: number): number {
+	const max = field.kind === 'number' ? field.max : undefined;
+	if (max !== undefined && number > max)
+		throw invalidField(context, itemIndex, field.displayName, `must be at most ${max} (got ${quoted(number)})`);
 	return number;
 }
 
@@ -203,5 +211,5 @@ export function readWebhookMaxWaitMinutes(context: IExecuteFunctions, itemIndex:
 	if (typeof minutes !== 'number' || !Number.isFinite(minutes) || minutes <= 0) {
 		throw invalidField(context, itemIndex, WEBHOOK_MAX_WAIT.displayName, `must be a number greater than 0 (got ${quoted(minutes)})`);
 	}
-	return minutes;
+	return withinBound(context, itemIndex, WEBHOOK_MAX_WAIT, minutes);
 }

@@ -206,6 +206,7 @@ async function submit<A>(context: IExecuteFunctions, path: string, body: IDataOb
 		itemIndex: call.itemIndex,
 		action: `starting the ${call.label}`,
 		secrets: call.secrets,
+		answer: 'object',
 	});
 }
 
@@ -245,6 +246,7 @@ async function readStatus<A>(context: StatusContext, task: TaskRef, call: Status
 		timeout: call.timeout,
 		retry: call.retry,
 		action: `checking ${call.label} ${task.taskId}`,
+		answer: 'object',
 	});
 }
 

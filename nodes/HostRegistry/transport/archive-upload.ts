@@ -12,6 +12,7 @@ import { sleep } from 'n8n-workflow';
 
 import { notAWebAddress } from '../../shared/binary';
 import { networkFailureInWords } from '../../shared/network-failure';
+import { REDACTED } from '../../shared/redaction';
 import { RETRY_DELAYS_MS } from '../../shared/retry';
 
 /** A whole archive is sent again on each try: two retries, not three. */
@@ -65,6 +66,9 @@ export async function uploadArchive(
 	// A malformed answer is no network trouble: nothing to send, nothing to retry (and the address is not repeated).
 	const unusable = notAWebAddress(signedUrl, 'uploaded to');
 	if (unusable) return { ...result, reason: `the upload address the registry gave is unusable: ${unusable}` };
+	// The answer was redacted: a secret of the credential, in any spelling, became *** in the address.
+	if (signedUrl.includes(REDACTED))
+		return { ...result, reason: 'the upload address the registry gave holds a secret of the credential, which must not reach the storage host' };
 	for (let attempt = 1; attempt <= UPLOAD_RETRY_DELAYS_MS.length + 1; attempt++) {
 		result.attempts = attempt;
 		let retryable = false;
