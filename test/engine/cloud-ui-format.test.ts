@@ -9,6 +9,7 @@ import { LoadOptionsContext } from 'n8n-core';
 import type { INodeType, IWorkflowExecuteAdditionalData } from 'n8n-workflow';
 
 import { cloudForSuite, FAST_WAIT, type Graph, TINY_PNG, txt2img } from '../helpers/cloud';
+import { nestedSubgraphs, rerouteChain } from '../helpers/hostile-ui-workflows';
 import { uiTxt2img, uiTxt2imgInSubgraph, uiWithCustomNode } from '../helpers/ui-workflows';
 
 const cloud = cloudForSuite();
@@ -215,5 +216,28 @@ describe('the editor’s dropdowns on a UI-format workflow', () => {
 		const loaders = await loadOptions('getImageLoaderNodes', { resource: 'workflow', operation: 'execute', workflow });
 		expect(loaders).toEqual([{ name: '20 · LoadImage (Reference photo)', value: '20' }]);
 		expect(cloud.sim.requestsTo('GET', '/api/object_info')).toHaveLength(3);
+	});
+});
+
+describe('hostile structure: the conversion has budgets', () => {
+	test('Execute and Convert to API Format refuse a small workflow that expands to a million nodes, sending nothing', async () => {
+		const workflow = JSON.stringify(nestedSubgraphs(6, 10));
+		for (const operation of ['execute', 'convert']) {
+			const result = await run({ operation, workflow }, [{ json: {} }], { continueOnFail: true });
+			expect({ operation, error: result.items[0]!.json.error }).toEqual({
+				operation,
+				error: 'Workflow: the workflow expands to more than 20,000 nodes (subgraphs included), more than this node converts',
+			});
+		}
+		expect(cloud.sim.requestsTo('POST', '/api/prompt')).toHaveLength(0);
+	});
+
+	test('2,000 reroutes read by 2,000 inputs run, every input linked to the real origin', async () => {
+		const result = await run({ operation: 'convert', workflow: JSON.stringify(rerouteChain(2000, 2000)) });
+		expect(result.status).toBe('success');
+		const graph = result.items[0]!.json.workflow as Graph;
+		const decoders = Object.values(graph).filter((node) => node.class_type === 'VAEDecode');
+		expect(decoders).toHaveLength(2000);
+		for (const decoder of decoders) expect(decoder.inputs.samples).toEqual(['1', 0]);
 	});
 });

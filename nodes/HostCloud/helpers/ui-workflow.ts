@@ -14,6 +14,7 @@ import {
 	MODE_MUTED,
 	readUiWorkflow,
 	VIRTUAL_TYPES,
+	type UiLink,
 	type UiNode,
 	type UiSubgraph,
 	type UiWorkflow,
@@ -22,7 +23,21 @@ import { executionId, resolveInput, type Frame, type Resolved, type ResolveConte
 import { apiValue, isWidgetInput, readWidgetValues, widgetLayout } from './ui-widgets';
 import { asLink, type GraphNode, type GraphResult, type NodeDefinitions, type WorkflowGraph } from './workflow-graph';
 
-const MAX_DEPTH = 32;
+/**
+ * What one conversion may cost. A saved workflow of a few kilobytes can nest subgraph instances
+ * ten to a level and six levels deep (a million nodes), or chain thousands of reroutes: it is
+ * refused when it passes a budget, naming it, instead of holding n8n's event loop.
+ */
+export const CONVERSION_BUDGETS = {
+	/** Subgraph and group node instances inside each other. */
+	depth: 32,
+	/** Nodes once every instance is expanded (real workflows have hundreds). */
+	nodes: 20_000,
+	/** Links followed while resolving inputs (each chain is walked once). */
+	links: 1_000_000,
+	/** Wall time of the whole conversion. */
+	milliseconds: 10_000,
+};
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 const REFRESH_HINT =
 	'Open the workflow in the editor connected to this server and save it again, or export it in API format (Workflow → Export (API)).';
@@ -40,21 +55,48 @@ class Conversion implements ResolveContext {
 	/** Values PrimitiveNodes push into promoted inputs of instances. */
 	readonly pushedPromoted = new Map<Frame, Map<number, unknown>>();
 	readonly frames: Frame[] = [];
+	readonly resolvedOutputs = new Map<string, Resolved | undefined>();
+	private nodeCount = 0;
+	private linksFollowed = 0;
+	private readonly startedAt = Date.now();
 
 	constructor(
 		readonly workflow: UiWorkflow,
 		readonly definitions: NodeDefinitions,
 	) {}
 
+	followLink(): void {
+		if (++this.linksFollowed > CONVERSION_BUDGETS.links)
+			this.overBudget(`follows more than ${CONVERSION_BUDGETS.links.toLocaleString('en-US')} links`);
+		if (this.linksFollowed % 1024 === 0) this.checkTime();
+	}
+
+	private checkTime(): void {
+		if (Date.now() - this.startedAt > CONVERSION_BUDGETS.milliseconds)
+			this.overBudget(`takes more than ${CONVERSION_BUDGETS.milliseconds / 1000} seconds to convert`);
+	}
+
+	private overBudget(what: string): never {
+		throw new ConversionProblem(
+			`the workflow ${what}, more than this node converts`,
+			'Export the workflow in API format (Workflow → Export (API)) to run it as it is, or make it smaller in the editor.',
+		);
+	}
+
 	expand(frame: Frame, chain: string[]): void {
 		this.frames.push(frame);
+		this.nodeCount += frame.graph.nodes.length;
+		if (this.nodeCount > CONVERSION_BUDGETS.nodes)
+			this.overBudget(`expands to more than ${CONVERSION_BUDGETS.nodes.toLocaleString('en-US')} nodes (subgraphs included)`);
+		this.checkTime();
 		for (const node of frame.graph.nodes) {
 			if (node.mode === MODE_MUTED || node.mode === MODE_BYPASSED) continue;
 			const subgraph = this.instanceOf(frame, node);
 			if (subgraph) {
-				if (chain.includes(subgraph.id) || chain.length >= MAX_DEPTH) {
+				if (chain.includes(subgraph.id)) {
 					throw new ConversionProblem(`${describeNode(executionId(frame, node), node, subgraph.name)} contains itself`);
 				}
+				if (chain.length >= CONVERSION_BUDGETS.depth) this.overBudget(`nests subgraphs more than ${CONVERSION_BUDGETS.depth} deep`);
 				const child: Frame = { graph: subgraph, path: [...frame.path, node.id], instance: { node, frame, subgraph }, children: new Map() };
 				frame.children.set(node.id, child);
 				this.expand(child, [...chain, subgraph.id]);
@@ -85,37 +127,50 @@ class Conversion implements ResolveContext {
 	/** What every PrimitiveNode pushes into the widgets it feeds (through Reroutes too). */
 	pushPrimitives(): void {
 		for (const frame of this.frames) {
-			for (const primitive of frame.graph.nodes.filter((node) => node.type === 'PrimitiveNode')) {
+			const primitives = frame.graph.nodes.filter((node) => node.type === 'PrimitiveNode');
+			if (primitives.length === 0) continue;
+			const fromOrigin = linksByOrigin(frame);
+			for (const primitive of primitives) {
 				const value = Array.isArray(primitive.widgetsValues) ? primitive.widgetsValues[0] : undefined;
-				if (value !== undefined) this.pushFrom(frame, primitive, value, new Set());
+				if (value !== undefined) this.pushFrom(frame, fromOrigin, primitive, value);
 			}
 		}
 	}
 
-	private pushFrom(frame: Frame, from: UiNode, value: unknown, seen: Set<string>): void {
-		if (seen.has(from.id)) return;
-		seen.add(from.id);
-		for (const link of frame.graph.links.values()) {
-			if (link.originId !== from.id || link.originSlot !== 0) continue;
-			const target = frame.graph.byId.get(link.targetId);
-			if (!target) continue;
-			if (target.type === 'Reroute') {
-				this.pushFrom(frame, target, value, seen);
-				continue;
+	/** Pushes `value` along the first output of `start` and on through Reroutes (a loop, not recursion). */
+	private pushFrom(frame: Frame, fromOrigin: Map<string, UiLink[]>, start: UiNode, value: unknown): void {
+		const seen = new Set<string>();
+		const pending = [start];
+		for (let from = pending.pop(); from; from = pending.pop()) {
+			if (seen.has(from.id)) continue;
+			seen.add(from.id);
+			for (const link of fromOrigin.get(from.id) ?? []) {
+				this.followLink();
+				if (link.originSlot !== 0) continue;
+				const target = frame.graph.byId.get(link.targetId);
+				if (!target) continue;
+				if (target.type === 'Reroute') {
+					pending.push(target);
+					continue;
+				}
+				this.pushInto(frame, target, link, value);
 			}
-			const index = target.inputs.findIndex((input) => input.link === link.id);
-			const input = target.inputs[index];
-			if (!input) continue;
-			const child = frame.children.get(target.id);
-			if (child) {
-				if (!this.pushedPromoted.has(child)) this.pushedPromoted.set(child, new Map());
-				this.pushedPromoted.get(child)!.set(index, value);
-				continue;
-			}
-			const id = executionId(frame, target);
-			if (!this.pushed.has(id)) this.pushed.set(id, new Map());
-			this.pushed.get(id)!.set(input.widgetName ?? input.name, value);
 		}
+	}
+
+	private pushInto(frame: Frame, target: UiNode, link: UiLink, value: unknown): void {
+		const index = target.inputs.findIndex((input) => input.link === link.id);
+		const input = target.inputs[index];
+		if (!input) return;
+		const child = frame.children.get(target.id);
+		if (child) {
+			if (!this.pushedPromoted.has(child)) this.pushedPromoted.set(child, new Map());
+			this.pushedPromoted.get(child)!.set(index, value);
+			return;
+		}
+		const id = executionId(frame, target);
+		if (!this.pushed.has(id)) this.pushed.set(id, new Map());
+		this.pushed.get(id)!.set(input.widgetName ?? input.name, value);
 	}
 
 	/** An unlinked subgraph input that stands for a widget: its value on the instance (one value per such input, in order). */
@@ -185,6 +240,17 @@ class Conversion implements ResolveContext {
 		const title = node.title ?? (typeof definition.display_name === 'string' ? definition.display_name : node.type);
 		return { inputs, class_type: node.type, _meta: { title } };
 	}
+}
+
+/** A frame's links grouped by the node they start at. */
+function linksByOrigin(frame: Frame): Map<string, UiLink[]> {
+	const grouped = new Map<string, UiLink[]>();
+	for (const link of frame.graph.links.values()) {
+		const list = grouped.get(link.originId);
+		if (list) list.push(link);
+		else grouped.set(link.originId, [link]);
+	}
+	return grouped;
 }
 
 /** Converts a UI-format workflow with the server's node definitions. `field` names the parameter in messages. */

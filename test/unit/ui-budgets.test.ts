@@ -1,0 +1,62 @@
+/**
+ * The converter's budgets against hostile saved workflows: a few kilobytes that expand to a
+ * million nodes are refused, naming the budget; reroute chains are walked once, without recursion.
+ */
+import { CONVERSION_BUDGETS, convertUiWorkflow } from '../../nodes/HostCloud/helpers/ui-workflow';
+import type { NodeDefinitions } from '../../nodes/HostCloud/helpers/workflow-graph';
+import { nestedSubgraphs, rerouteChain } from '../helpers/hostile-ui-workflows';
+
+const DEFINITIONS: NodeDefinitions = {
+	EmptyLatentImage: {
+		input: { required: { width: ['INT', { default: 512 }], height: ['INT', { default: 512 }], batch_size: ['INT', { default: 1 }] } },
+		input_order: { required: ['width', 'height', 'batch_size'] },
+		output: ['LATENT'],
+	},
+	VAEDecode: {
+		input: { required: { samples: ['LATENT'], vae: ['VAE'] } },
+		input_order: { required: ['samples', 'vae'] },
+		output: ['IMAGE'],
+	},
+};
+
+const convert = (workflow: object) => convertUiWorkflow(workflow as Record<string, unknown>, DEFINITIONS, 'Workflow');
+
+test('a workflow of 11 KB that expands to a million nodes is refused, naming the budget', () => {
+	const workflow = nestedSubgraphs(6, 10);
+	expect(JSON.stringify(workflow).length).toBeLessThan(12_000);
+	const result = convert(workflow);
+	expect(result).toEqual({
+		problem: {
+			message: 'Workflow: the workflow expands to more than 20,000 nodes (subgraphs included), more than this node converts',
+			hint: 'Export the workflow in API format (Workflow → Export (API)) to run it as it is, or make it smaller in the editor.',
+		},
+	});
+});
+
+test('nesting deeper than the budget is refused, naming it', () => {
+	const result = convert(nestedSubgraphs(CONVERSION_BUDGETS.depth + 2, 1));
+	expect('problem' in result && result.problem.message).toBe(
+		`Workflow: the workflow nests subgraphs more than ${CONVERSION_BUDGETS.depth} deep, more than this node converts`,
+	);
+});
+
+test('within the budgets, nested instances convert with their "a:b:c" ids', () => {
+	const result = convert(nestedSubgraphs(3, 3));
+	if (!('graph' in result)) throw new Error(result.problem.message);
+	expect(Object.keys(result.graph)).toHaveLength(27);
+	expect(result.graph['3:3:3:1']).toMatchObject({ class_type: 'EmptyLatentImage', inputs: { width: 512, height: 512, batch_size: 1 } });
+});
+
+test('2,000 reroutes read by 2,000 inputs: every input leads to the real origin', () => {
+	const result = convert(rerouteChain(2000, 2000));
+	if (!('graph' in result)) throw new Error(result.problem.message);
+	const decoders = Object.values(result.graph).filter((node) => node.class_type === 'VAEDecode');
+	expect(decoders).toHaveLength(2000);
+	for (const decoder of decoders) expect(decoder.inputs.samples).toEqual(['1', 0]);
+});
+
+test('a chain of 15,000 reroutes is followed without running out of stack', () => {
+	const result = convert(rerouteChain(15_000, 1));
+	if (!('graph' in result)) throw new Error(result.problem.message);
+	expect(result.graph['1000000']!.inputs.samples).toEqual(['1', 0]);
+});
