@@ -79,6 +79,22 @@ export class HostTaskTrigger implements INodeType {
 		subtitle: '={{$parameter["events"] === "final" ? "Finished tasks" : "Every status change"}}',
 		description: 'Starts the workflow when a Host media task (image or video) sends a status notification',
 		defaults: { name: 'Host Task Trigger' },
+		// What the editor's trigger panel says; without it n8n makes up "Pull in events from Host Task".
+		triggerPanel: {
+			header: 'Pull in status notifications of Host Media tasks',
+			executionsHelp: {
+				inactive:
+					"<b>While building your workflow</b>, click the 'execute step' button, then give the test URL (under <i>Webhook URLs</i>) to a Host Media task as its webhook URL (image tasks) or callback URL (video tasks). The notification the trigger accepts starts an execution, which will show up in this editor.<br /> <br /><b>Once you're happy with your workflow</b>, publish it and give your tasks the production URL. Then every notification the trigger accepts starts the workflow. These executions will show up in the <a data-key='executions'>executions list</a>, but not in the editor.",
+				active:
+					"<b>While building your workflow</b>, click the 'execute step' button, then give the test URL (under <i>Webhook URLs</i>) to a Host Media task as its webhook URL (image tasks) or callback URL (video tasks). The notification the trigger accepts starts an execution, which will show up in this editor.<br /> <br /><b>Your workflow will also execute automatically</b>, since it's published: every notification sent to the production URL that the trigger accepts starts it. These executions will show up in the <a data-key='executions'>executions list</a>, but not in the editor.",
+			},
+			activationHint: {
+				inactive:
+					'Once you’ve finished building your workflow, publish it and give your Host Media tasks its production URL (you just won’t see those executions here).',
+				active:
+					'This node also starts the workflow for the notifications Host Media tasks send to its production URL (but those executions won’t show up here).',
+			},
+		},
 		inputs: [],
 		outputs: [NodeConnectionTypes.Main],
 		webhooks: [
@@ -105,11 +121,22 @@ export class HostTaskTrigger implements INodeType {
 				name: 'events',
 				type: 'options',
 				options: [
-					{ name: 'Finished Tasks Only', value: 'final', description: 'Succeeded or failed: nothing will change any more' },
-					{ name: 'Succeeded Tasks Only', value: 'succeeded', description: 'Only tasks that produced their result' },
+					{
+						name: 'Finished Tasks Only',
+						value: 'final',
+						action: 'When a task finishes',
+						description: 'Succeeded or failed: nothing will change any more',
+					},
+					{
+						name: 'Succeeded Tasks Only',
+						value: 'succeeded',
+						action: 'When a task succeeds',
+						description: 'Only tasks that produced their result',
+					},
 					{
 						name: 'Every Status Change',
 						value: 'all',
+						action: 'When a task changes status',
 						description: 'Every status the service reports, e.g. created, queueing, processing and the final one',
 					},
 				],

@@ -139,17 +139,30 @@ async function inspectPanel(page: Page, report: EditorNodeReport, parameters: st
 	await panel.waitFor({ state: 'hidden', timeout: 10000 });
 }
 
+export interface EditorSession {
+	page: Page;
+	/** Closes the browser and removes its temporary HOME. */
+	close(): Promise<void>;
+}
+
 /**
- * Signs in, opens the workflow, saves the screenshots, and reports on every node asked for.
- * The browser runs with its own temporary HOME and profile, so nothing lands in the user's home.
+ * Debian's Chromium, headless, signed in to n8n as the owner. The browser runs with its own
+ * temporary HOME and profile, so nothing lands in the user's home.
  */
-export async function inspectWorkflowInEditor(options: InspectEditorOptions): Promise<Record<string, EditorNodeReport>> {
-	const progress = options.progress ?? defaultProgress;
-	const executablePath = await ensureChromium(progress);
+export async function openEditorSession(
+	url: string,
+	owner: InspectEditorOptions['owner'],
+	options: { progress?: ProgressLog; viewport?: { width: number; height: number } } = {},
+): Promise<EditorSession> {
+	const executablePath = await ensureChromium(options.progress ?? defaultProgress);
 	const { chromium } = await import('playwright-core');
 	const home = mkdtempSync(join(tmpdir(), 'n8n-nodes-host-chromium-'));
 	const removeHome = removeOnExit(home);
 	let browser: Browser | undefined;
+	const close = async () => {
+		await browser?.close().catch(() => undefined);
+		removeHome();
+	};
 	try {
 		browser = await chromium.launch({
 			executablePath,
@@ -157,8 +170,20 @@ export async function inspectWorkflowInEditor(options: InspectEditorOptions): Pr
 			args: ['--disable-dev-shm-usage', '--disable-gpu', '--no-first-run'],
 			env: cleanEnv({ HOME: home, XDG_CONFIG_HOME: join(home, '.config'), XDG_CACHE_HOME: join(home, '.cache') }),
 		});
-		const page = await browser.newPage({ viewport: { width: 1280, height: 640 }, deviceScaleFactor: 1 });
-		await signIn(page, options.url, options.owner);
+		const page = await browser.newPage({ viewport: options.viewport ?? { width: 1280, height: 640 }, deviceScaleFactor: 1 });
+		await signIn(page, url, owner);
+		return { page, close };
+	} catch (error) {
+		await close();
+		throw error;
+	}
+}
+
+/** Signs in, opens the workflow, saves the screenshots, and reports on every node asked for. */
+export async function inspectWorkflowInEditor(options: InspectEditorOptions): Promise<Record<string, EditorNodeReport>> {
+	const session = await openEditorSession(options.url, options.owner, { progress: options.progress });
+	try {
+		const { page } = session;
 		await page.goto(`${options.url}/workflow/${options.workflowId}`);
 		await page.locator('[data-test-id="canvas-node"]').first().waitFor({ state: 'visible', timeout: 30000 });
 		// Let icons and the fit-to-view animation settle before looking.
@@ -189,7 +214,6 @@ export async function inspectWorkflowInEditor(options: InspectEditorOptions): Pr
 		}
 		return reports;
 	} finally {
-		await browser?.close().catch(() => undefined);
-		removeHome();
+		await session.close();
 	}
 }
