@@ -17,6 +17,14 @@ export function isRecord(value: unknown): value is Record<string, unknown> {
 	return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
+/**
+ * The value a record holds under `key` itself, never one every object inherits: a name from outside
+ * (`__proto__`, `constructor`, `toString`) is then an unknown name like any other.
+ */
+export function ownValue<T>(record: Record<string, T>, key: string): T | undefined {
+	return Object.hasOwn(record, key) ? record[key] : undefined;
+}
+
 /** A plain object (a parsed JSON object, an object literal): not a Buffer, stream or other class instance. */
 export function isPlainObject(value: unknown): value is IDataObject {
 	if (!isRecord(value)) return false;

@@ -85,8 +85,16 @@ describe('bad inputs never reach the service', () => {
 		],
 		['Max Concurrent Jobs 0', { additionalFields: { maxConcurrentJobs: 0 } }, /^Max Concurrent Jobs must be a whole number from 1 to 50/],
 		['a negative Max Wait', { waitOptions: { maxWaitMinutes: -1 } }, /^Max Wait \(Minutes\) must be a number from 0 to 43200/],
-		['a Max Wait beyond 30 days', { waitOptions: { maxWaitMinutes: 1e12 } }, /^Max Wait \(Minutes\) must be a number from 0 to 43200 \(got "1000000000000"\)/],
-		['a Silence Timeout beyond an hour', { waitOptions: { silenceSeconds: 1e300 } }, /^Silence Timeout \(Seconds\) must be a number from 0.01 to 3600/],
+		[
+			'a Max Wait beyond 30 days',
+			{ waitOptions: { maxWaitMinutes: 1e12 } },
+			/^Max Wait \(Minutes\) must be a number from 0 to 43200 \(got "1000000000000"\)/,
+		],
+		[
+			'a Silence Timeout beyond an hour',
+			{ waitOptions: { silenceSeconds: 1e300 } },
+			/^Silence Timeout \(Seconds\) must be a number from 0.01 to 3600/,
+		],
 		['a Poll Interval of 0', { waitOptions: { pollIntervalSeconds: 0 } }, /^Poll Interval \(Seconds\) must be a number from 0.01 to 3600/],
 		[
 			'an On Timeout choice outside the list',
@@ -376,4 +384,45 @@ describe('output file references of every shape', () => {
 		expect(cloud.sim.requestsTo('GET', '/api/view')[0]!.query).toEqual({ filename: image.filename, subfolder: 'my pics', type: 'output' });
 		expect((await axios.get(image.url!)).status).toBe(200);
 	});
+});
+
+describe('names that every object already carries are names like any other', () => {
+	const NAMES = ['__proto__', 'constructor', 'toString', 'hasOwnProperty'];
+
+	test.each(NAMES)('Set Inputs on node "%s" is a node the workflow does not have', async (name) => {
+		const result = await run({ inputOverrides: { values: [{ nodeId: name, inputName: 'seed', value: '1' }] } });
+		expect(result.error('Node')?.message).toBe(`Set Inputs (entry 1): the workflow has no node "${name}"`);
+		expectNothingSent();
+	});
+
+	test.each(NAMES)('Input Images into node "%s" is a node the workflow does not have', async (name) => {
+		const result = await run({ inputImages: { values: [{ nodeId: name, binaryPropertyName: 'data' }] } });
+		expect(result.error('Node')?.message).toBe(`Input Images (entry 1): the workflow has no node "${name}"`);
+		expectNothingSent();
+	});
+
+	test('Set Inputs sets an input named toString or hasOwnProperty on a real node, and it is sent as such', async () => {
+		const result = await run({
+			inputOverrides: {
+				values: [
+					{ nodeId: '3', inputName: 'toString', value: 'v0' },
+					{ nodeId: '3', inputName: 'hasOwnProperty', value: 'v1' },
+				],
+			},
+		});
+		expect(result.status).toBe('success');
+		const prompt = JSON.parse(cloud.sim.requestsTo('POST', '/api/prompt')[0]!.body).prompt as Graph;
+		expect(prompt['3']!.inputs).toMatchObject({ toString: 'v0', hasOwnProperty: 'v1' });
+	});
+
+	test.each(['__proto__', 'constructor'])(
+		'Set Inputs refuses an input named "%s", which n8n would leave out of the request',
+		async (name) => {
+			const result = await run({ inputOverrides: { values: [{ nodeId: '3', inputName: name, value: 'v' }] } });
+			expect(result.error('Node')?.message).toBe(
+				`Set Inputs (entry 1): an input cannot be named "${name}": n8n leaves such a name out of what it sends`,
+			);
+			expectNothingSent();
+		},
+	);
 });

@@ -11,6 +11,7 @@ import { errorForItem } from '../../shared/items';
 import { notForTools, runsAsTool } from '../../shared/tool-use';
 import { hostCloudServer } from '../../shared/transport';
 import { checkedField, checkedOrDefault, fieldProperty, type FieldDefinition } from '../../shared/fields';
+import { ownValue } from '../../shared/validation';
 import {
 	applyInputOverrides,
 	graphNodeChoices,
@@ -228,7 +229,7 @@ export async function prepareWorkflow(context: IExecuteFunctions, itemIndex: num
 		const binaryPropertyName = String(entry.binaryPropertyName ?? 'data').trim();
 		if (nodeId === '')
 			throw operationError(context, itemIndex, `${where} has no Load Image node`, 'Pick the Load Image node that should load the image.');
-		const node = graph[nodeId];
+		const node = ownValue(graph, nodeId);
 		if (!node) throw operationError(context, itemIndex, `${where}: the workflow has no node "${nodeId}"`, loaderHint(graph));
 		if (!isImageLoader(node)) {
 			throw operationError(

@@ -5,7 +5,7 @@
  * editing JSON, and spotting partner nodes.
  * Pure functions: the node turns a `GraphProblem` into an error that names its field.
  */
-import { isRecord } from '../../shared/validation';
+import { isRecord, ownValue } from '../../shared/validation';
 
 export interface GraphNode {
 	class_type: string;
@@ -138,6 +138,9 @@ export function coerceInputValue(current: unknown, value: unknown): { value: unk
 	return { value };
 }
 
+/** Names n8n removes from the objects it sends (it guards against prototype pollution). */
+const UNSENDABLE_NAMES = new Set(['__proto__', 'constructor', 'prototype']);
+
 /** Sets each override on the graph (in place). `field` is the display name of the overrides parameter. */
 export function applyInputOverrides(graph: WorkflowGraph, overrides: InputOverride[], field: string): GraphProblem | undefined {
 	for (const [position, override] of overrides.entries()) {
@@ -145,12 +148,16 @@ export function applyInputOverrides(graph: WorkflowGraph, overrides: InputOverri
 		const nodeId = override.nodeId.trim();
 		const inputName = override.inputName.trim();
 		if (nodeId === '') return { message: `${where} has no node`, hint: 'Pick the node whose input you want to set.' };
-		const node = graph[nodeId];
+		const node = ownValue(graph, nodeId);
 		if (!node) {
 			return { message: `${where}: the workflow has no node "${nodeId}"`, hint: `The workflow's nodes are: ${nodeList(graph)}.` };
 		}
 		if (inputName === '') return { message: `${where} has no input name`, hint: `Inputs of node "${nodeId}": ${inputList(node)}.` };
-		const current = node.inputs[inputName];
+		// n8n drops these keys from every request body: the input would silently not be sent.
+		if (UNSENDABLE_NAMES.has(inputName)) {
+			return { message: `${where}: an input cannot be named "${inputName}": n8n leaves such a name out of what it sends` };
+		}
+		const current = ownValue(node.inputs, inputName);
 		const link = asLink(current);
 		if (link) {
 			return {
@@ -212,7 +219,7 @@ export function graphNodeChoices(graph: WorkflowGraph, filter: (node: GraphNode)
 
 /** A node's inputs that hold values (not connections), for a dropdown, with their current value. */
 export function graphInputChoices(graph: WorkflowGraph, nodeId: string): NodeChoice[] {
-	const node = graph[nodeId];
+	const node = ownValue(graph, nodeId);
 	if (!node) return [];
 	return Object.entries(node.inputs)
 		.filter(([, value]) => !asLink(value))
