@@ -20,10 +20,11 @@ import type {
 	IWebhookFunctions,
 	JsonObject,
 } from 'n8n-workflow';
-import { NodeApiError, NodeOperationError, sleep } from 'n8n-workflow';
+import { NodeApiError, NodeOperationError } from 'n8n-workflow';
 
 import { cloudServerOf, type CloudServer } from '../../credentials/cloud-server';
 import { networkFailure } from './network-failure';
+import { pause } from './pause';
 import { containsSecret, redact, redactDeep, secretsOfCredential } from './redaction';
 import { jittered, RETRY_DELAYS_MS } from './retry';
 import { isPlainObject } from './validation';
@@ -165,7 +166,7 @@ export async function hostRequestFull<T = unknown>(
 				});
 			}
 			if (attempt < attempts) {
-				await sleep(jittered(RETRY_DELAYS_MS[attempt - 1]!), signal);
+				await pause(jittered(RETRY_DELAYS_MS[attempt - 1]!), signal);
 				continue;
 			}
 			throw networkError(context, error, request, secrets);
@@ -173,7 +174,7 @@ export async function hostRequestFull<T = unknown>(
 		const statusCode = response.statusCode;
 		if (statusCode >= 500 && attempt < attempts) {
 			discardBody(response.body);
-			await sleep(jittered(RETRY_DELAYS_MS[attempt - 1]!), signal);
+			await pause(jittered(RETRY_DELAYS_MS[attempt - 1]!), signal);
 			continue;
 		}
 		if (statusCode >= 400) {
