@@ -24,9 +24,8 @@ import { NodeApiError, NodeOperationError } from 'n8n-workflow';
 
 import { cloudServerOf, type CloudServer } from '../../credentials/cloud-server';
 import { networkFailure } from './network-failure';
-import { pause } from './pause';
 import { containsSecret, redact, redactDeep, secretsOfCredential } from './redaction';
-import { jittered, RETRY_DELAYS_MS } from './retry';
+import { pauseBeforeRetry, RETRY_DELAYS_MS } from './retry';
 import { isPlainObject } from './validation';
 import { discardBody } from './streams';
 
@@ -166,7 +165,7 @@ export async function hostRequestFull<T = unknown>(
 				});
 			}
 			if (attempt < attempts) {
-				await pause(jittered(RETRY_DELAYS_MS[attempt - 1]!), signal);
+				await pauseBeforeRetry(attempt, signal);
 				continue;
 			}
 			throw networkError(context, error, request, secrets);
@@ -174,7 +173,7 @@ export async function hostRequestFull<T = unknown>(
 		const statusCode = response.statusCode;
 		if (statusCode >= 500 && attempt < attempts) {
 			discardBody(response.body);
-			await pause(jittered(RETRY_DELAYS_MS[attempt - 1]!), signal);
+			await pauseBeforeRetry(attempt, signal);
 			continue;
 		}
 		if (statusCode >= 400) {
