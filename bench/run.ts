@@ -33,6 +33,8 @@ const BENCHMARKS: Benchmark[] = [
 	{ name: 'music-stream', file: 'music-stream.ts', runs: 3, env: FILESYSTEM },
 	// n8n in queue mode (PostgreSQL, Redis, workers): one run, it starts the whole stack itself.
 	{ name: 'queue', file: 'queue.ts', runs: 1 },
+	// A real n8n 1.x and 2.x in turn: one run, it starts each itself.
+	{ name: 'n8n-versions', file: 'n8n-versions.ts', runs: 1 },
 ];
 
 /** Recorded beside the figures, after them. */

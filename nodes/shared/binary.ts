@@ -5,11 +5,11 @@
  * service, never held whole.
  */
 import type { IBinaryData, IExecuteFunctions, IN8nHttpFullResponse, IWebhookFunctions } from 'n8n-workflow';
-import { NodeOperationError, sleep } from 'n8n-workflow';
+import { NodeOperationError } from 'n8n-workflow';
 
 import { extensionFor, mimeTypeForExtension, sniffMimeType, SNIFF_BYTES } from './file-types';
 import { networkFailureInWords } from './network-failure';
-import { jittered, RETRY_DELAYS_MS } from './retry';
+import { pauseBeforeRetry, RETRY_DELAYS_MS } from './retry';
 import { discardBody, isAsyncIterable, peek, readableClassOf, readableFrom } from './streams';
 
 export interface DownloadOptions {
@@ -111,7 +111,7 @@ export async function retryingDownload(
 			failure = error;
 		}
 		if (tried >= attempts || !transientFailures.has(failure as object) || signal?.aborted) throw failure;
-		await sleep(jittered(RETRY_DELAYS_MS[tried - 1]!), signal);
+		await pauseBeforeRetry(tried, signal);
 	}
 }
 

@@ -7,7 +7,8 @@
  * a stream the HTTP helper already handed us (its response body is a Node Readable).
  */
 import type { IExecuteFunctions } from 'n8n-workflow';
-import { sleep } from 'n8n-workflow';
+
+import { pause } from './pause';
 
 /** The stream type prepareBinaryData accepts, named without importing node:stream. */
 export type BinaryStream = Exclude<Parameters<IExecuteFunctions['helpers']['prepareBinaryData']>[0], Buffer>;
@@ -215,7 +216,7 @@ export async function* withIdleTimeout<T>(
 			try {
 				next = await Promise.race([
 					iterator.next(),
-					sleep(waitMs, timer.signal).then(
+					pause(waitMs, timer.signal).then(
 						(): typeof IDLE | typeof OVER => (waitMs < idleMs ? OVER : IDLE),
 						(): typeof CANCELED => CANCELED,
 					),

@@ -20,12 +20,12 @@ import type {
 	IWebhookFunctions,
 	JsonObject,
 } from 'n8n-workflow';
-import { NodeApiError, NodeOperationError, sleep } from 'n8n-workflow';
+import { NodeApiError, NodeOperationError } from 'n8n-workflow';
 
 import { addressProblem, cloudServerOf, type CloudServer } from '../../credentials/cloud-server';
 import { networkFailure } from './network-failure';
 import { containsSecret, redact, redactDeep, secretsOfCredential } from './redaction';
-import { jittered, RETRY_DELAYS_MS } from './retry';
+import { pauseBeforeRetry, RETRY_DELAYS_MS } from './retry';
 import { isPlainObject } from './validation';
 import { discardBody } from './streams';
 
@@ -186,7 +186,7 @@ export async function hostRequestFull<T = unknown>(
 				});
 			}
 			if (attempt < attempts) {
-				await sleep(jittered(RETRY_DELAYS_MS[attempt - 1]!), signal);
+				await pauseBeforeRetry(attempt, signal);
 				continue;
 			}
 			throw networkError(context, error, request, secrets);
@@ -194,7 +194,7 @@ export async function hostRequestFull<T = unknown>(
 		const statusCode = response.statusCode;
 		if (statusCode >= 500 && attempt < attempts) {
 			discardBody(response.body);
-			await sleep(jittered(RETRY_DELAYS_MS[attempt - 1]!), signal);
+			await pauseBeforeRetry(attempt, signal);
 			continue;
 		}
 		if (statusCode >= 400) {

@@ -6,38 +6,15 @@
  * Cases live in test/e2e/cases/*.ts, each a plain module with `describe` blocks that read the
  * stack through `e2e()`; every file there is loaded, in name order. Add a file to add cases.
  */
-import { copyFileSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 
 import { recordReliability, recordedReliability } from '../helpers/reliability';
 import { loadCaseFiles } from './support/case-files';
-import { e2e, setE2eStack } from './support/context';
+import { e2e } from './support/context';
 import { auditSecrets } from './support/secrets-audit';
-import { startHostStack, type HostStack } from './support/stack';
+import { useHostStack } from './support/suite-stack';
 
-/** Cold: npm install of n8n (about 5 min) and sqlite3's compile (about 2 min) come first. */
-const SET_UP_TIMEOUT_MS = 25 * 60 * 1000;
-
-let stack: HostStack | undefined;
-
-beforeAll(async () => {
-	const started = Date.now();
-	stack = await startHostStack({ progress: (line) => process.stderr.write(`[e2e] ${line}\n`) });
-	setE2eStack(stack);
-	process.stderr.write(`[e2e] stack ready in ${((Date.now() - started) / 1000).toFixed(1)}s\n`);
-}, SET_UP_TIMEOUT_MS);
-
-afterAll(async () => {
-	setE2eStack(undefined);
-	// n8n's log (of every start) outlives the temporary user folder, for a failed case to be read after.
-	if (stack) {
-		const kept = join(__dirname, '.work', 'n8n.log');
-		mkdirSync(join(__dirname, '.work'), { recursive: true });
-		copyFileSync(stack.n8n.logFile, kept);
-		process.stderr.write(`[e2e] n8n's log: ${kept}\n`);
-	}
-	await stack?.stop();
-}, 60000);
+useHostStack('e2e', 'n8n.log');
 
 loadCaseFiles(join(__dirname, 'cases'));
 

@@ -116,7 +116,7 @@ describe('release workflows', () => {
 		expect(ci.jobs.test.steps.map((step: Step) => step.run).filter(Boolean)).toEqual(['npm ci', 'npm test']);
 		expect(readme).toContain('npm ci && npm test');
 		const suites = ci.jobs['real-n8n'].steps.map((step: Step) => step.run).filter(Boolean);
-		expect(suites).toEqual(['npm ci', 'npm run test:e2e', 'npm run test:chaos', 'npm run test:e2e:queue']);
+		expect(suites).toEqual(['npm ci', 'npm run test:e2e', 'npm run test:e2e:n8n1', 'npm run test:chaos', 'npm run test:e2e:queue']);
 	});
 
 	it('publish on a version tag with provenance through trusted publishing, after checking the tag and running the tests', () => {

@@ -3,11 +3,11 @@
  * back-off, decoding text frames (JSON) and binary frames (previews), and keeping the messages of
  * jobs whose submit has not answered yet (a short job can finish before its prompt_id is known).
  * It knows nothing of what a message means for a job: the watcher does.
- * Timers are n8n's `sleep` with AbortControllers (no setTimeout in community nodes).
+ * Timers are the package's `pause` with AbortControllers (no setTimeout in community nodes).
  */
 import type { Logger } from 'n8n-workflow';
-import { sleep } from 'n8n-workflow';
 
+import { pause } from '../../shared/pause';
 import { redactDeep } from '../../shared/redaction';
 import { jittered } from '../../shared/retry';
 import { isRecord } from '../../shared/validation';
@@ -157,7 +157,7 @@ export class JobSocket {
 					finish(false);
 				} else if (this.socket === socket && socket.readyState !== SOCKET_OPEN) this.lost();
 			};
-			sleep(this.settings.connectTimeoutMs ?? 10_000, timer.signal).then(
+			pause(this.settings.connectTimeoutMs ?? 10_000, timer.signal).then(
 				() => {
 					if (settled) return;
 					socket.onclose = null;

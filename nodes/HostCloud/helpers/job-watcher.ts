@@ -9,8 +9,9 @@
 import { randomUUID } from 'crypto';
 
 import type { IExecuteFunctions } from 'n8n-workflow';
-import { NodeOperationError, sleep } from 'n8n-workflow';
+import { NodeOperationError } from 'n8n-workflow';
 
+import { pause } from '../../shared/pause';
 import type { CloudJobState } from '../../shared/task-status';
 import { progressSocketAddress } from '../transport/cloud-api';
 import { asJobFailure, describeExecutionError, jobFailure, type JobFailureWords, jobWording } from './job-errors';
@@ -382,7 +383,7 @@ export class JobWatcher {
 
 	private async nap(ms: number): Promise<void> {
 		try {
-			await sleep(Math.max(1, ms), this.wake.signal);
+			await pause(Math.max(1, ms), this.wake.signal);
 		} catch {
 			// Woken early by an event.
 		}

@@ -5,8 +5,9 @@
  * task is not failed because one status check was), and explains a 404 on a status path.
  */
 import type { IExecuteFunctions, JsonObject } from 'n8n-workflow';
-import { NodeApiError, NodeOperationError, sleep } from 'n8n-workflow';
+import { NodeApiError, NodeOperationError } from 'n8n-workflow';
 
+import { pause } from '../../shared/pause';
 import { jittered } from '../../shared/retry';
 import { normaliseTask, type NormalisedTask } from '../../shared/task-status';
 import { getTask, taskStatusPath, type StatusContext, type TaskRef } from '../transport/media-api';
@@ -106,9 +107,9 @@ export async function pollTask(context: IExecuteFunctions, options: PollTaskOpti
 	let lastProblem: string | undefined;
 	for (let attempt = 0; ; attempt++) {
 		if (!(attempt === 0 && options.pollFirst)) {
-			const pause = Math.min(pollDelayMs(attempt, options.intervalMs), Math.max(0, deadline - Date.now()));
+			const waitMs = Math.min(pollDelayMs(attempt, options.intervalMs), Math.max(0, deadline - Date.now()));
 			try {
-				await sleep(pause, signal);
+				await pause(waitMs, signal);
 			} catch {
 				throw cancelled(context, options);
 			}

@@ -9,10 +9,10 @@
  * downloaded without the credential (`shared/binary.ts`), not from here.
  */
 import type { IDataObject, IExecuteFunctions, IWebhookFunctions } from 'n8n-workflow';
-import { sleep } from 'n8n-workflow';
 
 import { errorForItem } from '../../shared/items';
 import { multipartBody } from '../../shared/multipart';
+import { pause } from '../../shared/pause';
 import { discardBody, IdleTimeoutError } from '../../shared/streams';
 import { hostRequest, hostRequestFull } from '../../shared/transport';
 import type {
@@ -289,7 +289,7 @@ export async function streamMusic(
 	const form = multipartBody({ prompt: request.prompt, ...(request.duration !== undefined ? { duration: String(request.duration) } : {}) });
 	const stop = new AbortController();
 	const answered = new AbortController();
-	void sleep(call.idleMs, answered.signal).then(
+	void pause(call.idleMs, answered.signal).then(
 		() => stop.abort(new IdleTimeoutError(call.idleMs)),
 		() => undefined,
 	);

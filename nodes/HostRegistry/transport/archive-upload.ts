@@ -8,10 +8,10 @@
  * version pending for good.
  */
 import type { IBinaryData, IExecuteFunctions, IN8nHttpFullResponse } from 'n8n-workflow';
-import { sleep } from 'n8n-workflow';
 
 import { notAWebAddress } from '../../shared/binary';
 import { networkFailureInWords } from '../../shared/network-failure';
+import { pause } from '../../shared/pause';
 import { REDACTED } from '../../shared/redaction';
 import { RETRY_DELAYS_MS } from '../../shared/retry';
 
@@ -103,7 +103,7 @@ export async function uploadArchive(
 		}
 		if (!retryable || attempt > UPLOAD_RETRY_DELAYS_MS.length) break;
 		try {
-			await sleep(UPLOAD_RETRY_DELAYS_MS[attempt - 1]!, signal);
+			await pause(UPLOAD_RETRY_DELAYS_MS[attempt - 1]!, signal);
 		} catch {
 			result.reason = `${result.reason}; the execution was cancelled before a retry`;
 			break;

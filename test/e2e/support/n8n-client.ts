@@ -234,7 +234,8 @@ export class N8nClient {
 			versionId: _versionId,
 			...rest
 		} = workflow as WorkflowJson & { id?: string; active?: boolean; versionId?: string };
-		return await this.request<StoredWorkflow>('POST', '/rest/workflows', { settings: {}, ...rest });
+		// `active: false` as the editor of n8n 1.x sends it (its column has no default there); 2.x ignores it.
+		return await this.request<StoredWorkflow>('POST', '/rest/workflows', { settings: {}, ...rest, active: false });
 	}
 
 	async getWorkflow(id: string): Promise<StoredWorkflow> {
@@ -255,7 +256,9 @@ export class N8nClient {
 
 	/**
 	 * Starts the workflow as the editor's "Execute workflow" button does, from its manual trigger
-	 * (or the given trigger node); resolves with the execution id as soon as it is running.
+	 * (or the given trigger node); resolves with the execution id as soon as it is running. The
+	 * workflow goes along, as n8n 1.x's editor sends it (1.x runs what it is sent; 2.x reads the
+	 * saved workflow and ignores it).
 	 */
 	async startWorkflow(workflowId: string, triggerName?: string): Promise<string> {
 		const workflow = await this.getWorkflow(workflowId);
@@ -263,6 +266,7 @@ export class N8nClient {
 		if (!trigger) throw new Error(`Workflow "${workflow.name}" has no manual trigger; name the trigger node to start from`);
 		const result = await this.request<{ executionId?: string; waitingForWebhook?: boolean }>('POST', `/rest/workflows/${workflowId}/run`, {
 			triggerToStartFrom: { name: trigger },
+			workflowData: workflow,
 		});
 		if (!result?.executionId) throw new Error(`n8n did not start workflow ${workflowId}: ${JSON.stringify(result)}`);
 		return result.executionId;

@@ -164,10 +164,23 @@ export function packageLoadProblem(logFile: string, packageName = PACKAGE_NAME):
 		.join('\n');
 }
 
-async function isReady(url: string): Promise<boolean> {
+/**
+ * What answers once n8n is ready: `/healthz/readiness` waits for the database migrations; the
+ * main process of n8n 1.x says ready before its REST API is mounted (nodes still loading), so that
+ * is waited for too (2.x mounts it first).
+ */
+function readinessPaths(command: N8nCommand): string[] {
+	return command === 'start' ? ['/healthz/readiness', '/rest/settings'] : ['/healthz/readiness'];
+}
+
+async function isReady(url: string, paths: string[]): Promise<boolean> {
 	try {
-		const response = await fetch(`${url}/healthz/readiness`, { signal: AbortSignal.timeout(2000) });
-		return response.ok;
+		for (const path of paths) {
+			const response = await fetch(`${url}${path}`, { signal: AbortSignal.timeout(2000) });
+			await response.arrayBuffer();
+			if (!response.ok) return false;
+		}
+		return true;
 	} catch {
 		return false;
 	}
@@ -181,9 +194,9 @@ const PORT_RELEASE_MS = 10000;
  * `/healthz` answers as soon as the HTTP server listens, but only `/healthz/readiness` waits for
  * the database migrations.
  */
-async function waitUntilReady(url: string, child: GroupProcess, logFile: string, timeoutMs: number): Promise<void> {
+async function waitUntilReady(url: string, command: N8nCommand, child: GroupProcess, logFile: string, timeoutMs: number): Promise<void> {
 	const deadline = Date.now() + timeoutMs;
-	while (!(await isReady(url))) {
+	while (!(await isReady(url, readinessPaths(command)))) {
 		if (child.hasExited()) {
 			throw new Error(`n8n exited before it was ready (exit ${await child.exited}). Last lines of its log:\n${tailOf(logFile, 40)}`);
 		}
@@ -252,7 +265,7 @@ export async function startN8n(options: StartN8nOptions): Promise<N8nServer> {
 			writeFileSync(logFile, `\n---- n8n restarted at ${new Date().toISOString()} ----\n`, { flag: 'a' });
 			child = await launch();
 			try {
-				await waitUntilReady(url, child, logFile, readyTimeoutMs);
+				await waitUntilReady(url, command, child, logFile, readyTimeoutMs);
 			} catch (error) {
 				await child.stop();
 				throw error;
@@ -265,7 +278,7 @@ export async function startN8n(options: StartN8nOptions): Promise<N8nServer> {
 	};
 
 	try {
-		await waitUntilReady(url, child, logFile, readyTimeoutMs);
+		await waitUntilReady(url, command, child, logFile, readyTimeoutMs);
 	} catch (error) {
 		await server.stop();
 		throw error;

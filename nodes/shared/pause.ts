@@ -1,0 +1,30 @@
+/**
+ * The package's one way to wait: n8n-workflow's `sleep`, cut short by a signal on every n8n.
+ * n8n-workflow 2.x's `sleep(ms, signal)` stops at the signal; 1.x's (n8n 1.x) takes no signal and
+ * sleeps to the end, so a cancelled execution, a woken watcher or a stopped idle timer would wait
+ * the whole time there. Here the signal's abort event ends the wait on both; on 1.x the timer
+ * itself still runs out in the background (nodes may not clear timers), holding nothing else.
+ */
+import { sleep } from 'n8n-workflow';
+
+/** The reason a wait ended early, as n8n-workflow 2.x's `sleep` rejects with it: always an Error. */
+function abortReason(signal: AbortSignal): Error {
+	const reason: unknown = signal.reason;
+	return reason instanceof Error ? reason : new Error('The wait was cancelled', { cause: reason });
+}
+
+/** Resolves after `ms` milliseconds, or rejects (with the signal's reason) as soon as `signal` aborts. */
+export async function pause(ms: number, signal?: AbortSignal): Promise<void> {
+	if (!signal) return await sleep(ms);
+	if (signal.aborted) throw abortReason(signal);
+	let onAbort = (): void => undefined;
+	const aborted = new Promise<never>((_resolve, reject) => {
+		onAbort = () => reject(abortReason(signal));
+		signal.addEventListener('abort', onAbort, { once: true });
+	});
+	try {
+		await Promise.race([sleep(ms, signal), aborted]);
+	} finally {
+		signal.removeEventListener('abort', onAbort);
+	}
+}
