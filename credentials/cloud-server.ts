@@ -59,6 +59,8 @@ export function socketBaseUrl(baseUrl: string, wsBaseUrl?: string): string {
 		.replace(/^http:/i, 'ws:');
 }
 
+const MIN_PART_LENGTH = 6;
+
 /**
  * The secrets of a header value: the whole value and its meaningful parts, since a proxy may echo
  * only a part: the token after an auth scheme (`Bearer <token>`), and for `Basic` the Base64
@@ -66,16 +68,18 @@ export function socketBaseUrl(baseUrl: string, wsBaseUrl?: string): string {
  */
 export function headerValueSecrets(value: string): string[] {
 	const secrets = [value];
+	// A part as short as an ordinary word would blank that word out of every message.
+	const add = (...parts: string[]) => secrets.push(...parts.filter((part) => part.length >= MIN_PART_LENGTH));
 	const scheme = /^\s*([A-Za-z][\w.+-]*)\s+(\S+)\s*$/.exec(value);
 	if (scheme) {
 		const token = scheme[2]!;
-		secrets.push(token);
+		add(token);
 		if (scheme[1]!.toLowerCase() === 'basic') {
 			const decoded = Buffer.from(token, 'base64').toString('utf8');
 			const colon = decoded.indexOf(':');
 			// Only a real user:password pair: any text decodes to some bytes.
 			if (colon >= 0 && Buffer.from(decoded, 'utf8').toString('base64').replace(/=+$/, '') === token.replace(/=+$/, '')) {
-				secrets.push(decoded, decoded.slice(colon + 1));
+				add(decoded, decoded.slice(colon + 1));
 			}
 		}
 	}

@@ -41,7 +41,8 @@ describe('cloudServerOf', () => {
 			problems: [],
 		});
 		expect(server.headers).not.toHaveProperty('X-API-Key');
-		expect(server.secrets).toEqual(['platform-key', 'Basic dXNlcjpwYXNz', 'token-value']);
+		// A header's parts are secrets too, where they are long enough not to be an ordinary word ("pass" is not kept).
+		expect(server.secrets).toEqual(['platform-key', 'Basic dXNlcjpwYXNz', 'dXNlcjpwYXNz', 'user:pass', 'token-value']);
 	});
 
 	test.each([

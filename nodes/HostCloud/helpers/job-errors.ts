@@ -84,11 +84,30 @@ export function errorInfoFrom(data: Record<string, unknown>): ExecutionErrorInfo
 }
 
 /** How the other ends of a wait are told: each names the job and where it ran. */
+/** The failure of a job the service reported failed (`execution_error`, or the record's error), with its exception type and node. */
+export function executionFailure(
+	node: INode,
+	job: { promptId: string; itemIndex: number; error?: ExecutionErrorInfo },
+	place: string,
+	secrets: string[],
+): NodeOperationError {
+	const error = job.error ?? { exception_type: '', exception_message: '' };
+	const failure = jobFailure(node, job, describeExecutionError(job.promptId, error, place), secrets);
+	failure.context.exception_type = error.exception_type;
+	if (error.node_id) failure.context.node_id = error.node_id;
+	return failure;
+}
+
 export function jobWording(kind: ServerKind) {
 	const place = placeOf(kind);
 	return {
 		kind,
 		place,
+		// A caching proxy or a faulty service can answer one prompt_id for two submits.
+		sharedPromptId: (promptId: string, first: number, second: number): JobFailureWords => ({
+			message: `The service answered prompt_id ${promptId} for two different submits (items ${first} and ${second}), so their results cannot be told apart; neither item uses them`,
+			description: `A caching proxy in front of ${place}, or a fault of ${place}, can do this. Check the queue (Queue → Get): both workflows may be running.`,
+		}),
 		cancelledByService: (promptId: string): JobFailureWords => ({
 			message: `Job ${promptId} was cancelled on ${place} before it finished`,
 			description:

@@ -14,7 +14,7 @@ import { NodeOperationError } from 'n8n-workflow';
 import { pause } from '../../shared/pause';
 import type { CloudJobState } from '../../shared/task-status';
 import { progressSocketAddress } from '../transport/cloud-api';
-import { asJobFailure, describeExecutionError, jobFailure, type JobFailureWords, jobWording } from './job-errors';
+import { asJobFailure, executionFailure, jobFailure, type JobFailureWords, jobWording } from './job-errors';
 import { cancelOwnJobs, failureFromRecord, outputsFromRecord, readJobState, unansweredSubmissions } from './job-recovery';
 import { JobSocket, type JobMessage } from './job-socket';
 import {
@@ -38,8 +38,7 @@ export class JobWatcher {
 	private readonly jobs = new Map<string, TrackedJob>();
 	private readonly following = new Map<string, Promise<FinishedJob>>();
 	private submitting = 0;
-	/** The item each prompt_id this run submitted belongs to: the service must never give one to two items. */
-	private readonly submittedBy = new Map<string, number>();
+	private readonly submittedBy = new Map<string, number>(); // the item of each prompt_id submitted
 	private wake = new AbortController();
 	private closed = false;
 	private abandoned?: { reason: string };
@@ -114,22 +113,11 @@ export class JobWatcher {
 		return await promise;
 	}
 
-	/**
-	 * A prompt_id answered for a second submit of this run (a caching proxy or a faulty service can
-	 * do it) makes both items' results impossible to tell apart: both fail, naming it, rather than
-	 * one waiting for ever or taking the other's outputs.
-	 */
+	/** A prompt_id answered for two submits of this run: both items fail, naming it (their results cannot be told apart). */
 	private claimPromptId(promptId: string, itemIndex: number): void {
 		const earlier = this.submittedBy.get(promptId);
-		if (earlier === undefined) {
-			this.submittedBy.set(promptId, itemIndex);
-			return;
-		}
-		const words = {
-			message: `The service answered prompt_id ${promptId} for two different submits (items ${earlier} and ${itemIndex}), so their results cannot be told apart; neither item uses them`,
-			description:
-				'A caching proxy in front of the service, or a fault of the service, can do this. Check the queue (Queue → Get): both workflows may be running.',
-		};
+		if (earlier === undefined) return void this.submittedBy.set(promptId, itemIndex);
+		const words = this.wording.sharedPromptId(promptId, earlier, itemIndex);
 		const open = this.jobs.get(promptId);
 		if (open && open.phase !== 'done') this.settleWithError(open, this.jobError(promptId, open.itemIndex, words));
 		throw this.jobError(promptId, itemIndex, words);
@@ -253,12 +241,7 @@ export class JobWatcher {
 	}
 
 	private failed(job: TrackedJob): void {
-		if (job.phase === 'done') return;
-		const error = job.error ?? { exception_type: '', exception_message: '' };
-		const failure = this.jobError(job.promptId, job.itemIndex, describeExecutionError(job.promptId, error, this.wording.place));
-		failure.context.exception_type = error.exception_type;
-		if (error.node_id) failure.context.node_id = error.node_id;
-		this.settleWithError(job, failure);
+		if (job.phase !== 'done') this.settleWithError(job, executionFailure(this.context.getNode(), job, this.wording.place, this.secrets));
 	}
 
 	private cancelledByService(job: TrackedJob): void {
@@ -401,23 +384,15 @@ export class JobWatcher {
 				this.gapEpoch++;
 				for (const job of pending) job.nextPollAt = now;
 			}
-			if (socket?.connectDue(now)) {
-				// Back again: jobs may have finished while it was down.
-				void socket.connect().then((ok) => ok && checkSoon(this.jobs.values()));
-			}
+			// Back again: jobs may have finished while it was down.
+			if (socket?.connectDue(now)) void socket.connect().then((ok) => ok && checkSoon(this.jobs.values()));
 			const trustSocket = this.socket?.trusted === true;
 			for (const { job, visit } of jobsDue(this.jobs.values(), now, trustSocket))
 				void (visit === 'deadline' ? this.deadlineReached(job) : this.poll(job));
-			await this.nap(this.nextWake(now, trustSocket));
+			// Until the next poll, deadline, silence check or reconnect.
+			const socketCheckAt = this.socket?.nextCheckAt(this.settings.silenceMs) ?? Number.POSITIVE_INFINITY;
+			await this.nap(Math.min(now + 60_000, nextJobTime(this.jobs.values(), trustSocket), socketCheckAt) - now);
 		}
 		this.socket?.close();
-	}
-
-	/** How long the loop may sleep: until the next poll, deadline, silence check or reconnect. */
-	private nextWake(now: number, trustSocket: boolean): number {
-		let at = Math.min(now + 60_000, nextJobTime(this.jobs.values(), trustSocket));
-		const socket = this.socket;
-		if (socket) at = Math.min(at, socket.nextCheckAt(this.settings.silenceMs));
-		return Math.max(1, at - now);
 	}
 }

@@ -51,8 +51,9 @@ export function formatDuration(ms: number): string {
 function isTransient(error: unknown): boolean {
 	if (!(error instanceof NodeApiError)) return false;
 	const code = Number(error.httpCode);
-	// No status at all: the request failed or timed out before an answer.
-	return !error.httpCode || Number.isNaN(code) || code >= 500 || code === 429 || code === 408;
+	// No status at all: the request failed or timed out before an answer. A 2xx that could not be
+	// read (an HTML page, a cut-off body) tells nothing of the task either.
+	return !error.httpCode || Number.isNaN(code) || code < 300 || code >= 500 || code === 429 || code === 408;
 }
 
 /** Worded "canceled" as n8n spells it: the engine then records the execution as canceled, not failed. */

@@ -1,0 +1,240 @@
+/**
+ * What a failed request tells the user: the service's own words from an error body (whatever its
+ * shape), the meaning of a status for who answered it, a redirect that is not followed, an answer
+ * of the wrong shape, a request that got no answer. The transport (`transport.ts`) builds its
+ * errors here; every message is redacted of the request's secrets.
+ */
+import type {
+	IDataObject,
+	IExecuteFunctions,
+	IHttpRequestMethods,
+	ILoadOptionsFunctions,
+	IWebhookFunctions,
+	JsonObject,
+} from 'n8n-workflow';
+import { NodeApiError } from 'n8n-workflow';
+
+import { networkFailure } from './network-failure';
+import { redact, redactDeep } from './redaction';
+
+type ErrorContext = IExecuteFunctions | ILoadOptionsFunctions | IWebhookFunctions;
+
+/** Who answers a request, for what its statuses mean: the cloud, a self-hosted server, or the registry and media host. */
+export type Answerer = 'cloud' | 'selfHosted' | 'registry';
+
+/** What the messages say of the request that failed. */
+export interface FailedCall {
+	method: IHttpRequestMethods;
+	/** What the call does ("submitting the workflow"). */
+	action?: string;
+	itemIndex?: number;
+	stream?: boolean;
+	/** Its time limit, as sent. */
+	timeout?: number;
+	statusAdvice?: Partial<Record<number, { headline: string; hint: string }>>;
+}
+
+/** What an answer that is not a JSON object is, in words: "an HTML page", "an empty answer", "a list"… */
+export function describeAnswer(body: unknown): string {
+	if (Buffer.isBuffer(body)) return describeAnswer(body.toString('utf8'));
+	if (body === undefined || (typeof body === 'string' && body.trim() === '')) return 'an empty answer';
+	if (body === null) return 'null';
+	if (Array.isArray(body)) return 'a list';
+	if (typeof body === 'string') {
+		const text = body.trim();
+		if (/^<(!doctype|html|head|body)\b/i.test(text) || /<\/html>/i.test(text)) return 'an HTML page';
+		if (/^[[{]/.test(text)) return 'JSON that is cut off or malformed';
+		return 'text that is not JSON';
+	}
+	return `a ${typeof body} (${String(body).slice(0, 40)})`;
+}
+
+export function unexpectedAnswer(context: ErrorContext, statusCode: number, body: unknown, request: FailedCall): NodeApiError {
+	const what = describeAnswer(body);
+	const message = `The service answered with ${what} instead of the JSON object the API describes${request.action ? ` while ${request.action}` : ''} (HTTP ${statusCode})`;
+	return new NodeApiError(context.getNode(), { message } as JsonObject, {
+		message,
+		description: `Nothing was read from this answer. A proxy, a captive portal or a service fault may answer this way: check the address in the credential.${
+			request.method === 'GET' ? ' Then try again.' : ' The request may have been carried out anyway: check before sending it again.'
+		}`,
+		httpCode: String(statusCode),
+		itemIndex: request.itemIndex,
+	});
+}
+
+/**
+ * The service's own words from an error body, whatever its shape: cloud `{error:{type,message}}`,
+ * registry and image `{error, message}`, video `{message, details}`, or plain text.
+ */
+export function serviceMessage(body: unknown): string | undefined {
+	if (body === undefined || body === null || body === '') return undefined;
+	if (Buffer.isBuffer(body)) return serviceMessage(body.toString('utf8'));
+	if (typeof body === 'string') {
+		try {
+			return serviceMessage(JSON.parse(body) as unknown) ?? body.slice(0, 500);
+		} catch {
+			return body.slice(0, 500);
+		}
+	}
+	if (typeof body !== 'object') return String(body);
+	const record = body as Record<string, unknown>;
+	const parts: string[] = [];
+	const error = record.error;
+	if (error && typeof error === 'object') {
+		const nested = error as Record<string, unknown>;
+		if (nested.message) parts.push(String(nested.message));
+		else if (nested.type) parts.push(String(nested.type));
+		// The cloud repeats the message in details when there is nothing more to say, or puts it first in a longer list.
+		const details = typeof nested.details === 'string' ? nested.details : '';
+		if (details && parts.length === 1 && details.includes(parts[0]!)) parts[0] = details;
+		else if (details && !parts.some((part) => part.includes(details))) parts.push(details);
+	} else if (typeof record.message === 'string') {
+		parts.push(record.message);
+		if (typeof record.details === 'string' && record.details !== record.message) parts.push(record.details);
+	} else if (typeof error === 'string') {
+		parts.push(error);
+	}
+	if (parts.length === 0 && typeof record.detail === 'string') parts.push(record.detail);
+	// A rejected cloud workflow lists what is wrong per node; keep what the headline does not say yet.
+	const said = parts.join(': ');
+	const nodeProblems = nodeErrorLines(record.node_errors).filter((line) => !said.includes(line));
+	if (nodeProblems.length) parts.push(`${parts.length ? 'also ' : ''}${nodeProblems.join('; ')}`);
+	return parts.length ? parts.join(': ') : undefined;
+}
+
+/** `node_errors` of a rejected cloud workflow: `{nodeId: {class_type, errors: [{message, details}]}}`, one line per error. */
+function nodeErrorLines(nodeErrors: unknown): string[] {
+	if (!nodeErrors || typeof nodeErrors !== 'object' || Array.isArray(nodeErrors)) return [];
+	const lines: string[] = [];
+	for (const [nodeId, entry] of Object.entries(nodeErrors as Record<string, unknown>)) {
+		const node = (entry ?? {}) as { class_type?: unknown; errors?: unknown };
+		const errors = Array.isArray(node.errors) ? (node.errors as Array<Record<string, unknown>>) : [];
+		for (const error of errors) {
+			const text = typeof error?.message === 'string' ? error.message : typeof error?.details === 'string' ? error.details : '';
+			if (!text) continue;
+			const line = text.replace(/\.$/, '');
+			const classType = typeof node.class_type === 'string' ? ` (${node.class_type})` : '';
+			lines.push(line.includes(`Node ${nodeId}`) ? line : `Node ${nodeId}${classType}: ${line}`);
+		}
+	}
+	return lines;
+}
+
+/** What each status means for this service: a headline, and what the user can do about it. */
+function statusAdvice(statusCode: number, answerer: Answerer): { headline: string; hint: string } {
+	const key = answerer === 'registry' ? 'access token' : 'API key';
+	if (answerer === 'selfHosted' && (statusCode === 401 || statusCode === 403)) {
+		// The server itself has no key: a reverse proxy in front of it refused the request.
+		return {
+			headline: 'Your server (or the reverse proxy in front of it) refused the request',
+			hint: 'Check the Proxy Headers in the Host Cloud API credential: the proxy wants a header or basic credentials it did not get.',
+		};
+	}
+	switch (statusCode) {
+		case 400:
+			return { headline: 'The service rejected the request as invalid', hint: 'Check the fields named in the message.' };
+		case 401:
+			return { headline: `The ${key} was rejected`, hint: `Check the ${key} in the credential.` };
+		case 402:
+			return { headline: 'Insufficient credits', hint: 'Top up the account balance, then run again.' };
+		case 403:
+			return {
+				headline: `The ${key} is not allowed to do this`,
+				hint: 'Check that the credential belongs to the right account or publisher.',
+			};
+		case 404:
+			return { headline: 'Not found', hint: 'Check the ids and the URL in the credential.' };
+		case 409:
+			return { headline: 'Conflict with the current state', hint: 'The thing you are creating may already exist.' };
+		case 413:
+			return { headline: 'The file is too large for the service', hint: 'Use a smaller file.' };
+		case 429:
+			return answerer === 'cloud'
+				? {
+						headline: 'The subscription is not active',
+						hint: 'Running workflows needs an active subscription. This is not a rate limit, so the node does not retry.',
+					}
+				: { headline: 'Too many requests', hint: 'Wait a moment and run again.' };
+		default:
+			return statusCode >= 500
+				? { headline: 'The service had an internal error', hint: 'Try again later.' }
+				: { headline: `The service answered HTTP ${statusCode}`, hint: '' };
+	}
+}
+
+export function httpError(
+	context: ErrorContext,
+	statusCode: number,
+	body: unknown,
+	answerer: Answerer,
+	request: FailedCall,
+	secrets: string[],
+): NodeApiError {
+	// The body is redacted before serviceMessage clips a long text: a clip could cut a secret in two.
+	const said = serviceMessage(redactDeep(Buffer.isBuffer(body) ? body.toString('utf8') : body, secrets));
+	const { headline, hint } = request.statusAdvice?.[statusCode] ?? statusAdvice(statusCode, answerer);
+	const while_ = request.action ? ` while ${request.action}` : '';
+	const message = redact(`${headline}${while_} (HTTP ${statusCode})${said ? `: ${said}` : ''}`, secrets);
+	return new NodeApiError(context.getNode(), { statusCode, message } as JsonObject, {
+		message,
+		description: hint || undefined,
+		httpCode: String(statusCode),
+		itemIndex: request.itemIndex,
+	});
+}
+
+/** A redirect the node did not follow: says where it pointed (the address only, never a path or query that could hold a token). */
+export function redirectError(
+	context: ErrorContext,
+	statusCode: number,
+	headers: IDataObject,
+	url: string,
+	request: FailedCall,
+	secrets: string[],
+): NodeApiError {
+	let target = 'another address';
+	try {
+		const location = new URL(String(headers.location ?? ''), url);
+		target = location.origin === new URL(url).origin ? 'another path on the same host' : location.origin;
+	} catch {
+		// No usable Location: the message stays general.
+	}
+	const while_ = request.action ? ` while ${request.action}` : '';
+	const message = redact(
+		`The service answered with a redirect (HTTP ${statusCode}) to ${target}${while_}; the node does not follow it, so the credential is never sent elsewhere`,
+		secrets,
+	);
+	return new NodeApiError(context.getNode(), { statusCode, message } as JsonObject, {
+		message,
+		description:
+			'Check the URL in the credential: use the address the service answers on directly (for example https:// rather than http://, with no extra path).',
+		httpCode: String(statusCode),
+		itemIndex: request.itemIndex,
+	});
+}
+
+/** A redirect the node reads (a signed file address) that carries one of the credential's secrets. */
+export function secretLocationError(context: ErrorContext, statusCode: number, request: FailedCall): NodeApiError {
+	const while_ = request.action ? ` while ${request.action}` : '';
+	const message = `The service answered with a redirect (HTTP ${statusCode})${while_} whose address contains a secret of the credential; it was not used, and nothing was fetched`;
+	return new NodeApiError(context.getNode(), { statusCode, message } as JsonObject, {
+		message,
+		description:
+			'A file address must never carry your API key or token: it would reach the storage host and the output. This is a fault on the service side (or a proxy in between); report it to the service.',
+		httpCode: String(statusCode),
+		itemIndex: request.itemIndex,
+	});
+}
+
+/** A request that got no answer, in words: a raw code in the message would make n8n replace all of it. */
+export function networkError(context: ErrorContext, error: unknown, request: FailedCall, secrets: string[]): NodeApiError {
+	const while_ = request.action ? ` while ${request.action}` : '';
+	const { words, timedOut } = networkFailure(error, 'the service', request.timeout);
+	const hint = !timedOut
+		? 'Check the URL in the credential and your network.'
+		: request.method === 'GET'
+			? 'The service may be busy: try again later.'
+			: 'The service may have carried it out all the same (a job or task may exist now): check before sending it again.';
+	const message = redact(`${words.charAt(0).toUpperCase()}${words.slice(1)}${while_}. ${hint}`, secrets);
+	return new NodeApiError(context.getNode(), { message } as JsonObject, { message, itemIndex: request.itemIndex });
+}
