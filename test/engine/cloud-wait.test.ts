@@ -8,7 +8,7 @@
  */
 import axios from 'axios';
 
-import { cloudForSuite, FAST_WAIT, storedFiles, txt2img, waitUntil, withoutWebSocket } from '../helpers/cloud';
+import { cloudForSuite, FAST_WAIT, OUTLASTING_NODE_MS, storedFiles, txt2img, waitUntil, withoutWebSocket } from '../helpers/cloud';
 
 const cloud = cloudForSuite();
 
@@ -193,7 +193,7 @@ describe('ending the wait', () => {
 
 	test('Max Wait cancels the job and names it', async () => {
 		const { sim } = cloud;
-		sim.options.nodeMs = 200;
+		sim.options.nodeMs = OUTLASTING_NODE_MS;
 		const result = await execute({ waitOptions: { maxWaitMinutes: 0.005 } }, [{ json: {} }], true);
 		const json = result.items[0]!.json as Record<string, any>;
 		expect(json.error).toBe(`Job ${json.prompt_id} did not finish within 0.3 seconds (Max Wait), so it was cancelled on the cloud`);
@@ -203,7 +203,7 @@ describe('ending the wait', () => {
 
 	test('Max Wait with "Leave It Running" leaves the job running', async () => {
 		const { sim } = cloud;
-		sim.options.nodeMs = 200;
+		sim.options.nodeMs = OUTLASTING_NODE_MS;
 		const result = await execute({ waitOptions: { maxWaitMinutes: 0.005, onTimeout: 'keep' } }, [{ json: {} }], true);
 		const json = result.items[0]!.json as Record<string, any>;
 		expect(json.error).toMatch(new RegExp(`^Job ${json.prompt_id} did not finish within 0.3 seconds \\(Max Wait\\); it is still running`));

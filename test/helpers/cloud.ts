@@ -109,5 +109,12 @@ export const TINY_PNG = Buffer.from(
 	'base64',
 );
 
+/**
+ * Node time (ms) for a job that must still be running when a short Max Wait ends: the seven-node
+ * job takes minutes. A job of a second or so finishes first on a loaded machine, where the wait's
+ * timer and the cancel request lag behind the simulator's absolute deadlines.
+ */
+export const OUTLASTING_NODE_MS = 60_000;
+
 /** Small timings so the reconciling paths run fast in tests (the node's "Wait Options"). */
 export const FAST_WAIT = { pollIntervalSeconds: 0.05, silenceSeconds: 0.3, maxWaitMinutes: 1 / 3 };
