@@ -161,7 +161,7 @@ describe('execution errors', () => {
 
 	test('a job cancelled by someone else fails its item as cancelled', async () => {
 		const { sim } = cloud;
-		sim.options.nodeMs = 150;
+		sim.options.nodeMs = OUTLASTING_NODE_MS;
 		const running = execute({}, [{ json: {} }], true);
 		const job = await waitUntil(() => [...sim.cloud.jobs.values()].find((j) => j.status === 'in_progress'));
 		await axios.post(`${sim.baseUrl}/api/queue`, { delete: [job.promptId] }, { headers: { 'X-API-Key': sim.apiKey } });
@@ -213,7 +213,7 @@ describe('ending the wait', () => {
 
 	test('Stop (the execution cancel signal) ends the wait and cancels only this node’s jobs', async () => {
 		const { sim } = cloud;
-		sim.options.nodeMs = 100;
+		sim.options.nodeMs = OUTLASTING_NODE_MS;
 		// A job of the same account started elsewhere: it must survive.
 		const other = await axios.post(`${sim.baseUrl}/api/prompt`, { prompt: txt2img() }, { headers: { 'X-API-Key': sim.apiKey } });
 		const controller = new AbortController();
