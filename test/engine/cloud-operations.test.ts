@@ -262,7 +262,8 @@ describe('File', () => {
 describe('Queue', () => {
 	test('Get lists running and pending jobs; Cancel Jobs cancels only the ones named', async () => {
 		const { sim } = cloud;
-		sim.options.nodeMs = 200;
+		// None may finish on its own while four node runs look at the queue, however slow the machine.
+		sim.options.nodeMs = OUTLASTING_NODE_MS;
 		const ids: string[] = [];
 		for (let i = 0; i < 4; i++) ids.push(await submitJob());
 		const queue = await run('queue', 'get');
