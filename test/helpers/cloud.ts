@@ -110,9 +110,9 @@ export const TINY_PNG = Buffer.from(
 );
 
 /**
- * Node time (ms) for a job that must still be running when a short Max Wait ends: the seven-node
- * job takes minutes. A job of a second or so finishes first on a loaded machine, where the wait's
- * timer and the cancel request lag behind the simulator's absolute deadlines.
+ * Node time (ms) for a job that must still be running when the test acts on it (a short Max Wait,
+ * a cancel): the seven-node job takes minutes. A job of a second or so finishes first on a loaded
+ * machine, where timers and requests lag behind the simulator's absolute deadlines.
  */
 export const OUTLASTING_NODE_MS = 60_000;
 
