@@ -162,11 +162,15 @@ function drained(res: ServerResponse): Promise<boolean> {
 	});
 }
 
+type Counter = (field: keyof MusicStreamer['stats'], by?: number) => void;
+
 export class MusicStreamer {
 	private abort = new AbortController();
 	private readonly active = new Set<ServerResponse>();
 	/** Streams since the last reset, and audio bytes handed to sockets (shows backpressure holds generation back). */
 	readonly stats = { started: 0, completed: 0, aborted: 0, audioBytesSent: 0 };
+	/** Bumped by reset(): a stream counts only in the stats of the reset it started after. */
+	private generation = 0;
 
 	constructor(
 		private readonly faults: Faults,
@@ -186,13 +190,13 @@ export class MusicStreamer {
 		if (chaos?.roll('musicCutMidChunk')) plan.cut = { inAudio: true, pick: chaos.random(), at: chaos.random() };
 		else if (chaos?.roll('musicCutMidLine')) plan.cut = { inAudio: false, pick: chaos.random(), at: chaos.random() };
 		const signal = this.abort.signal;
+		const count = this.counter();
 		this.active.add(res);
-		this.stats.started++;
+		count('started');
 		res.writeHead(200, { 'content-type': 'application/x-ndjson', 'cache-control': 'no-cache' });
 		try {
-			const ending = await this.write(res, musicLines(plan), plan.options.chunkDelayMs, signal);
-			if (ending === 'finished') this.stats.completed++;
-			else this.stats.aborted++;
+			const ending = await this.write(res, musicLines(plan), plan.options.chunkDelayMs, signal, count);
+			count(ending === 'finished' ? 'completed' : 'aborted');
 			// A cut in another line ends the answer as if whole; anything else that stops early drops the connection.
 			if (ending === 'finished' || ending === 'cutEnded') res.end();
 			else res.destroy();
@@ -211,6 +215,7 @@ export class MusicStreamer {
 		lines: Generator<Line>,
 		delayMs: number,
 		signal: AbortSignal,
+		count: Counter,
 	): Promise<'finished' | 'cutEnded' | 'cutReset' | 'stopped'> {
 		for (const line of lines) {
 			if (signal.aborted || res.destroyed) return 'stopped';
@@ -225,10 +230,21 @@ export class MusicStreamer {
 			}
 			const text = 'event' in line ? JSON.stringify(line.event) : line.broken;
 			const ok = res.write(`${text}\n`);
-			if ('event' in line && line.event.type === 'audio_chunk') this.stats.audioBytesSent += line.bytes ?? 0;
+			if ('event' in line && line.event.type === 'audio_chunk') count('audioBytesSent', line.bytes ?? 0);
 			if (!ok && !(await drained(res))) return 'stopped';
 		}
 		return signal.aborted ? 'stopped' : 'finished';
+	}
+
+	/**
+	 * Adds to the stats for one stream. A stream cut by reset() ends (and would count) a moment
+	 * later, in the next test's stats: its counts are dropped once a reset came after its start.
+	 */
+	private counter(): Counter {
+		const generation = this.generation;
+		return (field, by = 1) => {
+			if (generation === this.generation) this.stats[field] += by;
+		};
 	}
 
 	/** Cuts every open stream (reset/close). */
@@ -241,6 +257,7 @@ export class MusicStreamer {
 
 	reset(defaults: MusicOptions): void {
 		this.stopAll();
+		this.generation++;
 		Object.assign(this.options, defaults);
 		this.stats.started = 0;
 		this.stats.completed = 0;

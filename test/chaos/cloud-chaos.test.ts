@@ -71,7 +71,8 @@ function executeAll(download: boolean) {
 				inputOverrides: { values: [{ nodeId: '9', inputName: 'filename_prefix', value: '={{ "item_" + $json.n }}' }] },
 				downloadFiles: download,
 				additionalFields: { maxConcurrentJobs: AT_ONCE },
-				waitOptions: { ...FAST_WAIT, maxWaitMinutes: 3 },
+				// A short silence check: lost messages are part of the chaos.
+				waitOptions: { ...FAST_WAIT, silenceSeconds: 0.3, maxWaitMinutes: 3 },
 			},
 			credentials: { hostCloudApi: cloud.credential },
 			continueOnFail: true,

@@ -6,7 +6,7 @@
 import axios from 'axios';
 
 import { readBinary } from '../harness/engine';
-import { cloudForSuite, FAST_WAIT, TINY_PNG as PNG, txt2img, waitUntil, withoutWebSocket } from '../helpers/cloud';
+import { cloudForSuite, FAST_WAIT, OUTLASTING_NODE_MS, TINY_PNG as PNG, txt2img, waitUntil, withoutWebSocket } from '../helpers/cloud';
 
 const cloud = cloudForSuite();
 
@@ -111,7 +111,7 @@ describe('Workflow', () => {
 			new RegExp(`^Job ${failedId} failed at node 4 \\(CheckpointLoaderSimple\\): a model the workflow needs`),
 		);
 
-		sim.options.nodeMs = 200;
+		sim.options.nodeMs = OUTLASTING_NODE_MS;
 		const slowId = await submitJob();
 		const timedOut = await run(
 			'workflow',
@@ -262,7 +262,8 @@ describe('File', () => {
 describe('Queue', () => {
 	test('Get lists running and pending jobs; Cancel Jobs cancels only the ones named', async () => {
 		const { sim } = cloud;
-		sim.options.nodeMs = 200;
+		// None may finish on its own while four node runs look at the queue, however slow the machine.
+		sim.options.nodeMs = OUTLASTING_NODE_MS;
 		const ids: string[] = [];
 		for (let i = 0; i < 4; i++) ids.push(await submitJob());
 		const queue = await run('queue', 'get');

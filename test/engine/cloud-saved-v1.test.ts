@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import axios from 'axios';
 import type { INodeParameters } from 'n8n-workflow';
 
-import { cloudForSuite, txt2img } from '../helpers/cloud';
+import { cloudForSuite, OUTLASTING_NODE_MS, txt2img } from '../helpers/cloud';
 
 const cloud = cloudForSuite();
 
@@ -27,7 +27,7 @@ function executeAt(typeVersion: number, parameters: Record<string, unknown>) {
 }
 
 test('version 1 reads Max Wait in seconds from Additional Fields', async () => {
-	cloud.sim.options.nodeMs = 200;
+	cloud.sim.options.nodeMs = OUTLASTING_NODE_MS;
 	const result = await executeAt(1, { additionalFields: { maxWaitSeconds: 0.3, pollIntervalSeconds: 0.05 } });
 	const json = result.items[0]!.json as Record<string, any>;
 	expect(json.error).toBe(`Job ${json.prompt_id} did not finish within 0.3 seconds (Max Wait), so it was cancelled on the cloud`);
@@ -43,7 +43,7 @@ test('version 1 refuses a negative Max Wait (Seconds) by name, before sending an
 });
 
 test('version 2 reads Max Wait (Minutes) from Wait Options', async () => {
-	cloud.sim.options.nodeMs = 200;
+	cloud.sim.options.nodeMs = OUTLASTING_NODE_MS;
 	const result = await executeAt(2, { waitOptions: { maxWaitMinutes: 0.005, pollIntervalSeconds: 0.05, onTimeout: 'keep' } });
 	const json = result.items[0]!.json as Record<string, any>;
 	expect(json.error).toMatch(new RegExp(`^Job ${json.prompt_id} did not finish within 0.3 seconds \\(Max Wait\\); it is still running`));

@@ -10,7 +10,17 @@
 import axios from 'axios';
 
 import { readBinary } from '../harness/engine';
-import { cloudForSuite, FAST_WAIT, storedFiles, TINY_PNG as PNG, txt2img, waitUntil, withoutWebSocket, type Graph } from '../helpers/cloud';
+import {
+	cloudForSuite,
+	FAST_WAIT,
+	OUTLASTING_NODE_MS,
+	storedFiles,
+	TINY_PNG as PNG,
+	txt2img,
+	waitUntil,
+	withoutWebSocket,
+	type Graph,
+} from '../helpers/cloud';
 
 describe.each(['cloud', 'self-hosted'] as const)('on a %s server', (flavour) => {
 	const selfHosted = flavour === 'self-hosted';
@@ -112,7 +122,9 @@ describe.each(['cloud', 'self-hosted'] as const)('on a %s server', (flavour) => 
 
 		test('a dropped socket is reopened and the outputs are recovered whole', async () => {
 			const { sim } = cloud;
-			sim.options.nodeMs = 20;
+			// The job outlasts the reconnect (about 0.1 s) by far: on a loaded machine a 0.14 s job
+			// caught up on its deadlines and ended before the socket was back.
+			sim.options.nodeMs = 400;
 			sim.faults.dropWebSocket = { afterMessages: 4 };
 			const result = await run({});
 			expect(result.status).toBe('success');
@@ -217,12 +229,15 @@ describe.each(['cloud', 'self-hosted'] as const)('on a %s server', (flavour) => 
 	describe('cancelling', () => {
 		test('Cancel Jobs stops a running and a queued job of ours, and nobody else’s', async () => {
 			const { sim } = cloud;
-			sim.options.nodeMs = 150;
+			// Ours runs until it is cancelled, however slow the machine; the other job, started after
+			// it, runs at the usual pace (a job's node time is fixed when it starts).
+			sim.options.nodeMs = OUTLASTING_NODE_MS;
 			const submitted = await run({ operation: 'submit', workflow: JSON.stringify(txt2img()) }, [{ json: {} }, { json: {} }]);
 			const [running, queued] = submitted.items.map((item) => item.json.prompt_id as string) as [string, string];
 			const other = await otherJob();
 			await waitUntil(() => sim.cloud.jobs.get(running)?.status === 'in_progress');
 			expect(sim.cloud.jobs.get(queued)?.status).toBe('pending');
+			sim.options.nodeMs = 20;
 			const result = await cloud.harness.runNode(
 				{
 					type: 'hostCloud',
@@ -245,6 +260,8 @@ describe.each(['cloud', 'self-hosted'] as const)('on a %s server', (flavour) => 
 			const { sim } = cloud;
 			sim.options.nodeMs = 100;
 			const other = await otherJob();
+			// The other job runs first (one at a time) and ends; ours, started after it, run until cancelled.
+			sim.options.nodeMs = OUTLASTING_NODE_MS;
 			const controller = new AbortController();
 			const items = Array.from({ length: 3 }, () => ({ json: {} }));
 			const execution = run({ additionalFields: { maxConcurrentJobs: 3 } }, items, { signal: controller.signal });
@@ -274,7 +291,7 @@ describe.each(['cloud', 'self-hosted'] as const)('on a %s server', (flavour) => 
 
 		test('a job interrupted by someone else fails its item as cancelled where it ran', async () => {
 			const { sim } = cloud;
-			sim.options.nodeMs = 100;
+			sim.options.nodeMs = OUTLASTING_NODE_MS;
 			const execution = run({}, [{ json: {} }], { continueOnFail: true });
 			const job = await waitUntil(() => [...sim.cloud.jobs.values()].find((candidate) => candidate.status === 'in_progress'));
 			// Someone presses Cancel in the server's own queue view.

@@ -129,9 +129,9 @@ describe('Tool Wait', () => {
 		const [generate, status] = await toolsOf(generateNode({ toolWaitSeconds: 1 }), statusNode());
 		const started = Date.now();
 		const running = answerOf(await generate!.invoke({ prompt: 'a slow fox' }));
-		const took = Date.now() - started;
-		expect(took).toBeGreaterThanOrEqual(1000);
-		expect(took).toBeLessThan(2500);
+		// It waited its Tool Wait; that it did not wait for the job shows in the answer ("running"),
+		// not in a time, which a loaded machine stretches.
+		expect(Date.now() - started).toBeGreaterThanOrEqual(1000);
 		expect(Object.keys(running).sort()).toEqual(['message', 'prompt_id', 'status']);
 		expect(running.status).toBe('running');
 		expect(running.message).toContain('not cancelled');

@@ -8,7 +8,7 @@
  */
 import axios from 'axios';
 
-import { cloudForSuite, FAST_WAIT, storedFiles, txt2img, waitUntil, withoutWebSocket } from '../helpers/cloud';
+import { cloudForSuite, FAST_WAIT, OUTLASTING_NODE_MS, storedFiles, txt2img, waitUntil, withoutWebSocket } from '../helpers/cloud';
 
 const cloud = cloudForSuite();
 
@@ -161,7 +161,7 @@ describe('execution errors', () => {
 
 	test('a job cancelled by someone else fails its item as cancelled', async () => {
 		const { sim } = cloud;
-		sim.options.nodeMs = 150;
+		sim.options.nodeMs = OUTLASTING_NODE_MS;
 		const running = execute({}, [{ json: {} }], true);
 		const job = await waitUntil(() => [...sim.cloud.jobs.values()].find((j) => j.status === 'in_progress'));
 		await axios.post(`${sim.baseUrl}/api/queue`, { delete: [job.promptId] }, { headers: { 'X-API-Key': sim.apiKey } });
@@ -193,7 +193,7 @@ describe('ending the wait', () => {
 
 	test('Max Wait cancels the job and names it', async () => {
 		const { sim } = cloud;
-		sim.options.nodeMs = 200;
+		sim.options.nodeMs = OUTLASTING_NODE_MS;
 		const result = await execute({ waitOptions: { maxWaitMinutes: 0.005 } }, [{ json: {} }], true);
 		const json = result.items[0]!.json as Record<string, any>;
 		expect(json.error).toBe(`Job ${json.prompt_id} did not finish within 0.3 seconds (Max Wait), so it was cancelled on the cloud`);
@@ -203,7 +203,7 @@ describe('ending the wait', () => {
 
 	test('Max Wait with "Leave It Running" leaves the job running', async () => {
 		const { sim } = cloud;
-		sim.options.nodeMs = 200;
+		sim.options.nodeMs = OUTLASTING_NODE_MS;
 		const result = await execute({ waitOptions: { maxWaitMinutes: 0.005, onTimeout: 'keep' } }, [{ json: {} }], true);
 		const json = result.items[0]!.json as Record<string, any>;
 		expect(json.error).toMatch(new RegExp(`^Job ${json.prompt_id} did not finish within 0.3 seconds \\(Max Wait\\); it is still running`));
@@ -213,7 +213,7 @@ describe('ending the wait', () => {
 
 	test('Stop (the execution cancel signal) ends the wait and cancels only this node’s jobs', async () => {
 		const { sim } = cloud;
-		sim.options.nodeMs = 100;
+		sim.options.nodeMs = OUTLASTING_NODE_MS;
 		// A job of the same account started elsewhere: it must survive.
 		const other = await axios.post(`${sim.baseUrl}/api/prompt`, { prompt: txt2img() }, { headers: { 'X-API-Key': sim.apiKey } });
 		const controller = new AbortController();

@@ -109,5 +109,17 @@ export const TINY_PNG = Buffer.from(
 	'base64',
 );
 
-/** Small timings so the reconciling paths run fast in tests (the node's "Wait Options"). */
-export const FAST_WAIT = { pollIntervalSeconds: 0.05, silenceSeconds: 0.3, maxWaitMinutes: 1 / 3 };
+/**
+ * Node time (ms) for a job that must still be running when the test acts on it (a short Max Wait,
+ * a cancel): the seven-node job takes minutes. A job of a second or so finishes first on a loaded
+ * machine, where timers and requests lag behind the simulator's absolute deadlines.
+ */
+export const OUTLASTING_NODE_MS = 60_000;
+
+/**
+ * Small timings so the reconciling paths run fast in tests (the node's "Wait Options"). The silence
+ * check keeps the node's default: a shorter one fires in a loaded machine's pauses and takes the
+ * node down a path the test did not ask for (outputs from the job record, a reopened socket).
+ * Tests of a silent socket set their own.
+ */
+export const FAST_WAIT = { pollIntervalSeconds: 0.05, silenceSeconds: 15, maxWaitMinutes: 1 / 3 };

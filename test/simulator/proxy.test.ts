@@ -1151,6 +1151,21 @@ describe('music', () => {
 		res.data.destroy();
 	});
 
+	test('a stream cut by reset() counts in none of the stats after it, even though it ends after the reset', async () => {
+		Object.assign(sim.proxy.music, { chunkDelayMs: 20, audioBytesPerStream: 4 * 1024 * 1024 });
+		const res = await openMusic({ prompt: 'cut by a reset' });
+		const closed = new Promise((resolve) => res.data.on('close', resolve));
+		res.data.resume();
+		while (sim.proxy.musicStats.audioBytesSent === 0) await sleep(5);
+		sim.proxy.reset();
+		await closed;
+		await sleep(50);
+		expect(sim.proxy.musicStats).toEqual({ started: 0, completed: 0, aborted: 0, audioBytesSent: 0 });
+		// A stream started after the reset counts as before.
+		await readNdjson((await openMusic({ prompt: 'after the reset' })).data);
+		expect(sim.proxy.musicStats).toMatchObject({ started: 1, completed: 1, aborted: 0 });
+	});
+
 	// Measured in a fresh process (support/music-stream-memory.ts): in a shared Jest worker V8's heap
 	// grows by tens of MB or more before collecting, whatever the stream's size.
 	test('a 256 MiB stream leaves the process memory well under half of that higher (fresh process)', async () => {
