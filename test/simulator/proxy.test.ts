@@ -12,13 +12,13 @@ import { promisify } from 'node:util';
 
 import axios, { type AxiosInstance, type AxiosResponse } from 'axios';
 
-import { makePng } from '../../simulator/proxy-media';
+import { picturePng } from '../../simulator/png';
 import { isLoopbackUrl } from '../../simulator/proxy-notify';
 import type { Simulator } from '../../simulator/server';
 import { useSimulator } from './support/simulator';
 
 const IMAGING = '/proxy/imaging/v1/ai';
-const TINY_PNG = makePng(2, 2).toString('base64');
+const TINY_PNG = picturePng(2, 2).toString('base64');
 const IMAGE_URL = 'https://images.example.com/in.png';
 const PNG_SIGNATURE = '89504e470d0a1a0a';
 
