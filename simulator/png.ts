@@ -6,6 +6,8 @@
  */
 import { crc32, deflateSync } from 'node:zlib';
 
+import { seededRandom } from './chaos';
+
 export const PNG_SIGNATURE = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]);
 
 function u32(n: number): Buffer {
@@ -30,18 +32,6 @@ export function pngHeader(width: number, height: number): Buffer {
 
 export type Rgb = [number, number, number];
 
-/** A small deterministic generator (mulberry32): the same seed draws the same picture. */
-function random(seed: number): () => number {
-	let state = seed >>> 0;
-	return () => {
-		state = (state + 0x6d2b79f5) >>> 0;
-		let t = state;
-		t = Math.imul(t ^ (t >>> 15), t | 1);
-		t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-		return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-	};
-}
-
 const clamp = (value: number) => (value < 0 ? 0 : value > 255 ? 255 : value | 0);
 const mix = (a: Rgb, b: Rgb, t: number): Rgb => [a[0] + (b[0] - a[0]) * t, a[1] + (b[1] - a[1]) * t, a[2] + (b[2] - a[2]) * t];
 
@@ -51,7 +41,7 @@ const mix = (a: Rgb, b: Rgb, t: number): Rgb => [a[0] + (b[0] - a[0]) * t, a[1] 
  * make many keep them (see cloud-media.ts and proxy-images.ts).
  */
 export function picturePng(width: number, height: number, seed = 0, tint?: Rgb): Buffer {
-	const next = random(seed);
+	const next = seededRandom(seed); // the same seed draws the same picture
 	const top: Rgb = tint ?? [20 + next() * 60, 30 + next() * 80, 90 + next() * 120];
 	const horizon: Rgb = [230 + next() * 25, 120 + next() * 90, 60 + next() * 80];
 	const sun: Rgb = [255, 230 + next() * 25, 150 + next() * 60];
