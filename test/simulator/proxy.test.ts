@@ -15,6 +15,7 @@ import axios, { type AxiosInstance, type AxiosResponse } from 'axios';
 import { picturePng } from '../../simulator/png';
 import { isLoopbackUrl } from '../../simulator/proxy-notify';
 import type { Simulator } from '../../simulator/server';
+import { decodePng } from '../helpers/png';
 import { useSimulator } from './support/simulator';
 
 const IMAGING = '/proxy/imaging/v1/ai';
@@ -297,6 +298,10 @@ describe('image tasks', () => {
 		expect(file.status).toBe(200);
 		expect(file.headers['content-type']).toBe('image/png');
 		expect(Buffer.from(file.data).subarray(0, 8).toString('hex')).toBe(PNG_SIGNATURE);
+		// A picture to look at: 512×512 with many colours, not a tiny gradient.
+		const picture = decodePng(Buffer.from(file.data));
+		expect([picture.width, picture.height]).toEqual([512, 512]);
+		expect(picture.colours).toBeGreaterThan(1000);
 	});
 
 	test('a task goes CREATED → IN_PROGRESS → COMPLETED, generated only at the end', async () => {
