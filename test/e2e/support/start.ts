@@ -56,7 +56,7 @@ async function demoWorkflow(stack: HostStack): Promise<{ workflow: StoredWorkflo
 	return { workflow, label: `"${workflow.name}" (examples/${TEXT_TO_IMAGE_EXAMPLE} is not there yet)` };
 }
 
-/** "512×512 PNG, 52 KB" or "wav, 1.6 KB": what a saved file is, as far as its bytes say. */
+/** "512×512 PNG, 67 KB" or "WAV, 2 KB": what a saved file is, as far as its bytes say. */
 function describeFile(name: string, bytes: Buffer): string {
 	const size = bytes.length < 1024 ? `${bytes.length} bytes` : `${(bytes.length / 1024).toFixed(0)} KB`;
 	const dimensions = imageDimensions(bytes);
@@ -131,8 +131,8 @@ async function main(): Promise<void> {
 		out(`Running ${label} through n8n…`);
 		const execution = await stack.client.runWorkflow(workflow.id, { timeoutMs: 120000 });
 		if (execution.status === 'success') {
-			ok = true;
 			await printResult(execution, workflow, options);
+			ok = true;
 		} else out(`The demo workflow did not succeed: ${describeFailure(execution)}`);
 		if (!once) printLinks(stack, workflow, execution.id);
 	} catch (error) {
