@@ -3,7 +3,8 @@
  * temp folder (TMPDIR) is a fresh, empty one: what it prints, the picture it saves, the link to the
  * run in n8n, and that SIGINT to the pid it prints (or SIGTERM to npm itself) stops n8n, its task
  * runner, the simulator and every helper process, and leaves the temp folder empty; with --once,
- * that it prints no link that dies with it. Each test starts a real n8n of its own (about 20 s).
+ * that it prints no link that dies with it. Each test starts a real n8n of its own
+ * (15 to 35 s each here; the npm one also builds).
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
