@@ -5,7 +5,7 @@ module.exports = {
 	testEnvironment: 'node',
 	rootDir: __dirname,
 	roots: ['<rootDir>/test/e2e'],
-	testMatch: ['<rootDir>/test/e2e/e2e.test.ts'],
+	testMatch: ['<rootDir>/test/e2e/e2e.test.ts', '<rootDir>/test/e2e/demo.test.ts'],
 	transform: {
 		'^.+\\.ts$': ['ts-jest', { diagnostics: false }],
 	},

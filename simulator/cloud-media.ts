@@ -1,11 +1,11 @@
 /**
  * Cloud: the bytes of simulated output files and previews. Every file is a small but valid
- * instance of its format (clients may sniff magic numbers or hand the file to a decoder), and
+ * instance of its format (clients may sniff magic numbers or hand the file to a decoder; images
+ * are pictures a person can look at), and
  * every format also has a header-only variant for huge synthetic files that are streamed, never
  * held in memory.
  */
-import { crc32, deflateSync } from 'node:zlib';
-
+import { pngHeader, picturePng } from './png';
 import type { StoredBody } from './storage';
 import { syntheticStream } from './storage';
 
@@ -27,35 +27,22 @@ function u32(n: number): Buffer {
 	return b;
 }
 
-function pngChunk(type: string, data: Buffer): Buffer {
-	const typed = Buffer.concat([Buffer.from(type, 'ascii'), data]);
-	return Buffer.concat([u32(data.length), typed, u32(crc32(typed))]);
-}
+/** How many different pictures job outputs cycle through: each is drawn once and kept (about 50 KB). */
+const PICTURES = 16;
+const pictures = new Map<number, Buffer>();
 
-const PNG_SIGNATURE = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]);
-
-function pngHeader(width: number, height: number): Buffer {
-	const ihdr = Buffer.alloc(13);
-	ihdr.writeUInt32BE(width, 0);
-	ihdr.writeUInt32BE(height, 4);
-	ihdr.set([8, 2, 0, 0, 0], 8); // 8-bit RGB, deflate, no filter set, no interlace
-	return Buffer.concat([PNG_SIGNATURE, pngChunk('IHDR', ihdr)]);
-}
-
-/** A real RGB PNG: a gradient tinted by `seed`, so files of different jobs differ. */
-export function makePng(seed = 0, width = 8, height = 8): Buffer {
-	const rows: Buffer[] = [];
-	for (let y = 0; y < height; y++) {
-		const row = Buffer.alloc(1 + width * 3); // first byte: filter type 0
-		for (let x = 0; x < width; x++) {
-			row[1 + x * 3] = (x * 32 + seed) & 0xff;
-			row[2 + x * 3] = (y * 32 + seed * 7) & 0xff;
-			row[3 + x * 3] = (128 + seed * 13) & 0xff;
-		}
-		rows.push(row);
+/**
+ * A 512×512 PNG picture (see png.ts) chosen by `seed`, so files of neighbouring jobs differ; each
+ * variant is drawn once (about 15 ms), since a chaos run makes thousands of outputs.
+ */
+export function makePng(seed = 0): Buffer {
+	const variant = ((seed % PICTURES) + PICTURES) % PICTURES;
+	let png = pictures.get(variant);
+	if (!png) {
+		png = picturePng(512, 512, variant);
+		pictures.set(variant, png);
 	}
-	const idat = pngChunk('IDAT', deflateSync(Buffer.concat(rows)));
-	return Buffer.concat([pngHeader(width, height), idat, pngChunk('IEND', Buffer.alloc(0))]);
+	return png;
 }
 
 function jpegSegment(marker: number, payload: Buffer): Buffer {

@@ -13,6 +13,7 @@ import { CONTENT_TYPES, EXTENSIONS, makeJpeg, makePng, mediaBody, type MediaKind
 import type { ExecutionFailure, Job, NodeOutput } from './cloud-types';
 import { metadataPreviewFrame, previewFrame, textFrame } from './cloud-ws';
 import type { ResolvedOptions } from './context';
+import { picturePng } from './png';
 import type { SignedStorage } from './storage';
 
 export interface RunEnv {
@@ -61,7 +62,7 @@ function splitPrefix(prefix: unknown, fallback: string): { dir: string; base: st
 }
 
 const PREVIEW_JPEG = makeJpeg();
-const PREVIEW_PNG = makePng(99, 4, 4);
+const PREVIEW_PNG = picturePng(64, 64, 99);
 const PREVIEW_STEPS = 4;
 
 export async function runJob(job: Job, env: RunEnv): Promise<void> {

@@ -7,9 +7,9 @@
 import { randomUUID } from 'node:crypto';
 
 import type { AreaContext } from './context';
+import { picturePng } from './png';
 import { RESULT_URL_TTL_MS } from './storage';
 import type { Body } from './proxy-rules';
-import { makePng } from './proxy-media';
 import type { Notifier } from './proxy-notify';
 import type { TimerSet } from './proxy-timers';
 
@@ -193,7 +193,7 @@ export class ImageTasks {
 	private storeResult(task: ImageTask): string {
 		let png = this.pngs.get(task.kind);
 		if (!png) {
-			png = makePng(16, 16, TINTS[task.kind]);
+			png = picturePng(512, 512, 0, TINTS[task.kind]);
 			this.pngs.set(task.kind, png);
 		}
 		const key = `proxy/imaging/${task.kind}/${task.taskId}/result-0.png`;

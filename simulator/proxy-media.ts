@@ -1,40 +1,9 @@
 /**
- * Media proxy: tiny but real media bytes for generated results. Clients that sniff or decode outputs
- * (binary data MIME detection, WAV assembly) must see genuine formats, not placeholder text.
+ * Media proxy: small but real media bytes for generated results (images are drawn by png.ts).
+ * Clients that sniff or decode outputs (binary data MIME detection, WAV assembly) must see genuine
+ * formats, not placeholder text.
  */
-import { crc32, deflateSync } from 'node:zlib';
-
-const PNG_SIGNATURE = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]);
-
-function pngChunk(type: string, data: Buffer): Buffer {
-	const head = Buffer.alloc(8);
-	head.writeUInt32BE(data.length, 0);
-	head.write(type, 4, 'ascii');
-	const crc = Buffer.alloc(4);
-	crc.writeUInt32BE(crc32(Buffer.concat([head.subarray(4), data])), 0);
-	return Buffer.concat([head, data, crc]);
-}
-
-/** A valid RGB PNG of `width`×`height` with a diagonal gradient tinted by `rgb`. */
-export function makePng(width: number, height: number, rgb: [number, number, number] = [40, 120, 200]): Buffer {
-	const ihdr = Buffer.alloc(13);
-	ihdr.writeUInt32BE(width, 0);
-	ihdr.writeUInt32BE(height, 4);
-	ihdr[8] = 8; // bit depth
-	ihdr[9] = 2; // colour type: truecolour
-	const rowBytes = 1 + width * 3;
-	const raw = Buffer.alloc(rowBytes * height);
-	for (let y = 0; y < height; y++) {
-		for (let x = 0; x < width; x++) {
-			const shade = Math.round(((x + y) / Math.max(1, width + height - 2)) * 255);
-			const at = y * rowBytes + 1 + x * 3;
-			raw[at] = (rgb[0] + shade) & 0xff;
-			raw[at + 1] = (rgb[1] + shade) & 0xff;
-			raw[at + 2] = (rgb[2] + shade) & 0xff;
-		}
-	}
-	return Buffer.concat([PNG_SIGNATURE, pngChunk('IHDR', ihdr), pngChunk('IDAT', deflateSync(raw)), pngChunk('IEND', Buffer.alloc(0))]);
-}
+import { PNG_SIGNATURE } from './png';
 
 function mp4Box(type: string, payload: Buffer): Buffer {
 	const head = Buffer.alloc(8);

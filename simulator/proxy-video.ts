@@ -8,7 +8,8 @@ import { randomInt } from 'node:crypto';
 import type { AreaContext } from './context';
 import { RESULT_URL_TTL_MS } from './storage';
 import type { Body } from './proxy-rules';
-import { makeMp4, makePng } from './proxy-media';
+import { picturePng } from './png';
+import { makeMp4 } from './proxy-media';
 import type { Notifier } from './proxy-notify';
 import type { TimerSet } from './proxy-timers';
 
@@ -245,7 +246,7 @@ export class VideoTasks {
 	private storeCreation(task: VideoTask): VideoCreation {
 		const id = this.nextId();
 		const base = `proxy/video/${task.taskId}/${id}`;
-		this.cover ??= makePng(32, 18, [30, 30, 30]);
+		this.cover ??= picturePng(320, 180, 0, [30, 30, 30]);
 		this.ctx.storage.put(`${base}.mp4`, 'video/mp4', makeMp4(id));
 		this.ctx.storage.put(`${base}-cover.png`, 'image/png', this.cover);
 		return {

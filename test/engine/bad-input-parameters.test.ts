@@ -17,7 +17,7 @@ import type { ServerResponse } from 'node:http';
 import fc from 'fast-check';
 import type { INodeTypeDescription } from 'n8n-workflow';
 
-import { makePng } from '../../simulator/proxy-media';
+import { picturePng } from '../../simulator/png';
 import { EngineHarness } from '../harness/engine';
 import type { HarnessItem } from '../harness/items-node';
 import { RUNS, SEED, SWEEP_TIMEOUT_MS, recordFigures, tally, uncaughtError } from '../helpers/bad-input';
@@ -27,7 +27,7 @@ import { allowedValues, operationsOf, visibleFields, withField, type Field, type
 import { locator, ZIP } from '../helpers/registry-node';
 
 const IMAGE_URL = 'https://images.example.com/photo.png';
-const PNG = makePng(8, 8);
+const PNG = picturePng(8, 8);
 
 /** Values for required fields the description gives no usable default for, by field name. */
 const FILL: Parameters = {

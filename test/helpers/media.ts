@@ -4,13 +4,13 @@
  */
 import type { IDataObject } from 'n8n-workflow';
 
-import { makePng } from '../../simulator/proxy-media';
+import { picturePng } from '../../simulator/png';
 import { startSimulator, type Simulator, type SimulatorOptions } from '../../simulator/server';
 import { EngineHarness, type RunOptions } from '../harness/engine';
 import type { HarnessItem } from '../harness/items-node';
 
 export const IMAGE_URL = 'https://images.example.com/photo.png';
-export const PNG = makePng(8, 8);
+export const PNG = picturePng(8, 8);
 export const PNG_BASE64 = PNG.toString('base64');
 export const PNG_SIGNATURE = '89504e470d0a1a0a';
 

@@ -11,6 +11,7 @@ import axios, { type AxiosResponse } from 'axios';
 import WebSocket from 'ws';
 
 import type { Simulator } from '../../simulator/server';
+import { decodePng } from '../helpers/png';
 import { useSimulator } from './support/simulator';
 import { waitUntil } from '../helpers/wait';
 
@@ -422,7 +423,10 @@ describe('output files', () => {
 		const wav = await download(audio);
 		expect([wav.subarray(0, 4).toString(), wav.subarray(8, 12).toString()]).toEqual(['RIFF', 'WAVE']);
 
-		expect((await download(outputs['9'].images[0])).subarray(0, 8)).toEqual(PNG_SIGNATURE);
+		// A picture to look at: 512×512, many colours (not an 8×8 dot).
+		const picture = decodePng(await download(outputs['9'].images[0]));
+		expect([picture.width, picture.height]).toEqual([512, 512]);
+		expect(picture.colours).toBeGreaterThan(1000);
 	});
 
 	test('a batch of 2 gives two images; PreviewImage files have type temp', async () => {
@@ -437,6 +441,9 @@ describe('output files', () => {
 		const preview = job?.outputs['20'].images[0] as Record<string, unknown>;
 		expect(preview.type).toBe('temp');
 		expect((await download(preview)).subarray(0, 8)).toEqual(PNG_SIGNATURE);
+		// The two images of the batch are different pictures.
+		const [first, second] = await Promise.all((job?.outputs['9'].images as Array<Record<string, unknown>>).map((image) => download(image)));
+		expect(first!.equals(second!)).toBe(false);
 		const asOutput = await api('GET', '/api/view', undefined, sim.apiKey, { filename: String(preview.filename) });
 		expect(asOutput.status).toBe(404);
 	});

@@ -12,13 +12,14 @@ import { promisify } from 'node:util';
 
 import axios, { type AxiosInstance, type AxiosResponse } from 'axios';
 
-import { makePng } from '../../simulator/proxy-media';
+import { picturePng } from '../../simulator/png';
 import { isLoopbackUrl } from '../../simulator/proxy-notify';
 import type { Simulator } from '../../simulator/server';
+import { decodePng } from '../helpers/png';
 import { useSimulator } from './support/simulator';
 
 const IMAGING = '/proxy/imaging/v1/ai';
-const TINY_PNG = makePng(2, 2).toString('base64');
+const TINY_PNG = picturePng(2, 2).toString('base64');
 const IMAGE_URL = 'https://images.example.com/in.png';
 const PNG_SIGNATURE = '89504e470d0a1a0a';
 
@@ -297,6 +298,10 @@ describe('image tasks', () => {
 		expect(file.status).toBe(200);
 		expect(file.headers['content-type']).toBe('image/png');
 		expect(Buffer.from(file.data).subarray(0, 8).toString('hex')).toBe(PNG_SIGNATURE);
+		// A picture to look at: 512×512 with many colours, not a tiny gradient.
+		const picture = decodePng(Buffer.from(file.data));
+		expect([picture.width, picture.height]).toEqual([512, 512]);
+		expect(picture.colours).toBeGreaterThan(1000);
 	});
 
 	test('a task goes CREATED → IN_PROGRESS → COMPLETED, generated only at the end', async () => {

@@ -1,5 +1,6 @@
 import { declaredFileBytes, extensionFor, imageDimensions, mimeTypeForExtension, sniffMimeType } from '../../nodes/shared/file-types';
-import { makeMp4, makePng, wavHeader } from '../../simulator/proxy-media';
+import { picturePng } from '../../simulator/png';
+import { makeMp4, wavHeader } from '../../simulator/proxy-media';
 
 const bytes = (...values: number[]) => Buffer.from(values);
 const text = (value: string, pad = 16) => Buffer.concat([Buffer.from(value, 'latin1'), Buffer.alloc(pad)]);
@@ -15,7 +16,7 @@ describe('sniffMimeType', () => {
 		['FLAC', text('fLaC'), 'audio/flac'],
 		['M4A', Buffer.concat([bytes(0, 0, 0, 0x20), Buffer.from('ftypM4A ')]), 'audio/mp4'],
 		['MP4', makeMp4('x'), 'video/mp4'],
-		['PNG', makePng(2, 2), 'image/png'],
+		['PNG', picturePng(2, 2), 'image/png'],
 		['JPEG', bytes(0xff, 0xd8, 0xff, 0xe0), 'image/jpeg'],
 		['GIF', text('GIF89a'), 'image/gif'],
 		['WebP', Buffer.concat([Buffer.from('RIFF'), bytes(0, 0, 0, 0), Buffer.from('WEBPVP8 ')]), 'image/webp'],
@@ -43,7 +44,7 @@ describe('extensions', () => {
 
 describe('imageDimensions', () => {
 	it('reads PNG, GIF and JPEG sizes', () => {
-		expect(imageDimensions(makePng(31, 7))).toEqual({ width: 31, height: 7 });
+		expect(imageDimensions(picturePng(31, 7))).toEqual({ width: 31, height: 7 });
 		const gif = text('GIF89a', 0);
 		expect(imageDimensions(Buffer.concat([gif, bytes(0x40, 0x01, 0xf0, 0x00)]))).toEqual({ width: 320, height: 240 });
 		// SOI, an APP0 segment, then SOF0 with height 600 and width 800.

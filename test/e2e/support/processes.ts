@@ -66,6 +66,11 @@ export function onInterrupt(cleanup: () => Promise<void>): () => void {
 	return () => cleanups.delete(cleanup);
 }
 
+/** Whether an interrupt (Ctrl-C, SIGTERM, SIGHUP) is stopping this process. */
+export function interrupted(): boolean {
+	return shuttingDown;
+}
+
 /** Deletes `folder` when this process exits, whatever the reason (unless removed before). */
 export function removeOnExit(folder: string): () => void {
 	installExitHooks();
