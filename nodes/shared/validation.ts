@@ -7,6 +7,8 @@
 import type { IDataObject, INode } from 'n8n-workflow';
 import { NodeOperationError } from 'n8n-workflow';
 
+import { pathSegmentProblem } from './path-segment';
+
 /** The part of an n8n context the checks need (any execute or load-options context fits). */
 export interface CheckContext {
 	getNode(): INode;
@@ -23,6 +25,14 @@ export function isRecord(value: unknown): value is Record<string, unknown> {
  */
 export function ownValue<T>(record: Record<string, T>, key: string): T | undefined {
 	return Object.hasOwn(record, key) ? record[key] : undefined;
+}
+
+/** An id typed into `field` that goes into a URL path as one segment (see `path-segment.ts`). */
+export function pathSegmentText(context: CheckContext, itemIndex: number, field: string, value: unknown): string {
+	const id = requiredText(context, itemIndex, field, value);
+	const problem = pathSegmentProblem(id);
+	if (problem) throw invalidField(context, itemIndex, field, `${problem} (got ${quoted(id)})`);
+	return id;
 }
 
 /** A plain object (a parsed JSON object, an object literal): not a Buffer, stream or other class instance. */

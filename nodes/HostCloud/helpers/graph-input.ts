@@ -11,6 +11,7 @@ import { errorForItem } from '../../shared/items';
 import { notForTools, runsAsTool } from '../../shared/tool-use';
 import { hostCloudServer } from '../../shared/transport';
 import { checkedField, checkedOrDefault, fieldProperty, type FieldDefinition } from '../../shared/fields';
+import { pathSegmentProblem } from '../../shared/path-segment';
 import { ownValue } from '../../shared/validation';
 import {
 	applyInputOverrides,
@@ -307,6 +308,14 @@ export async function submitWorkflow(
 		throw errorForItem(context, error, itemIndex);
 	}
 	const promptId = answer?.prompt_id;
+	if (typeof promptId === 'string' && pathSegmentProblem(promptId)) {
+		throw operationError(
+			context,
+			itemIndex,
+			`The service accepted the workflow but its prompt_id ${pathSegmentProblem(promptId)}, so the job cannot be followed`,
+			'Check the queue (Queue → Get): the job may be there. This answer is a fault of the service.',
+		);
+	}
 	if (typeof promptId !== 'string' || promptId === '') {
 		throw operationError(
 			context,

@@ -1,7 +1,7 @@
 /** The prompt_id parameter of operations about one job, and reading it safely. */
 import type { IExecuteFunctions, INodeProperties } from 'n8n-workflow';
 
-import { invalidField, quoted, requiredText } from '../../shared/validation';
+import { invalidField, pathSegmentText, quoted, requiredText } from '../../shared/validation';
 
 export const PROMPT_ID_FIELD = 'Prompt ID';
 
@@ -30,5 +30,6 @@ export function readPromptId(context: IExecuteFunctions, itemIndex: number): str
 			'A prompt_id is made of letters, digits and dashes, like 6f1c2a9e-0b7d-4c52-9a57-2f0c3d1e8b44. Submit answers it as prompt_id.',
 		);
 	}
-	return promptId;
+	// The pattern lets "." and ".." through: they would name another path.
+	return pathSegmentText(context, itemIndex, PROMPT_ID_FIELD, promptId);
 }

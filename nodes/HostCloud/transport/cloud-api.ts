@@ -12,6 +12,7 @@
 import type { IDataObject, IExecuteFunctions, ILoadOptionsFunctions } from 'n8n-workflow';
 
 import type { CloudServer } from '../../../credentials/cloud-server';
+import { pathSegment } from '../../shared/path-segment';
 import { hostCloudServer, hostRequest, hostRequestFull, type HostResponse } from '../../shared/transport';
 
 type CloudContext = IExecuteFunctions | ILoadOptionsFunctions;
@@ -62,7 +63,7 @@ export async function submitPrompt(context: IExecuteFunctions, body: SubmitBody,
 
 /** GET /api/job/{prompt_id}/status: `{status}`. */
 export async function readJobStatus(context: IExecuteFunctions, promptId: string, options: CallFor = {}): Promise<IDataObject> {
-	const path = `/api/job/${encodeURIComponent(promptId)}/status`;
+	const path = `/api/job/${pathSegment(promptId)}/status`;
 	return await hostRequest<IDataObject>(
 		context,
 		'hostCloudApi',
@@ -72,7 +73,7 @@ export async function readJobStatus(context: IExecuteFunctions, promptId: string
 
 /** GET /api/jobs/{prompt_id}: the job record (the real service lists `outputs` there once the job is over). */
 export async function readJobRecord(context: IExecuteFunctions, promptId: string, options: CallFor = {}): Promise<IDataObject> {
-	const path = `/api/jobs/${encodeURIComponent(promptId)}`;
+	const path = `/api/jobs/${pathSegment(promptId)}`;
 	const action = `reading the outputs of job ${promptId}`;
 	return await hostRequest<IDataObject>(
 		context,
@@ -117,7 +118,7 @@ export async function interruptJob(context: IExecuteFunctions, promptId: string,
 
 /** GET /api/history/{prompt_id} (self-hosted): `{[prompt_id]: entry}` once the job is over, `{}` before. */
 export async function readHistory(context: IExecuteFunctions, promptId: string, options: CallFor = {}): Promise<IDataObject> {
-	const path = `/api/history/${encodeURIComponent(promptId)}`;
+	const path = `/api/history/${pathSegment(promptId)}`;
 	const action = `reading the history of job ${promptId}`;
 	return await hostRequest<IDataObject>(
 		context,

@@ -9,6 +9,7 @@
 import type { IDataObject, IExecuteFunctions, INodeExecutionData } from 'n8n-workflow';
 import { NodeOperationError } from 'n8n-workflow';
 
+import { pathSegmentProblem } from '../../shared/path-segment';
 import { resumeUrlSecrets } from '../../shared/redaction';
 import { normaliseTask, type NormalisedTask } from '../../shared/task-status';
 import { notForTools, runsAsTool } from '../../shared/tool-use';
@@ -99,6 +100,18 @@ export async function runTask<Body extends IDataObject>(
 		secrets: webhookWait ? resumeUrlSecrets(webhookWait.resumeUrl) : undefined,
 	});
 	const submitted = taskOf(context, itemIndex, answer, `The service accepted the ${spec.label} but its answer has no task ID and status`);
+	// The id goes into the status path: one that cannot be a path segment is never sent.
+	const unusableId = pathSegmentProblem(submitted.task_id);
+	if (unusableId) {
+		throw new NodeOperationError(
+			context.getNode(),
+			`The service accepted the ${spec.label} but its task ID ${unusableId}, so its status cannot be read`,
+			{
+				itemIndex,
+				description: 'The task may run all the same: check it on the service. This answer is a fault of the service.',
+			},
+		);
+	}
 	const extra: IDataObject = {};
 	if (spec.kind === 'video' && typeof answer === 'object' && answer !== null) {
 		for (const field of VIDEO_SUBMIT_FIELDS) {

@@ -12,6 +12,7 @@ import type { IDataObject, IExecuteFunctions, IWebhookFunctions } from 'n8n-work
 
 import { errorForItem } from '../../shared/items';
 import { multipartBody } from '../../shared/multipart';
+import { pathSegment } from '../../shared/path-segment';
 import { pause } from '../../shared/pause';
 import { discardBody, IdleTimeoutError } from '../../shared/streams';
 import { hostRequest, hostRequestFull } from '../../shared/transport';
@@ -188,7 +189,7 @@ export type StatusContext = IExecuteFunctions | IWebhookFunctions;
 
 /** The GET path of a task's status, also shown in outputs and messages. */
 export function taskStatusPath(task: TaskRef): string {
-	const id = encodeURIComponent(task.taskId);
+	const id = pathSegment(task.taskId);
 	return task.kind === 'image' ? `${IMAGING}/${task.taskType}/${id}` : `/proxy/video/tasks/${id}/creations`;
 }
 

@@ -2,7 +2,7 @@
  * The ids of area B, checked before they go into a path: publisher ids (lower case, like a
  * username), node ids, version ids, and semantic version numbers.
  */
-import { type CheckContext, invalidField, quoted, requiredText } from '../../shared/validation';
+import { type CheckContext, invalidField, pathSegmentText, quoted, requiredText } from '../../shared/validation';
 
 /** semver.org's grammar: MAJOR.MINOR.PATCH, optional pre-release and build parts, no leading zeros. */
 const SEMANTIC_VERSION =
@@ -26,7 +26,7 @@ export function semanticVersion(context: CheckContext, itemIndex: number, field:
 
 /** A publisher id: lower case, like a username, with no spaces or slashes. */
 export function publisherId(context: CheckContext, itemIndex: number, field: string, value: unknown): string {
-	const id = requiredText(context, itemIndex, field, value);
+	const id = pathSegmentText(context, itemIndex, field, value);
 	if (id !== id.toLowerCase()) {
 		throw invalidField(
 			context,
@@ -50,7 +50,7 @@ export function publisherId(context: CheckContext, itemIndex: number, field: str
 
 /** A node or version id that goes into a path: present, one word, no slashes. */
 export function pathId(context: CheckContext, itemIndex: number, field: string, value: unknown): string {
-	const id = requiredText(context, itemIndex, field, value);
+	const id = pathSegmentText(context, itemIndex, field, value);
 	if (/[\s/]/.test(id)) throw invalidField(context, itemIndex, field, `must not contain spaces or "/" (got ${quoted(id)})`);
 	return id;
 }

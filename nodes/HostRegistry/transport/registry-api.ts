@@ -8,6 +8,7 @@
 import type { IDataObject, IExecuteFunctions, ILoadOptionsFunctions } from 'n8n-workflow';
 import { NodeApiError } from 'n8n-workflow';
 
+import { pathSegment } from '../../shared/path-segment';
 import { hostRequest } from '../../shared/transport';
 
 /** Publisher, Node and NodeVersion as the spec names them: passed on to the user as answered. */
@@ -34,7 +35,7 @@ type RegistryContext = IExecuteFunctions | ILoadOptionsFunctions;
 
 /** A registry path from its segments, each encoded. */
 export function registryPath(...segments: string[]): string {
-	return `/${segments.map((segment) => encodeURIComponent(segment)).join('/')}`;
+	return `/${segments.map(pathSegment).join('/')}`;
 }
 
 const nodePath = (publisherId: string, nodeId: string): string => registryPath('publishers', publisherId, 'nodes', nodeId);

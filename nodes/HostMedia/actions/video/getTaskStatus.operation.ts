@@ -3,7 +3,7 @@ import { updateDisplayOptions } from 'n8n-workflow';
 
 import { describeToolAnswer } from '../../../shared/tool-result';
 import { toolDescriptionProperty } from '../../../shared/tool-use';
-import { requiredText } from '../../../shared/validation';
+import { pathSegmentText } from '../../../shared/validation';
 import { taskStatus } from '../../helpers/task';
 import { statusWaitProperties } from '../../helpers/wait-parameters';
 
@@ -27,6 +27,6 @@ export const description = updateDisplayOptions({ show: { resource: ['video'], o
 
 /** GET /proxy/video/tasks/{task_id}/creations: state, failure code and the finished videos. */
 export async function execute(this: IExecuteFunctions, itemIndex: number): Promise<INodeExecutionData[]> {
-	const taskId = requiredText(this, itemIndex, 'Task ID', this.getNodeParameter('taskId', itemIndex, ''));
+	const taskId = pathSegmentText(this, itemIndex, 'Task ID', this.getNodeParameter('taskId', itemIndex, ''));
 	return await taskStatus(this, itemIndex, { task: { kind: 'video', taskId }, taskType: 'video', label: 'video task' });
 }
