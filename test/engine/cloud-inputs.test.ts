@@ -426,3 +426,31 @@ describe('names that every object already carries are names like any other', () 
 		},
 	);
 });
+
+describe('values of another type from expressions or AI agents', () => {
+	test('a number or true/false into a text input is sent as that text', async () => {
+		const result = await run({ inputOverrides: { values: [{ nodeId: '6', inputName: 'text', value: '={{ 42 }}' }] } });
+		expect(result.status).toBe('success');
+		const prompt = JSON.parse(cloud.sim.requestsTo('POST', '/api/prompt')[0]!.body).prompt as Graph;
+		expect(prompt['6']!.inputs.text).toBe('42');
+	});
+
+	test.each([
+		[
+			'a two-element list into a text input (it would be a link)',
+			'6',
+			'text',
+			'={{ ["4", 0] }}',
+			'needs text, and a list was given (["4",0])',
+		],
+		['an object into a number input', '3', 'steps', '={{ { "n": 30 } }}', 'needs a number, and an object was given ({"n":30})'],
+		['true/false into a number input', '3', 'steps', '={{ true }}', 'needs a number, and a boolean was given (true)'],
+	])('%s is refused by name, nothing sent', async (_what, nodeId, inputName, value, words) => {
+		const result = await run({ inputOverrides: { values: [{ nodeId, inputName, value }] } });
+		expect(result.error('Node')?.message).toMatch(
+			new RegExp(`^Set Inputs \\(entry 1\\): input "${inputName}" of node "${nodeId}" \\(\\w+\\) `),
+		);
+		expect(result.error('Node')?.message).toContain(words);
+		expectNothingSent();
+	});
+});

@@ -89,7 +89,17 @@ describe('setting inputs', () => {
 		expect(coerceInputValue(undefined, '42')).toEqual({ value: 42 });
 		expect(coerceInputValue(undefined, 'false')).toEqual({ value: false });
 		expect(coerceInputValue(undefined, 'hello')).toEqual({ value: 'hello' });
-		expect(coerceInputValue('text', 7)).toEqual({ value: 7 });
+		// Values that are not text (from expressions or AI agents) keep the input's kind, or are refused.
+		expect(coerceInputValue('text', 7)).toEqual({ value: '7' });
+		expect(coerceInputValue('text', true)).toEqual({ value: 'true' });
+		expect(coerceInputValue(20, 7)).toEqual({ value: 7 });
+		expect(coerceInputValue(undefined, 7)).toEqual({ value: 7 });
+		expect(coerceInputValue('text', ['4', 0])).toEqual({ problem: 'a list was given (["4",0])' });
+		expect(coerceInputValue(undefined, ['4', 0])).toEqual({ problem: 'a list was given (["4",0])' });
+		expect(coerceInputValue(20, true)).toEqual({ problem: 'a boolean was given (true)' });
+		expect(coerceInputValue(true, 1)).toEqual({ problem: 'a number was given (1)' });
+		expect(coerceInputValue('text', { a: 1 })).toEqual({ problem: 'an object was given ({"a":1})' });
+		expect(coerceInputValue({ __value__: ['a'] }, { __value__: ['b'] })).toEqual({ value: { __value__: ['b'] } });
 	});
 
 	test('overrides apply in order and name the entry at fault', () => {
@@ -306,7 +316,9 @@ describe('dropdowns of the editor', () => {
 	});
 
 	test('a workflow that cannot be read says why', async () => {
-		await expect(getWorkflowNodes.call(context({ workflow: '{"3": {' }))).rejects.toThrow(/^Workflow is not valid JSON.*list the workflow's nodes here/);
+		await expect(getWorkflowNodes.call(context({ workflow: '{"3": {' }))).rejects.toThrow(
+			/^Workflow is not valid JSON.*list the workflow's nodes here/,
+		);
 		await expect(getNodeInputs.call(context({ workflow: '={{ $json.graph }}', '&nodeId': '3' }))).rejects.toThrow(
 			/comes from an expression/,
 		);

@@ -123,7 +123,7 @@ export interface InputOverride {
  * and true/false stay booleans, so "30" sets steps to 30, not to the text "30".
  */
 export function coerceInputValue(current: unknown, value: unknown): { value: unknown } | { problem: string } {
-	if (typeof value !== 'string') return { value };
+	if (typeof value !== 'string') return coerceNonText(current, value);
 	const text = value.trim();
 	if (typeof current === 'number' || (current === undefined && /^-?\d+(\.\d+)?([eE][-+]?\d+)?$/.test(text))) {
 		const number = Number(text);
@@ -136,6 +136,32 @@ export function coerceInputValue(current: unknown, value: unknown): { value: unk
 		return { problem: `"${value}" is not true or false` };
 	}
 	return { value };
+}
+
+/** The kind of value an input holds, in a user's words. */
+const kindOf = (value: unknown): string =>
+	Array.isArray(value)
+		? 'a list'
+		: value === null
+			? 'null'
+			: typeof value === 'object'
+				? 'an object'
+				: typeof value === 'string'
+					? 'text'
+					: `a ${typeof value}`;
+
+/**
+ * A value from an expression (or an AI agent) that is not text: a number or true/false into a text
+ * input becomes that text; a list or object only goes where the input holds one already (in the
+ * API format a two-element list is a link to another node); other mixes are refused.
+ */
+function coerceNonText(current: unknown, value: unknown): { value: unknown } | { problem: string } {
+	const structured = (v: unknown) => Array.isArray(v) || (typeof v === 'object' && v !== null);
+	if (typeof current === 'string' && (typeof value === 'number' || typeof value === 'boolean')) return { value: String(value) };
+	if (current === undefined ? !structured(value) : structured(current) === structured(value) && typeof current === typeof value) {
+		return { value };
+	}
+	return { problem: `${kindOf(value)} was given (${JSON.stringify(value)?.slice(0, 40) ?? String(value)})` };
 }
 
 /** Names n8n removes from the objects it sends (it guards against prototype pollution). */
@@ -168,7 +194,7 @@ export function applyInputOverrides(graph: WorkflowGraph, overrides: InputOverri
 		const coerced = coerceInputValue(current, override.value);
 		if ('problem' in coerced) {
 			return {
-				message: `${where}: input "${inputName}" of node "${nodeId}" (${node.class_type}) needs a ${typeof current === 'boolean' ? 'true/false value' : 'number'}, and ${coerced.problem}`,
+				message: `${where}: input "${inputName}" of node "${nodeId}" (${node.class_type}) needs ${typeof current === 'boolean' ? 'a true/false value' : current === undefined ? 'a single value' : kindOf(current)}, and ${coerced.problem}`,
 			};
 		}
 		node.inputs[inputName] = coerced.value;
