@@ -35,6 +35,8 @@ export class SignedStorage {
 	readonly uploads: Upload[] = [];
 	/** Keys a PUT has been tried on: the chaos upload faults strike a signed upload URL's first try only. */
 	private readonly triedUploads = new Set<string>();
+	/** How many downloads of each key the chaos faults cut short: a client that gives up must have met them on every try. */
+	readonly cutDownloads = new Map<string, number>();
 	private readonly secret = 'sim-storage-signing-secret';
 
 	constructor(
@@ -64,6 +66,7 @@ export class SignedStorage {
 		this.objects.clear();
 		this.uploads.length = 0;
 		this.triedUploads.clear();
+		this.cutDownloads.clear();
 	}
 
 	/** Keys may hold slashes, so the storage host routes by prefix rather than through a Router. */
@@ -94,7 +97,10 @@ export class SignedStorage {
 		}
 		const object = this.objects.get(key);
 		if (!object) return sendText(res, 404, 'NoSuchKey');
-		if (req.method === 'GET' && this.faults.chaos?.roll('storageReset')) return serveCutShort(res, object);
+		if (req.method === 'GET' && this.faults.chaos?.roll('storageReset')) {
+			this.cutDownloads.set(key, (this.cutDownloads.get(key) ?? 0) + 1);
+			return serveCutShort(res, object);
+		}
 		serveStored(req, res, object);
 	}
 
