@@ -315,7 +315,10 @@ export class N8nClient {
 		for (;;) {
 			try {
 				last = await this.getExecution(id);
-				if (wanted.has(last.status)) return last;
+				// n8n 1.123 can mark an execution successful a moment before its data is saved ("Found
+				// successful execution where data is empty stringified array"): read it again then.
+				const dataNotSaved = last.status === 'success' && Object.keys(last.runData).length === 0;
+				if (wanted.has(last.status) && !dataNotSaved) return last;
 			} catch (error) {
 				// Right after the run starts the execution may not be saved yet.
 				if (!(error instanceof N8nApiError && error.status === 404)) throw error;
