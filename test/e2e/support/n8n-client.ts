@@ -368,7 +368,9 @@ export class N8nClient {
 
 	/** Ids of the workflow's executions so far (for waitForNewExecution). */
 	async executionIds(workflowId: string): Promise<Set<string>> {
-		return new Set((await this.listExecutions(workflowId)).map((execution) => execution.id));
+		// As many as n8n lists (100): with its default 20, an older execution past the 20th counted as new
+		// for a caller that lists more (the queue-mode trigger case failed on it once).
+		return new Set((await this.listExecutions(workflowId, { limit: 100 })).map((execution) => execution.id));
 	}
 
 	/** Executions of a workflow, newest first (without run data); n8n lists 20 unless `limit` (at most 100) says otherwise. */
