@@ -8,7 +8,7 @@ import type { IBinaryData, IExecuteFunctions, IN8nHttpFullResponse, IWebhookFunc
 import { NodeOperationError } from 'n8n-workflow';
 
 import { extensionFor, mimeTypeForExtension, sniffMimeType, SNIFF_BYTES } from './file-types';
-import { networkFailureInWords } from './network-failure';
+import { isRedirectLoop, networkFailureInWords } from './network-failure';
 import { pauseBeforeRetry, RETRY_DELAYS_MS } from './retry';
 import { discardBody, isAsyncIterable, peek, readableClassOf, readableFrom } from './streams';
 
@@ -230,16 +230,6 @@ function capitalised(text: string): string {
 }
 
 /** A failed transfer in words (never a raw code: see network-failure.ts). */
-/** Whether a request failed because its redirects went on and on (axios and follow-redirects say so by code). */
-function isRedirectLoop(error: unknown): boolean {
-	for (let cause = error as { code?: unknown; cause?: unknown; message?: unknown } | undefined, depth = 0; cause && depth < 5; depth++) {
-		if (cause.code === 'ERR_FR_TOO_MANY_REDIRECTS' || /maximum number of redirects exceeded/i.test(String(cause.message ?? '')))
-			return true;
-		cause = cause.cause as typeof cause;
-	}
-	return false;
-}
-
 function transferProblem(cause: unknown, options: DownloadOptions): string {
 	return networkFailureInWords(cause, options.source ?? 'the storage host', options.timeoutMs ?? DOWNLOAD_TIMEOUT_MS);
 }

@@ -52,6 +52,12 @@ export function isNetworkFailure(error: unknown): boolean {
 	return codes.some((code) => code.startsWith('E')) || /timeout|timed out|aborted|socket hang up|\bE[A-Z]{4,}\b/.test(text);
 }
 
+/** Whether a request failed because its redirects went on and on (a loop): the host's answer, not a network failure. */
+export function isRedirectLoop(error: unknown): boolean {
+	const { codes, text } = signals(error);
+	return codes.includes('ERR_FR_TOO_MANY_REDIRECTS') || /maximum number of redirects exceeded/i.test(text);
+}
+
 /** Just the words of networkFailure. */
 export const networkFailureInWords = (error: unknown, who: string, timeoutMs?: number): string =>
 	networkFailure(error, who, timeoutMs).words;
