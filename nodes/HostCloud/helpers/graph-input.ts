@@ -308,11 +308,12 @@ export async function submitWorkflow(
 		throw errorForItem(context, error, itemIndex);
 	}
 	const promptId = answer?.prompt_id;
-	if (typeof promptId === 'string' && pathSegmentProblem(promptId)) {
+	const unusableId = typeof promptId === 'string' ? pathSegmentProblem(promptId) : undefined;
+	if (unusableId) {
 		throw operationError(
 			context,
 			itemIndex,
-			`The service accepted the workflow but its prompt_id ${pathSegmentProblem(promptId)}, so the job cannot be followed`,
+			`The service accepted the workflow but its prompt_id ${unusableId}, so the job cannot be followed`,
 			'Check the queue (Queue → Get): the job may be there. This answer is a fault of the service.',
 		);
 	}
