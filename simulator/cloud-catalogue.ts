@@ -22,8 +22,9 @@ export interface NodeDefinition {
 	python_module: string;
 	category: string;
 	output_node: boolean;
-	deprecated: boolean;
-	experimental: boolean;
+	/** Only nodes of the newer node API carry these two (the classic ones, as the upstream server sends them, do not). */
+	deprecated?: boolean;
+	experimental?: boolean;
 	/** Partner nodes (calling external AI services) carry this flag. */
 	api_node?: boolean;
 }
@@ -83,9 +84,8 @@ function define(name: string, p: DefinitionParts): NodeDefinition {
 		python_module: p.module ?? 'nodes',
 		category: p.category,
 		output_node: p.outputNode ?? false,
-		deprecated: false,
-		experimental: false,
 	};
+	if (p.module && p.module !== 'nodes') Object.assign(def, { deprecated: false, experimental: false });
 	if (p.optional) {
 		def.input.optional = p.optional;
 		def.input_order.optional = Object.keys(p.optional);
@@ -169,7 +169,17 @@ export function buildCatalogue(inputFiles: string[] = []): Record<string, NodeDe
 			display: 'Save Image',
 			category: 'image',
 			description: 'Saves the input images to your output directory.',
-			required: { images: ['IMAGE'], filename_prefix: text('ComfyUI') },
+			required: {
+				images: ['IMAGE', { tooltip: 'The images to save.' }],
+				filename_prefix: [
+					'STRING',
+					{
+						default: 'ComfyUI',
+						tooltip:
+							'The prefix for the file to save. This may include formatting information such as %date:yyyy-MM-dd% or %Empty Latent Image.width% to include values from nodes.',
+					},
+				],
+			},
 			hidden: PROMPT_HIDDEN,
 			outputNode: true,
 		}),
@@ -180,6 +190,35 @@ export function buildCatalogue(inputFiles: string[] = []): Record<string, NodeDe
 			required: { images: ['IMAGE'] },
 			hidden: PROMPT_HIDDEN,
 			outputNode: true,
+		}),
+		// Model-free image nodes, defined as the upstream server defines them (test/fixtures/real-server/reads.json).
+		define('EmptyImage', {
+			display: 'EmptyImage',
+			category: 'image',
+			description: '',
+			required: {
+				width: int(512, 1, 16384, { step: 1 }),
+				height: int(512, 1, 16384, { step: 1 }),
+				batch_size: int(1, 1, 4096),
+				color: int(0, 0, 16777215, { step: 1, display: 'color' }),
+			},
+			output: ['IMAGE'],
+		}),
+		define('ImageBlur', {
+			display: 'Image Blur',
+			category: 'image/postprocessing',
+			description: '',
+			required: { image: ['IMAGE', {}], blur_radius: int(1, 1, 31, { step: 1 }), sigma: float(1, 0.1, 10, 0.1) },
+			output: ['IMAGE'],
+			module: 'comfy_extras.nodes_post_processing',
+		}),
+		define('SaveImageWebsocket', {
+			display: 'SaveImageWebsocket',
+			category: 'api/image',
+			description: '',
+			required: { images: ['IMAGE'] },
+			outputNode: true,
+			module: 'custom_nodes.websocket_image_save',
 		}),
 		define('LoadImage', {
 			display: 'Load Image',

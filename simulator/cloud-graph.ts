@@ -1,7 +1,9 @@
 /**
  * Cloud: validation of a submitted workflow graph (API format: node id → {class_type, inputs},
  * links as [node id, output index]) against the catalogue, and the order the runner executes it in.
- * Errors name the node, its class and the input, so a 400 tells the user what to fix.
+ * A refusal is worded as the upstream server words it (test/fixtures/real-server/refused.*.json):
+ * each error's message is only its kind ("Value not in list"); the input, the value given and what
+ * is allowed are in its details and extra_info.
  */
 import type { InputSpec, NodeDefinition } from './cloud-catalogue';
 import { isPlainObject } from './core';
@@ -59,7 +61,7 @@ function checkEnvelope(body: unknown): Step<Record<string, unknown>> {
 	if (!isPlainObject(body)) return { failure: fail('invalid_prompt', "The request body must be a JSON object with a 'prompt' field.") };
 	if (body.prompt === undefined) {
 		if (looksLikeUi(body)) return { failure: fail('invalid_prompt', uiMessage) };
-		return { failure: fail('no_prompt', "The request body has no 'prompt': send the workflow graph in API format as prompt.") };
+		return { failure: fail('no_prompt', 'No prompt provided') };
 	}
 	if (looksLikeUi(body.prompt)) return { failure: fail('invalid_prompt', uiMessage) };
 	if (!isPlainObject(body.prompt)) {
@@ -74,103 +76,119 @@ function checkNodes(prompt: Record<string, unknown>, catalogue: Catalogue): Step
 	if (ids.length === 0) return { failure: fail('prompt_no_outputs', 'The prompt has no nodes.') };
 	for (const id of ids) {
 		const problem = nodeShapeProblem(id, prompt[id], catalogue);
-		if (problem) return { failure: fail('invalid_prompt', problem) };
+		if (problem) return { failure: fail('invalid_prompt', problem.message, {}, problem.details) };
 	}
 	return { value: prompt as unknown as Graph };
 }
 
-function nodeShapeProblem(id: string, node: unknown, catalogue: Catalogue): string | undefined {
-	if (!isPlainObject(node)) return `Node ${id} must be an object with class_type and inputs.`;
-	if (typeof node.class_type !== 'string' || node.class_type === '') {
-		return `Node ${id} has no class_type: every node needs class_type (the node type name) and inputs.`;
+/** What is wrong with one entry of the prompt, in upstream's words (details: which node). */
+function nodeShapeProblem(id: string, node: unknown, catalogue: Catalogue): { message: string; details: string } | undefined {
+	const details = `Node ID '#${id}'`;
+	if (!isPlainObject(node) || typeof node.class_type !== 'string' || node.class_type === '') {
+		return { message: 'Cannot execute because a node is missing the class_type property.', details };
 	}
-	if (!isPlainObject(node.inputs)) return `Node ${id} (${node.class_type}) has no inputs object.`;
+	if (!isPlainObject(node.inputs)) return { message: `Node ${id} (${node.class_type}) has no inputs object.`, details };
 	if (!Object.hasOwn(catalogue, node.class_type)) {
-		return `Node ${id}: class_type '${node.class_type}' is not a known node type (GET /api/object_info lists the available ones).`;
+		return { message: `Cannot execute because node ${node.class_type} does not exist.`, details };
 	}
 	return undefined;
 }
 
-function inputError(type: string, message: string, inputName: string, details = ''): InputError {
-	return { type, message, details, extra_info: { input_name: inputName } };
+function inputError(type: string, message: string, details: string, extraInfo: Record<string, unknown>): InputError {
+	return { type, message, details, extra_info: extraInfo };
+}
+
+/** Python's repr of a list of names, as the upstream server prints allowed values. */
+const pythonList = (values: string[]) => `[${values.map((v) => `'${v}'`).join(', ')}]`;
+
+/** A link the validator cannot follow fails as upstream's does: with the Python exception it raised. */
+function exceptionDuringValidation(exceptionType: string, details: string): InputError {
+	return inputError('exception_during_validation', 'Exception when validating node', details, {
+		exception_type: exceptionType,
+		traceback: ['  File "execution.py", in validate_inputs\n'],
+	});
 }
 
 /** Checks a linked input: the source exists, has that output, and its type fits. */
-function checkLink(
-	graph: Graph,
-	catalogue: Catalogue,
-	link: [string, number],
-	spec: InputSpec,
-	name: string,
-	where: string,
-): InputError | undefined {
+function checkLink(graph: Graph, catalogue: Catalogue, link: [string, number], spec: InputSpec, name: string): InputError | undefined {
 	const [sourceId, index] = link;
 	const source = graph[sourceId];
-	if (!source)
-		return inputError('invalid_link', `${where}: input '${name}' links to node '${sourceId}', which is not in the prompt.`, name);
+	if (!source) return exceptionDuringValidation('KeyError', `'${sourceId}'`);
 	const outputs = catalogue[source.class_type].output;
-	if (index < 0 || index >= outputs.length) {
-		return inputError(
-			'invalid_link',
-			`${where}: input '${name}' links to output ${index} of node ${sourceId} (${source.class_type}), which has ${outputs.length} output(s).`,
-			name,
-		);
-	}
+	if (index < 0 || index >= outputs.length) return exceptionDuringValidation('IndexError', 'tuple index out of range');
 	const wanted = spec[0];
 	const given = outputs[index];
 	if (typeof wanted === 'string' && wanted !== '*' && given !== '*' && !wanted.split(',').includes(given)) {
-		return inputError(
-			'return_type_mismatch',
-			`${where}: input '${name}' needs ${wanted} but node ${sourceId} output ${index} is ${given}.`,
-			name,
-		);
+		return inputError('return_type_mismatch', 'Return type mismatch between linked nodes', `${name}, received_type(${given}) mismatch input_type(${wanted})`, {
+			input_name: name,
+			input_config: spec,
+			received_type: given,
+			linked_node: link,
+		});
 	}
 	return undefined;
 }
 
-/** Checks a literal (widget) value against its spec: combo membership, number type and bounds, string, boolean. */
-function checkValue(value: unknown, spec: InputSpec, name: string, where: string): InputError | undefined {
+/** Python's int() and float() of a JSON value: the number, or the exception's words. */
+function pythonNumber(value: unknown, type: 'INT' | 'FLOAT'): number | { exception: string } {
+	if (typeof value === 'number') return type === 'INT' ? Math.trunc(value) : value;
+	if (typeof value === 'boolean') return value ? 1 : 0;
+	if (typeof value === 'string') {
+		const text = value.trim();
+		if (type === 'INT' && /^[+-]?\d+$/.test(text)) return Number(text);
+		if (type === 'FLOAT' && text !== '' && Number.isFinite(Number(text))) return Number(text);
+		return {
+			exception: type === 'INT' ? `invalid literal for int() with base 10: '${value}'` : `could not convert string to float: '${value}'`,
+		};
+	}
+	const pythonType = Array.isArray(value) ? 'list' : 'dict';
+	return {
+		exception:
+			type === 'INT'
+				? `int() argument must be a string, a bytes-like object or a real number, not '${pythonType}'`
+				: `float() argument must be a string or a real number, not '${pythonType}'`,
+	};
+}
+
+/**
+ * Checks a literal (widget) value against its spec as the upstream validator does: combo
+ * membership, numbers converted with Python's int()/float() and then held to their bounds. Text
+ * and true/false are converted, never refused. The message says only the kind of error; the
+ * input, the value and what is allowed are in details and extra_info.
+ */
+function checkValue(value: unknown, spec: InputSpec, name: string): InputError | undefined {
 	const [type, options = {}] = spec;
+	const about = { input_name: name, input_config: spec, received_value: value };
 	if (Array.isArray(type)) {
-		if (type.includes(String(value))) return undefined;
+		if (typeof value === 'string' && type.includes(value)) return undefined;
+		// Upstream's LoadImage checks its file itself (VALIDATE_INPUTS), in place of the list.
 		if (options.image_upload) {
-			return inputError(
-				'value_not_in_list',
-				`${where}: input '${name}' names '${String(value)}', which is not an uploaded input file. Upload it with POST /api/upload/image and use the returned name.`,
-				name,
-			);
+			return inputError('custom_validation_failed', 'Custom validation failed for node', `${name} - Invalid image file: ${String(value)}`, {
+				input_name: name,
+			});
 		}
-		return inputError(
-			'value_not_in_list',
-			`${where}: input '${name}' is '${String(value)}', which is not one of: ${type.join(', ')}.`,
-			name,
-		);
+		return inputError('value_not_in_list', 'Value not in list', `${name}: '${String(value)}' not in ${pythonList(type)}`, about);
 	}
-	if (type === 'INT' || type === 'FLOAT') {
-		const n = typeof value === 'string' && value.trim() !== '' ? Number(value) : value;
-		if (typeof n !== 'number' || !Number.isFinite(n))
-			return inputError('invalid_input_type', `${where}: input '${name}' must be a number.`, name);
-		if (type === 'INT' && !Number.isInteger(n))
-			return inputError('invalid_input_type', `${where}: input '${name}' must be a whole number.`, name);
-		if (typeof options.min === 'number' && n < options.min) {
-			return inputError('value_smaller_than_min', `${where}: input '${name}' is ${n}, below the minimum ${options.min}.`, name);
-		}
-		if (typeof options.max === 'number' && n > options.max) {
-			return inputError('value_bigger_than_max', `${where}: input '${name}' is ${n}, above the maximum ${options.max}.`, name);
-		}
-		return undefined;
+	if (type !== 'INT' && type !== 'FLOAT') return undefined;
+	const n = pythonNumber(value, type);
+	if (typeof n !== 'number') {
+		return inputError('invalid_input_type', `Failed to convert an input value to a ${type} value`, `${name}, ${String(value)}, ${n.exception}`, {
+			...about,
+			exception_message: n.exception,
+		});
 	}
-	if (type === 'STRING' && typeof value !== 'string')
-		return inputError('invalid_input_type', `${where}: input '${name}' must be text.`, name);
-	if (type === 'BOOLEAN' && typeof value !== 'boolean')
-		return inputError('invalid_input_type', `${where}: input '${name}' must be true or false.`, name);
+	if (typeof options.min === 'number' && n < options.min) {
+		return inputError('value_smaller_than_min', `Value ${n} smaller than min of ${options.min}`, name, about);
+	}
+	if (typeof options.max === 'number' && n > options.max) {
+		return inputError('value_bigger_than_max', `Value ${n} bigger than max of ${options.max}`, name, about);
+	}
 	return undefined;
 }
 
 function checkInputs(graph: Graph, catalogue: Catalogue, id: string): InputError[] {
 	const node = graph[id];
 	const def = catalogue[node.class_type];
-	const where = `Node ${id} (${node.class_type})`;
 	const errors: InputError[] = [];
 	const specs: Array<[string, InputSpec, boolean]> = [
 		...Object.entries(def.input.required).map(([n, s]): [string, InputSpec, boolean] => [n, s, true]),
@@ -179,11 +197,11 @@ function checkInputs(graph: Graph, catalogue: Catalogue, id: string): InputError
 	for (const [name, spec, required] of specs) {
 		const value = node.inputs[name];
 		if (value === undefined || value === null) {
-			if (required) errors.push(inputError('required_input_missing', `${where}: required input '${name}' is missing.`, name));
+			if (required) errors.push(inputError('required_input_missing', 'Required input is missing', name, { input_name: name }));
 			continue;
 		}
 		const link = asLink(value);
-		const error = link ? checkLink(graph, catalogue, link, spec, name, where) : checkValue(value, spec, name, where);
+		const error = link ? checkLink(graph, catalogue, link, spec, name) : checkValue(value, spec, name);
 		if (error) errors.push(error);
 	}
 	return errors;
@@ -230,19 +248,17 @@ export function checkSubmission(body: unknown, catalogue: Catalogue): GraphCheck
 	if ('failure' in nodes) return nodes.failure;
 	const g = nodes.value;
 	const outputs = Object.keys(g).filter((id) => catalogue[g[id].class_type].output_node);
-	if (outputs.length === 0) {
-		return fail(
-			'prompt_no_outputs',
-			'The prompt has no output node (for example SaveImage, SaveVideo or SaveAudio), so nothing would be produced.',
-		);
-	}
+	if (outputs.length === 0) return fail('prompt_no_outputs', 'Prompt has no outputs', {}, '');
 	const nodeErrors: Record<string, NodeErrors> = {};
 	for (const id of Object.keys(g)) {
 		const errors = checkInputs(g, catalogue, id);
 		if (errors.length > 0) nodeErrors[id] = { errors, dependent_outputs: outputs, class_type: g[id].class_type };
 	}
-	const all = Object.values(nodeErrors).flatMap((n) => n.errors.map((e) => e.message));
-	if (all.length > 0) return fail('prompt_outputs_failed_validation', all[0], nodeErrors, all.join(' '));
+	if (Object.keys(nodeErrors).length > 0) {
+		// Upstream's headline details list only the errors of output nodes themselves.
+		const ofOutputs = outputs.flatMap((id) => (nodeErrors[id]?.errors ?? []).map((e) => `${e.message}: ${e.details}`));
+		return fail('prompt_outputs_failed_validation', 'Prompt outputs failed validation', nodeErrors, ofOutputs.join('\n'));
+	}
 	const order = executionOrder(g, catalogue);
 	if (!order) return fail('invalid_prompt', 'The prompt has a cycle: a node depends, through its links, on itself.');
 	return { ok: true, graph: g, order };

@@ -14,6 +14,7 @@ import type { ExecutionFailure, Job, NodeOutput } from './cloud-types';
 import { metadataPreviewFrame, previewFrame, textFrame } from './cloud-ws';
 import type { ResolvedOptions } from './context';
 import { picturePng } from './png';
+import { OutputCache } from './selfhosted-cache';
 import type { SignedStorage } from './storage';
 
 export interface RunEnv {
@@ -28,6 +29,8 @@ export interface RunEnv {
 	log(line: string): void;
 	/** Whether runs add messages of invented other jobs (default: the interleaveOtherJobs option); only the cloud shares sockets between jobs. */
 	otherJobMessages?: boolean;
+	/** The upstream server's output cache (self-hosted only): repeated nodes are not run again. */
+	cache?: OutputCache;
 	/** How a partner node fails when the job's partner key was refused (default: the cloud's billing failure). */
 	partnerRefusal?(nodeId: string, classType: string): ExecutionFailure;
 }
@@ -109,13 +112,21 @@ class JobRun {
 		job.startedAt = Date.now();
 		this.clock = job.startedAt;
 		this.send('execution_start', { timestamp: job.startedAt });
-		this.send('execution_cached', { nodes: [], timestamp: Date.now() });
+		const signatures = OutputCache.signatures(job.graph, job.order);
+		const cached = this.env.cache?.begin(signatures) ?? new Map<string, { output?: NodeOutput }>();
+		this.send('execution_cached', { nodes: [...cached.keys()], timestamp: Date.now() });
 		this.phantom('executing');
 		const injected = job.injectedFailure;
 		if (injected?.nodeId !== undefined && !job.order.includes(injected.nodeId)) return this.fail(injected.nodeId, injected);
 		const middle = Math.floor((job.order.length - 1) / 2);
 		for (const [index, id] of job.order.entries()) {
+			const earlier = cached.get(id);
+			if (earlier) {
+				if (earlier.output) this.replay(id, earlier.output);
+				continue;
+			}
 			const failure = await this.runNode(id);
+			if (!failure) this.env.cache?.store(signatures.get(id)!, job.outputs[id]);
 			if (failure) return this.fail(id, failure);
 			if (index === middle) this.phantom('executed');
 		}
@@ -128,10 +139,12 @@ class JobRun {
 		const { job } = this;
 		const node = job.graph[id];
 		job.currentNode = id;
-		this.send('executing', { node: id, display_node: id });
+		// Upstream marks the node running, then announces it.
 		this.sendProgressState(id, 0, 1);
+		this.send('executing', { node: id, display_node: id });
 		this.clock += this.nodeMs;
 		if (SAMPLER_CLASSES.has(node.class_type)) await this.sample(id);
+		else if (node.class_type === 'SaveImageWebsocket') await this.sendImages(id);
 		else {
 			if (this.env.catalogue[node.class_type].api_node) this.sendFrame(textFrame(id, 'Waiting for the partner service to respond…'));
 			await this.sleepUntil(this.clock);
@@ -160,6 +173,17 @@ class JobRun {
 			this.sendProgressState(id, value, steps);
 			if (k % 2 === 1) this.sendFrame(previewFrame(1, PREVIEW_JPEG));
 			else this.sendFrame(metadataPreviewFrame(this.previewMetadata(id), PREVIEW_PNG));
+		}
+	}
+
+	/** SaveImageWebsocket: each image of the batch as a PNG frame (type 1, image type 2), after a progress tick; no files, no `executed`. */
+	private async sendImages(id: string): Promise<void> {
+		await this.sleepUntil(this.clock);
+		const count = batchSize(this.job.graph, id);
+		for (let i = 1; i <= count; i++) {
+			this.sendProgressState(id, i - 1, count);
+			this.send('progress', { value: i, max: count, node: id });
+			this.sendFrame(previewFrame(2, PREVIEW_PNG));
 		}
 	}
 
@@ -211,6 +235,14 @@ class JobRun {
 			};
 		}
 		return undefined;
+	}
+
+	/** A cached output node: its earlier output announced again, without running. */
+	private replay(id: string, output: NodeOutput): void {
+		this.job.outputs[id] = output;
+		this.job.executed.push(id);
+		this.send('executed', { node: id, display_node: id, output });
+		this.sendProgressState(id, 1, 1);
 	}
 
 	private writeOutputs(id: string): void {
@@ -363,12 +395,12 @@ function filePlan(classType: string, inputs: Record<string, unknown>): FilePlan 
 	}
 }
 
-/** Images per output node: the batch_size of an upstream EmptyLatentImage (1 when none), at most 8. */
+/** Images per output node: the batch_size of an upstream EmptyLatentImage or EmptyImage (1 when none), at most 8. */
 function batchSize(graph: Graph, id: string, seen = new Set<string>()): number {
 	if (seen.has(id) || !graph[id]) return 1;
 	seen.add(id);
 	const node = graph[id];
-	if (node.class_type === 'EmptyLatentImage') return Math.min(8, Math.max(1, Number(node.inputs.batch_size) || 1));
+	if (node.class_type === 'EmptyLatentImage' || node.class_type === 'EmptyImage') return Math.min(8, Math.max(1, Number(node.inputs.batch_size) || 1));
 	for (const value of Object.values(node.inputs)) {
 		const link = asLink(value);
 		if (!link) continue;

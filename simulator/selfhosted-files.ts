@@ -48,8 +48,9 @@ function annotated(name: string): { name: string; folder?: string } {
 	return { name };
 }
 
-function bare(res: ServerResponse, status: number): void {
-	sendText(res, status, '');
+/** An answer without a body, typed as upstream's aiohttp types it. */
+export function bare(res: ServerResponse, status: number): void {
+	sendText(res, status, '', 'application/octet-stream');
 }
 
 /** The server's own crash answer (where it has no check and fails with an unhandled error). */

@@ -109,16 +109,23 @@ export class ClientSocketHub extends SocketHubBase {
 /**
  * The few fields where the upstream server's messages differ from the cloud's, applied to what the
  * shared runner sends: the end-of-run `executing` has no display_node, execution_error lists
- * current_outputs, and progress_state leaves out nodes that have not started.
+ * each input's values and the run's node ids, and progress_state leaves out nodes that have not started.
  */
-export function upstreamShape(message: object | Buffer): object | Buffer {
+export function upstreamShape(message: object | Buffer, job?: Job): object | Buffer {
 	if (Buffer.isBuffer(message)) return message;
 	const { type, data } = message as { type: string; data: Record<string, unknown> };
 	if (type === 'executing' && data.node === null) {
 		const { display_node: _dropped, ...rest } = data;
 		return { type, data: rest };
 	}
-	if (type === 'execution_error' && !Array.isArray(data.current_outputs)) return { type, data: { ...data, current_outputs: [] } };
+	if (type === 'execution_error') {
+		// Upstream lists each input's values (a list per input) and the ids of the nodes of the run, last first.
+		const inputs = Object.entries((data.current_inputs ?? {}) as Record<string, unknown>).map(([name, value]) => [name, [value]]);
+		const outputs = Array.isArray(data.current_outputs) ? data.current_outputs : [...(job?.order ?? [])].reverse();
+		// Python's traceback.format_exception_only ends the message with a newline.
+		const said = typeof data.exception_message === 'string' && !data.exception_message.endsWith('\n') ? `${data.exception_message}\n` : data.exception_message;
+		return { type, data: { ...data, exception_message: said, current_inputs: Object.fromEntries(inputs), current_outputs: outputs } };
+	}
 	if (type === 'progress_state') {
 		const nodes = Object.entries((data.nodes ?? {}) as Record<string, { state?: string }>).filter(([, node]) => node.state !== 'pending');
 		return { type, data: { ...data, nodes: Object.fromEntries(nodes) } };

@@ -12,6 +12,7 @@
  *   both answer 200 with no body.
  * Where upstream crashes on a malformed body, so does this (500).
  */
+import { randomUUID } from 'node:crypto';
 import type { ServerResponse } from 'node:http';
 
 import { areaControls, type CloudArea, type UploadedInput } from './cloud';
@@ -21,8 +22,9 @@ import { JobBoard, queueEntry } from './cloud-jobs';
 import { FileNamer } from './cloud-run';
 import type { Job } from './cloud-types';
 import type { AreaContext } from './context';
-import { type Account, type Handler, type SimRequest, isPlainObject, sendJson, sendText } from './core';
-import { crash, createFileHandlers, loadableName } from './selfhosted-files';
+import { type Account, type Handler, type SimRequest, isPlainObject, sendJson } from './core';
+import { OutputCache } from './selfhosted-cache';
+import { bare, crash, createFileHandlers, loadableName } from './selfhosted-files';
 import { proxyRefusal, sendProxyRefusal } from './selfhosted-gate';
 import { type HistoryEntry, HistoryBook } from './selfhosted-history';
 import { ClientSocketHub, upstreamShape } from './selfhosted-ws';
@@ -32,8 +34,8 @@ export interface SelfHostedArea extends CloudArea {
 	readonly history: ReadonlyMap<string, HistoryEntry>;
 }
 
-/** extra_data keys the server keeps out of the history (the platform key for partner nodes). */
-const SENSITIVE_KEYS = ['api_key_host_org', 'auth_token_host_org'];
+/** extra_data keys the server keeps out of the history: the platform key for partner nodes, under upstream's names. */
+const SENSITIVE_KEYS = ['api_key_comfy_org', 'auth_token_comfy_org'];
 
 /** The JSON body, or undefined after answering 500 (the server does not catch a broken body). */
 function jsonBody(req: SimRequest, res: ServerResponse): unknown {
@@ -44,8 +46,22 @@ function jsonBody(req: SimRequest, res: ServerResponse): unknown {
 	}
 }
 
+/** The catalogue with partner nodes' hidden inputs under upstream's names (api_key_comfy_org, not the cloud's api_key_host_org). */
+function upstreamCatalogue(inputFiles: string[] = []): Record<string, NodeDefinition> {
+	const catalogue = buildCatalogue(inputFiles);
+	for (const def of Object.values(catalogue)) {
+		const hidden = def.input.hidden;
+		if (!hidden) continue;
+		def.input.hidden = Object.fromEntries(
+			Object.entries(hidden).map(([name, kind]) => [name.replace(/_host_org$/, '_comfy_org'), kind.replace(/_HOST_ORG$/, '_COMFY_ORG')]),
+		);
+		if (def.input_order.hidden) def.input_order.hidden = def.input_order.hidden.map((name) => name.replace(/_host_org$/, '_comfy_org'));
+	}
+	return catalogue;
+}
+
 function ok(res: ServerResponse): void {
-	sendText(res, 200, '');
+	bare(res, 200);
 }
 
 export function createSelfHostedArea(ctx: AreaContext): SelfHostedArea {
@@ -53,7 +69,8 @@ export function createSelfHostedArea(ctx: AreaContext): SelfHostedArea {
 	const owner: Account = { ...ctx.accounts[0], id: 'self-hosted', parallelLimit: 1 };
 	const uploads: UploadedInput[] = [];
 	const names = new FileNamer();
-	const catalogue = buildCatalogue();
+	const cache = new OutputCache();
+	const catalogue = upstreamCatalogue();
 	/** extra_data as submitted (client_id merged in): /queue shows it whole, as upstream does. */
 	const submittedExtra = new Map<string, Record<string, unknown>>();
 	const publicExtra = (job: Job) => {
@@ -73,7 +90,7 @@ export function createSelfHostedArea(ctx: AreaContext): SelfHostedArea {
 	});
 	const board: JobBoard = new JobBoard(() => owner, {
 		emit(_accountId, message, job) {
-			const shaped = upstreamShape(message);
+			const shaped = upstreamShape(message, job);
 			if (job && !Buffer.isBuffer(shaped)) history.observe(job, shaped);
 			hub.emit(shaped, job);
 		},
@@ -83,12 +100,13 @@ export function createSelfHostedArea(ctx: AreaContext): SelfHostedArea {
 		names,
 		log: (line) => ctx.log(line),
 		otherJobMessages: false,
+		cache,
 		// A partner node on a self-hosted server calls the platform with the key it was given; without one it fails.
 		partnerRefusal: (nodeId, classType) => ({
 			exception_type: 'Exception',
 			exception_message:
 				`Unauthorized: partner node ${classType} (node ${nodeId}) needs your platform API key in ` +
-				'extra_data.api_key_host_org, and none was given.',
+				'extra_data.api_key_comfy_org, and none was given.',
 		}),
 	});
 	const files = createFileHandlers({
@@ -99,7 +117,7 @@ export function createSelfHostedArea(ctx: AreaContext): SelfHostedArea {
 	});
 	// LoadImage accepts any file in the input folder, subfolders included.
 	const catalogueNow = (): Record<string, NodeDefinition> =>
-		buildCatalogue([...new Set(uploads.filter((u) => u.type === 'input').map(loadableName))]);
+		upstreamCatalogue([...new Set(uploads.filter((u) => u.type === 'input').map(loadableName))]);
 
 	/** Registers a route with and without the /api prefix; GET routes answer HEAD too. */
 	const route = (method: 'GET' | 'POST', path: string, handler: Handler) => {
@@ -133,6 +151,9 @@ export function createSelfHostedArea(ctx: AreaContext): SelfHostedArea {
 	function submit(req: SimRequest, res: ServerResponse): void {
 		const body = jsonBody(req, res);
 		if (body === undefined) return;
+		// Upstream reads the prompt's entries without a check: anything but an object crashes it.
+		const prompt = (body as Record<string, unknown>).prompt;
+		if (prompt !== undefined && !isPlainObject(prompt)) return crash(res);
 		const check = checkSubmission(body, catalogueNow());
 		if (!check.ok) {
 			const error = { type: check.type, message: check.message, details: check.details, extra_info: {} };
@@ -148,16 +169,18 @@ export function createSelfHostedArea(ctx: AreaContext): SelfHostedArea {
 			const message = `prompt_id ${promptId} is already used by another job.`;
 			return sendJson(res, 400, { error: { type: 'duplicate_prompt_id', message, details: message, extra_info: {} }, node_errors: {} });
 		}
+		// Kept before the job starts: a job whose nodes are all cached is over before submit returns.
+		const id = promptId ?? randomUUID();
+		submittedExtra.set(id, extra);
 		const job = board.submit({
 			account: owner,
 			graph: check.graph,
 			order: check.order,
 			extraData: extra,
 			clientId: typeof extra.client_id === 'string' ? extra.client_id : undefined,
-			promptId,
+			promptId: id,
 			partnerAuthorised: SENSITIVE_KEYS.some((key) => typeof extra[key] === 'string' && extra[key] !== ''),
 		});
-		submittedExtra.set(job.promptId, extra);
 		sendJson(res, 200, { prompt_id: job.promptId, number: job.number, node_errors: {} });
 	}
 
@@ -220,6 +243,7 @@ export function createSelfHostedArea(ctx: AreaContext): SelfHostedArea {
 			forget() {
 				submittedExtra.clear();
 				history.reset();
+				cache.clear();
 			},
 		}),
 		history: history.view(),

@@ -137,7 +137,7 @@ function summariseBody(req: IncomingMessage, body: Buffer): string {
 }
 
 /** Body fields that carry a secret by definition, whether or not the simulator knows its value. */
-const SECRET_BODY_FIELDS = /("(?:personal_access_token|REPOHOST_TOKEN|api_key_host_org)"\s*:\s*")((?:[^"\\]|\\.)*)"/g;
+const SECRET_BODY_FIELDS = /("(?:personal_access_token|REPOHOST_TOKEN|api_key_host_org|api_key_comfy_org)"\s*:\s*")((?:[^"\\]|\\.)*)"/g;
 
 /** Secrets never sit in the log in clear: the accounts' own, and any value of a secret body field (a wrong token may be someone's real one). */
 function maskSecrets(text: string, accounts: Account[]): string {

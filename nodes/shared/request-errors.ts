@@ -16,6 +16,7 @@ import { NodeApiError } from 'n8n-workflow';
 
 import { networkFailure } from './network-failure';
 import { redact, redactDeep } from './redaction';
+import { refusedNodeLines } from './refused-workflow';
 
 type ErrorContext = IExecuteFunctions | ILoadOptionsFunctions | IWebhookFunctions;
 
@@ -78,14 +79,17 @@ export function serviceMessage(body: unknown): string | undefined {
 	}
 	if (typeof body !== 'object') return String(body);
 	const record = body as Record<string, unknown>;
+	// A refused workflow: the headline ("Prompt outputs failed validation"), then each refused node in the user's terms.
+	const refused = refusedNodeLines(record.node_errors);
 	const parts: string[] = [];
 	const error = record.error;
 	if (error && typeof error === 'object') {
 		const nested = error as Record<string, unknown>;
 		if (nested.message) parts.push(String(nested.message));
 		else if (nested.type) parts.push(String(nested.type));
+		// The headline's details repeat the node errors in the server's terms; the node lines say them better.
+		const details = refused.length ? '' : typeof nested.details === 'string' ? nested.details : '';
 		// The cloud repeats the message in details when there is nothing more to say, or puts it first in a longer list.
-		const details = typeof nested.details === 'string' ? nested.details : '';
 		if (details && parts.length === 1 && details.includes(parts[0]!)) parts[0] = details;
 		else if (details && !parts.some((part) => part.includes(details))) parts.push(details);
 	} else if (typeof record.message === 'string') {
@@ -95,29 +99,8 @@ export function serviceMessage(body: unknown): string | undefined {
 		parts.push(error);
 	}
 	if (parts.length === 0 && typeof record.detail === 'string') parts.push(record.detail);
-	// A rejected cloud workflow lists what is wrong per node; keep what the headline does not say yet.
-	const said = parts.join(': ');
-	const nodeProblems = nodeErrorLines(record.node_errors).filter((line) => !said.includes(line));
-	if (nodeProblems.length) parts.push(`${parts.length ? 'also ' : ''}${nodeProblems.join('; ')}`);
+	if (refused.length) parts.push(refused.join('; '));
 	return parts.length ? parts.join(': ') : undefined;
-}
-
-/** `node_errors` of a rejected cloud workflow: `{nodeId: {class_type, errors: [{message, details}]}}`, one line per error. */
-function nodeErrorLines(nodeErrors: unknown): string[] {
-	if (!nodeErrors || typeof nodeErrors !== 'object' || Array.isArray(nodeErrors)) return [];
-	const lines: string[] = [];
-	for (const [nodeId, entry] of Object.entries(nodeErrors as Record<string, unknown>)) {
-		const node = (entry ?? {}) as { class_type?: unknown; errors?: unknown };
-		const errors = Array.isArray(node.errors) ? (node.errors as Array<Record<string, unknown>>) : [];
-		for (const error of errors) {
-			const text = typeof error?.message === 'string' ? error.message : typeof error?.details === 'string' ? error.details : '';
-			if (!text) continue;
-			const line = text.replace(/\.$/, '');
-			const classType = typeof node.class_type === 'string' ? ` (${node.class_type})` : '';
-			lines.push(line.includes(`Node ${nodeId}`) ? line : `Node ${nodeId}${classType}: ${line}`);
-		}
-	}
-	return lines;
 }
 
 /** What each status means for this service: a headline, and what the user can do about it. */

@@ -106,14 +106,19 @@ describe('partner nodes', () => {
 		const result = await run({ workflow: JSON.stringify(PARTNER) }, { credential: withKey });
 		expect(result.status).toBe('success');
 		const job = cloud.sim.cloud.jobs.get(result.items[0]!.json.prompt_id as string)!;
-		expect(job.extraDataKeys).toContain('api_key_host_org');
+		// Under the name the upstream server reads (the cloud's name is api_key_host_org).
+		expect(job.extraDataKeys).toContain('api_key_comfy_org');
+		expect(job.extraDataKeys).not.toContain('api_key_host_org');
 		expect(job.status).toBe('completed');
 		for (const request of cloud.sim.requests) expect(Object.values(request.headers).join(' ')).not.toContain(PLATFORM_KEY);
 		expect(JSON.stringify(result.run.data)).not.toContain(PLATFORM_KEY);
 
 		// The server shows extra_data, the key included, in its queue: the node's Queue → Get does not.
 		cloud.sim.options.nodeMs = 200;
-		const pending = await run({ operation: 'submit', workflow: JSON.stringify(PARTNER) }, { credential: withKey });
+		// Another seed: the same workflow again would be answered from the server's cache, never queued.
+		const again = structuredClone(PARTNER);
+		again['1']!.inputs.seed = 2;
+		const pending = await run({ operation: 'submit', workflow: JSON.stringify(again) }, { credential: withKey });
 		const raw = await axios.get(`${cloud.sim.baseUrl}/api/queue`, { headers: cloud.headers });
 		expect(JSON.stringify(raw.data)).toContain(PLATFORM_KEY);
 		const queue = await cloud.harness.runNode(

@@ -60,10 +60,13 @@ describe.each(['cloud', 'self-hosted'] as const)('on a %s server', (flavour) => 
 	const storedNames = (promptId: string): string[] => storedFiles(cloud.sim, promptId).map((file) => file.filename);
 
 	/** A job someone else submitted directly to the server. */
+	/** Another user's job: its own seed, as a real server would otherwise answer ours from its cache. */
 	async function otherJob(): Promise<string> {
+		const prompt = txt2img();
+		prompt['3']!.inputs.seed = 424242;
 		const answer = await axios.post(
 			`${cloud.sim.baseUrl}/api/prompt`,
-			{ prompt: txt2img(), client_id: 'someone-else' },
+			{ prompt, client_id: 'someone-else' },
 			{ headers: cloud.headers },
 		);
 		return answer.data.prompt_id as string;

@@ -149,8 +149,11 @@ const PARTNER_API_KEY: FieldDefinition = {
 	],
 	default: 'auto',
 	description:
-		'Partner nodes are billed through your API key, sent as extra_data.api_key_host_org. The node finds them from the server’s node definitions. On a self-hosted server the key is the credential’s Platform API Key, and nothing is sent when it is empty.',
+		'Partner nodes are billed through your API key, sent as extra_data.api_key_host_org. The node finds them from the server’s node definitions. On a self-hosted server the key is the credential’s Platform API Key, sent as extra_data.api_key_comfy_org (the name upstream ComfyUI reads), and nothing is sent when it is empty.',
 };
+
+/** Where extra_data carries the partner key: the cloud's name, and the name the upstream server reads. */
+const PARTNER_KEY_NAMES = { cloud: 'api_key_host_org', selfHosted: 'api_key_comfy_org' } as const;
 
 /** Fields of "Additional Fields" about the submit itself. */
 export const submitFields: INodeProperties[] = [EXTRA_DATA, PARTNER_API_KEY].map(fieldProperty);
@@ -292,10 +295,10 @@ export async function submitWorkflow(
 	clientId?: string,
 ): Promise<{ prompt_id: string } & IDataObject> {
 	const extraData: IDataObject = { ...prepared.extraData };
-	delete extraData.api_key_host_org;
+	for (const name of Object.values(PARTNER_KEY_NAMES)) delete extraData[name];
 	// A self-hosted server gets a key only when the credential has one: nothing is injected otherwise.
-	const { partnerKey } = await hostCloudServer(context, itemIndex);
-	if (partnerKey && (await needsPartnerKey(context, prepared, itemIndex))) extraData.api_key_host_org = partnerKey;
+	const { partnerKey, kind } = await hostCloudServer(context, itemIndex);
+	if (partnerKey && (await needsPartnerKey(context, prepared, itemIndex))) extraData[PARTNER_KEY_NAMES[kind]] = partnerKey;
 	const body: SubmitBody = { prompt: prepared.graph as unknown as IDataObject, extra_data: extraData };
 	if (clientId) body.client_id = clientId;
 	let answer: IDataObject;

@@ -74,10 +74,20 @@ export function describeExecutionError(promptId: string, error: ExecutionErrorIn
 	};
 }
 
+/** Longest exception text kept: a server may put a whole log in it. */
+const LONGEST_EXCEPTION_MESSAGE = 1000;
+
+/** The server's text, trimmed (upstream ends every exception_message with a newline) and cut when long. */
+function exceptionText(value: unknown): string {
+	if (typeof value !== 'string') return '';
+	const text = value.trim();
+	return text.length > LONGEST_EXCEPTION_MESSAGE ? `${text.slice(0, LONGEST_EXCEPTION_MESSAGE)}…` : text;
+}
+
 export function errorInfoFrom(data: Record<string, unknown>): ExecutionErrorInfo {
 	return {
-		exception_type: typeof data.exception_type === 'string' ? data.exception_type : '',
-		exception_message: typeof data.exception_message === 'string' ? data.exception_message : '',
+		exception_type: exceptionText(data.exception_type),
+		exception_message: exceptionText(data.exception_message),
 		...(data.node_id !== undefined && data.node_id !== null ? { node_id: String(data.node_id) } : {}),
 		...(typeof data.node_type === 'string' ? { node_type: data.node_type } : {}),
 	};

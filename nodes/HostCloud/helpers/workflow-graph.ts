@@ -261,7 +261,7 @@ export function isImageLoader(node: GraphNode): boolean {
 
 /**
  * Partner nodes call external AI services and are billed through the platform key in
- * extra_data.api_key_host_org. The cloud's node definitions mark them (`api_node: true`); this
+ * extra_data (api_key_host_org on the cloud, api_key_comfy_org on an upstream server). The cloud's node definitions mark them (`api_node: true`); this
  * list is the fallback when the definitions cannot be read or do not know a class.
  */
 export const PARTNER_CLASS_PREFIXES = [
@@ -309,7 +309,9 @@ export function definitionIsPartner(definition: ClassDefinition | undefined): bo
 	if (definition.api_node === true) return true;
 	if (typeof definition.python_module === 'string' && /(^|\.)[a-z_]*api_nodes(\.|$)/.test(definition.python_module)) return true;
 	const hidden = definition.input?.hidden;
-	if (hidden && Object.entries(hidden).some(([name, kind]) => name === 'api_key_host_org' || kind === 'API_KEY_HOST_ORG')) return true;
+	// The cloud names the hidden key input api_key_host_org; upstream servers name it api_key_comfy_org.
+	if (hidden && Object.entries(hidden).some(([name, kind]) => /^api_key_(host|comfy)_org$/i.test(name) || /^API_KEY_(HOST|COMFY)_ORG$/.test(String(kind))))
+		return true;
 	return false;
 }
 
