@@ -6,7 +6,7 @@ import * as queue from './actions/queue';
 import { router } from './actions/router';
 import * as system from './actions/system';
 import * as workflow from './actions/workflow';
-import { getImageLoaderNodes, getNodeInputs, getWorkflowNodes } from './methods/load-options';
+import { getImageLoaderNodes, getInputValues, getNodeInputs, getWorkflowNodes } from './methods/load-options';
 
 export class HostCloud implements INodeType {
 	description: INodeTypeDescription = {
@@ -47,7 +47,7 @@ export class HostCloud implements INodeType {
 	};
 
 	methods = {
-		loadOptions: { getWorkflowNodes, getNodeInputs, getImageLoaderNodes },
+		loadOptions: { getWorkflowNodes, getNodeInputs, getImageLoaderNodes, getInputValues },
 	};
 
 	async execute(this: IExecuteFunctions): Promise<INodeExecutionData[][]> {

@@ -100,7 +100,8 @@ export function serviceMessage(body: unknown): string | undefined {
 	}
 	if (parts.length === 0 && typeof record.detail === 'string') parts.push(record.detail);
 	if (refused.length) parts.push(refused.join('; '));
-	return parts.length ? parts.join(': ') : undefined;
+	// "does not exist.: Node ID '#1'" reads as a typo: a sentence's full stop goes where a part follows.
+	return parts.length ? parts.map((part, i) => (i < parts.length - 1 ? part.replace(/\.$/, '') : part)).join(': ') : undefined;
 }
 
 /** What each status means for this service: a headline, and what the user can do about it. */
@@ -115,7 +116,10 @@ function statusAdvice(statusCode: number, answerer: Answerer): { headline: strin
 	}
 	switch (statusCode) {
 		case 400:
-			return { headline: 'The service rejected the request as invalid', hint: 'Check the fields named in the message.' };
+			return {
+				headline: `${answerer === 'selfHosted' ? 'Your server' : 'The service'} rejected the request as invalid`,
+				hint: 'Check the fields named in the message.',
+			};
 		case 401:
 			return { headline: `The ${key} was rejected`, hint: `Check the ${key} in the credential.` };
 		case 402:

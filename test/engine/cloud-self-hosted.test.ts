@@ -7,6 +7,7 @@
  */
 import axios from 'axios';
 
+import { UNAVAILABLE_CHECKPOINTS } from '../../simulator/cloud-catalogue';
 import { cloudForSuite, credentialFor, type Graph, PROXY_HEADER, txt2img } from '../helpers/cloud';
 
 const PLATFORM_KEY = 'platform-key-for-partner-nodes-4471';
@@ -188,5 +189,30 @@ describe('jobs and files the server does not know', () => {
 
 		const missing = await lookUp('getOutputUrl', { ...file, filename: 'never_made_00001_.png' });
 		expect(missing.items[0]!.json.error).toMatch(/^Not found while looking up output file "never_made_00001_.png" \(HTTP 404\)/);
+	});
+});
+
+describe('what the server says, in the item', () => {
+	test('an execution error names the node, its class and the exception, without the server’s trailing newline', async () => {
+		const graph = txt2img();
+		graph['4']!.inputs.ckpt_name = UNAVAILABLE_CHECKPOINTS[0];
+		const result = await run({ workflow: JSON.stringify(graph) }, { continueOnFail: true });
+		const json = result.items[0]!.json as Record<string, string>;
+		// The server's exception_message ends with a newline, as upstream's does.
+		const sent = cloud.sim.cloud.jobs.get(json.prompt_id)!;
+		expect(sent.status).toBe('failed');
+		expect(json.error).toBe(
+			`Job ${json.prompt_id} failed at node 4 (CheckpointLoaderSimple): a model the workflow needs is not available or could not be downloaded (ModelDownloadError: Model ${UNAVAILABLE_CHECKPOINTS[0]} is not available on this service and could not be downloaded.)`,
+		);
+	});
+
+	test('a refused workflow names the node, the input, the value and what the server allows', async () => {
+		const graph = txt2img();
+		graph['4']!.inputs.ckpt_name = 'no-such-model.safetensors';
+		delete graph['5']!.inputs.batch_size;
+		const result = await run({ workflow: JSON.stringify(graph) }, { continueOnFail: true });
+		expect(result.items[0]!.json.error).toBe(
+			"Your server rejected the request as invalid while submitting the workflow (HTTP 400): Prompt outputs failed validation: Node 4 (CheckpointLoaderSimple): input ckpt_name: 'no-such-model.safetensors' is not in the list (allowed: 'v1-5-pruned-emaonly.safetensors', 'v1-5-pruned-emaonly-fp16.safetensors', 'sd_xl_base_1.0.safetensors', 'sd_xl_refiner_1.0.safetensors', 'sd3.5_medium.safetensors' and 4 more); Node 5 (EmptyLatentImage): required input batch_size is missing",
+		);
 	});
 });

@@ -10,7 +10,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 
 import { Container } from '@n8n/di';
-import { BinaryDataService, ExecuteContext, ExecutionLifecycleHooks, RoutingNode, WebhookContext, WorkflowExecute } from 'n8n-core';
+import { BinaryDataService, ExecuteContext, ExecutionLifecycleHooks, LoadOptionsContext, RoutingNode, WebhookContext, WorkflowExecute } from 'n8n-core';
 import {
 	createEmptyRunExecutionData,
 	type ExecutionError,
@@ -22,6 +22,7 @@ import {
 	type INode,
 	type INodeCredentialTestResult,
 	type INodeExecutionData,
+	type INodePropertyOptions,
 	type INodeType,
 	type INodeTypes,
 	type IRun,
@@ -253,6 +254,23 @@ export class EngineHarness {
 			nodeTypes: this.nodeTypes,
 			settings: { executionOrder: 'v1' },
 		});
+	}
+
+	/**
+	 * A dropdown's list as the editor asks n8n for it: the node's load-options method, called with
+	 * the node's current parameters, from the parameter at `path` (for example
+	 * `parameters.inputOverrides.values[0].listedValue`, whose `&` siblings the method reads).
+	 */
+	async loadOptions(node: WorkflowSpec['nodes'][number], method: string, path: string): Promise<INodePropertyOptions[]> {
+		const workflow = this.buildWorkflow({ nodes: [node] });
+		const built = workflow.getNode(node.name)!;
+		const additionalData = this.additionalData('load-options') as IWorkflowExecuteAdditionalData & { currentNodeParameters?: unknown };
+		additionalData.currentNodeParameters = built.parameters;
+		const context = new LoadOptionsContext(workflow, built, additionalData, path);
+		const type = this.nodeTypes.getByNameAndVersion(built.type) as INodeType;
+		const load = type.methods?.loadOptions?.[method];
+		if (!load) throw new Error(`${built.type} has no load-options method ${method}`);
+		return load.call(context);
 	}
 
 	additionalData(executionId: string, options: RunOptions = {}): IWorkflowExecuteAdditionalData {

@@ -83,6 +83,15 @@ export const overridesProperty: INodeProperties = {
 					default: '',
 					description: 'The new value. Numbers and true/false are converted to match what the input holds now.',
 				},
+				{
+					displayName: 'Value From Server List Name or ID',
+					name: 'listedValue',
+					type: 'options',
+					typeOptions: { loadOptionsMethod: 'getInputValues', loadOptionsDependsOn: ['workflow', '&nodeId', '&inputName'] },
+					default: '',
+					description:
+						'For an input the server lists values for (a checkpoint, LoRA, sampler or scheduler): pick one of the server’s own values, used in place of Value. Choose from the list, or specify an ID using an <a href="https://docs.n8n.io/code/expressions/">expression</a>.',
+				},
 			],
 		},
 	],
@@ -209,6 +218,7 @@ export async function workflowWithInputs(context: IExecuteFunctions, itemIndex: 
 		nodeId: String(entry.nodeId ?? ''),
 		inputName: String(entry.inputName ?? ''),
 		value: entry.value ?? '',
+		listedValue: entry.listedValue ?? '',
 	}));
 	const problem = applyInputOverrides(read.graph, overrides, OVERRIDES_FIELD);
 	if (problem) throw operationError(context, itemIndex, problem.message, problem.hint);

@@ -116,6 +116,8 @@ export interface InputOverride {
 	nodeId: string;
 	inputName: string;
 	value: unknown;
+	/** Picked from the values the server lists for the input (Value From Server List). */
+	listedValue?: unknown;
 }
 
 /**
@@ -191,7 +193,9 @@ export function applyInputOverrides(graph: WorkflowGraph, overrides: InputOverri
 				hint: `Pick an input that holds a value. Inputs of node "${nodeId}" with values: ${inputList(node)}.`,
 			};
 		}
-		const coerced = coerceInputValue(current, override.value);
+		const chosen = chosenValue(override);
+		if ('problem' in chosen) return { message: `${where}: ${chosen.problem}`, hint: 'Clear one of the two.' };
+		const coerced = coerceInputValue(current, chosen.value);
 		if ('problem' in coerced) {
 			return {
 				message: `${where}: input "${inputName}" of node "${nodeId}" (${node.class_type}) needs ${typeof current === 'boolean' ? 'a true/false value' : current === undefined ? 'a single value' : kindOf(current)}, and ${coerced.problem}`,
@@ -200,6 +204,17 @@ export function applyInputOverrides(graph: WorkflowGraph, overrides: InputOverri
 		node.inputs[inputName] = coerced.value;
 	}
 	return undefined;
+}
+
+/** The value of an entry: the one picked from the server's list, else the typed one; both set and different is a mistake. */
+function chosenValue(override: InputOverride): { value: unknown } | { problem: string } {
+	const listed = override.listedValue;
+	if (listed === undefined || listed === '' || listed === null) return { value: override.value };
+	const typed = override.value;
+	if (typed !== '' && typed !== null && typed !== undefined && String(typed) !== String(listed)) {
+		return { problem: `both Value (${JSON.stringify(typed)}) and Value From Server List (${JSON.stringify(listed)}) are set` };
+	}
+	return { value: listed };
 }
 
 function titleOf(node: GraphNode): string | undefined {
@@ -244,6 +259,22 @@ export function graphNodeChoices(graph: WorkflowGraph, filter: (node: GraphNode)
 }
 
 /** A node's inputs that hold values (not connections), for a dropdown, with their current value. */
+/**
+ * The values a node definition lists for an input (a combo): `[[...values], options]`, or the newer
+ * `["COMBO", {options: [...]}]`. Undefined when the input takes any value.
+ */
+export function listedInputValues(definition: ClassDefinition | undefined, inputName: string): string[] | undefined {
+	const sections = [definition?.input?.required, definition?.input?.optional];
+	for (const section of sections) {
+		const spec = section ? ownValue(section, inputName) : undefined;
+		if (!Array.isArray(spec)) continue;
+		const [kind, options] = spec as [unknown, unknown];
+		const values = Array.isArray(kind) ? kind : kind === 'COMBO' && options && typeof options === 'object' ? (options as { options?: unknown }).options : undefined;
+		if (Array.isArray(values)) return values.filter((value): value is string | number => typeof value === 'string' || typeof value === 'number').map(String);
+	}
+	return undefined;
+}
+
 export function graphInputChoices(graph: WorkflowGraph, nodeId: string): NodeChoice[] {
 	const node = ownValue(graph, nodeId);
 	if (!node) return [];

@@ -8,7 +8,9 @@ import type { ILoadOptionsFunctions, INodePropertyOptions } from 'n8n-workflow';
 import { NodeOperationError } from 'n8n-workflow';
 
 import { readWorkflowField } from '../helpers/graph-input';
-import { graphInputChoices, graphNodeChoices, isImageLoader, type WorkflowGraph } from '../helpers/workflow-graph';
+import { nodeDefinitions } from '../helpers/node-definitions';
+import { graphInputChoices, graphNodeChoices, isImageLoader, listedInputValues, type WorkflowGraph } from '../helpers/workflow-graph';
+import { ownValue } from '../../shared/validation';
 
 async function graphForOptions(context: ILoadOptionsFunctions): Promise<WorkflowGraph> {
 	const value = context.getCurrentNodeParameter('workflow');
@@ -36,4 +38,23 @@ export async function getImageLoaderNodes(this: ILoadOptionsFunctions): Promise<
 export async function getNodeInputs(this: ILoadOptionsFunctions): Promise<INodePropertyOptions[]> {
 	const nodeId = String(this.getCurrentNodeParameter('&nodeId') ?? '');
 	return graphInputChoices(await graphForOptions(this), nodeId);
+}
+
+/** Set Inputs → Value From Server List: the values the server's node definition lists for the chosen input. */
+export async function getInputValues(this: ILoadOptionsFunctions): Promise<INodePropertyOptions[]> {
+	const nodeId = String(this.getCurrentNodeParameter('&nodeId') ?? '');
+	const inputName = String(this.getCurrentNodeParameter('&inputName') ?? '');
+	if (!nodeId || !inputName) throw new NodeOperationError(this.getNode(), 'Pick the node and the input first: their values are listed here');
+	const node = ownValue(await graphForOptions(this), nodeId);
+	if (!node) throw new NodeOperationError(this.getNode(), `The workflow has no node "${nodeId}"`);
+	const definitions = await nodeDefinitions(this);
+	const values = listedInputValues(ownValue(definitions, node.class_type), inputName);
+	if (!values) {
+		throw new NodeOperationError(
+			this.getNode(),
+			`The server lists no values for input "${inputName}" of node ${nodeId} (${node.class_type}): type its value in Value instead`,
+		);
+	}
+	const current = node.inputs[inputName];
+	return values.map((value) => ({ name: value, value, ...(value === current ? { description: 'Now in the workflow' } : {}) }));
 }
