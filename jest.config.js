@@ -1,11 +1,11 @@
-/** Unit, simulator and engine tests; the real-n8n suite (test/e2e) and the chaos suite (test/chaos) have their own runners. */
+/** Unit, simulator and engine tests; the real-n8n suite (test/e2e), the chaos suite (test/chaos) and the real-server suite (test/real-server) have their own runners. */
 module.exports = {
 	// Jest's transform cache stays with the project, not in the system temp folder.
 	cacheDirectory: '<rootDir>/node_modules/.cache/jest',
 	testEnvironment: '<rootDir>/test/quiet-environment.js',
 	roots: ['<rootDir>/test'],
 	testMatch: ['**/*.test.ts'],
-	testPathIgnorePatterns: ['/node_modules/', '/test/e2e/', '/test/chaos/'],
+	testPathIgnorePatterns: ['/node_modules/', '/test/e2e/', '/test/chaos/', '/test/real-server/'],
 	transform: {
 		// Type-checking is `npm run typecheck`'s job; here files are only transpiled, which is fast.
 		'^.+\\.ts$': ['ts-jest', { diagnostics: false }],

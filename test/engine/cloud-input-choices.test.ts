@@ -6,6 +6,7 @@
  * different values is refused before anything is sent.
  */
 import { buildCatalogue } from '../../simulator/cloud-catalogue';
+import type { WorkflowNodeSpec } from '../harness/engine';
 import { cloudForSuite, FAST_WAIT, txt2img } from '../helpers/cloud';
 
 describe.each([
@@ -16,7 +17,7 @@ describe.each([
 	const catalogue = buildCatalogue();
 	const listed = (classType: string, input: string) => (catalogue[classType]!.input.required[input]![0] as string[]).map(String);
 
-	function node(entry: Record<string, unknown>, workflow = JSON.stringify(txt2img())) {
+	function node(entry: Record<string, unknown>, workflow = JSON.stringify(txt2img())): WorkflowNodeSpec {
 		return {
 			name: 'Host Cloud',
 			type: 'hostCloud',
@@ -26,7 +27,7 @@ describe.each([
 				workflow,
 				inputOverrides: { values: [entry] },
 				waitOptions: FAST_WAIT,
-			},
+			} as unknown as WorkflowNodeSpec['parameters'],
 			credentials: { hostCloudApi: cloud.credential },
 		};
 	}

@@ -261,7 +261,7 @@ export class EngineHarness {
 	 * the node's current parameters, from the parameter at `path` (for example
 	 * `parameters.inputOverrides.values[0].listedValue`, whose `&` siblings the method reads).
 	 */
-	async loadOptions(node: WorkflowSpec['nodes'][number], method: string, path: string): Promise<INodePropertyOptions[]> {
+	async loadOptions(node: WorkflowNodeSpec, method: string, path: string): Promise<INodePropertyOptions[]> {
 		const workflow = this.buildWorkflow({ nodes: [node] });
 		const built = workflow.getNode(node.name)!;
 		const additionalData = this.additionalData('load-options') as IWorkflowExecuteAdditionalData & { currentNodeParameters?: unknown };

@@ -5,29 +5,15 @@
  * copied here. The cases below them are our own, small, worked out from the rules for what the
  * pairs lack (subgraphs, native reroutes, dict-form values, combo controls, refusals).
  */
-import { execFileSync } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
-import { isAbsolute, join } from 'node:path';
+import { join } from 'node:path';
 
 import { convertUiWorkflow } from '../../nodes/HostCloud/helpers/ui-workflow';
 import type { GraphResult, NodeDefinitions, WorkflowGraph } from '../../nodes/HostCloud/helpers/workflow-graph';
+import { sharedDir } from '../helpers/shared-data';
 
-const REPO = join(__dirname, '..', '..');
-/** The repository a local clone was made from (`git clone /path/to/project`), whose ../shared a fresh clone elsewhere may use. */
-function clonedFrom(): string | undefined {
-	try {
-		const origin = execFileSync('git', ['config', '--get', 'remote.origin.url'], { cwd: REPO, encoding: 'utf8' }).trim();
-		return isAbsolute(origin) ? origin : undefined;
-	} catch {
-		return undefined;
-	}
-}
 /** ../shared/ui-format beside this checkout, or beside the local repository it was cloned from. */
-const SHARED =
-	[REPO, clonedFrom()]
-		.filter((dir): dir is string => dir !== undefined)
-		.map((dir) => join(dir, '..', 'shared', 'ui-format'))
-		.find((dir) => existsSync(dir)) ?? join(REPO, '..', 'shared', 'ui-format');
+const SHARED = sharedDir('ui-format');
 const FIELD = 'Workflow';
 
 function readJson(...path: string[]): Record<string, unknown> {

@@ -1,0 +1,9 @@
+/** `npm run test:real-server`: the package against the real upstream ComfyUI server (optional, not in CI; see test/real-server). */
+const e2e = require('./jest.e2e.config');
+
+module.exports = {
+	...e2e,
+	roots: ['<rootDir>/test'],
+	testMatch: ['<rootDir>/test/real-server/real-server.test.ts'],
+	setupFiles: ['<rootDir>/test/setup-env.js'],
+};
