@@ -210,6 +210,28 @@ export class N8nClient {
 		});
 	}
 
+	/**
+	 * A dropdown's list as the editor asks for it when it opens (POST
+	 * /rest/dynamic-node-parameters/options): the node type's load-options `method`, with the node's
+	 * current parameters and credential, for the parameter at `path`.
+	 */
+	async loadOptions(
+		node: { type: string; typeVersion: number; parameters: Record<string, unknown>; credentials?: Record<string, CredentialRef> },
+		method: string,
+		path: string,
+	): Promise<Array<{ name: string; value: unknown; description?: string }>> {
+		const credentials = Object.fromEntries(
+			Object.entries(node.credentials ?? {}).map(([type, credential]) => [type, { id: credential.id, name: credential.name }]),
+		);
+		return await this.request('POST', '/rest/dynamic-node-parameters/options', {
+			nodeTypeAndVersion: { name: node.type, version: node.typeVersion },
+			methodName: method,
+			path,
+			currentNodeParameters: node.parameters,
+			credentials,
+		});
+	}
+
 	// ---- binary data ------------------------------------------------------------------------
 
 	/**

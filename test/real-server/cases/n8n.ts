@@ -40,6 +40,24 @@ describe('Host Cloud on the real upstream server, in n8n', () => {
 		expect(describeFailure(execution)).toMatch(/Job [0-9a-f-]{36} failed at node 4 \(CheckpointLoaderSimple\): \S+Error: [^\n]*\S/);
 	});
 
+	it('the editor’s Value From Server List for a checkpoint lists the server’s checkpoints', async () => {
+		const info = (await (await fetch(`${realServer().url}/object_info/CheckpointLoaderSimple`)).json()) as Record<string, any>;
+		const txt2img = loadExamples().find((entry) => entry.file === SELF_HOSTED_EXAMPLE)!.workflow.nodes.find(
+			(candidate) => candidate.type === hostNodeType('hostCloud'),
+		)!;
+		const options = await e2e().client.loadOptions(
+			{
+				type: hostNodeType('hostCloud'),
+				typeVersion: Number(txt2img.typeVersion),
+				parameters: { ...(txt2img.parameters as Record<string, unknown>), inputOverrides: { values: [{ nodeId: '4', inputName: 'ckpt_name' }] } },
+				credentials: { hostCloudApi: credential },
+			},
+			'getInputValues',
+			'parameters.inputOverrides.values[0].listedValue',
+		);
+		expect(options.map((option) => option.value)).toEqual(info.CheckpointLoaderSimple.input.required.ckpt_name[0]);
+	});
+
 	it('a model-free workflow: the image as binary data, the bytes the server serves', async () => {
 		const stack = e2e();
 		const graph = {
