@@ -218,7 +218,7 @@ describe('Host Media: video operations', () => {
 		const result = await env.run({ resource: 'video', operation: 'getTaskStatus', taskId: '123' });
 		expect(result.status).toBe('error');
 		expect(result.error('Node')?.message).toBe(
-			'The service has no status for video task 123 (HTTP 404 on GET /proxy/video/tasks/123/creations): No video task with id 123.: not_found',
+			'The service has no status for video task 123 (HTTP 404 on GET /proxy/video/tasks/123/creations): No video task with id 123: not_found',
 		);
 	});
 });
