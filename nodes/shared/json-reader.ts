@@ -30,7 +30,11 @@ export const JSON_LIMITS = {
 
 /** The size of `chars` characters in words a user reads. */
 export function sizeInWords(chars: number): string {
-	return chars >= MiB ? `${Math.round((chars / MiB) * 10) / 10} MiB` : chars >= 1024 ? `${Math.round(chars / 1024)} KiB` : `${chars} characters`;
+	return chars >= MiB
+		? `${Math.round((chars / MiB) * 10) / 10} MiB`
+		: chars >= 1024
+			? `${Math.round(chars / 1024)} KiB`
+			: `${chars} characters`;
 }
 
 const tooDeep = (limits: JsonLimits) => `is nested more than ${limits.maxDepth} levels deep`;

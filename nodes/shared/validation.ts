@@ -7,6 +7,7 @@
 import type { IDataObject, INode } from 'n8n-workflow';
 import { NodeOperationError } from 'n8n-workflow';
 
+import { JSON_LIMITS, jsonValueProblem, readJson } from './json-reader';
 import { pathSegmentProblem } from './path-segment';
 
 /** The part of an n8n context the checks need (any execute or load-options context fits). */
@@ -121,16 +122,31 @@ export function stringList(context: CheckContext, itemIndex: number, field: stri
 		.filter((entry) => entry !== '');
 }
 
+/**
+ * A JSON value given in `field` as JSON text or as a value (from an expression), read within the
+ * bounds of pasted JSON (size, depth): what walks it later must not run out of stack.
+ */
+export function jsonField(
+	context: CheckContext,
+	itemIndex: number,
+	field: string,
+	value: unknown,
+	hint: string,
+	invalid = 'is not valid JSON',
+): unknown {
+	if (typeof value !== 'string') {
+		const problem = jsonValueProblem(value, JSON_LIMITS.pasted);
+		if (problem) throw invalidField(context, itemIndex, field, problem, hint);
+		return value;
+	}
+	const reading = readJson(value, JSON_LIMITS.pasted);
+	if ('value' in reading) return reading.value;
+	throw invalidField(context, itemIndex, field, reading.bound ? reading.problem : invalid, hint);
+}
+
 /** A JSON object, given as an object or as JSON text. */
 export function jsonObject(context: CheckContext, itemIndex: number, field: string, value: unknown): IDataObject {
-	let parsed = value;
-	if (typeof value === 'string') {
-		try {
-			parsed = JSON.parse(value) as unknown;
-		} catch {
-			throw invalidField(context, itemIndex, field, 'is not valid JSON', 'Enter a JSON object such as {"key": "value"}.');
-		}
-	}
+	const parsed = jsonField(context, itemIndex, field, value, 'Enter a JSON object such as {"key": "value"}.');
 	if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) {
 		throw invalidField(
 			context,
@@ -196,11 +212,10 @@ export function httpUrl(context: CheckContext, itemIndex: number, field: string,
 
 /** A text that holds valid JSON (any JSON value); answered unchanged. */
 export function jsonText(context: CheckContext, itemIndex: number, field: string, value: unknown): string {
-	const text = typeof value === 'string' ? value : JSON.stringify(value);
-	try {
-		JSON.parse(text);
-		return text;
-	} catch {
-		throw invalidField(context, itemIndex, field, 'must be JSON text', 'Enter JSON such as {"campaign": "spring"}.');
-	}
+	const hint = 'Enter JSON such as {"campaign": "spring"}.';
+	// Checked before stringifying: a value too deep for the bounds would overflow JSON.stringify.
+	const checked = jsonField(context, itemIndex, field, value, hint, 'must be JSON text');
+	const text = typeof value === 'string' ? value : JSON.stringify(checked);
+	if (typeof text !== 'string') throw invalidField(context, itemIndex, field, 'must be JSON text', hint);
+	return text;
 }

@@ -233,7 +233,9 @@ export class JobSocket {
 			if (!('value' in reading) || !isRecord(reading.value)) {
 				// It may have been any job's `executed`: a gap, as if the socket had dropped, so outputs
 				// of jobs that finish now come from their record rather than being passed on as whole.
-				this.logger?.warn(`Host Cloud: a progress message ${'problem' in reading ? reading.problem : 'is not a JSON object'}; it was skipped`);
+				this.logger?.warn(
+					`Host Cloud: a progress message ${'problem' in reading ? reading.problem : 'is not a JSON object'}; it was skipped`,
+				);
 				this.events.onLost();
 				return;
 			}
