@@ -28,6 +28,11 @@ export function ownValue<T>(record: Record<string, T>, key: string): T | undefin
 	return Object.hasOwn(record, key) ? record[key] : undefined;
 }
 
+/** Sets `record[key]` as its own property: assigning a name from outside such as `__proto__` would replace the record's prototype instead. */
+export function setOwn<T>(record: Record<string, T>, key: string, value: T): void {
+	Object.defineProperty(record, key, { value, writable: true, enumerable: true, configurable: true });
+}
+
 /** An id typed into `field` that goes into a URL path as one segment (see `path-segment.ts`). */
 export function pathSegmentText(context: CheckContext, itemIndex: number, field: string, value: unknown): string {
 	const id = requiredText(context, itemIndex, field, value);
@@ -61,6 +66,16 @@ export function requiredText(context: CheckContext, itemIndex: number, field: st
 	const text = value === undefined || value === null ? '' : typeof value === 'string' ? value.trim() : String(value).trim();
 	if (text === '') throw invalidField(context, itemIndex, field, 'is required', `Enter a value for ${field}.`);
 	return text;
+}
+
+/**
+ * The name of a binary field files are written to. `__proto__` is refused by name: assigning it
+ * would replace the item's binary object's prototype instead of adding a field, and the file would be lost.
+ */
+export function binaryFieldName(context: CheckContext, itemIndex: number, field: string, value: unknown): string {
+	const name = requiredText(context, itemIndex, field, value);
+	if (name === '__proto__') throw invalidField(context, itemIndex, field, 'cannot be "__proto__": choose another name, such as "data"');
+	return name;
 }
 
 /** An optional text, trimmed ('' when not given); a number or boolean from an expression is taken as its text. */

@@ -5,6 +5,7 @@
 import type { IBinaryData, IExecuteFunctions } from 'n8n-workflow';
 import { NodeOperationError } from 'n8n-workflow';
 
+import { inputBinary } from '../../shared/binary';
 import { multipartBody } from '../../shared/multipart';
 import { isRecord } from '../../shared/validation';
 import { uploadFile } from '../transport/cloud-api';
@@ -37,7 +38,7 @@ export function binaryToUpload(context: IExecuteFunctions, itemIndex: number, bi
 			itemIndex,
 			description: 'Enter the name of the binary property that holds the image, usually "data".',
 		});
-	const binary = context.getInputData()[itemIndex]?.binary?.[name];
+	const binary = inputBinary(context, itemIndex, name);
 	if (!binary) {
 		const available = Object.keys(context.getInputData()[itemIndex]?.binary ?? {});
 		throw new NodeOperationError(context.getNode(), `${field}: the input item has no binary property "${name}"`, {
