@@ -47,6 +47,7 @@ export function describeAnswer(body: unknown): string {
 		if (/^[[{]/.test(text)) return 'JSON that is cut off or malformed';
 		return 'text that is not JSON';
 	}
+	if (typeof body === 'object') return 'an object of an unexpected kind';
 	return `a ${typeof body} (${String(body).slice(0, 40)})`;
 }
 

@@ -238,11 +238,13 @@ class MusicStreamReader {
 					: typeof event.data === 'string'
 						? Buffer.from(event.data, 'base64')
 						: undefined;
-				if (!bytes) {
+				// A chunk that does not name its take (a whole stream_index) is given to none: unreadable.
+				const streamIndex = indexOf(event.stream_index);
+				if (!bytes || streamIndex === undefined) {
 					this.malformed++;
 					return;
 				}
-				await this.audio(this.take(indexOf(event.stream_index) ?? 0), bytes);
+				await this.audio(this.take(streamIndex), bytes);
 				return;
 			}
 			case 'title': {
