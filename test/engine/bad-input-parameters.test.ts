@@ -22,7 +22,7 @@ import type { HarnessItem } from '../harness/items-node';
 import { RUNS, SEED, SWEEP_TIMEOUT_MS, recordFigures, tally, uncaughtError } from '../helpers/bad-input';
 import { startHostileService, sendJson, type HostileService, type SeenRequest } from '../helpers/hostile-service';
 import { allowedValues, operationsOf, visibleFields, withField, type Field, type Parameters } from '../helpers/node-parameters';
-import { ITEM, nodeDescription, runSwept, sweepBase, type SweepRun } from '../helpers/sweep-operations';
+import { addSweepCredentials, ITEM, nodeDescription, runSwept, sweepBase, type SweepRun } from '../helpers/sweep-operations';
 
 const harness = new EngineHarness();
 
@@ -45,14 +45,12 @@ const SECRETS = [CLOUD_KEY, ACCESS_TOKEN, PUBLISHING_TOKEN, REPOHOST_TOKEN];
 beforeAll(async () => {
 	// A job's status says it failed, so an operation that waits for one ends at its first look.
 	service = await startHostileService((req, res) => respond(req, res), { onSocket: (socket) => socket.close() });
-	cloudCredential = harness.addCredential('hostCloudApi', { apiKey: CLOUD_KEY, baseUrl: service.url, wsBaseUrl: '' });
-	hostCredential = harness.addCredential('hostApi', {
+	({ cloudCredential, hostCredential } = addSweepCredentials(harness, service.url, {
+		cloudKey: CLOUD_KEY,
 		accessToken: ACCESS_TOKEN,
-		registryUrl: service.url,
-		publisherId: 'acme',
 		publishingToken: PUBLISHING_TOKEN,
 		repohostToken: REPOHOST_TOKEN,
-	});
+	}));
 });
 
 afterAll(async () => {

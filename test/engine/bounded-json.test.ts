@@ -13,7 +13,7 @@ import type { IDataObject } from 'n8n-workflow';
 import { JSON_LIMITS } from '../../nodes/shared/json-reader';
 import { metadataPreviewFrame, previewFrame } from '../../simulator/cloud-ws';
 import { EngineHarness, readBinary } from '../harness/engine';
-import { FAST_WAIT, TINY_PNG, txt2img } from '../helpers/cloud';
+import { executeTxt2img, TINY_PNG, txt2img } from '../helpers/cloud';
 import { IMAGE_URL, useMediaEnv } from '../helpers/media';
 import { startWaitingExecution } from '../helpers/waiting-execution';
 import {
@@ -80,7 +80,9 @@ describe('REST answers', () => {
 			credentials: { hostApi: api },
 			continueOnFail: true,
 		});
-		expect(String(result.items[0]!.json.error)).toMatch(/^The service's answer while checking upscale task .* is nested more than 100 levels deep/);
+		expect(String(result.items[0]!.json.error)).toMatch(
+			/^The service's answer while checking upscale task .* is nested more than 100 levels deep/,
+		);
 		expect(result.items[0]!.json.status).toBeUndefined();
 	});
 
@@ -99,7 +101,9 @@ describe('REST answers', () => {
 			next = { status: 200, text: JSON.stringify({ KSampler: { input: { required: {} }, padding: 'x'.repeat(2 * 1024 * 1024) } }) };
 			const result = await runCloud({ resource: 'system', operation: 'getNodeDefinitions' });
 			expect(result.items).toHaveLength(1);
-			expect(result.items[0]!.json.error).toBe("The service's answer while reading the node definitions is larger than 1 MiB; nothing was read from it");
+			expect(result.items[0]!.json.error).toBe(
+				"The service's answer while reading the node definitions is larger than 1 MiB; nothing was read from it",
+			);
 		} finally {
 			JSON_LIMITS.answer.maxChars = bound;
 		}
@@ -131,11 +135,12 @@ describe('WebSocket messages and preview frames', () => {
 	const execute = (additionalFields: IDataObject = {}) =>
 		harness.runNode({
 			type: 'hostCloud',
-			parameters: { resource: 'workflow', operation: 'execute', workflow: JSON.stringify(txt2img()), waitOptions: FAST_WAIT, additionalFields } as never,
+			parameters: executeTxt2img({ additionalFields }) as never,
 			credentials: { hostCloudApi: credential },
 		});
 
-	const executedOfB = (promptId: string) => `{"type":"executed","data":{"prompt_id":"${promptId}","node":"10","output":{"images":[{"filename":"b.png"`;
+	const executedOfB = (promptId: string) =>
+		`{"type":"executed","data":{"prompt_id":"${promptId}","node":"10","output":{"images":[{"filename":"b.png"`;
 	it.each([
 		['cut off', (promptId: string) => executedOfB(promptId)],
 		['100,000 levels deep', (promptId: string) => `${executedOfB(promptId)},"subfolder":"","type":"output"}],"x":${deepText()}}}}`],
@@ -260,50 +265,26 @@ describe('JSON pasted by the user', () => {
 	});
 	afterAll(async () => await service.close());
 
-	const expectRefused = (error: unknown, message: string) => {
-		expect(error).toBe(message);
-		expect(service.seen).toHaveLength(0);
-	};
-
-	it('a workflow 100,000 levels deep is refused by name, before any request', async () => {
-		const result = await harness.runNode({
-			type: 'hostCloud',
-			parameters: { resource: 'workflow', operation: 'submit', workflow: `{"3":{"class_type":"KSampler","inputs":{"seed":${deepText()}}}}` } as never,
-			credentials: { hostCloudApi: cloud },
-			continueOnFail: true,
-		});
-		expectRefused(result.items[0]!.json.error, `Workflow ${TOO_DEEP}`);
-	});
-
-	it('Extra Data (JSON) 100,000 levels deep alike', async () => {
-		const result = await harness.runNode({
-			type: 'hostCloud',
-			parameters: {
-				resource: 'workflow',
-				operation: 'submit',
-				workflow: JSON.stringify(txt2img()),
-				additionalFields: { extraData: `{"a":${deepText()}}` },
-			} as never,
-			credentials: { hostCloudApi: cloud },
-			continueOnFail: true,
-		});
-		expectRefused(result.items[0]!.json.error, `Extra Data (JSON) ${TOO_DEEP}`);
-	});
-
-	it('Frames (image_settings) 100,000 levels deep alike', async () => {
-		const result = await harness.runNode({
-			type: 'hostMedia',
-			parameters: {
+	const submit = (more: IDataObject) => ({ resource: 'workflow', operation: 'submit', workflow: JSON.stringify(txt2img()), ...more });
+	it.each([
+		['Workflow', 'hostCloud', submit({ workflow: `{"3":{"class_type":"KSampler","inputs":{"seed":${deepText()}}}}` })],
+		['Extra Data (JSON)', 'hostCloud', submit({ additionalFields: { extraData: `{"a":${deepText()}}` } })],
+		[
+			'Frames (image_settings)',
+			'hostMedia',
+			{
 				resource: 'video',
 				operation: 'generateFromFrames',
 				model: 'videoq2-turbo',
 				startImageUrl: IMAGE_URL,
 				framesInput: 'json',
 				framesJson: deepText(),
-			} as never,
-			credentials: { hostApi: api },
-			continueOnFail: true,
-		});
-		expectRefused(result.items[0]!.json.error, `Frames (image_settings) ${TOO_DEEP}`);
+			},
+		],
+	])('%s 100,000 levels deep is refused by name, before any request', async (field, type, parameters) => {
+		const credentials: Record<string, string> = type === 'hostCloud' ? { hostCloudApi: cloud } : { hostApi: api };
+		const result = await harness.runNode({ type, parameters: parameters as never, credentials, continueOnFail: true });
+		expect(result.items[0]!.json.error).toBe(`${field} ${TOO_DEEP}`);
+		expect(service.seen).toHaveLength(0);
 	});
 });

@@ -87,12 +87,8 @@ describe('binary field names every object carries are names like any other', () 
 	});
 
 	it('Put Output File in Field "__proto__" is refused by name before anything is fetched', async () => {
-		const result = await run('hostCloud', {
-			resource: 'file',
-			operation: 'downloadOutput',
-			filename: 'a.png',
-			binaryPropertyName: '__proto__',
-		});
+		const download = { resource: 'file', operation: 'downloadOutput', filename: 'a.png' };
+		const result = await run('hostCloud', { ...download, binaryPropertyName: '__proto__' });
 		expect(result).toEqual({ message: 'Put Output File in Field cannot be "__proto__": choose another name, such as "data"', sent: [] });
 	});
 });

@@ -11,28 +11,17 @@
 import type { ServerResponse } from 'node:http';
 
 import { EngineHarness, readBinary } from '../harness/engine';
-import { FAST_WAIT, txt2img } from '../helpers/cloud';
-import {
-	answerMusic,
-	musicChunkLines,
-	musicLine,
-	musicTakeAudio,
-	musicTitleLine,
-	startHostileCloud,
-	startHostileService,
-	startRecordingStorage,
-	type HostileService,
-	type MusicAnswer,
-} from '../helpers/hostile-service';
+import { executeTxt2img } from '../helpers/cloud';
+import * as hostile from '../helpers/hostile-service';
 
 const harness = new EngineHarness();
 
 describe('an answer with a key every object carries', () => {
 	let text = '{}';
-	let service: HostileService;
+	let service: hostile.HostileService;
 	let credential: string;
 	beforeAll(async () => {
-		service = await startHostileService((_req, res: ServerResponse) => {
+		service = await hostile.startHostileService((_req, res: ServerResponse) => {
 			res.writeHead(200, { 'Content-Type': 'application/json' });
 			res.end(text);
 		});
@@ -54,13 +43,13 @@ describe('an answer with a key every object carries', () => {
 });
 
 describe('Host Cloud outputs under names every object carries', () => {
-	let storage: HostileService;
-	let cloud: HostileService;
+	let storage: hostile.HostileService;
+	let cloud: hostile.HostileService;
 	let credential: string;
 	let frames: (promptId: string) => string[] = () => [];
 	beforeAll(async () => {
-		storage = await startRecordingStorage();
-		cloud = await startHostileCloud({
+		storage = await hostile.startRecordingStorage();
+		cloud = await hostile.startHostileCloud({
 			storageUrl: storage.url,
 			output: () => ({ images: [{ filename: 'a.png', subfolder: '', type: 'output' }] }),
 			frames: (promptId) => frames(promptId),
@@ -82,7 +71,7 @@ describe('Host Cloud outputs under names every object carries', () => {
 		frames = (promptId) => [message(promptId)];
 		const result = await harness.runNode({
 			type: 'hostCloud',
-			parameters: { resource: 'workflow', operation: 'execute', workflow: JSON.stringify(txt2img()), waitOptions: FAST_WAIT } as never,
+			parameters: executeTxt2img() as never,
 			credentials: { hostCloudApi: credential },
 		});
 		expect(result.status).toBe('success');
@@ -92,19 +81,22 @@ describe('Host Cloud outputs under names every object carries', () => {
 });
 
 describe('a music chunk that does not name its take', () => {
-	let service: HostileService;
+	let service: hostile.HostileService;
 	let credential: string;
-	let answer: MusicAnswer = { lines: [], then: 'end' };
+	let answer: hostile.MusicAnswer = { lines: [], then: 'end' };
 	beforeAll(async () => {
-		service = await startHostileService((_req, res) => answerMusic(res, answer));
+		service = await hostile.startHostileService((_req, res) => hostile.answerMusic(res, answer));
 		credential = harness.addCredential('hostApi', { accessToken: 'music-token-service-names-0123', registryUrl: service.url });
 	});
 	afterAll(async () => await service.close());
 
 	it.each(['0', '__proto__', 1.5, null])('(stream_index %p) is counted unreadable, never added to a take by guess', async (index) => {
-		const audio = musicTakeAudio(0);
-		const stray = musicLine({ type: 'audio_chunk', stream_index: index, data: Buffer.from('stray bytes').toString('base64') });
-		answer = { lines: [musicTitleLine(0), ...musicChunkLines(0, audio), stray, musicLine({ type: 'complete' })], then: 'end' };
+		const audio = hostile.musicTakeAudio(0);
+		const stray = hostile.musicLine({ type: 'audio_chunk', stream_index: index, data: Buffer.from('stray bytes').toString('base64') });
+		answer = {
+			lines: [hostile.musicTitleLine(0), ...hostile.musicChunkLines(0, audio), stray, hostile.musicLine({ type: 'complete' })],
+			then: 'end',
+		};
 		const result = await harness.runNode({
 			type: 'hostMedia',
 			parameters: { resource: 'music', operation: 'generate', prompt: 'calm piano' } as never,

@@ -20,29 +20,26 @@ import type { IDataObject } from 'n8n-workflow';
 import { buildCatalogue } from '../../simulator/cloud-catalogue';
 import { EngineHarness } from '../harness/engine';
 import { registerToolTypes, runAsAgentTool } from '../harness/tools';
-import { uncaughtError } from '../helpers/bad-input';
 import { txt2img } from '../helpers/cloud';
 import { sendJson, startHostileService, type HostileService, type SeenRequest } from '../helpers/hostile-service';
 import {
-	HEAP_BOUND_BYTES,
 	OWN_NAMES,
-	RAW_ERROR_TEXT,
 	SEED,
 	STRUCTURE_RUNS,
 	STRUCTURE_TIMEOUT_MS,
 	badSegment,
-	badSegmentIn,
 	deepText,
 	depth,
+	judgeShown,
 	ownName,
-	recordStructureFigures,
+	recordStructureTally,
 	structureTally,
 	violation,
 	withOwnKeys,
 	within,
 } from '../helpers/hostile-structures';
 import { operationsOf, visibleFields, withField, type Parameters } from '../helpers/node-parameters';
-import { ITEM, nodeDescription, runSwept, sweepBase, type SweepRun } from '../helpers/sweep-operations';
+import { addSweepCredentials, ITEM, nodeDescription, runSwept, sweepBase, type SweepRun } from '../helpers/sweep-operations';
 import { uiTxt2img, uiTxt2imgInSubgraph } from '../helpers/ui-workflows';
 
 const CLOUD_KEY = 'structure-cloud-key-4b7d';
@@ -55,7 +52,6 @@ const harness = new EngineHarness();
 let service: HostileService;
 let cloudCredential = '';
 let hostCredential = '';
-const heapAtStart = process.memoryUsage().heapUsed;
 
 /** Node definitions for UI-format conversion; a job's status says it failed; every other request is refused. */
 function refuseAll(req: SeenRequest, res: ServerResponse): void {
@@ -67,26 +63,18 @@ function refuseAll(req: SeenRequest, res: ServerResponse): void {
 
 beforeAll(async () => {
 	service = await startHostileService(refuseAll, { onSocket: (socket) => socket.close() });
-	cloudCredential = harness.addCredential('hostCloudApi', { apiKey: CLOUD_KEY, baseUrl: service.url, wsBaseUrl: '' });
-	hostCredential = harness.addCredential('hostApi', {
+	({ cloudCredential, hostCredential } = addSweepCredentials(harness, service.url, {
+		cloudKey: CLOUD_KEY,
 		accessToken: ACCESS_TOKEN,
-		registryUrl: service.url,
-		publisherId: 'acme',
 		publishingToken: PUBLISHING_TOKEN,
 		repohostToken: REPOHOST_TOKEN,
-	});
+	}));
 	registerToolTypes(harness);
 });
 
 afterAll(async () => {
 	await service.close();
-	const { structures_tried, refused_before_sending, ...violations } = structureTally;
-	recordStructureFigures('input', {
-		structures_tried,
-		refused_before_sending,
-		defects_found: Object.values(violations).reduce((sum, count) => sum + count, 0),
-		...violations,
-	});
+	recordStructureTally('input');
 });
 
 const runOnce = (type: string, parameters: Parameters, item = ITEM): Promise<SweepRun> =>
@@ -111,19 +99,9 @@ const hostileValue: fc.Arbitrary<unknown> = fc.oneof(
 
 /** The oracle every run of this file is held to. */
 function judge(run: SweepRun, what: { field?: string; textInput?: boolean } = {}): void {
-	structureTally.structures_tried++;
-	const uncaught = uncaughtError(run.error);
-	expect(violation('uncaught_errors', uncaught !== undefined) ? uncaught : 'none').toBe('none');
 	const words = `${run.error?.message ?? ''} ${run.error?.description ?? ''}`;
-	expect(violation('raw_error_texts', RAW_ERROR_TEXT.test(words)) ? words : 'in words').toBe('in words');
-	const shown = JSON.stringify([words, run.output]);
-	const leaked = SECRETS.filter((secret) => shown.includes(secret));
-	expect(violation('secrets_found', leaked.length > 0) ? leaked : []).toEqual([]);
-	for (const request of run.sent) {
-		const segment = badSegmentIn(request.url);
-		expect(violation('bad_path_segments_sent', segment !== undefined) ? `${request.method} ${request.url}` : 'none').toBe('none');
-		expect(`${request.url} ${request.body}`).not.toContain('[object Object]');
-	}
+	judgeShown({ error: run.error, words, output: run.output, sent: run.sent, secrets: SECRETS });
+	for (const request of run.sent) expect(`${request.url} ${request.body}`).not.toContain('[object Object]');
 	const refused = run.error !== undefined && (run.error as Error).name !== 'NodeApiError' && run.sent.length === 0;
 	if (refused) structureTally.refused_before_sending++;
 	// A value the node itself refused by name sent nothing (reading the node definitions a UI-format workflow needs sends nothing of it).
@@ -137,7 +115,6 @@ function judge(run: SweepRun, what: { field?: string; textInput?: boolean } = {}
 			expect(violation('wrong_successes', typeof text !== 'string') ? text : 'text').toBe('text');
 		}
 	}
-	expect(process.memoryUsage().heapUsed - heapAtStart).toBeLessThan(HEAP_BOUND_BYTES);
 }
 
 const node = (type: string) => nodeDescription(harness, type);

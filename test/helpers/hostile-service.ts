@@ -115,7 +115,11 @@ export async function startHostileCloud(options: HostileCloudOptions): Promise<H
 		}
 		if (/^\/api\/job\/[^/]+\/status$/.test(path)) return sendJson(res, 200, { status: 'completed' });
 		if (path.startsWith('/api/jobs/'))
-			return sendJson(res, 200, { id: path.slice(10), status: 'completed', outputs: options.recordOutputs?.() ?? { '9': options.output() } });
+			return sendJson(res, 200, {
+				id: path.slice(10),
+				status: 'completed',
+				outputs: options.recordOutputs?.() ?? { '9': options.output() },
+			});
 		if (path === '/api/object_info') return sendJson(res, 200, {});
 		if (path === '/api/view') {
 			if (options.view) return options.view(req, res);

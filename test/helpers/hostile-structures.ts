@@ -8,8 +8,8 @@
  */
 import fc from 'fast-check';
 
+import { SEED, uncaughtError } from './bad-input';
 import { recordedReliability, recordReliability } from './reliability';
-import { SEED } from './bad-input';
 
 export { SEED };
 
@@ -48,7 +48,7 @@ export const hostileShape: fc.Arbitrary<unknown> = fc.oneof(
 export const hostileId: fc.Arbitrary<unknown> = fc.oneof(ownName, badSegment, wrongType, hostileShape);
 
 /** Text a user must never see: a JavaScript failure, or a value printed as JavaScript prints it. */
-export const RAW_ERROR_TEXT =
+const RAW_ERROR_TEXT =
 	/\b(TypeError|RangeError|SyntaxError|ReferenceError)\b|Cannot read propert|Maximum call stack|is not a function|is not iterable|\[object Object\]|undefined is not/;
 
 export interface StructureTally {
@@ -80,7 +80,7 @@ export function violation(rule: keyof StructureTally, happened: boolean): boolea
 }
 
 /** Whether a request path holds a segment that is not one ('.', '..', empty inside, control characters), after decoding. */
-export function badSegmentIn(url: string): string | undefined {
+function badSegmentIn(url: string): string | undefined {
 	const path = url.split('?')[0]!;
 	for (const raw of path.split('/').slice(1)) {
 		let segment = raw;
@@ -95,10 +95,43 @@ export function badSegmentIn(url: string): string | undefined {
 }
 
 /** The heap may grow while the sweep runs, not without bound. */
-export const HEAP_BOUND_BYTES = 1.5 * 1024 ** 3;
+const HEAP_BOUND_BYTES = 1.5 * 1024 ** 3;
+const heapAtStart = process.memoryUsage().heapUsed;
 
-/** Adds this file's figures under hostile_structures.<part> in bench/reliability.json (RELIABILITY_FIGURES=1). */
-export function recordStructureFigures(part: string, figures: Record<string, number>): void {
+/** What one run showed: what it threw, the words a user reads, what it output, what it sent. */
+export interface Shown {
+	error: unknown;
+	words: string;
+	output: unknown;
+	sent: Array<{ method: string; url: string }>;
+	secrets: string[];
+}
+
+/** The rules every run of the sweep is held to, whatever the surface; each surface adds its own. */
+export function judgeShown({ error, words, output, sent, secrets }: Shown): void {
+	structureTally.structures_tried++;
+	const uncaught = uncaughtError(error);
+	expect(violation('uncaught_errors', uncaught !== undefined) ? uncaught : 'none').toBe('none');
+	expect(violation('raw_error_texts', RAW_ERROR_TEXT.test(words)) ? words : 'in words').toBe('in words');
+	const shown = JSON.stringify([words, output]);
+	const leaked = secrets.filter((secret) => shown.includes(secret));
+	expect(violation('secrets_found', leaked.length > 0) ? leaked : []).toEqual([]);
+	for (const request of sent) {
+		const segment = badSegmentIn(request.url);
+		expect(violation('bad_path_segments_sent', segment !== undefined) ? `${request.method} ${request.url}` : 'none').toBe('none');
+	}
+	expect(process.memoryUsage().heapUsed - heapAtStart).toBeLessThan(HEAP_BOUND_BYTES);
+}
+
+/** Adds this file's tally under hostile_structures.<part> in bench/reliability.json (RELIABILITY_FIGURES=1). */
+export function recordStructureTally(part: string): void {
+	const { structures_tried, refused_before_sending, ...violations } = structureTally;
+	const figures = {
+		structures_tried,
+		...(refused_before_sending > 0 ? { refused_before_sending } : {}),
+		defects_found: Object.values(violations).reduce((sum, count) => sum + count, 0),
+		...violations,
+	};
 	const { recorded_at: _at, ...parts } = recordedReliability('hostile_structures');
 	recordReliability('hostile_structures', { ...parts, [part]: { ...figures, seed: SEED } });
 }

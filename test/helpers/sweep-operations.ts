@@ -72,6 +72,28 @@ export interface SweepRun {
 	output: unknown;
 }
 
+/** The four secrets a swept run's credentials hold (each must stay out of what the run shows). */
+export interface SweepSecrets {
+	cloudKey: string;
+	accessToken: string;
+	publishingToken: string;
+	repohostToken: string;
+}
+
+/** Both credentials of a sweep, pointing at the loopback service at `url`. */
+export function addSweepCredentials(harness: EngineHarness, url: string, secrets: SweepSecrets): Omit<SweepTarget, 'service'> {
+	return {
+		cloudCredential: harness.addCredential('hostCloudApi', { apiKey: secrets.cloudKey, baseUrl: url, wsBaseUrl: '' }),
+		hostCredential: harness.addCredential('hostApi', {
+			accessToken: secrets.accessToken,
+			registryUrl: url,
+			publisherId: 'acme',
+			publishingToken: secrets.publishingToken,
+			repohostToken: secrets.repohostToken,
+		}),
+	};
+}
+
 /** Where a swept run goes: the loopback service and the two credentials that point at it. */
 export interface SweepTarget {
 	service: HostileService;
