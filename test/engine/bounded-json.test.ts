@@ -30,6 +30,7 @@ import {
 } from '../helpers/hostile-service';
 
 const DEEP = 100_000;
+const MiB = 1024 * 1024;
 /** A JSON list nested `depth` deep, as text. */
 const deepText = (depth = DEEP) => `${'['.repeat(depth)}${']'.repeat(depth)}`;
 /** The same as a value, built without recursion (as n8n's body parser builds it). */
@@ -144,6 +145,10 @@ describe('WebSocket messages and preview frames', () => {
 	it.each([
 		['cut off', (promptId: string) => executedOfB(promptId)],
 		['100,000 levels deep', (promptId: string) => `${executedOfB(promptId)},"subfolder":"","type":"output"}],"x":${deepText()}}}}`],
+		[
+			'larger than 16 MiB',
+			(promptId: string) => `${executedOfB(promptId)},"subfolder":"","type":"output"}],"x":"${'x'.repeat(17 * MiB)}"}}}`,
+		],
 	])('a message that cannot be read (%s) is a gap: the outputs come from the job record, none is lost', async (_kind, message) => {
 		frames = (promptId) => [message(promptId)];
 		const result = await execute();
@@ -221,6 +226,15 @@ describe('notifications', () => {
 		expect(call.result.workflowData).toBeUndefined();
 	});
 
+	it('Host Task Trigger refuses a notification larger than 16 MiB in words', async () => {
+		const workflow = harness.buildWorkflow({ nodes: [{ name: 'Trigger', type: 'hostTaskTrigger', parameters: {} }] });
+		const call = await harness.callWebhook(workflow, 'Trigger', {
+			body: { task_id: 'img-1', status: 'COMPLETED', extra: 'x'.repeat(17 * MiB) },
+		});
+		expect(call.status).toBe(400);
+		expect(call.body).toEqual({ error: 'invalid_notification', message: 'The notification is larger than 16 MiB' });
+	});
+
 	describe('Wait for Notification', () => {
 		const env = useMediaEnv({ notifyBackoffMs: 10 });
 		it('refuses a notification 100,000 levels deep in words, and keeps waiting', async () => {
@@ -269,6 +283,7 @@ describe('JSON pasted by the user', () => {
 	it.each([
 		['Workflow', 'hostCloud', submit({ workflow: `{"3":{"class_type":"KSampler","inputs":{"seed":${deepText()}}}}` })],
 		['Extra Data (JSON)', 'hostCloud', submit({ additionalFields: { extraData: `{"a":${deepText()}}` } })],
+		['Workflow', 'hostCloud', submit({ workflow: `{"3":{"class_type":"SaveImage","inputs":{"note":"${'x'.repeat(17 * MiB)}"}}}` })],
 		[
 			'Frames (image_settings)',
 			'hostMedia',
@@ -281,10 +296,12 @@ describe('JSON pasted by the user', () => {
 				framesJson: deepText(),
 			},
 		],
-	])('%s 100,000 levels deep is refused by name, before any request', async (field, type, parameters) => {
+	])('%s 100,000 levels deep or over 16 MiB is refused by name, before any request', async (field, type, parameters) => {
 		const credentials: Record<string, string> = type === 'hostCloud' ? { hostCloudApi: cloud } : { hostApi: api };
 		const result = await harness.runNode({ type, parameters: parameters as never, credentials, continueOnFail: true });
-		expect(result.items[0]!.json.error).toBe(`${field} ${TOO_DEEP}`);
+		expect(String(result.items[0]!.json.error)).toMatch(
+			new RegExp(`^${field.replace(/[()]/g, '\\$&')} (${TOO_DEEP}|is larger than 16 MiB \\(it has 17 MiB\\))$`),
+		);
 		expect(service.seen).toHaveLength(0);
 	});
 });
