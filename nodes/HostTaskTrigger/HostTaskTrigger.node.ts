@@ -13,7 +13,7 @@ import type {
 import { NodeConnectionTypes } from 'n8n-workflow';
 
 import { redactDeep } from '../shared/redaction';
-import { normaliseTask } from '../shared/task-status';
+import { normaliseTask, refuseOverBoundNotification } from '../shared/task-status';
 
 /** How many task/status pairs the "ignore repeated" option remembers per workflow. */
 const SEEN_LIMIT = 1000;
@@ -223,6 +223,8 @@ export class HostTaskTrigger implements INodeType {
 			}
 		}
 
+		const overBound = refuseOverBoundNotification(this);
+		if (overBound) return overBound;
 		// A service that echoes the shared secret must not put it into the workflow's data.
 		const body = redactDeep(this.getBodyData(), [secret]);
 		const task = normaliseTask(body);

@@ -11,6 +11,7 @@ import { extensionFor, mimeTypeForExtension, sniffMimeType, SNIFF_BYTES } from '
 import { isRedirectLoop, networkFailureInWords } from './network-failure';
 import { pauseBeforeRetry, RETRY_DELAYS_MS } from './retry';
 import { discardBody, isAsyncIterable, peek, readableClassOf, readableFrom } from './streams';
+import { ownValue } from './validation';
 
 export interface DownloadOptions {
 	itemIndex: number;
@@ -254,6 +255,12 @@ async function storeBody(
 	return await context.helpers.prepareBinaryData(readableFrom(Readable, rest), fileName, mimeType);
 }
 
+/** The input item's binary field `name`, its own only: `constructor` or `toString` is a field it does not have. */
+export function inputBinary(context: IExecuteFunctions, itemIndex: number, name: string): IBinaryData | undefined {
+	const binary = context.getInputData()[itemIndex]?.binary;
+	return binary ? ownValue(binary, name) : undefined;
+}
+
 /** The bytes of an input item's binary property as Base64, or a message saying what is missing. */
 export async function binaryPropertyAsBase64(
 	context: IExecuteFunctions,
@@ -261,7 +268,7 @@ export async function binaryPropertyAsBase64(
 	propertyName: string,
 ): Promise<{ base64: string; bytes: Buffer; mimeType?: string } | { problem: string }> {
 	const item = context.getInputData()[itemIndex];
-	const binary = item?.binary?.[propertyName];
+	const binary = inputBinary(context, itemIndex, propertyName);
 	if (!binary) {
 		const available = Object.keys(item?.binary ?? {});
 		return {

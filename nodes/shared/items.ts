@@ -5,6 +5,7 @@
 import type { IDataObject, IExecuteFunctions, INodeExecutionData } from 'n8n-workflow';
 import { NodeApiError, NodeOperationError } from 'n8n-workflow';
 
+import { MAX_JSON_DEPTH } from './json-reader';
 import { notForTools, runsAsTool, type ToolAvailability } from './tool-use';
 
 /** An operation that handles one item and answers zero or more output items. */
@@ -17,7 +18,8 @@ export type ItemOperation = (this: IExecuteFunctions, itemIndex: number) => Prom
  * nothing but `error`, `message` and `details`, so there the facts go under `details` (n8n adds
  * the input item's fields). The input's files ride along either way, so none are lost.
  */
-export function failedItem(context: IExecuteFunctions, error: unknown, itemIndex: number, extra: IDataObject = {}): INodeExecutionData {
+export function failedItem(context: IExecuteFunctions, thrown: unknown, itemIndex: number, extra: IDataObject = {}): INodeExecutionData {
+	const error = outOfStack(thrown) ? errorForItem(context, thrown, itemIndex) : thrown;
 	const facts: IDataObject = {};
 	const description = (error as { description?: unknown }).description;
 	if (typeof description === 'string' && description) facts.errorDetails = description;
@@ -35,11 +37,24 @@ export function failedItem(context: IExecuteFunctions, error: unknown, itemIndex
 	return item;
 }
 
-/** Makes sure an error thrown for an item carries that item's index, so n8n points at it. */
+const outOfStack = (error: unknown): boolean => (error as Error | undefined)?.name === 'RangeError' && /call stack/i.test((error as Error).message);
+
+/**
+ * Makes sure an error thrown for an item carries that item's index, so n8n points at it. Running
+ * out of stack is said in words: everything the service sends is read within bounds, so its cause
+ * is a value given to the node nested too deep for n8n to read (n8n walks a parameter's value
+ * recursively before the node sees it).
+ */
 export function errorForItem(context: IExecuteFunctions, error: unknown, itemIndex: number): NodeApiError | NodeOperationError {
 	if (error instanceof NodeApiError || error instanceof NodeOperationError) {
 		if (error.context.itemIndex === undefined) error.context.itemIndex = itemIndex;
 		return error;
+	}
+	if (outOfStack(error)) {
+		return new NodeOperationError(context.getNode(), 'A value given to this node is nested too deep to be read', {
+			itemIndex,
+			description: `Give lists and objects (from expressions or pasted JSON) fewer than ${MAX_JSON_DEPTH} levels of nesting.`,
+		});
 	}
 	return new NodeOperationError(context.getNode(), error as Error, { itemIndex });
 }
@@ -108,7 +123,14 @@ export async function runSelectedOperation(context: IExecuteFunctions, resources
 	const selected = resources[resource]?.operations[operation];
 	// Hidden on the tool type; a workflow saved with it anyway is refused before anything is sent.
 	if (selected?.notAsTool && runsAsTool(context)) throw notForTools(context, 0, selected.notAsTool);
-	if (selected?.executeAll) return [await selected.executeAll.call(context, context.getInputData())];
+	if (selected?.executeAll) {
+		try {
+			return [await selected.executeAll.call(context, context.getInputData())];
+		} catch (error) {
+			// Settings of the whole run are read from the first item, outside any item's own handling.
+			throw outOfStack(error) ? errorForItem(context, error, 0) : error;
+		}
+	}
 	if (!selected?.execute) {
 		throw new NodeOperationError(context.getNode(), `The operation "${operation}" of resource "${resource}" is not supported`);
 	}

@@ -107,9 +107,8 @@ function redactValue(value: unknown, secrets: readonly string[]): unknown {
 	if (Array.isArray(value)) return value.map((entry) => redactValue(entry, secrets));
 	// Plain objects only: Buffers and other class instances (binary data) are not text.
 	if (isPlainObject(value)) {
-		const out: IDataObject = {};
-		for (const [key, entry] of Object.entries(value)) out[redact(key, secrets)] = redactValue(entry, secrets) as IDataObject[string];
-		return out;
+		// Built as own properties: assigning a key `__proto__` would replace the copy's prototype instead.
+		return Object.fromEntries(Object.entries(value).map(([key, entry]) => [redact(key, secrets), redactValue(entry, secrets)])) as IDataObject;
 	}
 	return value;
 }

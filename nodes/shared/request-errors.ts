@@ -14,6 +14,7 @@ import type {
 } from 'n8n-workflow';
 import { NodeApiError } from 'n8n-workflow';
 
+import { JSON_LIMITS, readJson } from './json-reader';
 import { networkFailure } from './network-failure';
 import { redact, redactDeep } from './redaction';
 import { refusedNodeLines } from './refused-workflow';
@@ -47,6 +48,7 @@ export function describeAnswer(body: unknown): string {
 		if (/^[[{]/.test(text)) return 'JSON that is cut off or malformed';
 		return 'text that is not JSON';
 	}
+	if (typeof body === 'object') return 'an object of an unexpected kind';
 	return `a ${typeof body} (${String(body).slice(0, 40)})`;
 }
 
@@ -63,6 +65,18 @@ export function unexpectedAnswer(context: ErrorContext, statusCode: number, body
 	});
 }
 
+/** An answer over a bound of the JSON reader (too large, too deep): refused, nothing read from it. */
+export function overBoundAnswer(context: ErrorContext, problem: string, request: FailedCall): NodeApiError {
+	const message = `The service's answer${request.action ? ` while ${request.action}` : ''} ${problem}; nothing was read from it`;
+	return new NodeApiError(context.getNode(), { message } as JsonObject, {
+		message,
+		description: `No answer the API describes comes this large or this deep: a fault on the service side, or a proxy in between.${
+			request.method === 'GET' ? '' : ' The request may have been carried out anyway: check before sending it again.'
+		}`,
+		itemIndex: request.itemIndex,
+	});
+}
+
 /**
  * The service's own words from an error body, whatever its shape: cloud `{error:{type,message}}`,
  * registry and image `{error, message}`, video `{message, details}`, or plain text.
@@ -71,11 +85,8 @@ export function serviceMessage(body: unknown): string | undefined {
 	if (body === undefined || body === null || body === '') return undefined;
 	if (Buffer.isBuffer(body)) return serviceMessage(body.toString('utf8'));
 	if (typeof body === 'string') {
-		try {
-			return serviceMessage(JSON.parse(body) as unknown) ?? body.slice(0, 500);
-		} catch {
-			return body.slice(0, 500);
-		}
+		const reading = readJson(body, JSON_LIMITS.message);
+		return ('value' in reading ? serviceMessage(reading.value) : undefined) ?? body.slice(0, 500);
 	}
 	if (typeof body !== 'object') return String(body);
 	const record = body as Record<string, unknown>;

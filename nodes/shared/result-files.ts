@@ -8,7 +8,7 @@
 import type { IDisplayOptions, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
 
 import { NOT_AS_TOOL } from './tool-use';
-import { requiredText } from './validation';
+import { binaryFieldName } from './validation';
 
 type Show = NonNullable<IDisplayOptions['show']>;
 
@@ -51,7 +51,7 @@ export const binaryFieldFor = (name: string, index: number): string => (index ==
 export function readResultFiles(context: IExecuteFunctions, itemIndex: number): ResultFiles {
 	const download = context.getNodeParameter('downloadFiles', itemIndex, true) as boolean;
 	const binaryPropertyName = download
-		? requiredText(context, itemIndex, PUT_FILES_IN_FIELD, context.getNodeParameter('binaryPropertyName', itemIndex, DEFAULT_FIELD))
+		? binaryFieldName(context, itemIndex, PUT_FILES_IN_FIELD, context.getNodeParameter('binaryPropertyName', itemIndex, DEFAULT_FIELD))
 		: DEFAULT_FIELD;
 	return { download, binaryPropertyName };
 }

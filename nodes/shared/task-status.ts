@@ -5,6 +5,9 @@
  * sometimes names the field `task_status`. Host Media (polling and webhook waiting) and the Host
  * Task Trigger read every body through `normaliseTask`.
  */
+import type { IWebhookFunctions, IWebhookResponseData } from 'n8n-workflow';
+
+import { JSON_LIMITS, jsonValueProblem } from './json-reader';
 import { isRecord } from './validation';
 
 export type TaskState = 'pending' | 'running' | 'succeeded' | 'failed' | 'unknown';
@@ -116,4 +119,16 @@ export function cloudJobStateOf(raw: unknown): CloudJobState {
 	if (state === 'succeeded') return 'completed';
 	if (state === 'failed') return 'failed';
 	return 'running';
+}
+
+/**
+ * Refuses a notification whose body is over the bounds of a message (n8n has parsed it already, at
+ * any depth): answered 400 before anything reads it, since redaction and saving the item would run
+ * out of stack. Undefined when the body is within bounds.
+ */
+export function refuseOverBoundNotification(context: IWebhookFunctions): IWebhookResponseData | undefined {
+	const problem = jsonValueProblem(context.getBodyData(), JSON_LIMITS.message);
+	if (!problem) return undefined;
+	context.getResponseObject().status(400).json({ error: 'invalid_notification', message: `The notification ${problem}` });
+	return { noWebhookResponse: true };
 }

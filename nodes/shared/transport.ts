@@ -24,10 +24,19 @@ import { NodeApiError, NodeOperationError } from 'n8n-workflow';
 
 import { addressProblem, cloudServerOf, type CloudServer } from '../../credentials/cloud-server';
 import { containsSecret, redactDeep, secretsOfCredential } from './redaction';
-import { type Answerer, httpError, networkError, redirectError, secretLocationError, unexpectedAnswer } from './request-errors';
+import {
+	type Answerer,
+	httpError,
+	networkError,
+	overBoundAnswer,
+	redirectError,
+	secretLocationError,
+	unexpectedAnswer,
+} from './request-errors';
 import { pauseBeforeRetry, RETRY_DELAYS_MS } from './retry';
 import { isPlainObject } from './validation';
-import { discardBody } from './streams';
+import { discardBody, IdleTimeoutError, isAsyncIterable, withIdleTimeout } from './streams';
+import { JSON_LIMITS, readJson, sizeInWords } from './json-reader';
 
 export type HostCredentialType = 'hostCloudApi' | 'hostApi';
 
@@ -163,7 +172,8 @@ export async function hostRequestFull<T = unknown>(
 		returnFullResponse: true,
 		ignoreHttpStatusErrors: true,
 		disableFollowRedirect: true,
-		encoding: request.stream ? 'stream' : undefined,
+		// Every answer is read as a stream: n8n's helper would buffer and parse any size and depth.
+		encoding: 'stream',
 		timeout: request.timeout ?? (request.stream ? undefined : REQUEST_TIME_LIMIT.ms),
 	};
 	const signal = !request.ignoreCancel && 'getExecutionCancelSignal' in context ? context.getExecutionCancelSignal() : undefined;
@@ -173,9 +183,12 @@ export async function hostRequestFull<T = unknown>(
 	const attempts = request.retry ? RETRY_DELAYS_MS.length + 1 : 1;
 	for (let attempt = 1; ; attempt++) {
 		let response: IN8nHttpFullResponse;
+		let answer: unknown;
 		try {
 			response = (await context.helpers.httpRequestWithAuthentication.call(caller, credentialType, options)) as IN8nHttpFullResponse;
+			if (!request.stream && response.statusCode < 300) answer = await readAnswer(response.body, options.timeout!, signal);
 		} catch (error) {
+			if (error instanceof AnswerOverBound) throw overBoundAnswer(context, error.problem, request);
 			if (signal?.aborted) {
 				throw new NodeApiError(context.getNode(), { message: 'The execution was cancelled' } as JsonObject, {
 					message: `The execution was cancelled${request.action ? ` while ${request.action}` : ''}`,
@@ -195,7 +208,7 @@ export async function hostRequestFull<T = unknown>(
 			continue;
 		}
 		if (statusCode >= 400) {
-			const body = request.stream ? await readSmallStream(response.body) : response.body;
+			const body = await readSmallStream(response.body);
 			throw httpError(context, statusCode, body, answerer, request, secrets);
 		}
 		if (statusCode >= 300 && !request.manualRedirect) {
@@ -207,7 +220,9 @@ export async function hostRequestFull<T = unknown>(
 			discardBody(response.body);
 			throw secretLocationError(context, statusCode, request);
 		}
-		const body = request.stream ? response.body : redactDeep(response.body, secrets);
+		// A redirect the caller reads is only its Location.
+		if (statusCode >= 300 && !request.stream) discardBody(response.body);
+		const body = request.stream ? response.body : redactDeep(answer, secrets);
 		if (request.answer === 'object' && statusCode < 300 && !isPlainObject(body)) throw unexpectedAnswer(context, statusCode, body, request);
 		return { statusCode, headers: redactDeep(headers, secrets), body: body as T };
 	}
@@ -236,10 +251,43 @@ async function readSmallStream(body: unknown): Promise<unknown> {
 		size += chunk.length;
 		if (size > 64 * 1024) break;
 	}
+	discardBody(body);
 	const text = Buffer.concat(chunks).toString('utf8');
-	try {
-		return JSON.parse(text) as unknown;
-	} catch {
-		return text;
+	// An error body that is not JSON, or over a bound, is shown as (clipped) text.
+	const reading = readJson(text, JSON_LIMITS.message);
+	return 'value' in reading ? reading.value : text;
+}
+
+/** An answer the bounded reader refused (too large, too deep): not retried, since it would come again. */
+class AnswerOverBound extends Error {
+	constructor(readonly problem: string) {
+		super(problem);
 	}
+}
+
+/**
+ * A successful answer, read within the bounds of an answer: its JSON value, or its text when it is
+ * not JSON (an HTML page; the caller's `answer` check words it), as n8n's helper would give it. A
+ * body that goes silent for the request's time limit ends as a timeout.
+ */
+async function readAnswer(body: unknown, idleMs: number, signal: AbortSignal | undefined): Promise<unknown> {
+	if (!isAsyncIterable(body)) return body;
+	const chunks: Buffer[] = [];
+	let size = 0;
+	try {
+		for await (const chunk of withIdleTimeout(body, idleMs, signal)) {
+			size += chunk.length;
+			if (size > JSON_LIMITS.answer.maxChars) throw new AnswerOverBound(`is larger than ${sizeInWords(JSON_LIMITS.answer.maxChars)}`);
+			chunks.push(chunk);
+		}
+	} catch (error) {
+		discardBody(body);
+		throw error instanceof IdleTimeoutError ? Object.assign(new Error('timeout'), { code: 'ETIMEDOUT' }) : error;
+	}
+	const text = Buffer.concat(chunks).toString('utf8');
+	if (text === '') return '';
+	const reading = readJson(text, JSON_LIMITS.answer);
+	if ('value' in reading) return reading.value;
+	if (reading.bound) throw new AnswerOverBound(reading.problem);
+	return text;
 }

@@ -7,6 +7,7 @@
 import type { IDataObject, INode } from 'n8n-workflow';
 import { NodeOperationError } from 'n8n-workflow';
 
+import { JSON_LIMITS, jsonValueProblem, readJson } from './json-reader';
 import { pathSegmentProblem } from './path-segment';
 
 /** The part of an n8n context the checks need (any execute or load-options context fits). */
@@ -25,6 +26,11 @@ export function isRecord(value: unknown): value is Record<string, unknown> {
  */
 export function ownValue<T>(record: Record<string, T>, key: string): T | undefined {
 	return Object.hasOwn(record, key) ? record[key] : undefined;
+}
+
+/** Sets `record[key]` as its own property: assigning a name from outside such as `__proto__` would replace the record's prototype instead. */
+export function setOwn<T>(record: Record<string, T>, key: string, value: T): void {
+	Object.defineProperty(record, key, { value, writable: true, enumerable: true, configurable: true });
 }
 
 /** An id typed into `field` that goes into a URL path as one segment (see `path-segment.ts`). */
@@ -60,6 +66,16 @@ export function requiredText(context: CheckContext, itemIndex: number, field: st
 	const text = value === undefined || value === null ? '' : typeof value === 'string' ? value.trim() : String(value).trim();
 	if (text === '') throw invalidField(context, itemIndex, field, 'is required', `Enter a value for ${field}.`);
 	return text;
+}
+
+/**
+ * The name of a binary field files are written to. `__proto__` is refused by name: assigning it
+ * would replace the item's binary object's prototype instead of adding a field, and the file would be lost.
+ */
+export function binaryFieldName(context: CheckContext, itemIndex: number, field: string, value: unknown): string {
+	const name = requiredText(context, itemIndex, field, value);
+	if (name === '__proto__') throw invalidField(context, itemIndex, field, 'cannot be "__proto__": choose another name, such as "data"');
+	return name;
 }
 
 /** An optional text, trimmed ('' when not given); a number or boolean from an expression is taken as its text. */
@@ -121,16 +137,31 @@ export function stringList(context: CheckContext, itemIndex: number, field: stri
 		.filter((entry) => entry !== '');
 }
 
+/**
+ * A JSON value given in `field` as JSON text or as a value (from an expression), read within the
+ * bounds of pasted JSON (size, depth): what walks it later must not run out of stack.
+ */
+export function jsonField(
+	context: CheckContext,
+	itemIndex: number,
+	field: string,
+	value: unknown,
+	hint: string,
+	invalid = 'is not valid JSON',
+): unknown {
+	if (typeof value !== 'string') {
+		const problem = jsonValueProblem(value, JSON_LIMITS.pasted);
+		if (problem) throw invalidField(context, itemIndex, field, problem, hint);
+		return value;
+	}
+	const reading = readJson(value, JSON_LIMITS.pasted);
+	if ('value' in reading) return reading.value;
+	throw invalidField(context, itemIndex, field, reading.bound ? reading.problem : invalid, hint);
+}
+
 /** A JSON object, given as an object or as JSON text. */
 export function jsonObject(context: CheckContext, itemIndex: number, field: string, value: unknown): IDataObject {
-	let parsed = value;
-	if (typeof value === 'string') {
-		try {
-			parsed = JSON.parse(value) as unknown;
-		} catch {
-			throw invalidField(context, itemIndex, field, 'is not valid JSON', 'Enter a JSON object such as {"key": "value"}.');
-		}
-	}
+	const parsed = jsonField(context, itemIndex, field, value, 'Enter a JSON object such as {"key": "value"}.');
 	if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) {
 		throw invalidField(
 			context,
@@ -196,11 +227,10 @@ export function httpUrl(context: CheckContext, itemIndex: number, field: string,
 
 /** A text that holds valid JSON (any JSON value); answered unchanged. */
 export function jsonText(context: CheckContext, itemIndex: number, field: string, value: unknown): string {
-	const text = typeof value === 'string' ? value : JSON.stringify(value);
-	try {
-		JSON.parse(text);
-		return text;
-	} catch {
-		throw invalidField(context, itemIndex, field, 'must be JSON text', 'Enter JSON such as {"campaign": "spring"}.');
-	}
+	const hint = 'Enter JSON such as {"campaign": "spring"}.';
+	// Checked before stringifying: a value too deep for the bounds would overflow JSON.stringify.
+	const checked = jsonField(context, itemIndex, field, value, hint, 'must be JSON text');
+	const text = typeof value === 'string' ? value : JSON.stringify(checked);
+	if (typeof text !== 'string') throw invalidField(context, itemIndex, field, 'must be JSON text', hint);
+	return text;
 }

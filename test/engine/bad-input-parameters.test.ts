@@ -17,44 +17,12 @@ import type { ServerResponse } from 'node:http';
 import fc from 'fast-check';
 import type { INodeTypeDescription } from 'n8n-workflow';
 
-import { picturePng } from '../../simulator/png';
 import { EngineHarness } from '../harness/engine';
 import type { HarnessItem } from '../harness/items-node';
 import { RUNS, SEED, SWEEP_TIMEOUT_MS, recordFigures, tally, uncaughtError } from '../helpers/bad-input';
-import { txt2img } from '../helpers/cloud';
 import { startHostileService, sendJson, type HostileService, type SeenRequest } from '../helpers/hostile-service';
 import { allowedValues, operationsOf, visibleFields, withField, type Field, type Parameters } from '../helpers/node-parameters';
-import { locator, ZIP } from '../helpers/registry-node';
-
-const IMAGE_URL = 'https://images.example.com/photo.png';
-const PNG = picturePng(8, 8);
-
-/** Values for required fields the description gives no usable default for, by field name. */
-const FILL: Parameters = {
-	workflow: JSON.stringify(txt2img()),
-	promptId: 'sweep-prompt-1',
-	promptIds: 'sweep-prompt-1',
-	filename: 'out_00001_.png',
-	originalFilename: 'photo.png',
-	taskId: '00000000-0000-4000-8000-000000000001',
-	publisherId: 'acme',
-	name: 'Acme',
-	version: '1.0.0',
-	versionId: 'version-1',
-	prompt: 'a short jingle',
-	frames: { frame: [1, 2].map((n) => ({ keyImageSource: 'url', keyImageUrl: IMAGE_URL, duration: 2, prompt: `frame ${n}` })) },
-};
-
-/** The registry's archive comes from its own binary field, so the image in `data` stays an image. */
-const NODE_FILL: Record<string, Parameters> = { hostRegistry: { binaryPropertyName: 'archive' } };
-
-const ITEM: HarnessItem = {
-	json: {},
-	binaryBase64: {
-		data: { data: PNG.toString('base64'), fileName: 'photo.png', mimeType: 'image/png' },
-		archive: { data: ZIP.toString('base64'), fileName: 'node-1.0.0.zip', mimeType: 'application/zip' },
-	},
-};
+import { addSweepCredentials, ITEM, nodeDescription, runSwept, sweepBase, type SweepRun } from '../helpers/sweep-operations';
 
 const harness = new EngineHarness();
 
@@ -77,14 +45,12 @@ const SECRETS = [CLOUD_KEY, ACCESS_TOKEN, PUBLISHING_TOKEN, REPOHOST_TOKEN];
 beforeAll(async () => {
 	// A job's status says it failed, so an operation that waits for one ends at its first look.
 	service = await startHostileService((req, res) => respond(req, res), { onSocket: (socket) => socket.close() });
-	cloudCredential = harness.addCredential('hostCloudApi', { apiKey: CLOUD_KEY, baseUrl: service.url, wsBaseUrl: '' });
-	hostCredential = harness.addCredential('hostApi', {
+	({ cloudCredential, hostCredential } = addSweepCredentials(harness, service.url, {
+		cloudKey: CLOUD_KEY,
 		accessToken: ACCESS_TOKEN,
-		registryUrl: service.url,
-		publisherId: 'acme',
 		publishingToken: PUBLISHING_TOKEN,
 		repohostToken: REPOHOST_TOKEN,
-	});
+	}));
 });
 
 afterAll(async () => {
@@ -98,59 +64,10 @@ afterAll(async () => {
 	});
 });
 
-const node = (type: string): INodeTypeDescription => harness.nodeTypes.getByNameAndVersion(`n8n-nodes-host.${type}`).description;
-
-/** The operation's parameters with every required field filled: the sweep changes one field of these. */
-function baseParameters(type: string, resource: string, operation: string): Parameters {
-	const description = node(type);
-	const parameters: Parameters = resource ? { resource, operation } : {};
-	const fill = { ...FILL, ...NODE_FILL[type] };
-	for (const { property, in: collection } of visibleFields(description, parameters)) {
-		// An update needs one field to change: its first text field.
-		if (collection?.name === 'updateFields' && !parameters.updateFields && property.type === 'string')
-			parameters.updateFields = { [property.name]: 'sweep' };
-		if (collection) continue;
-		if (property.name in fill) parameters[property.name] = fill[property.name];
-		else if (property.type === 'resourceLocator') parameters[property.name] = locator(property.name === 'node' ? 'my-node' : 'acme', 'id');
-		else if (property.required && property.default === '') parameters[property.name] = /url/i.test(property.name) ? IMAGE_URL : 'sweep';
-	}
-	if (type === 'hostMedia') parameters.waitMode = 'none';
-	return parameters;
-}
-
-interface Run {
-	error?: { message: string; description?: string; constructor: { name: string } };
-	sent: typeof service.seen;
-	sockets: number;
-	output: unknown;
-}
-
-async function runOnce(type: string, parameters: Parameters, item: HarnessItem = ITEM): Promise<Run> {
-	service.seen.length = 0;
-	service.sockets.length = 0;
-	const credentials: Record<string, string> = type === 'hostCloud' ? { hostCloudApi: cloudCredential } : { hostApi: hostCredential };
-	// Bounded: a run that never ends is a failure of its own, not a stuck test.
-	let timer: NodeJS.Timeout | undefined;
-	const deadline = new Promise<never>((_, reject) => {
-		timer = setTimeout(() => reject(new Error(`no answer within 10 s for ${JSON.stringify(parameters).slice(0, 300)}`)), 10_000);
-	});
-	try {
-		const execution = harness.runNode({ type, parameters: parameters as never, credentials }, [item]).catch((error: unknown) => {
-			// n8n refuses a workflow whose required parameters are blank before any node runs (it names them).
-			if ((error as Error).name !== 'WorkflowHasIssuesError') throw error;
-			return { error: () => error, items: [] };
-		});
-		const result = await Promise.race([execution, deadline]);
-		return {
-			error: result.error('Node') as Run['error'],
-			sent: [...service.seen],
-			sockets: service.sockets.length,
-			output: result.items,
-		};
-	} finally {
-		clearTimeout(timer);
-	}
-}
+const node = (type: string): INodeTypeDescription => nodeDescription(harness, type);
+const baseParameters = (type: string, resource: string, operation: string): Parameters => sweepBase(harness, type, resource, operation);
+const runOnce = (type: string, parameters: Parameters, item: HarnessItem = ITEM): Promise<SweepRun> =>
+	runSwept(harness, { service, cloudCredential, hostCredential }, type, parameters, item);
 
 type Verdict = 'invalid' | 'valid' | 'any';
 interface Case {

@@ -15,11 +15,19 @@ let credential: string;
 /** Requests the service holds without answering, answered (and closed) after each test. */
 const held: ServerResponse[] = [];
 let silentPaths: RegExp = /^$/;
+/** Requests answered with a status and the start of a body, then nothing more. */
+let stallingPaths: RegExp = /^$/;
 
 beforeAll(async () => {
 	service = await startHostileService((req: SeenRequest, res: ServerResponse) => {
 		const path = req.url.split('?')[0]!;
 		if (silentPaths.test(`${req.method} ${path}`)) {
+			held.push(res);
+			return;
+		}
+		if (stallingPaths.test(`${req.method} ${path}`)) {
+			res.writeHead(200, { 'Content-Type': 'application/json' });
+			res.write('{"KSampler": {"input": ');
 			held.push(res);
 			return;
 		}
@@ -33,6 +41,8 @@ beforeAll(async () => {
 afterEach(() => {
 	for (const res of held.splice(0)) res.destroy();
 	REQUEST_TIME_LIMIT.ms = 120_000;
+	silentPaths = /^$/;
+	stallingPaths = /^$/;
 });
 
 afterAll(async () => {
@@ -55,6 +65,14 @@ describe('every request has a time limit', () => {
 			'The service sent nothing for 1 second while reading the node definitions. The service may be busy: try again later.',
 		);
 	});
+
+	it('an answer that stops half-way is bounded alike (answers are read as streams, within the same limit)', async () => {
+		stallingPaths = /^GET \/api\/object_info$/;
+		const result = await run({ resource: 'system', operation: 'getNodeDefinitions' });
+		expect(result.items[0]!.json.error).toBe(
+			'The service sent nothing for 1 second while reading the node definitions. The service may be busy: try again later.',
+		);
+	}, 15_000);
 
 	it('a submit that never answers fails, saying the job may exist all the same', async () => {
 		silentPaths = /^POST \/api\/prompt$/;

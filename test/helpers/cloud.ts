@@ -123,3 +123,12 @@ export const OUTLASTING_NODE_MS = 60_000;
  * Tests of a silent socket set their own.
  */
 export const FAST_WAIT = { pollIntervalSeconds: 0.05, silenceSeconds: 15, maxWaitMinutes: 1 / 3 };
+
+/** Host Cloud Execute of the text-to-image graph with FAST_WAIT, plus `more` parameters. */
+export const executeTxt2img = (more: Record<string, unknown> = {}): Record<string, unknown> => ({
+	resource: 'workflow',
+	operation: 'execute',
+	workflow: JSON.stringify(txt2img()),
+	waitOptions: FAST_WAIT,
+	...more,
+});

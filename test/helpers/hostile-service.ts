@@ -82,6 +82,10 @@ export interface HostileCloudOptions {
 	view?: (req: SeenRequest, res: ServerResponse) => void;
 	/** Where the default view redirects to (a loopback recorder standing for the storage host). */
 	storageUrl: string;
+	/** Raw frames (text or binary) sent after the `executed` message and before `execution_success`. */
+	frames?: (promptId: string) => Array<string | Buffer>;
+	/** The job record's outputs by node id (default: node "9" with `output`). */
+	recordOutputs?: () => Record<string, unknown>;
 }
 
 /**
@@ -104,13 +108,18 @@ export async function startHostileCloud(options: HostileCloudOptions): Promise<H
 			setImmediate(() => {
 				send('execution_start', {});
 				send('executed', { node: '9', display_node: '9', output: options.output() });
+				for (const frame of options.frames?.(promptId) ?? []) socket?.send(frame);
 				send('execution_success', {});
 			});
 			return;
 		}
 		if (/^\/api\/job\/[^/]+\/status$/.test(path)) return sendJson(res, 200, { status: 'completed' });
 		if (path.startsWith('/api/jobs/'))
-			return sendJson(res, 200, { id: path.slice(10), status: 'completed', outputs: { '9': options.output() } });
+			return sendJson(res, 200, {
+				id: path.slice(10),
+				status: 'completed',
+				outputs: options.recordOutputs?.() ?? { '9': options.output() },
+			});
 		if (path === '/api/object_info') return sendJson(res, 200, {});
 		if (path === '/api/view') {
 			if (options.view) return options.view(req, res);

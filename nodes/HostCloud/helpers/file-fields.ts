@@ -77,5 +77,5 @@ export const uploadTypeField: INodeProperties = {
 };
 
 export function readUploadType(context: IExecuteFunctions, itemIndex: number, raw: unknown, field = 'Type'): string {
-	return oneOf(context, itemIndex, field, raw === undefined || raw === '' ? 'input' : String(raw).trim(), UPLOAD_TYPES);
+	return oneOf(context, itemIndex, field, optionalText(context, itemIndex, field, raw) || 'input', UPLOAD_TYPES);
 }

@@ -11,6 +11,7 @@ import { pause } from '../../shared/pause';
 import { redactDeep } from '../../shared/redaction';
 import { jittered } from '../../shared/retry';
 import { isRecord } from '../../shared/validation';
+import { JSON_LIMITS, readJson } from '../../shared/json-reader';
 import { parsePreviewFrame, type PreviewImage } from './preview-frames';
 import { runtimeWebSocket, SOCKET_OPEN, type RuntimeWebSocket } from './websocket';
 
@@ -19,8 +20,8 @@ export type JobMessage = Record<string, unknown> & { data: Record<string, unknow
 export interface SocketEvents {
 	/** A message naming a job; false when no job is watched under that prompt_id (it may then be kept for a submit under way). */
 	onJobMessage(promptId: string, message: JobMessage): boolean;
-	/** A preview image, with the job it belongs to as far as it can be told. */
-	onPreview(promptId: string | undefined, preview: PreviewImage): void;
+	/** A preview image that names its job. */
+	onPreview(promptId: string, preview: PreviewImage): void;
 	/** The open socket closed or failed: messages may have been missed. */
 	onLost(): void;
 	/** Something changed that the watcher's loop should look at (a connect ended). */
@@ -61,8 +62,6 @@ export class JobSocket {
 	private submitting = 0;
 	private readonly kept = new Map<string, JobMessage[]>();
 	private keptCount = 0;
-	/** The job of the latest progress message: type 1 previews do not name their job. */
-	private activePrompt?: string;
 
 	constructor(
 		private readonly url: string,
@@ -230,13 +229,17 @@ export class JobSocket {
 		this.lastMessageAt = Date.now();
 		this.silent = false;
 		if (typeof data === 'string') {
-			let message: unknown;
-			try {
-				message = redactDeep(JSON.parse(data) as unknown, this.settings.secrets);
-			} catch {
+			const reading = readJson(data, JSON_LIMITS.message);
+			if (!('value' in reading) || !isRecord(reading.value)) {
+				// It may have been any job's `executed`: a gap, as if the socket had dropped, so outputs
+				// of jobs that finish now come from their record rather than being passed on as whole.
+				this.logger?.warn(
+					`Host Cloud: a progress message ${'problem' in reading ? reading.problem : 'is not a JSON object'}; it was skipped`,
+				);
+				this.events.onLost();
 				return;
 			}
-			if (isRecord(message)) this.onJson(message);
+			this.onJson(redactDeep(reading.value, this.settings.secrets));
 			return;
 		}
 		if (!this.settings.keepPreview) return;
@@ -256,7 +259,6 @@ export class JobSocket {
 		const data = message.data;
 		if (!isRecord(data) || typeof data.prompt_id !== 'string') return;
 		const promptId = data.prompt_id;
-		if (message.type === 'progress' || message.type === 'executing' || message.type === 'execution_start') this.activePrompt = promptId;
 		if (this.events.onJobMessage(promptId, message as JobMessage)) return;
 		if (this.submitting === 0 || typeof message.type !== 'string' || !KEPT_TYPES.has(message.type)) return;
 		const list = this.kept.get(promptId) ?? [];
@@ -277,6 +279,8 @@ export class JobSocket {
 
 	private onBinary(data: ArrayBuffer | ArrayBufferView): void {
 		const preview = parsePreviewFrame(data);
-		if (preview) this.events.onPreview(preview.promptId ?? this.activePrompt, preview);
+		// A frame that does not name its job (type 1) goes to none: all of the user's jobs share the
+		// socket, so the latest progress message says nothing certain about whose frame it is.
+		if (preview?.promptId) this.events.onPreview(preview.promptId, preview);
 	}
 }

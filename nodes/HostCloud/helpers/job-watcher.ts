@@ -198,8 +198,8 @@ export class JobWatcher {
 		return true;
 	}
 
-	private onPreview(promptId: string | undefined, preview: PreviewImage): void {
-		const job = this.jobs.get(promptId ?? '');
+	private onPreview(promptId: string, preview: PreviewImage): void {
+		const job = this.jobs.get(promptId);
 		if (job && job.phase !== 'done') job.preview = preview;
 	}
 

@@ -16,7 +16,7 @@ import { hostCloudServer } from '../../shared/transport';
 import { readViewFile, readViewLocation, viewAddress } from '../transport/cloud-api';
 import { createLimiter } from './concurrent-items';
 import { compareNodeIds } from './workflow-graph';
-import { isRecord } from '../../shared/validation';
+import { isRecord, ownValue, setOwn } from '../../shared/validation';
 
 export type FileKind = 'image' | 'video' | 'audio' | 'file';
 
@@ -71,7 +71,7 @@ export function collectOutputFiles(outputs: Record<string, unknown>): OutputFile
 	const files: OutputFileRef[] = [];
 	const seen = new Set<string>();
 	for (const nodeId of Object.keys(outputs).sort(compareNodeIds)) {
-		const output = outputs[nodeId];
+		const output = ownValue(outputs, nodeId);
 		if (!isRecord(output)) continue;
 		for (const [key, value] of Object.entries(output)) {
 			if (!Array.isArray(value)) continue;
@@ -104,8 +104,8 @@ export function mergeNodeOutput(previous: IDataObject | undefined, output: IData
 	if (!previous) return { ...output };
 	const merged: IDataObject = { ...previous };
 	for (const [key, value] of Object.entries(output)) {
-		const before = merged[key];
-		merged[key] = Array.isArray(before) && Array.isArray(value) ? [...before, ...value] : value;
+		const before = ownValue(merged, key);
+		setOwn(merged, key, Array.isArray(before) && Array.isArray(value) ? [...before, ...value] : value);
 	}
 	return merged;
 }

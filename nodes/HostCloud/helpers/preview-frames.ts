@@ -6,6 +6,9 @@
  *   image_type, ...}), M bytes of that header, then the image.
  * Type 1 frames do not say which job they belong to; type 4 frames do.
  */
+import { JSON_LIMITS, readJson } from '../../shared/json-reader';
+import { isRecord } from '../../shared/validation';
+
 export interface PreviewImage {
 	mimeType: 'image/jpeg' | 'image/png';
 	image: Buffer;
@@ -35,14 +38,9 @@ export function parsePreviewFrame(data: ArrayBuffer | ArrayBufferView): PreviewI
 	if (type === 4) {
 		const headerLength = frame.readUInt32BE(4);
 		if (8 + headerLength >= frame.length) return undefined;
-		let header: Record<string, unknown>;
-		try {
-			const parsed = JSON.parse(frame.subarray(8, 8 + headerLength).toString('utf8')) as unknown;
-			if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) return undefined;
-			header = parsed as Record<string, unknown>;
-		} catch {
-			return undefined;
-		}
+		const reading = readJson(frame.subarray(8, 8 + headerLength).toString('utf8'), JSON_LIMITS.message);
+		if (!('value' in reading) || !isRecord(reading.value)) return undefined;
+		const header = reading.value;
 		const mimeType = header.image_type === 'image/jpeg' ? 'image/jpeg' : 'image/png';
 		return {
 			mimeType,

@@ -4,7 +4,7 @@
  */
 import type { IDataObject } from 'n8n-workflow';
 
-import { isRecord } from '../../shared/validation';
+import { isRecord, ownValue, setOwn } from '../../shared/validation';
 import { errorInfoFrom, type ExecutionErrorInfo } from './job-errors';
 import type { JobMessage } from './job-socket';
 import { mergeNodeOutput } from './output-files';
@@ -125,8 +125,11 @@ export function readMessage(job: TrackedJob, message: JobMessage): 'completed' |
 	const data = message.data;
 	switch (message.type) {
 		case 'executed': {
-			const nodeId = String(data.node ?? data.display_node ?? '');
-			if (nodeId && isRecord(data.output)) job.outputs[nodeId] = mergeNodeOutput(job.outputs[nodeId], data.output as IDataObject);
+			// A node id is a name from outside: kept as an own key (`__proto__` included), never "[object Object]".
+			const node = data.node ?? data.display_node;
+			const nodeId = typeof node === 'string' || typeof node === 'number' ? String(node) : '';
+			if (nodeId && isRecord(data.output))
+				setOwn(job.outputs, nodeId, mergeNodeOutput(ownValue(job.outputs, nodeId), data.output as IDataObject));
 			return undefined;
 		}
 		case 'execution_success':

@@ -2,10 +2,12 @@
  * Uploading an n8n binary property as an input image or mask (multipart/form-data), shared by the
  * File operations and by Execute/Submit's "Input Images".
  */
-import type { IBinaryData, IDataObject, IExecuteFunctions } from 'n8n-workflow';
+import type { IBinaryData, IExecuteFunctions } from 'n8n-workflow';
 import { NodeOperationError } from 'n8n-workflow';
 
+import { inputBinary } from '../../shared/binary';
 import { multipartBody } from '../../shared/multipart';
+import { isRecord } from '../../shared/validation';
 import { uploadFile } from '../transport/cloud-api';
 
 export const UPLOAD_TYPES = ['input', 'temp', 'output'];
@@ -36,7 +38,7 @@ export function binaryToUpload(context: IExecuteFunctions, itemIndex: number, bi
 			itemIndex,
 			description: 'Enter the name of the binary property that holds the image, usually "data".',
 		});
-	const binary = context.getInputData()[itemIndex]?.binary?.[name];
+	const binary = inputBinary(context, itemIndex, name);
 	if (!binary) {
 		const available = Object.keys(context.getInputData()[itemIndex]?.binary ?? {});
 		throw new NodeOperationError(context.getNode(), `${field}: the input item has no binary property "${name}"`, {
@@ -72,7 +74,8 @@ export async function uploadBinary(
 		{ mask, body, contentType },
 		{ itemIndex, action: mask ? `uploading the mask "${fileName}"` : `uploading the image "${fileName}"` },
 	);
-	const record = (typeof answer === 'string' ? safeJson(answer) : (answer as IDataObject | undefined)) ?? {};
+	// The transport has read any JSON answer already: text here is not JSON.
+	const record = isRecord(answer) ? answer : {};
 	const name = typeof record.name === 'string' ? record.name : typeof record.filename === 'string' ? record.filename : '';
 	if (!name) {
 		throw new NodeOperationError(
@@ -86,15 +89,6 @@ export async function uploadBinary(
 		subfolder: typeof record.subfolder === 'string' ? record.subfolder : '',
 		type: typeof record.type === 'string' ? record.type : (request.type ?? 'input'),
 	};
-}
-
-function safeJson(text: string): IDataObject | undefined {
-	try {
-		const value = JSON.parse(text) as unknown;
-		return typeof value === 'object' && value !== null ? (value as IDataObject) : undefined;
-	} catch {
-		return undefined;
-	}
 }
 
 /** How a LoadImage input names an uploaded file: with its subfolder, when it has one. */

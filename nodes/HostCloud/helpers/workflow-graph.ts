@@ -5,6 +5,7 @@
  * editing JSON, and spotting partner nodes.
  * Pure functions: the node turns a `GraphProblem` into an error that names its field.
  */
+import { JSON_LIMITS, jsonValueProblem, readJson } from '../../shared/json-reader';
 import { isRecord, ownValue } from '../../shared/validation';
 
 export interface GraphNode {
@@ -53,11 +54,13 @@ export function parseWorkflowGraph(value: unknown, field: string): WorkflowInput
 	if (typeof data === 'string') {
 		const text = data.trim();
 		if (text === '') return { problem: { message: `${field} is empty`, hint: WORKFLOW_FILE_HINT } };
-		try {
-			data = JSON.parse(text) as unknown;
-		} catch (error) {
-			return { problem: { message: `${field} is not valid JSON (${(error as Error).message})`, hint: WORKFLOW_FILE_HINT } };
-		}
+		const reading = readJson(text, JSON_LIMITS.pasted);
+		if (!('value' in reading)) return { problem: { message: `${field} ${reading.problem}`, hint: WORKFLOW_FILE_HINT } };
+		data = reading.value;
+	} else {
+		// An object from an expression: walked by conversion and redaction, so bounded alike.
+		const problem = jsonValueProblem(data, JSON_LIMITS.pasted);
+		if (problem) return { problem: { message: `${field} ${problem}`, hint: WORKFLOW_FILE_HINT } };
 	}
 	if (isRecord(data) && isRecord(data.prompt) && !isRecord(data.prompt.inputs)) data = data.prompt;
 	if (!isRecord(data)) {

@@ -23,6 +23,7 @@ import {
 } from '../../shared/streams';
 import { credentialSecrets } from '../../shared/redaction';
 import type { OpenStream } from '../transport/media-api';
+import { holeError, NOTHING_STARTED, overdueError, silentError } from './music-errors';
 import { keptText, keptValue, MusicEventLog } from './music-events';
 import { readNdjson } from './ndjson';
 
@@ -81,36 +82,6 @@ function fileBase(take: Take): string {
 
 const indexOf = (value: unknown): number | undefined =>
 	typeof value === 'number' && Number.isInteger(value) && value >= 0 ? value : undefined;
-
-const NOTHING_STARTED = 'No take had started; audio chunks received: 0.';
-
-/** The item's error when the service sent nothing for `idleMs`; `progress` says what had arrived. */
-function silentError(context: IExecuteFunctions, itemIndex: number, idleMs: number, progress: string): NodeOperationError {
-	const seconds = idleMs / 1000;
-	return new NodeOperationError(
-		context.getNode(),
-		`The music stream went silent: nothing arrived for ${seconds} ${seconds === 1 ? 'second' : 'seconds'}, so the node closed the connection. ${progress}`,
-		{
-			itemIndex,
-			description:
-				'No take is passed on: without the service’s "complete" event the node cannot tell that the music was finished. If the service is only slow, raise Idle Timeout (Seconds); otherwise try again.',
-		},
-	);
-}
-
-/** The item's error when the stream was still going at Max Wait; `progress` says what had arrived. */
-function overdueError(context: IExecuteFunctions, itemIndex: number, totalMs: number, progress: string): NodeOperationError {
-	const minutes = Math.round((totalMs / 60000) * 100) / 100;
-	return new NodeOperationError(
-		context.getNode(),
-		`The music stream did not finish within ${minutes} ${minutes === 1 ? 'minute' : 'minutes'} (Max Wait), so the node closed the connection. ${progress}`,
-		{
-			itemIndex,
-			description:
-				'No take is passed on: without the service’s "complete" event the node cannot tell that the music was finished. For longer music, raise Max Wait (Minutes).',
-		},
-	);
-}
 
 /**
  * Opens the music stream with `open` and reads it whole: one entry per take, with its audio file
@@ -210,6 +181,11 @@ class MusicStreamReader {
 				description: `${this.progress()} No take is passed on, since its audio may be cut short. Try again.`,
 			});
 		}
+		const holed = [...this.takes.values()].find((take) => take.declaredBytes !== undefined && take.bytes < take.declaredBytes);
+		if (holed) {
+			await this.abandon();
+			throw holeError(this.context, this.options.itemIndex, holed, this.malformed);
+		}
 		return await this.finish();
 	}
 
@@ -262,11 +238,13 @@ class MusicStreamReader {
 					: typeof event.data === 'string'
 						? Buffer.from(event.data, 'base64')
 						: undefined;
-				if (!bytes) {
+				// A chunk that does not name its take (a whole stream_index) is given to none: unreadable.
+				const streamIndex = indexOf(event.stream_index);
+				if (!bytes || streamIndex === undefined) {
 					this.malformed++;
 					return;
 				}
-				await this.audio(this.take(indexOf(event.stream_index) ?? 0), bytes);
+				await this.audio(this.take(streamIndex), bytes);
 				return;
 			}
 			case 'title': {
@@ -386,6 +364,8 @@ class MusicStreamReader {
 		if (this.durationSec !== undefined) json.duration_sec = this.durationSec;
 		json.takes = this.takes.size;
 		json.malformed_lines = this.malformed;
+		// An unreadable line may have been a chunk of a take whose format does not say how long it is.
+		if (take && take.declaredBytes === undefined && this.malformed > 0) json.audio_may_be_incomplete = true;
 		return { ...json, ...this.events.json() };
 	}
 }

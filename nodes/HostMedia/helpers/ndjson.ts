@@ -4,6 +4,8 @@
  * than the limit) is reported as malformed so the caller can skip and count it.
  */
 
+import { MAX_JSON_DEPTH, readJson } from '../../shared/json-reader';
+
 /** An event with the size of its line as sent (what it would cost to keep), or a malformed line. */
 export type NdjsonLine = { event: Record<string, unknown>; bytes: number } | { malformed: string };
 
@@ -55,17 +57,16 @@ function parseLine(bytes: Buffer, base64Field?: string): NdjsonLine | undefined 
 	const extracted = base64Field ? extractBase64(bytes, base64Field) : undefined;
 	const text = (extracted?.rest ?? bytes).toString('utf8').trim();
 	if (text === '') return undefined;
-	try {
-		const value = JSON.parse(text) as unknown;
-		if (typeof value === 'object' && value !== null && !Array.isArray(value)) {
-			const event = value as Record<string, unknown>;
-			if (extracted && base64Field) event[base64Field] = extracted.data;
-			return { event, bytes: bytes.length };
-		}
-		return { malformed: 'not a JSON object' };
-	} catch {
-		return { malformed: 'not valid JSON' };
+	// The line's length is bounded by the reader below; its depth here.
+	const reading = readJson(text, { maxChars: Number.MAX_SAFE_INTEGER, maxDepth: MAX_JSON_DEPTH });
+	if (!('value' in reading)) return { malformed: reading.bound ? reading.problem : 'not valid JSON' };
+	const value = reading.value;
+	if (typeof value === 'object' && value !== null && !Array.isArray(value)) {
+		const event = value as Record<string, unknown>;
+		if (extracted && base64Field) event[base64Field] = extracted.data;
+		return { event, bytes: bytes.length };
 	}
+	return { malformed: 'not a JSON object' };
 }
 
 /** The lines of `source` as events or malformed markers, in order. */

@@ -19,7 +19,7 @@ import type { IDataObject, IExecuteFunctions, INodeExecutionData, IWebhookFuncti
 
 import { credentialSecrets, redactDeep } from '../../shared/redaction';
 import type { ResultFiles } from '../../shared/result-files';
-import { normaliseTask, type NormalisedTask } from '../../shared/task-status';
+import { normaliseTask, refuseOverBoundNotification, type NormalisedTask } from '../../shared/task-status';
 import { invalidField, quoted } from '../../shared/validation';
 import { getTask, NOTIFY_FIELD, specShowsStatusPath, type TaskKind, type TaskRef } from '../transport/media-api';
 import { IMAGE_TASK_TYPES, VIDEO_TASK_TYPES, type ImageTaskType } from './spec';
@@ -179,6 +179,8 @@ function unconfirmedItem(notified: NormalisedTask, taskType: string, label: stri
 /** The node's webhook(): called by n8n for each notification sent to the waiting execution. */
 export async function resumeOnNotification(this: IWebhookFunctions): Promise<IWebhookResponseData> {
 	const res = this.getResponseObject();
+	const overBound = refuseOverBoundNotification(this);
+	if (overBound) return overBound;
 	// Redacted as every answer of the service is: the credential's secrets and the resume URL's signature.
 	const notified = normaliseTask(redactDeep(this.getBodyData(), await credentialSecrets(this, 'hostApi')));
 	if (!notified) {

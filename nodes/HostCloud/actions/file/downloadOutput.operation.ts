@@ -2,7 +2,7 @@ import type { IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n
 import { updateDisplayOptions } from 'n8n-workflow';
 
 import { downloadOutputFile, fileAddressFor } from '../../helpers/output-files';
-import { requiredText } from '../../../shared/validation';
+import { binaryFieldName } from '../../../shared/validation';
 import { fileReferenceProperties, readFileReference } from '../../helpers/file-fields';
 
 const properties: INodeProperties[] = [
@@ -26,7 +26,7 @@ export const notAsTool =
 /** GET /api/view, then the signed URL without credentials, streamed into binary data. */
 export async function execute(this: IExecuteFunctions, itemIndex: number): Promise<INodeExecutionData[]> {
 	const ref = readFileReference(this, itemIndex);
-	const property = requiredText(
+	const property = binaryFieldName(
 		this,
 		itemIndex,
 		'Put Output File in Field',

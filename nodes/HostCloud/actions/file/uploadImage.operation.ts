@@ -1,7 +1,7 @@
 import type { IDataObject, IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
 import { updateDisplayOptions } from 'n8n-workflow';
 
-import { booleanValue } from '../../../shared/validation';
+import { booleanValue, optionalText } from '../../../shared/validation';
 import { loadImageValue, uploadBinary } from '../../helpers/uploads';
 import { binaryPropertyProperty, readUploadType, uploadTypeField } from '../../helpers/file-fields';
 
@@ -42,7 +42,12 @@ export const notAsTool = 'Upload Image takes a file from the binary data of an e
 export async function execute(this: IExecuteFunctions, itemIndex: number): Promise<INodeExecutionData[]> {
 	const fields = this.getNodeParameter('additionalFields', itemIndex, {}) as IDataObject;
 	const uploaded = await uploadBinary(this, itemIndex, {
-		binaryPropertyName: String(this.getNodeParameter('binaryPropertyName', itemIndex, 'data')),
+		binaryPropertyName: optionalText(
+			this,
+			itemIndex,
+			binaryPropertyProperty.displayName,
+			this.getNodeParameter('binaryPropertyName', itemIndex, 'data'),
+		),
 		field: 'Input Binary Field',
 		type: readUploadType(this, itemIndex, fields.type),
 		overwrite: booleanValue(this, itemIndex, 'Overwrite', fields.overwrite ?? false),

@@ -79,7 +79,12 @@ export async function execute(this: IExecuteFunctions, itemIndex: number): Promi
 		this,
 		itemIndex,
 		{
-			binaryPropertyName: String(this.getNodeParameter('binaryPropertyName', itemIndex, 'data')),
+			binaryPropertyName: optionalText(
+				this,
+				itemIndex,
+				binaryPropertyProperty.displayName,
+				this.getNodeParameter('binaryPropertyName', itemIndex, 'data'),
+			),
 			field: 'Input Binary Field',
 			type: readUploadType(this, itemIndex, fields.type),
 			fileName: typeof fields.fileName === 'string' ? fields.fileName : undefined,

@@ -2,6 +2,7 @@ import type { IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n
 import { NodeOperationError, updateDisplayOptions } from 'n8n-workflow';
 
 import { toolDescriptionProperty } from '../../../shared/tool-use';
+import { optionalText } from '../../../shared/validation';
 import { readNodeDefinitions } from '../../transport/cloud-api';
 
 const properties: INodeProperties[] = [
@@ -22,7 +23,7 @@ export const description = updateDisplayOptions({ show: { resource: ['system'], 
 
 /** GET /api/object_info: one item per node class (or only the one asked for). */
 export async function execute(this: IExecuteFunctions, itemIndex: number): Promise<INodeExecutionData[]> {
-	const nodeClass = String(this.getNodeParameter('nodeClass', itemIndex, '') ?? '').trim();
+	const nodeClass = optionalText(this, itemIndex, 'Node Class', this.getNodeParameter('nodeClass', itemIndex, ''));
 	const catalogue = await readNodeDefinitions(this, itemIndex);
 	const entries = Object.entries(catalogue ?? {});
 	const selected = nodeClass ? entries.filter(([name]) => name === nodeClass) : entries;

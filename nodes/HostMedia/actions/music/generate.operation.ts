@@ -2,7 +2,7 @@ import type { IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n
 import { updateDisplayOptions } from 'n8n-workflow';
 
 import { DOWNLOAD_FILES, PUT_FILES_IN_FIELD } from '../../../shared/result-files';
-import { requiredText } from '../../../shared/validation';
+import { binaryFieldName, requiredText } from '../../../shared/validation';
 import { additionalFields, checkedField, checkedOrDefault, additionalFieldsProperty, type FieldDefinition } from '../../../shared/fields';
 import {
 	BEFORE_WAIT_OPTIONS,
@@ -108,7 +108,7 @@ export async function execute(this: IExecuteFunctions, itemIndex: number): Promi
 	const duration = checkedField(this, itemIndex, DURATION, additionalFields(this, itemIndex).duration) as number | undefined;
 	const keepAudio = this.getNodeParameter('downloadAudio', itemIndex, true) as boolean;
 	const binaryPropertyName = keepAudio
-		? requiredText(this, itemIndex, PUT_FILES_IN_FIELD, this.getNodeParameter('binaryPropertyName', itemIndex, 'data'))
+		? binaryFieldName(this, itemIndex, PUT_FILES_IN_FIELD, this.getNodeParameter('binaryPropertyName', itemIndex, 'data'))
 		: 'data';
 	const { idleMs, maxWaitMs } = streamLimits(this, itemIndex);
 	const takes = await readMusicStream(this, async () => await streamMusic(this, { prompt, duration }, { itemIndex, idleMs }), {

@@ -3,7 +3,7 @@ import { updateDisplayOptions } from 'n8n-workflow';
 
 import { describeToolAnswer } from '../../../shared/tool-result';
 import { toolDescriptionProperty } from '../../../shared/tool-use';
-import { integerInRange, invalidField, oneOf, quoted } from '../../../shared/validation';
+import { integerInRange, invalidField, jsonField, oneOf, quoted } from '../../../shared/validation';
 import {
 	addFields,
 	addParameter,
@@ -124,17 +124,13 @@ function frameEntries(context: IExecuteFunctions, itemIndex: number): { entries:
 	let entries: unknown;
 	if (mode === 'json') {
 		const raw = context.getNodeParameter('framesJson', itemIndex, '[]') as unknown;
-		try {
-			entries = typeof raw === 'string' ? (JSON.parse(raw) as unknown) : raw;
-		} catch {
-			throw invalidField(
-				context,
-				itemIndex,
-				FRAMES_LABEL,
-				'is not valid JSON',
-				'Give a JSON list such as [{"key_image": "https://…", "duration": 5, "prompt": "…"}].',
-			);
-		}
+		entries = jsonField(
+			context,
+			itemIndex,
+			FRAMES_LABEL,
+			raw,
+			'Give a JSON list such as [{"key_image": "https://…", "duration": 5, "prompt": "…"}].',
+		);
 	} else {
 		entries = (context.getNodeParameter('frames', itemIndex, {}) as IDataObject).frame ?? [];
 	}

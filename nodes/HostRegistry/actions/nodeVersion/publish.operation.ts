@@ -1,6 +1,7 @@
 import type { IBinaryData, IDataObject, IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
 import { NodeOperationError, updateDisplayOptions } from 'n8n-workflow';
 
+import { inputBinary } from '../../../shared/binary';
 import { checkedParameter, fieldProperty, type FieldDefinition } from '../../../shared/fields';
 import { invalidField } from '../../../shared/validation';
 import { PUBLISHING_TOKEN, requiredToken } from '../../helpers/credential-fields';
@@ -58,10 +59,9 @@ export const notAsTool =
 async function archiveOf(context: IExecuteFunctions, itemIndex: number): Promise<{ archive: IBinaryData; bytes: number }> {
 	const field = ARCHIVE_FIELD.displayName;
 	const property = checkedParameter(context, itemIndex, ARCHIVE_FIELD) as string;
-	const binary = context.getInputData()[itemIndex]?.binary ?? {};
-	const archive = binary[property];
+	const archive = inputBinary(context, itemIndex, property);
 	if (!archive) {
-		const present = Object.keys(binary);
+		const present = Object.keys(context.getInputData()[itemIndex]?.binary ?? {});
 		throw invalidField(
 			context,
 			itemIndex,

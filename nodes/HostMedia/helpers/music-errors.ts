@@ -1,0 +1,56 @@
+/**
+ * What the music stream's errors say: silence, Max Wait, and a take whose audio has a hole. Each
+ * says what had arrived, and that no take is passed on.
+ */
+import type { IExecuteFunctions } from 'n8n-workflow';
+import { NodeOperationError } from 'n8n-workflow';
+
+export const NOTHING_STARTED = 'No take had started; audio chunks received: 0.';
+
+/** The item's error when the service sent nothing for `idleMs`; `progress` says what had arrived. */
+export function silentError(context: IExecuteFunctions, itemIndex: number, idleMs: number, progress: string): NodeOperationError {
+	const seconds = idleMs / 1000;
+	return new NodeOperationError(
+		context.getNode(),
+		`The music stream went silent: nothing arrived for ${seconds} ${seconds === 1 ? 'second' : 'seconds'}, so the node closed the connection. ${progress}`,
+		{
+			itemIndex,
+			description:
+				'No take is passed on: without the service’s "complete" event the node cannot tell that the music was finished. If the service is only slow, raise Idle Timeout (Seconds); otherwise try again.',
+		},
+	);
+}
+
+/** The item's error when the stream was still going at Max Wait; `progress` says what had arrived. */
+export function overdueError(context: IExecuteFunctions, itemIndex: number, totalMs: number, progress: string): NodeOperationError {
+	const minutes = Math.round((totalMs / 60000) * 100) / 100;
+	return new NodeOperationError(
+		context.getNode(),
+		`The music stream did not finish within ${minutes} ${minutes === 1 ? 'minute' : 'minutes'} (Max Wait), so the node closed the connection. ${progress}`,
+		{
+			itemIndex,
+			description:
+				'No take is passed on: without the service’s "complete" event the node cannot tell that the music was finished. For longer music, raise Max Wait (Minutes).',
+		},
+	);
+}
+
+/**
+ * The item's error when the stream completed but a take has fewer bytes than its WAV header
+ * announces: a chunk was lost (a line that could not be read), so the take is not whole.
+ */
+export function holeError(
+	context: IExecuteFunctions,
+	itemIndex: number,
+	take: { streamIndex: number; bytes: number; declaredBytes?: number },
+	malformedLines: number,
+): NodeOperationError {
+	return new NodeOperationError(
+		context.getNode(),
+		`The music stream said it was complete, but the audio of take ${take.streamIndex + 1} has a hole: ${take.bytes} of the ${take.declaredBytes} bytes its WAV header announces arrived`,
+		{
+			itemIndex,
+			description: `${malformedLines} ${malformedLines === 1 ? 'line' : 'lines'} of the stream could not be read. No take is passed on, since its audio is cut. Try again.`,
+		},
+	);
+}
