@@ -16,7 +16,7 @@ import { outputItems, type CredentialRef, type StoredWorkflow, type WorkflowJson
 import { REPO_ROOT } from '../support/n8n-server';
 import { startPostgres, type PostgresServer } from '../support/postgres';
 import { startRecipeServers, type RecipeServers } from '../support/recipe-servers';
-import { jobImageBytes, jobsWithPrompt, loadRecipe, mailParts, pngSize, withParameter, zipEntries } from '../support/recipes';
+import { jobImageBytes, jobsWithPrompt, loadRecipe, mailParts, pngSize, webhookServed, withParameter, zipEntries } from '../support/recipes';
 import { DEMO_PUBLISHER_ID } from '../support/stack';
 import { waitFor } from '../support/wait';
 import { loadExamples } from '../support/workflows';
@@ -114,6 +114,7 @@ describe('recipes: the Host nodes chained with n8n’s own nodes, checked at the
 		const { n8n, simulator } = e2e();
 		const workflow = await importRecipe('webhook-image-api.json');
 		await activate(workflow);
+		await webhookServed(`${n8n.url}/webhook/image-api`, 'POST');
 		const prompt = `recipe image api ${Date.now()}`;
 		const response = await fetch(`${n8n.url}/webhook/image-api`, {
 			method: 'POST',
@@ -135,11 +136,14 @@ describe('recipes: the Host nodes chained with n8n’s own nodes, checked at the
 	it('report-failed-jobs.json: a failed Host Cloud job is mailed with its prompt_id, node and message', async () => {
 		const { client, n8n, simulator } = e2e();
 		const reporter = await importRecipe('report-failed-jobs.json');
+		// n8n 2.x runs only an active error workflow.
+		await activate(reporter);
 		// The image API of the recipe above, with the reporter as its Error Workflow (set in its settings).
 		const api = withParameter(loadRecipe('webhook-image-api.json'), 'Image API', 'path', 'image-api-failing');
 		api.settings = { ...api.settings, errorWorkflow: reporter.id };
 		const failing = await importRecipe('webhook-image-api.json', api, 'Recipe: image API (failing job)');
 		await activate(failing);
+		await webhookServed(`${n8n.url}/webhook/image-api-failing`, 'POST');
 		const known = await client.executionIds(reporter.id);
 		simulator.cloud.failNextJob({ exception_type: 'OOMError', exception_message: 'Out of GPU memory while sampling (recipe test)' });
 		const prompt = `recipe failing job ${Date.now()}`;
@@ -165,6 +169,7 @@ describe('recipes: the Host nodes chained with n8n’s own nodes, checked at the
 		const { n8n, simulator } = e2e();
 		const workflow = await importRecipe('form-to-image.json');
 		await activate(workflow);
+		await webhookServed(`${n8n.url}/form/generate-image`, 'GET');
 		const page = browser!.page;
 		const prompt = `recipe form ${Date.now()}`;
 		await page.goto(`${n8n.url}/form/generate-image`);
@@ -281,7 +286,7 @@ describe('recipes: the Host nodes chained with n8n’s own nodes, checked at the
 		expect(entries).toHaveLength(inputs.length);
 		const sources: string[] = [];
 		for (const entry of entries) {
-			const taskId = /^[\w-]+-([0-9a-f-]{8,})\.png$/.exec(entry.name)?.[1];
+			const taskId = /^[a-z-]+?-([0-9a-f]{8}-[0-9a-f-]+)\.png$/.exec(entry.name)?.[1];
 			const task = taskId ? simulator.proxy.imageTasks.get(taskId) : undefined;
 			expect({ entry: entry.name, task: task?.status }).toEqual({ entry: entry.name, task: 'COMPLETED' });
 			sources.push(String(task!.request.image));
@@ -300,6 +305,7 @@ describe('recipes: the Host nodes chained with n8n’s own nodes, checked at the
 		const workflow = await importRecipe('release-to-registry.json');
 		await activate(workflow);
 		const known = await client.executionIds(workflow.id);
+		await webhookServed(`${n8n.url}/webhook/host-release`, 'POST');
 		const archiveUrl = outside.url('recipe-node-v2.3.4.zip');
 		const response = await fetch(`${n8n.url}/webhook/host-release`, {
 			method: 'POST',
@@ -334,10 +340,11 @@ describe('recipes: the Host nodes chained with n8n’s own nodes, checked at the
 			await page.goto(`${n8n.url}/workflow/${workflow.id}`);
 			const nodes = page.locator('[data-test-id="canvas-node"]');
 			await nodes.first().waitFor({ state: 'visible', timeout: 30000 });
-			expect({ file, nodes: await nodes.count() }).toEqual({ file, nodes: workflow.nodes.length });
+			const shown = workflow.nodes.filter((node) => node.type !== 'n8n-nodes-base.stickyNote').length;
+			expect({ file, nodes: await nodes.count() }).toEqual({ file, nodes: shown });
 			expect({ file, missing: await page.locator('[data-test-id="node-not-installed"]').count() }).toEqual({ file, missing: 0 });
-			await page.waitForLoadState('networkidle').catch(() => undefined);
-			await page.waitForTimeout(600);
+			// The canvas fits the view with an animation; icons load meanwhile.
+			await page.waitForTimeout(1200);
 			for (const folder of folders) await page.screenshot({ path: join(folder, file.replace(/\.json$/, '.png')) });
 		}
 	}, 120000);

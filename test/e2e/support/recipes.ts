@@ -97,3 +97,19 @@ export function mailParts(raw: string): { subject: string; to: string; body: str
 	}
 	return { subject: header('Subject'), to: header('To'), body };
 }
+
+/**
+ * Resolves once n8n serves the production webhook at `url`. n8n answers the activate request before
+ * its webhooks are routed (a POST at once got 404 here): a GET to a POST webhook says "not registered
+ * for GET requests" once it is, and a form answers 200, without starting an execution.
+ */
+export async function webhookServed(url: string, method: 'POST' | 'GET', timeoutMs = 30000): Promise<void> {
+	const deadline = Date.now() + timeoutMs;
+	for (;;) {
+		const response = await fetch(url);
+		const text = await response.text();
+		if (method === 'GET' ? response.status === 200 : text.includes(`${method} request`)) return;
+		if (Date.now() > deadline) throw new Error(`n8n did not serve ${method} ${url} within ${timeoutMs} ms: ${response.status} ${text.slice(0, 200)}`);
+		await new Promise((resolve) => setTimeout(resolve, 100));
+	}
+}
