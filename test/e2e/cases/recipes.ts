@@ -16,7 +16,16 @@ import { outputItems, type CredentialRef, type StoredWorkflow, type WorkflowJson
 import { REPO_ROOT } from '../support/n8n-server';
 import { startPostgres, type PostgresServer } from '../support/postgres';
 import { startRecipeServers, type RecipeServers } from '../support/recipe-servers';
-import { jobImageBytes, jobsWithPrompt, loadRecipe, mailParts, pngSize, webhookServed, withParameter, zipEntries } from '../support/recipes';
+import {
+	jobImageBytes,
+	jobsWithPrompt,
+	loadRecipe,
+	mailParts,
+	pngSize,
+	webhookServed,
+	withParameter,
+	zipEntries,
+} from '../support/recipes';
 import { DEMO_PUBLISHER_ID } from '../support/stack';
 import { waitFor } from '../support/wait';
 import { loadExamples } from '../support/workflows';
@@ -49,7 +58,7 @@ describe('recipes: the Host nodes chained with n8n’s own nodes, checked at the
 		[servers, postgres, browser] = await Promise.all([
 			startRecipeServers(log),
 			startPostgres(log),
-			openEditorSession(n8n.url, owner, { progress: log, viewport: { width: 1400, height: 720 } }),
+			openEditorSession(n8n.url, owner, { progress: log, viewport: { width: 1400, height: 800 } }),
 		]);
 		await postgres.query('CREATE DATABASE recipes', 'postgres');
 		await postgres.query(
@@ -91,7 +100,10 @@ describe('recipes: the Host nodes chained with n8n’s own nodes, checked at the
 	}, 600000);
 
 	afterAll(async () => {
-		for (const id of activated) await e2e().client.deactivateWorkflow(id).catch(() => undefined);
+		for (const id of activated)
+			await e2e()
+				.client.deactivateWorkflow(id)
+				.catch(() => undefined);
 		await browser?.close();
 		await Promise.all([servers?.stop(), postgres?.stop()]);
 	}, 60000);
@@ -335,7 +347,9 @@ describe('recipes: the Host nodes chained with n8n’s own nodes, checked at the
 		const folders = [join(REPO_ROOT, 'test', 'e2e', '.work', 'recipes')];
 		if (process.env.RECIPE_SCREENSHOTS === '1') folders.push(join(REPO_ROOT, 'docs', 'recipes'));
 		for (const folder of folders) mkdirSync(folder, { recursive: true });
-		expect(imported.map((entry) => entry.file).sort()).toEqual(loadExamples(join(REPO_ROOT, 'examples', 'recipes')).map((entry) => entry.file));
+		expect(imported.map((entry) => entry.file).sort()).toEqual(
+			loadExamples(join(REPO_ROOT, 'examples', 'recipes')).map((entry) => entry.file),
+		);
 		for (const { file, workflow } of imported) {
 			await page.goto(`${n8n.url}/workflow/${workflow.id}`);
 			const nodes = page.locator('[data-test-id="canvas-node"]');

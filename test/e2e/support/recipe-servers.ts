@@ -83,7 +83,8 @@ async function startSftp(folder: string, groups: GroupProcess[], undo: Array<() 
 	const root = join(folder, 'sftp-files');
 	mkdirSync(dir);
 	mkdirSync(root);
-	const keygen = (file: string) => execFileSync('ssh-keygen', ['-q', '-t', 'ed25519', '-N', '', '-C', 'recipes', '-f', file], { env: cleanEnv() });
+	const keygen = (file: string) =>
+		execFileSync('ssh-keygen', ['-q', '-t', 'ed25519', '-N', '', '-C', 'recipes', '-f', file], { env: cleanEnv() });
 	keygen(join(dir, 'host_key'));
 	keygen(join(dir, 'user_key'));
 	writeFileSync(join(dir, 'authorized_keys'), readFileSync(join(dir, 'user_key.pub')));
@@ -115,7 +116,9 @@ async function startSftp(folder: string, groups: GroupProcess[], undo: Array<() 
 		undo.push(() => rmdirSync(PRIVSEP_DIR));
 	}
 	// -D: stay in the foreground (one process group to stop); -e: log to stderr, i.e. the log file.
-	groups.push(spawnGroup(SSHD, ['-D', '-e', '-f', join(dir, 'sshd_config')], { cwd: folder, env: cleanEnv(), logFile, orphanFolder: folder }));
+	groups.push(
+		spawnGroup(SSHD, ['-D', '-e', '-f', join(dir, 'sshd_config')], { cwd: folder, env: cleanEnv(), logFile, orphanFolder: folder }),
+	);
 	await waitUntil('sshd', () => listening(port), logFile);
 	return { port, username, privateKey: readFileSync(join(dir, 'user_key'), 'utf8'), root };
 }

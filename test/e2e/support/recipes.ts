@@ -109,7 +109,8 @@ export async function webhookServed(url: string, method: 'POST' | 'GET', timeout
 		const response = await fetch(url);
 		const text = await response.text();
 		if (method === 'GET' ? response.status === 200 : text.includes(`${method} request`)) return;
-		if (Date.now() > deadline) throw new Error(`n8n did not serve ${method} ${url} within ${timeoutMs} ms: ${response.status} ${text.slice(0, 200)}`);
+		if (Date.now() > deadline)
+			throw new Error(`n8n did not serve ${method} ${url} within ${timeoutMs} ms: ${response.status} ${text.slice(0, 200)}`);
 		await new Promise((resolve) => setTimeout(resolve, 100));
 	}
 }
