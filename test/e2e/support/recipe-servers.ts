@@ -10,7 +10,7 @@ import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmdirSyn
 import { tmpdir, userInfo } from 'node:os';
 import { join } from 'node:path';
 
-import { ensureDebianPackage } from './debian-packages';
+import { ensureDebianPackages } from './debian-packages';
 import { cleanEnv, freePort, removeOnExit, spawnGroup, tailOf, type GroupProcess } from './processes';
 import { defaultProgress, type ProgressLog } from './runtime';
 
@@ -71,11 +71,16 @@ async function listening(port: number): Promise<boolean> {
 }
 
 export async function ensureRecipePackages(progress: ProgressLog = defaultProgress): Promise<void> {
-	await ensureDebianPackage({ name: 'openssh-server', provides: SSHD, label: 'OpenSSH server' }, progress);
-	await ensureDebianPackage({ name: 'mosquitto', provides: MOSQUITTO, label: 'Mosquitto' }, progress);
-	await ensureDebianPackage({ name: 'mosquitto-clients', provides: MOSQUITTO_SUB, label: 'Mosquitto clients' }, progress);
-	await ensureDebianPackage({ name: 'python3-aiosmtpd', provides: AIOSMTPD, label: 'aiosmtpd (SMTP server)' }, progress);
-	await ensureDebianPackage({ name: 'graphicsmagick', provides: '/usr/bin/gm', label: 'GraphicsMagick' }, progress);
+	await ensureDebianPackages(
+		[
+			{ name: 'openssh-server', provides: SSHD, label: 'OpenSSH server' },
+			{ name: 'mosquitto', provides: MOSQUITTO, label: 'Mosquitto' },
+			{ name: 'mosquitto-clients', provides: MOSQUITTO_SUB, label: 'Mosquitto clients' },
+			{ name: 'python3-aiosmtpd', provides: AIOSMTPD, label: 'aiosmtpd (SMTP server)' },
+			{ name: 'graphicsmagick', provides: '/usr/bin/gm', label: 'GraphicsMagick' },
+		],
+		progress,
+	);
 }
 
 async function startSftp(folder: string, groups: GroupProcess[], undo: Array<() => void>): Promise<SftpServer> {
