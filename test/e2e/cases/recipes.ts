@@ -99,11 +99,17 @@ describe('recipes: the Host nodes chained with n8n’s own nodes, checked at the
 		log(`servers ready in ${((Date.now() - started) / 1000).toFixed(1)}s`);
 	}, 600000);
 
-	afterAll(async () => {
-		for (const id of activated)
+	const deactivateAll = async () => {
+		while (activated.length > 0) {
+			const id = activated.pop()!;
 			await e2e()
 				.client.deactivateWorkflow(id)
 				.catch(() => undefined);
+		}
+	};
+
+	afterAll(async () => {
+		await deactivateAll();
 		await browser?.close();
 		await Promise.all([servers?.stop(), postgres?.stop()]);
 	}, 60000);
@@ -343,6 +349,8 @@ describe('recipes: the Host nodes chained with n8n’s own nodes, checked at the
 
 	it('every recipe opens on the canvas (screenshots)', async () => {
 		const { n8n } = e2e();
+		// Unpublished, as a user sees a recipe they imported (a published one opens under n8n's checklist).
+		await deactivateAll();
 		const page = browser!.page;
 		const folders = [join(REPO_ROOT, 'test', 'e2e', '.work', 'recipes')];
 		if (process.env.RECIPE_SCREENSHOTS === '1') folders.push(join(REPO_ROOT, 'docs', 'recipes'));
@@ -357,6 +365,13 @@ describe('recipes: the Host nodes chained with n8n’s own nodes, checked at the
 			const shown = workflow.nodes.filter((node) => node.type !== 'n8n-nodes-base.stickyNote').length;
 			expect({ file, nodes: await nodes.count() }).toEqual({ file, nodes: shown });
 			expect({ file, missing: await page.locator('[data-test-id="node-not-installed"]').count() }).toEqual({ file, missing: 0 });
+			const trigger = page.locator('[data-test-id="canvas-node"][data-node-name="Host Task Trigger"] [class*="_description_"]');
+			if ((await trigger.count()) > 0)
+				// The description shows the node's name, then its subtitle.
+				expect({ file, subtitle: (await trigger.first().innerText()).split('\n').pop()!.trim() }).toEqual({
+					file,
+					subtitle: 'Succeeded tasks',
+				});
 			// The canvas fits the view with an animation; icons load meanwhile.
 			await page.waitForTimeout(1200);
 			for (const folder of folders) await page.screenshot({ path: join(folder, file.replace(/\.json$/, '.png')) });
