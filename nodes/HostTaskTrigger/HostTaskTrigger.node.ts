@@ -76,7 +76,9 @@ export class HostTaskTrigger implements INodeType {
 		icon: { light: 'file:../../icons/host.svg', dark: 'file:../../icons/host.dark.svg' },
 		group: ['trigger'],
 		version: 1,
-		subtitle: '={{$parameter["events"] === "final" ? "Finished tasks" : "Every status change"}}',
+		// One wording per Events option ("Succeeded Tasks Only" showed as "Every status change").
+		subtitle:
+			'={{$parameter["events"] === "succeeded" ? "Succeeded tasks" : $parameter["events"] === "all" ? "Every status change" : "Finished tasks"}}',
 		description: 'Starts the workflow when a Host media task (image or video) sends a status notification',
 		defaults: { name: 'Host Task Trigger' },
 		// What the editor's trigger panel says; without it n8n makes up "Pull in events from Host Task".

@@ -52,7 +52,10 @@ async function downloadResults(
 	for (const [index, url] of urls.entries()) {
 		binary[binaryFieldFor(name, index)] = await downloadToBinary(context, url, {
 			itemIndex,
-			fallbackName: `${taskType}-${task.task_id}${urls.length > 1 ? `-${index + 1}` : ''}`,
+			// Named after the task, not the URL: result URLs often end in the same name (result-0.png), and
+			// a zip, an upload or a Merge downstream would then overwrite one task's file with another's.
+			fileName: `${taskType}-${task.task_id}${urls.length > 1 ? `-${index + 1}` : ''}`,
+			fallbackName: `${taskType}-${task.task_id}`,
 			what: `result file ${index + 1} of task ${task.task_id}`,
 			// The task is paid for and its result URLs stay valid for a while: a cut transfer or a 5xx is fetched again.
 			retry: true,

@@ -188,7 +188,8 @@ describe('n8n killed and restarted while executions wait for notifications', () 
 			const fileName = decodeURIComponent(new URL(creation.url).pathname.split('/').pop()!);
 			const [item] = outputItems(execution, WAITING_NODE);
 			expect(item!.json).toMatchObject({ task_id: task.taskId, status: 'succeeded', final: true, video_url: creation.url });
-			expect(item!.binary?.data).toMatchObject({ fileName, mimeType: 'video/mp4' });
+			// The file is named after its task (the URL's name is the creation's).
+			expect(item!.binary?.data).toMatchObject({ fileName: `${String(item!.json.task_type)}-${task.taskId}.mp4`, mimeType: 'video/mp4' });
 			const stored = simulator.storage.get(`proxy/video/${task.taskId}/${fileName}`)!.body as Buffer;
 			expect((await client.binaryContent(item!.binary!.data!)).equals(stored)).toBe(true);
 			withOwnResult++;

@@ -20,17 +20,31 @@ export interface DebianPackage {
 	present?: () => boolean;
 }
 
+const isPresent = (pkg: DebianPackage) => (pkg.present ?? (() => existsSync(pkg.provides)))();
+
 /** Makes sure `pkg.provides` exists, installing the package with apt-get when it does not. */
 export async function ensureDebianPackage(pkg: DebianPackage, progress: ProgressLog = defaultProgress): Promise<void> {
-	const present = pkg.present ?? (() => existsSync(pkg.provides));
-	if (present()) return;
+	await ensureDebianPackages([pkg], progress);
+}
+
+/** The same for several packages: the missing ones come from one apt-get update and one install. */
+export async function ensureDebianPackages(packages: DebianPackage[], progress: ProgressLog = defaultProgress): Promise<void> {
+	const missing = packages.filter((pkg) => !isPresent(pkg));
+	if (missing.length === 0) return;
+	const pkg: DebianPackage = {
+		name: missing.map((entry) => entry.name).join(' '),
+		provides: missing.map((entry) => entry.provides).join(', '),
+		label: missing.map((entry) => entry.label).join(', '),
+		present: () => missing.every(isPresent),
+	};
+	const present = pkg.present!;
 	if (typeof process.getuid === 'function' && process.getuid() !== 0) {
 		throw new Error(
 			`${pkg.provides} is missing. Install Debian's ${pkg.label} first: sudo apt-get update && sudo apt-get install -y ${pkg.name}`,
 		);
 	}
 	mkdirSync(cacheDir(), { recursive: true });
-	const logFile = join(cacheDir(), `apt-${pkg.name}.log`);
+	const logFile = join(cacheDir(), `apt-${missing.map((entry) => entry.name).join('+')}.log`);
 	writeFileSync(logFile, '');
 	const env = cleanEnv({ DEBIAN_FRONTEND: 'noninteractive' });
 	// Another suite may be installing a package at the same moment: wait for dpkg's lock rather than fail.
@@ -40,7 +54,11 @@ export async function ensureDebianPackage(pkg: DebianPackage, progress: Progress
 	const heartbeat = setInterval(() => progress(`installing ${pkg.label}… ${Math.round((Date.now() - started) / 1000)}s`), 15000);
 	try {
 		await runToCompletion('apt-get', [...lockWait, 'update', '-q'], { env, logFile, what: 'apt-get update' });
-		await runToCompletion('apt-get', [...lockWait, 'install', '-y', '-q', pkg.name], { env, logFile, what: `apt-get install ${pkg.name}` });
+		await runToCompletion('apt-get', [...lockWait, 'install', '-y', '-q', ...missing.map((entry) => entry.name)], {
+			env,
+			logFile,
+			what: `apt-get install ${pkg.name}`,
+		});
 	} finally {
 		clearInterval(heartbeat);
 	}
