@@ -3,7 +3,7 @@
  * mode): used where they are, installed with apt-get when missing and this process is root (as in
  * CI), never downloaded from anywhere else. apt-get's output goes to a log in the runtime cache.
  */
-import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 
 import { cleanEnv, runToCompletion } from './processes';
@@ -19,6 +19,9 @@ export interface DebianPackage {
 	/** Whether it is installed, where one fixed path cannot tell (default: `provides` exists). */
 	present?: () => boolean;
 }
+
+/** Debian's hook that invoke-rc.d asks before starting a service (exit 101: do not). */
+const POLICY_RC_D = '/usr/sbin/policy-rc.d';
 
 const isPresent = (pkg: DebianPackage) => (pkg.present ?? (() => existsSync(pkg.provides)))();
 
@@ -52,6 +55,10 @@ export async function ensureDebianPackages(packages: DebianPackage[], progress: 
 	const started = Date.now();
 	progress(`installing ${pkg.label} from Debian's packages (apt-get; about a minute; log: ${logFile})`);
 	const heartbeat = setInterval(() => progress(`installing ${pkg.label}… ${Math.round((Date.now() - started) / 1000)}s`), 15000);
+	// Debian starts a daemon it installs (sshd, mosquitto, postgresql...) on every address: the suites
+	// start their own on loopback, so a policy that forbids starting services holds during the install.
+	const policy = existsSync(POLICY_RC_D) ? undefined : POLICY_RC_D;
+	if (policy) writeFileSync(policy, '#!/bin/sh\n# n8n-nodes-host e2e: no daemon starts during this install\nexit 101\n', { mode: 0o755 });
 	try {
 		await runToCompletion('apt-get', [...lockWait, 'update', '-q'], { env, logFile, what: 'apt-get update' });
 		await runToCompletion('apt-get', [...lockWait, 'install', '-y', '-q', ...missing.map((entry) => entry.name)], {
@@ -61,6 +68,7 @@ export async function ensureDebianPackages(packages: DebianPackage[], progress: 
 		});
 	} finally {
 		clearInterval(heartbeat);
+		if (policy) rmSync(policy, { force: true });
 	}
 	if (!present()) throw new Error(`apt-get installed ${pkg.name} but ${pkg.provides} is missing; see ${logFile}`);
 	progress(`${pkg.label} installed in ${Math.round((Date.now() - started) / 1000)}s`);
