@@ -7,12 +7,12 @@
 import type { IDataObject, IExecuteFunctions, ILoadOptionsFunctions, INodeProperties } from 'n8n-workflow';
 import { NodeApiError, NodeOperationError } from 'n8n-workflow';
 
-import { errorForItem } from '../../shared/items';
-import { notForTools, runsAsTool } from '../../shared/tool-use';
-import { hostCloudServer } from '../../shared/transport';
-import { checkedField, checkedOrDefault, fieldProperty, type FieldDefinition } from '../../shared/fields';
-import { pathSegmentProblem } from '../../shared/path-segment';
-import { ownValue } from '../../shared/validation';
+import { errorForItem } from '../../../shared/items';
+import { notForTools, runsAsTool } from '../../../shared/tool-use';
+import { hostCloudServer } from '../../../shared/transport';
+import { checkedField, checkedOrDefault, fieldProperty, type FieldDefinition } from '../../../shared/fields';
+import { pathSegmentProblem } from '../../../shared/path-segment';
+import { ownValue } from '../../../shared/validation';
 import {
 	applyInputOverrides,
 	graphNodeChoices,
@@ -25,10 +25,10 @@ import {
 	type NodeDefinitions,
 	type WorkflowGraph,
 } from './workflow-graph';
-import { submitPrompt, type SubmitBody } from '../transport/cloud-api';
+import { submitPrompt, type SubmitBody } from '../../transport/cloud-api';
 import { nodeDefinitions, nodeDefinitionsIfReadable } from './node-definitions';
-import { convertUiWorkflow } from './ui-workflow';
-import { binaryToUpload, loadImageValue, uploadBinary } from './uploads';
+import { convertUiWorkflow } from '../ui-format/convert';
+import { binaryToUpload, loadImageValue, uploadBinary } from '../files/uploads';
 
 // The parameter keeps its name (`workflow`) so saved workflows keep working; it takes both formats now.
 export const WORKFLOW_FIELD = 'Workflow';

@@ -7,15 +7,15 @@
  */
 import type { IDataObject, IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
 
-import { checkedField, fieldProperty } from '../../shared/fields';
-import { checkEachItem, errorForItem, failedItem } from '../../shared/items';
-import { DOWNLOAD_FILES, PUT_FILES_IN_FIELD, readResultFiles, resultFilesProperties } from '../../shared/result-files';
-import { NOT_AS_TOOL, readToolWaitMs, runsAsTool } from '../../shared/tool-use';
-import { invalidField } from '../../shared/validation';
-import { runItemsConcurrently } from './concurrent-items';
-import { asJobFailure, isStillRunning } from './job-errors';
-import { completedJobForTool, finishedJobItem, PREVIEW_FIELD, runningJobForTool, type FileDownload } from './job-results';
-import { JobWatcher } from './job-watcher';
+import { checkedField, fieldProperty } from '../../../shared/fields';
+import { checkEachItem, errorForItem, failedItem } from '../../../shared/items';
+import { DOWNLOAD_FILES, PUT_FILES_IN_FIELD, readResultFiles, resultFilesProperties } from '../../../shared/result-files';
+import { NOT_AS_TOOL, readToolWaitMs, runsAsTool } from '../../../shared/tool-use';
+import { invalidField } from '../../../shared/validation';
+import { runItemsConcurrently } from '../../../shared/concurrent-items';
+import { asJobFailure, isStillRunning } from './errors';
+import { completedJobForTool, finishedJobItem, PREVIEW_FIELD, runningJobForTool, type FileDownload } from './results';
+import { JobWatcher } from './watcher';
 import { readPromptId } from './prompt-id';
 import type { FinishedJob } from './tracked-job';
 import { INCLUDE_RAW_OUTPUTS, readWaitOptions, toolWaitOptions, type WaitOptions } from './wait-settings';

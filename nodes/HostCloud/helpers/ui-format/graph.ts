@@ -4,8 +4,8 @@
  * arrays (`[id, origin, origin slot, target, target slot, type]`) or as objects depending on the
  * editor's version; both are read. Nothing here knows the server's node definitions.
  */
-import { isRecord } from '../../shared/validation';
-import type { GraphProblem } from './workflow-graph';
+import { isRecord } from '../../../shared/validation';
+import type { GraphProblem } from '../graph/workflow-graph';
 
 /** Link ends on a subgraph's own input and output nodes use these ids. */
 export const SUBGRAPH_INPUT_ID = '-10';

@@ -5,10 +5,10 @@
 import type { IBinaryData, IExecuteFunctions } from 'n8n-workflow';
 import { NodeOperationError } from 'n8n-workflow';
 
-import { inputBinary } from '../../shared/binary';
-import { multipartBody } from '../../shared/multipart';
-import { isRecord } from '../../shared/validation';
-import { uploadFile } from '../transport/cloud-api';
+import { inputBinary } from '../../../shared/binary';
+import { multipartBody } from '../../../shared/multipart';
+import { isRecord } from '../../../shared/validation';
+import { uploadFile } from '../../transport/cloud-api';
 
 export const UPLOAD_TYPES = ['input', 'temp', 'output'];
 

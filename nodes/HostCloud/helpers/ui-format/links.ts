@@ -14,7 +14,7 @@ import {
 	type UiGraph,
 	type UiNode,
 	type UiSubgraph,
-} from './ui-graph';
+} from './graph';
 
 const SAVE_AGAIN = 'The workflow may have been cut short or edited by hand. Open it in the editor and save it again.';
 

@@ -5,11 +5,11 @@
 import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
 import { NodeApiError } from 'n8n-workflow';
 
-import { cloudJobStateOf, type CloudJobState } from '../../shared/task-status';
-import { isRecord } from '../../shared/validation';
-import { readQueue } from '../transport/cloud-api';
-import { errorInfoFrom, type ExecutionErrorInfo } from './job-errors';
-import { cancelJobs, JobNotOnServerError, lookUpJobRecord, lookUpJobStatus, queueEntries } from './job-lookup';
+import { cloudJobStateOf, type CloudJobState } from '../../../shared/task-status';
+import { isRecord } from '../../../shared/validation';
+import { readQueue } from '../../transport/cloud-api';
+import { errorInfoFrom, type ExecutionErrorInfo } from './errors';
+import { cancelJobs, JobNotOnServerError, lookUpJobRecord, lookUpJobStatus, queueEntries } from './lookup';
 
 /**
  * A job's state from the status endpoint or a self-hosted server's history and queue (its raw word

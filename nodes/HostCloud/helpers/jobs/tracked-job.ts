@@ -4,10 +4,10 @@
  */
 import type { IDataObject } from 'n8n-workflow';
 
-import { isRecord, ownValue, setOwn } from '../../shared/validation';
-import { errorInfoFrom, type ExecutionErrorInfo } from './job-errors';
-import type { JobMessage } from './job-socket';
-import { mergeNodeOutput } from './output-files';
+import { isRecord, ownValue, setOwn } from '../../../shared/validation';
+import { errorInfoFrom, type ExecutionErrorInfo } from './errors';
+import type { JobMessage } from './socket';
+import { mergeNodeOutput } from '../files/output-files';
 import type { PreviewImage } from './preview-frames';
 
 export interface WatchSettings {

@@ -5,10 +5,10 @@
  * then converted widgets not linked inside; outputs not used only inside); the instance's
  * `widgets_values` are the inner nodes' widget values one after the other, and override theirs.
  */
-import { isRecord } from '../../shared/validation';
-import { readNode, type UiLink, type UiNode, type UiSubgraph } from './ui-graph';
-import { socketInputs, widgetLayout, withoutForcedValues } from './ui-widgets';
-import type { GraphProblem, NodeDefinitions } from './workflow-graph';
+import { isRecord } from '../../../shared/validation';
+import { readNode, type UiLink, type UiNode, type UiSubgraph } from './graph';
+import { socketInputs, widgetLayout, withoutForcedValues } from './widgets';
+import type { GraphProblem, NodeDefinitions } from '../graph/workflow-graph';
 
 type SlotMap = Map<number, Map<number, true>>;
 

@@ -5,7 +5,7 @@
  * bypassed (mode 4) nodes not sent, widget values named by the definitions, links resolved.
  * Pure: what cannot be converted comes back as a problem naming the node (id, title, class).
  */
-import { groupNodeSubgraph } from './ui-group-nodes';
+import { groupNodeSubgraph } from './group-nodes';
 import {
 	ConversionProblem,
 	describeNode,
@@ -18,10 +18,10 @@ import {
 	type UiNode,
 	type UiSubgraph,
 	type UiWorkflow,
-} from './ui-graph';
-import { executionId, resolveInput, type Frame, type Resolved, type ResolveContext } from './ui-links';
-import { apiValue, isWidgetInput, readWidgetValues, widgetLayout } from './ui-widgets';
-import { asLink, type GraphNode, type GraphResult, type NodeDefinitions, type WorkflowGraph } from './workflow-graph';
+} from './graph';
+import { executionId, resolveInput, type Frame, type Resolved, type ResolveContext } from './links';
+import { apiValue, isWidgetInput, readWidgetValues, widgetLayout } from './widgets';
+import { asLink, type GraphNode, type GraphResult, type NodeDefinitions, type WorkflowGraph } from '../graph/workflow-graph';
 
 /**
  * What one conversion may cost. A saved workflow of a few kilobytes can nest subgraph instances

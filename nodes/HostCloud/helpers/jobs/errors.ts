@@ -6,8 +6,8 @@
 import type { INode } from 'n8n-workflow';
 import { NodeApiError, NodeOperationError } from 'n8n-workflow';
 
-import type { ServerKind } from '../../../credentials/cloud-server';
-import { redact } from '../../shared/redaction';
+import type { ServerKind } from '../../../../credentials/cloud-server';
+import { redact } from '../../../shared/redaction';
 
 export interface ExecutionErrorInfo {
 	exception_type: string;

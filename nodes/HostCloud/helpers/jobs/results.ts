@@ -6,11 +6,11 @@
  */
 import type { IBinaryKeyData, IDataObject, IExecuteFunctions, INodeExecutionData } from 'n8n-workflow';
 
-import { binaryFieldFor } from '../../shared/result-files';
-import { hostCloudServer } from '../../shared/transport';
-import { completedForTool, runningForTool, SERVER_LINK_LIFETIME, SERVICE_LINK_LIFETIME, toolOutput } from '../../shared/tool-result';
+import { binaryFieldFor } from '../../../shared/result-files';
+import { hostCloudServer } from '../../../shared/transport';
+import { completedForTool, runningForTool, SERVER_LINK_LIFETIME, SERVICE_LINK_LIFETIME, toolOutput } from '../../../shared/tool-result';
 import type { FinishedJob } from './tracked-job';
-import { collectOutputFiles, downloadOutputFile, fileAddressFor, type FileKind, type OutputFileRef } from './output-files';
+import { collectOutputFiles, downloadOutputFile, fileAddressFor, type FileKind, type OutputFileRef } from '../files/output-files';
 
 /**
  * Where downloaded files go: `binaryPropertyName`, then `_1`, `_2`... (version 3), or, without it,

@@ -8,7 +8,7 @@
 import type { IExecuteFunctions, INodeExecutionData } from 'n8n-workflow';
 import { NodeOperationError } from 'n8n-workflow';
 
-import { errorForItem, failedItem, paired } from '../../shared/items';
+import { errorForItem, failedItem, paired } from './items';
 
 export type ConcurrentItemOperation = (itemIndex: number, stop: AbortSignal) => Promise<INodeExecutionData[]>;
 

@@ -7,11 +7,11 @@
  */
 import type { Logger } from 'n8n-workflow';
 
-import { pause } from '../../shared/pause';
-import { redactDeep } from '../../shared/redaction';
-import { jittered } from '../../shared/retry';
-import { isRecord } from '../../shared/validation';
-import { JSON_LIMITS, readJson } from '../../shared/json-reader';
+import { pause } from '../../../shared/pause';
+import { redactDeep } from '../../../shared/redaction';
+import { jittered } from '../../../shared/retry';
+import { isRecord } from '../../../shared/validation';
+import { JSON_LIMITS, readJson } from '../../../shared/json-reader';
 import { parsePreviewFrame, type PreviewImage } from './preview-frames';
 import { runtimeWebSocket, SOCKET_OPEN, type RuntimeWebSocket } from './websocket';
 

@@ -5,7 +5,7 @@
  */
 import type { IExecuteFunctions, ILoadOptionsFunctions } from 'n8n-workflow';
 
-import { readNodeDefinitions } from '../transport/cloud-api';
+import { readNodeDefinitions } from '../../transport/cloud-api';
 import type { NodeDefinitions } from './workflow-graph';
 
 const readsByRun = new WeakMap<object, Promise<NodeDefinitions>>();

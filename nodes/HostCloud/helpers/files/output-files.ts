@@ -10,13 +10,13 @@
 import type { IBinaryData, IDataObject, IExecuteFunctions, IN8nHttpFullResponse } from 'n8n-workflow';
 import { NodeOperationError } from 'n8n-workflow';
 
-import { downloadToBinary, DOWNLOAD_TIMEOUT_MS, responseToBinary, retryingDownload } from '../../shared/binary';
-import { mimeTypeForExtension } from '../../shared/file-types';
-import { hostCloudServer } from '../../shared/transport';
-import { readViewFile, readViewLocation, viewAddress } from '../transport/cloud-api';
-import { createLimiter } from './concurrent-items';
-import { compareNodeIds } from './workflow-graph';
-import { isRecord, ownValue, setOwn } from '../../shared/validation';
+import { downloadToBinary, DOWNLOAD_TIMEOUT_MS, responseToBinary, retryingDownload } from '../../../shared/binary';
+import { mimeTypeForExtension } from '../../../shared/file-types';
+import { hostCloudServer } from '../../../shared/transport';
+import { readViewFile, readViewLocation, viewAddress } from '../../transport/cloud-api';
+import { createLimiter } from '../../../shared/concurrent-items';
+import { compareNodeIds } from '../graph/workflow-graph';
+import { isRecord, ownValue, setOwn } from '../../../shared/validation';
 
 export type FileKind = 'image' | 'video' | 'audio' | 'file';
 

@@ -9,10 +9,18 @@
 import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
 import { NodeOperationError } from 'n8n-workflow';
 
-import { hostCloudServer } from '../../shared/transport';
-import { isRecord } from '../../shared/validation';
-import { type CallFor, deleteFromQueue, interruptJob, readHistory, readJobRecord, readJobStatus, readQueue } from '../transport/cloud-api';
-import { jobWording } from './job-errors';
+import { hostCloudServer } from '../../../shared/transport';
+import { isRecord } from '../../../shared/validation';
+import {
+	type CallFor,
+	deleteFromQueue,
+	interruptJob,
+	readHistory,
+	readJobRecord,
+	readJobStatus,
+	readQueue,
+} from '../../transport/cloud-api';
+import { jobWording } from './errors';
 
 /** A job in the queue: its prompt_id, and the client that submitted it when the entry says. */
 export interface QueueEntry {
