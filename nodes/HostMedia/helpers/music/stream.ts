@@ -9,9 +9,9 @@
 import type { IBinaryData, IDataObject, IExecuteFunctions } from 'n8n-workflow';
 import { NodeOperationError } from 'n8n-workflow';
 
-import { declaredFileBytes, extensionFor, sniffMimeType, SNIFF_BYTES } from '../../shared/file-types';
-import { errorForItem } from '../../shared/items';
-import { isNetworkFailure, networkFailureInWords } from '../../shared/network-failure';
+import { declaredFileBytes, extensionFor, sniffMimeType, SNIFF_BYTES } from '../../../shared/file-types';
+import { errorForItem } from '../../../shared/items';
+import { isNetworkFailure, networkFailureInWords } from '../../../shared/network-failure';
 import {
 	ByteChannel,
 	IdleTimeoutError,
@@ -20,11 +20,11 @@ import {
 	readableFrom,
 	TotalTimeoutError,
 	withIdleTimeout,
-} from '../../shared/streams';
-import { credentialSecrets } from '../../shared/redaction';
-import type { OpenStream } from '../transport/media-api';
-import { holeError, NOTHING_STARTED, overdueError, silentError } from './music-errors';
-import { keptText, keptValue, MusicEventLog } from './music-events';
+} from '../../../shared/streams';
+import { credentialSecrets } from '../../../shared/redaction';
+import type { OpenStream } from '../../transport/media-api';
+import { holeError, NOTHING_STARTED, overdueError, silentError } from './errors';
+import { keptText, keptValue, MusicEventLog } from './events';
 import { readNdjson } from './ndjson';
 
 /**

@@ -5,9 +5,9 @@
  */
 import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
 
-import { binaryPropertyAsBase64 } from '../../shared/binary';
-import { NOT_AS_TOOL, notForTools, runsAsTool } from '../../shared/tool-use';
-import { httpUrl, invalidField, quoted } from '../../shared/validation';
+import { binaryPropertyAsBase64 } from '../../../shared/binary';
+import { NOT_AS_TOOL, notForTools, runsAsTool } from '../../../shared/tool-use';
+import { httpUrl, invalidField, quoted } from '../../../shared/validation';
 
 export type ImageSource = 'url' | 'base64' | 'binary';
 

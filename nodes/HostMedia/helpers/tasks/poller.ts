@@ -7,10 +7,10 @@
 import type { IExecuteFunctions, JsonObject } from 'n8n-workflow';
 import { NodeApiError, NodeOperationError } from 'n8n-workflow';
 
-import { pause } from '../../shared/pause';
-import { jittered } from '../../shared/retry';
-import { normaliseTask, type NormalisedTask } from '../../shared/task-status';
-import { getTask, taskStatusPath, type StatusContext, type TaskRef } from '../transport/media-api';
+import { pause } from '../../../shared/pause';
+import { jittered } from '../../../shared/retry';
+import { normaliseTask, type NormalisedTask } from '../../../shared/task-status';
+import { getTask, taskStatusPath, type StatusContext, type TaskRef } from '../../transport/media-api';
 
 export interface PollTaskOptions {
 	task: TaskRef;

@@ -7,7 +7,7 @@
  */
 import type { IDataObject } from 'n8n-workflow';
 
-import { redact, redactDeep } from '../../shared/redaction';
+import { redact, redactDeep } from '../../../shared/redaction';
 
 // The real service's events are a few hundred bytes (a title with its tags is the largest) and a
 // stream has a handful of them besides its audio: these bounds keep every real event whole, while

@@ -17,14 +17,14 @@
  */
 import type { IDataObject, IExecuteFunctions, INodeExecutionData, IWebhookFunctions, IWebhookResponseData } from 'n8n-workflow';
 
-import { credentialSecrets, redactDeep } from '../../shared/redaction';
-import type { ResultFiles } from '../../shared/result-files';
-import { normaliseTask, refuseOverBoundNotification, type NormalisedTask } from '../../shared/task-status';
-import { invalidField, quoted } from '../../shared/validation';
-import { getTask, NOTIFY_FIELD, specShowsStatusPath, type TaskKind, type TaskRef } from '../transport/media-api';
-import { IMAGE_TASK_TYPES, VIDEO_TASK_TYPES, type ImageTaskType } from './spec';
-import { statusFailure } from './task-poller';
-import { finishedItem, taskJson } from './task-result';
+import { credentialSecrets, redactDeep } from '../../../shared/redaction';
+import type { ResultFiles } from '../../../shared/result-files';
+import { normaliseTask, refuseOverBoundNotification, type NormalisedTask } from '../../../shared/task-status';
+import { invalidField, quoted } from '../../../shared/validation';
+import { getTask, NOTIFY_FIELD, specShowsStatusPath, type TaskKind, type TaskRef } from '../../transport/media-api';
+import { IMAGE_TASK_TYPES, VIDEO_TASK_TYPES, type ImageTaskType } from '../../transport/spec';
+import { statusFailure } from './poller';
+import { finishedItem, taskJson } from './result';
 import { readWebhookMaxWaitMinutes } from './wait-parameters';
 
 /** Execution custom data keys: the task of a waiting execution, shown in n8n's execution list. */

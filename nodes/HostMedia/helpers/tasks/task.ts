@@ -9,14 +9,14 @@
 import type { IDataObject, IExecuteFunctions, INodeExecutionData } from 'n8n-workflow';
 import { NodeOperationError } from 'n8n-workflow';
 
-import { pathSegmentProblem } from '../../shared/path-segment';
-import { resumeUrlSecrets } from '../../shared/redaction';
-import { normaliseTask, type NormalisedTask } from '../../shared/task-status';
-import { notForTools, runsAsTool } from '../../shared/tool-use';
-import { getTask, NOTIFY_FIELD, taskStatusPath, type SubmitCall, type TaskRef } from '../transport/media-api';
-import type { ImageTaskType, VideoTaskType } from './spec';
-import { assertSucceeded, pollTask, statusFailure } from './task-poller';
-import { finishedItem, taskForTool, taskJson } from './task-result';
+import { pathSegmentProblem } from '../../../shared/path-segment';
+import { resumeUrlSecrets } from '../../../shared/redaction';
+import { normaliseTask, type NormalisedTask } from '../../../shared/task-status';
+import { notForTools, runsAsTool } from '../../../shared/tool-use';
+import { getTask, NOTIFY_FIELD, taskStatusPath, type SubmitCall, type TaskRef } from '../../transport/media-api';
+import type { ImageTaskType, VideoTaskType } from '../../transport/spec';
+import { assertSucceeded, pollTask, statusFailure } from './poller';
+import { finishedItem, taskForTool, taskJson } from './result';
 import { readPollSettings, waitModeOf, type PollSettings } from './wait-parameters';
 import { startWebhookWait } from './webhook-wait';
 
