@@ -1,4 +1,8 @@
 /**
+ * files/: output files, uploads and the File operations' fields. It may call transport/,
+ * nodes/shared and graph/workflow-graph's model; never jobs/ or ui-format/ (jobs/ calls this
+ * file for the files a job's outputs name).
+ *
  * Output files of a job: finding the file references in `executed` outputs (whatever key a node
  * uses: images, video, videos, gifs, audio...), and each file's address and bytes.
  * - On the cloud, GET /api/view answers a 302 whose Location (a signed storage URL) is read, never

@@ -1,4 +1,9 @@
 /**
+ * graph/: the workflow graph and its inputs; this file is the folder's entry. workflow-graph.ts is
+ * the model (API format) and imports nothing of Host Cloud, so ui-format/ and files/ may read it.
+ * This file may call transport/, files/uploads (Input Images) and ui-format/convert (a pasted
+ * UI-format workflow); nothing in graph/ calls jobs/.
+ *
  * The workflow a user runs (Execute, Submit, Convert to API Format): its parameters, reading it (a
  * UI-format workflow is converted with the server's node definitions) and checking it before
  * anything is sent, uploading "Input Images" into LoadImage nodes, the partner-node API key, and

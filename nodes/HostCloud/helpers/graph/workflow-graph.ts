@@ -1,6 +1,6 @@
 /**
  * Workflow graphs in API format (node id → {class_type, inputs}; a link is [node id, output
- * index]): reading one from a node parameter (a UI-format workflow is handed on to ui-workflow.ts
+ * index]): reading one from a node parameter (a UI-format workflow is handed on to ui-format/convert.ts
  * to be converted), refusing malformed graphs before anything is sent, setting inputs without
  * editing JSON, and spotting partner nodes.
  * Pure functions: the node turns a `GraphProblem` into an error that names its field.

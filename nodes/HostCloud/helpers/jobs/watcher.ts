@@ -1,5 +1,5 @@
 /**
- * Waits for the cloud jobs of one node run over one progress socket (`job-socket.ts`), each job
+ * Waits for the cloud jobs of one node run over one progress socket (`socket.ts`), each job
  * in one phase (`tracked-job.ts`): outputs come from `executed` messages, and a job ends with
  * `execution_success`, `execution_error` or `execution_interrupted`. While the socket is silent,
  * closed or absent, job status is polled and missed outputs are read from the job record (or the

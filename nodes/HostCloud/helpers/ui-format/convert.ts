@@ -1,4 +1,8 @@
 /**
+ * ui-format/: the UI-format converter; this file is its entry, and only graph/graph-input calls
+ * it. It may read graph/workflow-graph's model and nodes/shared, nothing else: no transport (the
+ * node definitions are passed in), no jobs/ or files/.
+ *
  * A workflow as the ComfyUI editor saves it (UI format) turned into the API format the server runs,
  * with the server's own node definitions, by the editor's rules: subgraph and group node instances
  * expanded ("57:3"), editor-only nodes (notes, reroutes, primitives) left out, muted (mode 2) and

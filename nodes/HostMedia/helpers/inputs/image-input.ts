@@ -1,4 +1,7 @@
 /**
+ * inputs/: the operations' input fields (images, the fields the video endpoints share). It may
+ * call nodes/shared and transport/spec (the values the API allows); nothing in music/ or tasks/.
+ *
  * Image inputs. The service takes an image as a URL or as Base64 text; in n8n an image usually
  * arrives as binary data from an earlier node, so each image can also come from a binary field
  * of the input item, which the node converts to Base64.

@@ -1,6 +1,9 @@
 /**
+ * music/: the text-to-music stream (NDJSON lines, the events kept in items, its errors). It may
+ * call transport/ and nodes/shared; nothing in tasks/ or inputs/: music is streamed, not a task.
+ *
  * Reads the text-to-music NDJSON stream as it arrives: titles, duration and other events are
- * collected (bounded, see music-events.ts), and the base64 audio chunks of each take (stream_index)
+ * collected (bounded, see events.ts), and the base64 audio chunks of each take (stream_index)
  * are decoded one by one and written into that take's own binary file through a byte channel, so
  * memory stays small however long the music is. The file's MIME type is recognised from its first
  * bytes. The read ends at "complete" or "error", or when nothing arrives for the idle timeout; the

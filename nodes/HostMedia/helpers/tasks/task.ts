@@ -1,4 +1,7 @@
 /**
+ * tasks/: image and video tasks from submit to output item (polling, Wait for Notification, the
+ * wait parameters). It may call transport/ and nodes/shared; nothing in music/ or inputs/.
+ *
  * Submitting an image or video task and waiting for it, the same way for every operation:
  *  - Poll: ask the task's status path until it is final (shared poller), then return the result
  *    URLs and, if asked, the files as binary data;
