@@ -9,7 +9,7 @@ import type {
 import { NodeConnectionTypes } from 'n8n-workflow';
 
 import { NOT_AS_TOOL } from '../shared/tool-use';
-import { resumeOnNotification } from './helpers/webhook-wait';
+import { resumeOnNotification } from './helpers/tasks/webhook-wait';
 import * as image from './actions/image';
 import * as music from './actions/music';
 import { router } from './actions/router';

@@ -10,7 +10,7 @@ import { join } from 'node:path';
 
 import axios from 'axios';
 
-import { parseWorkflowGraph } from '../../nodes/HostCloud/helpers/workflow-graph';
+import { parseWorkflowGraph } from '../../nodes/HostCloud/helpers/graph/workflow-graph';
 import { startSimulator, type Simulator } from '../../simulator/server';
 import { EngineHarness, readBinary } from '../harness/engine';
 import { cloudForSuite } from '../helpers/cloud';

@@ -6,11 +6,11 @@
 import type { ILoadOptionsFunctions } from 'n8n-workflow';
 
 import { getImageLoaderNodes, getNodeInputs, getWorkflowNodes } from '../../nodes/HostCloud/methods/load-options';
-import { describeExecutionError } from '../../nodes/HostCloud/helpers/job-errors';
+import { describeExecutionError } from '../../nodes/HostCloud/helpers/jobs/errors';
 import { socketBaseUrl } from '../../credentials/cloud-server';
 import { multipartBody } from '../../nodes/shared/multipart';
-import { collectOutputFiles, mergeNodeOutput, mimeTypeFor } from '../../nodes/HostCloud/helpers/output-files';
-import { parsePreviewFrame } from '../../nodes/HostCloud/helpers/preview-frames';
+import { collectOutputFiles, mergeNodeOutput, mimeTypeFor } from '../../nodes/HostCloud/helpers/files/output-files';
+import { parsePreviewFrame } from '../../nodes/HostCloud/helpers/jobs/preview-frames';
 import { cloudJobStateOf } from '../../nodes/shared/task-status';
 import {
 	applyInputOverrides,
@@ -20,7 +20,7 @@ import {
 	hasPartnerNodes,
 	parseWorkflowGraph,
 	type WorkflowGraph,
-} from '../../nodes/HostCloud/helpers/workflow-graph';
+} from '../../nodes/HostCloud/helpers/graph/workflow-graph';
 import { parseMultipart, type SimRequest } from '../../simulator/core';
 import { metadataPreviewFrame, previewFrame, textFrame } from '../../simulator/cloud-ws';
 import { txt2img } from '../helpers/cloud';

@@ -1,4 +1,4 @@
-import { clipText, keptValue, MusicEventLog } from '../../nodes/HostMedia/helpers/music-events';
+import { clipText, keptValue, MusicEventLog } from '../../nodes/HostMedia/helpers/music/events';
 
 const SECRET = 'secret-token-0123456789';
 

@@ -1,5 +1,6 @@
 /**
  * The package's shape, checked so it stays true: no import cycles (type-only imports included),
+ * the import rules between the nodes' folders (the ones their folders' header comments state),
  * no file in nodes/ over 400 lines, and every value of every resource and operation dropdown runs
  * an operation module (a missing one fails here, not in a user's run).
  */
@@ -32,6 +33,73 @@ test('the cycle finder finds a cycle, type-only imports included', () => {
 		['/r/c.ts', ['/r/a.ts']],
 	]);
 	expect(importCycles(graph, '/r')).toEqual([['a.ts', 'b.ts']]);
+});
+
+describe("import rules between folders (what each folder's header comment says it may call)", () => {
+	const imports = [...importGraph(sourceFiles(ROOT, ['nodes', 'credentials']))].flatMap(([from, targets]) =>
+		targets.map((to) => [relative(ROOT, from), relative(ROOT, to)] as const),
+	);
+	const CLOUD = 'nodes/HostCloud/helpers';
+	const MEDIA = 'nodes/HostMedia/helpers';
+	const paths = (pattern: string) => new RegExp(`^(?:${pattern})`);
+	// [rule, the files it binds, the files they may not import], as paths from the package root.
+	const rules: Array<[string, RegExp, RegExp]> = [
+		[
+			'a transport imports no helpers, actions, methods or node',
+			paths('nodes/\\w+/transport/'),
+			paths('nodes/\\w+/(helpers|actions|methods)/|nodes/\\w+/\\w+\\.node\\.ts$'),
+		],
+		[
+			'helpers import no actions, methods or node',
+			paths('nodes/\\w+/helpers/'),
+			paths('nodes/\\w+/(actions|methods)/|nodes/\\w+/\\w+\\.node\\.ts$'),
+		],
+		['nodes/shared imports no node', paths('nodes/shared/'), paths('nodes/(?!shared/)')],
+		["Host Cloud's graph model imports nothing of Host Cloud", paths(`${CLOUD}/graph/workflow-graph\\.ts$`), paths('nodes/HostCloud/')],
+		[
+			'ui-format/ reads only the graph model',
+			paths(`${CLOUD}/ui-format/`),
+			paths(`nodes/HostCloud/(?!helpers/ui-format/|helpers/graph/workflow-graph\\.ts$)`),
+		],
+		[
+			'only graph/graph-input calls ui-format/',
+			paths(`(?!${CLOUD}/ui-format/|${CLOUD}/graph/graph-input\\.ts$)`),
+			paths(`${CLOUD}/ui-format/`),
+		],
+		['graph/ calls no jobs/', paths(`${CLOUD}/graph/`), paths(`${CLOUD}/jobs/`)],
+		[
+			'files/ calls no jobs/ or ui-format/, and of graph/ only the model',
+			paths(`${CLOUD}/files/`),
+			paths(`${CLOUD}/(jobs/|ui-format/|graph/(?!workflow-graph\\.ts$))`),
+		],
+		[
+			'jobs/ calls no graph/ or ui-format/, and of files/ only output-files',
+			paths(`${CLOUD}/jobs/`),
+			paths(`${CLOUD}/(graph/|ui-format/|files/(?!output-files\\.ts$))`),
+		],
+		["Host Media's music/ calls no tasks/ or inputs/", paths(`${MEDIA}/music/`), paths(`${MEDIA}/(tasks|inputs)/`)],
+		["Host Media's tasks/ calls no music/ or inputs/", paths(`${MEDIA}/tasks/`), paths(`${MEDIA}/(music|inputs)/`)],
+		["Host Media's inputs/ calls no music/ or tasks/", paths(`${MEDIA}/inputs/`), paths(`${MEDIA}/(music|tasks)/`)],
+	];
+	const broken = (from: RegExp, to: RegExp) => imports.filter(([a, b]) => from.test(a) && to.test(b)).map(([a, b]) => `${a} → ${b}`);
+
+	test.each(rules)('%s', (_rule, from, to) => {
+		expect(broken(from, to)).toEqual([]);
+	});
+
+	test('no node imports another node (nodes/shared is theirs to share)', () => {
+		const node = (path: string) => /^nodes\/(Host\w+)\//.exec(path)?.[1];
+		expect(imports.filter(([a, b]) => node(a) && node(b) && node(a) !== node(b)).map(([a, b]) => `${a} → ${b}`)).toEqual([]);
+	});
+
+	test('the rules see real imports (a pattern that matches nothing would pass anyway)', () => {
+		const files = sourceFiles(ROOT, ['nodes']).map((file) => relative(ROOT, file));
+		expect(broken(paths(`${CLOUD}/graph/graph-input\\.ts$`), paths(`${CLOUD}/ui-format/convert\\.ts$`))).toHaveLength(1);
+		for (const [, from, to] of rules) {
+			expect(imports.some(([a]) => from.test(a))).toBe(true);
+			expect(files.some((file) => to.test(file))).toBe(true);
+		}
+	});
 });
 
 test('no file in nodes/ is over 400 lines', () => {

@@ -2,8 +2,8 @@
  * The converter's budgets against hostile saved workflows: a few kilobytes that expand to a
  * million nodes are refused, naming the budget; reroute chains are walked once, without recursion.
  */
-import { CONVERSION_BUDGETS, convertUiWorkflow } from '../../nodes/HostCloud/helpers/ui-workflow';
-import type { NodeDefinitions } from '../../nodes/HostCloud/helpers/workflow-graph';
+import { CONVERSION_BUDGETS, convertUiWorkflow } from '../../nodes/HostCloud/helpers/ui-format/convert';
+import type { NodeDefinitions } from '../../nodes/HostCloud/helpers/graph/workflow-graph';
 import { nestedSubgraphs, rerouteChain } from '../helpers/hostile-ui-workflows';
 
 const DEFINITIONS: NodeDefinitions = {

@@ -8,8 +8,8 @@
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 
-import { convertUiWorkflow } from '../../nodes/HostCloud/helpers/ui-workflow';
-import type { GraphResult, NodeDefinitions, WorkflowGraph } from '../../nodes/HostCloud/helpers/workflow-graph';
+import { convertUiWorkflow } from '../../nodes/HostCloud/helpers/ui-format/convert';
+import type { GraphResult, NodeDefinitions, WorkflowGraph } from '../../nodes/HostCloud/helpers/graph/workflow-graph';
 import { sharedDir } from '../helpers/shared-data';
 
 /** ../shared/ui-format beside this checkout, or beside the local repository it was cloned from. */

@@ -7,9 +7,9 @@
 import type { ILoadOptionsFunctions, INodePropertyOptions } from 'n8n-workflow';
 import { NodeOperationError } from 'n8n-workflow';
 
-import { readWorkflowField } from '../helpers/graph-input';
-import { nodeDefinitions } from '../helpers/node-definitions';
-import { graphInputChoices, graphNodeChoices, isImageLoader, listedInputValues, type WorkflowGraph } from '../helpers/workflow-graph';
+import { readWorkflowField } from '../helpers/graph/graph-input';
+import { nodeDefinitions } from '../helpers/graph/node-definitions';
+import { graphInputChoices, graphNodeChoices, isImageLoader, listedInputValues, type WorkflowGraph } from '../helpers/graph/workflow-graph';
 import { ownValue } from '../../shared/validation';
 
 async function graphForOptions(context: ILoadOptionsFunctions): Promise<WorkflowGraph> {

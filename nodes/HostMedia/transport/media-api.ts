@@ -31,7 +31,7 @@ import type {
 	UPSCALER_OPTIMIZED_FOR,
 	UPSCALER_SCALE_FACTORS,
 	VIDEO_STYLES,
-} from '../helpers/spec';
+} from './spec';
 
 const IMAGING = '/proxy/imaging/v1/ai';
 

@@ -1,9 +1,9 @@
 import type { IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
 import { updateDisplayOptions } from 'n8n-workflow';
 
-import { downloadOutputFile, fileAddressFor } from '../../helpers/output-files';
+import { downloadOutputFile, fileAddressFor } from '../../helpers/files/output-files';
 import { binaryFieldName } from '../../../shared/validation';
-import { fileReferenceProperties, readFileReference } from '../../helpers/file-fields';
+import { fileReferenceProperties, readFileReference } from '../../helpers/files/file-fields';
 
 const properties: INodeProperties[] = [
 	...fileReferenceProperties,

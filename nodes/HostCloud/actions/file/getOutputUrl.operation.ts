@@ -2,8 +2,8 @@ import type { IExecuteFunctions, INodeExecutionData } from 'n8n-workflow';
 import { updateDisplayOptions } from 'n8n-workflow';
 
 import { toolDescriptionProperty } from '../../../shared/tool-use';
-import { fileAddressFor } from '../../helpers/output-files';
-import { fileReferenceProperties, readFileReference } from '../../helpers/file-fields';
+import { fileAddressFor } from '../../helpers/files/output-files';
+import { fileReferenceProperties, readFileReference } from '../../helpers/files/file-fields';
 
 const TOOL_DESCRIPTION =
 	'Returns a fresh download URL of an output file of a finished Host Cloud job, given its filename (and subfolder and type, as the job listed them): {"filename", "subfolder", "type", "mime_type", "url"}. The URL is a temporary link (the service does not say for how long): fetch it or pass it on soon.';

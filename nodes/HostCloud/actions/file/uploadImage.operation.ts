@@ -2,8 +2,8 @@ import type { IDataObject, IExecuteFunctions, INodeExecutionData, INodePropertie
 import { updateDisplayOptions } from 'n8n-workflow';
 
 import { booleanValue, optionalText } from '../../../shared/validation';
-import { loadImageValue, uploadBinary } from '../../helpers/uploads';
-import { binaryPropertyProperty, readUploadType, uploadTypeField } from '../../helpers/file-fields';
+import { loadImageValue, uploadBinary } from '../../helpers/files/uploads';
+import { binaryPropertyProperty, readUploadType, uploadTypeField } from '../../helpers/files/file-fields';
 
 const properties: INodeProperties[] = [
 	binaryPropertyProperty,

@@ -3,8 +3,8 @@ import { updateDisplayOptions } from 'n8n-workflow';
 
 import { toolDescriptionProperty } from '../../../shared/tool-use';
 import { invalidField, quoted, stringList } from '../../../shared/validation';
-import { cancelJobs } from '../../helpers/job-lookup';
-import { PROMPT_ID_PATTERN } from '../../helpers/prompt-id';
+import { cancelJobs } from '../../helpers/jobs/lookup';
+import { PROMPT_ID_PATTERN } from '../../helpers/jobs/prompt-id';
 
 const FIELD = 'Prompt IDs';
 

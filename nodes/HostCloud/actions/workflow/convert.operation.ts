@@ -2,7 +2,7 @@ import type { IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n
 import { updateDisplayOptions } from 'n8n-workflow';
 
 import { toolDescriptionProperty } from '../../../shared/tool-use';
-import { overridesProperty, workflowProperty, workflowWithInputs } from '../../helpers/graph-input';
+import { overridesProperty, workflowProperty, workflowWithInputs } from '../../helpers/graph/graph-input';
 
 const TOOL_DESCRIPTION =
 	'Returns the Host Cloud workflow this tool is set up with, in API format (each node id with its class_type and inputs), without running it: shows which inputs the workflow has. Nothing is generated or paid for.';

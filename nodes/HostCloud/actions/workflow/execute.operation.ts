@@ -1,7 +1,7 @@
 import type { IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
 import { NodeOperationError, updateDisplayOptions } from 'n8n-workflow';
 
-import { createLimiter } from '../../helpers/concurrent-items';
+import { createLimiter } from '../../../shared/concurrent-items';
 import {
 	prepareWorkflow,
 	readDefinitionsEarly,
@@ -10,11 +10,11 @@ import {
 	uploadInputImages,
 	workflowProperties,
 	type PreparedWorkflow,
-} from '../../helpers/graph-input';
+} from '../../helpers/graph/graph-input';
 import { describeToolAnswer } from '../../../shared/tool-result';
 import { toolDescriptionProperty, toolWaitProperty } from '../../../shared/tool-use';
-import { downloadFilesProperties, rawOutputsProperty, runJobs } from '../../helpers/run-jobs';
-import { waitProperties } from '../../helpers/wait-settings';
+import { downloadFilesProperties, rawOutputsProperty, runJobs } from '../../helpers/jobs/run-jobs';
+import { waitProperties } from '../../helpers/jobs/wait-settings';
 
 const TOOL_DESCRIPTION = `Generates images, video or audio by running a workflow on the Host cloud, with the inputs this tool asks for (such as a text prompt). Images usually take seconds to a minute, videos several minutes; every call starts a new paid job. ${describeToolAnswer(['prompt_id'], 'the Host Cloud "Get Status" tool')}`;
 

@@ -5,10 +5,10 @@ import { runPerItem } from '../../../shared/items';
 import { cloudJobStateOf } from '../../../shared/task-status';
 import { describeToolAnswer } from '../../../shared/tool-result';
 import { NOT_AS_TOOL, runsAsTool, toolDescriptionProperty, toolWaitProperty } from '../../../shared/tool-use';
-import { filesItem } from '../../helpers/job-results';
-import { lookUpJobRecord, lookUpJobStatus } from '../../helpers/job-lookup';
-import { promptIdProperty, readPromptId } from '../../helpers/prompt-id';
-import { followJobs } from '../../helpers/run-jobs';
+import { filesItem } from '../../helpers/jobs/results';
+import { lookUpJobRecord, lookUpJobStatus } from '../../helpers/jobs/lookup';
+import { promptIdProperty, readPromptId } from '../../helpers/jobs/prompt-id';
+import { followJobs } from '../../helpers/jobs/run-jobs';
 
 const TOOL_DESCRIPTION = `Checks a Host Cloud job started earlier (by the tool that generates images, video or audio), given its prompt_id: waits for it to finish, then returns its output files. ${describeToolAnswer(['prompt_id'], 'calling this tool again')}`;
 

@@ -2,8 +2,8 @@ import type { IDataObject, IExecuteFunctions, INodeExecutionData, INodePropertie
 import { updateDisplayOptions } from 'n8n-workflow';
 
 import { runsAsTool, toolDescriptionProperty } from '../../../shared/tool-use';
-import { prepareWorkflow, submitFields, submitWorkflow, uploadInputImages, workflowProperties } from '../../helpers/graph-input';
-import { runningJobForTool } from '../../helpers/job-results';
+import { prepareWorkflow, submitFields, submitWorkflow, uploadInputImages, workflowProperties } from '../../helpers/graph/graph-input';
+import { runningJobForTool } from '../../helpers/jobs/results';
 
 const TOOL_DESCRIPTION =
 	'Starts generating images, video or audio by running a workflow on the Host cloud, with the inputs this tool asks for (such as a text prompt), and answers at once {"status": "running", "prompt_id", "message"}; every call starts a new paid job. The Host Cloud "Get Status" tool with that prompt_id waits for the job and returns its output files.';

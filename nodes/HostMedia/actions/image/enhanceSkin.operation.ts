@@ -4,9 +4,9 @@ import { updateDisplayOptions } from 'n8n-workflow';
 import { describeToolAnswer } from '../../../shared/tool-result';
 import { toolDescriptionProperty } from '../../../shared/tool-use';
 import { addFields, additionalFields, additionalFieldsProperty, type FieldDefinition, WEBHOOK_URL_FIELD } from '../../../shared/fields';
-import { imageInputProperties, resolveImageInput, type ImageInputDefinition } from '../../helpers/image-input';
-import { runTask } from '../../helpers/task';
-import { waitProperties } from '../../helpers/wait-parameters';
+import { imageInputProperties, resolveImageInput, type ImageInputDefinition } from '../../helpers/inputs/image-input';
+import { runTask } from '../../helpers/tasks/task';
+import { waitProperties } from '../../helpers/tasks/wait-parameters';
 import { enhanceSkin, type SkinEnhancerBody } from '../../transport/media-api';
 
 const IMAGE: ImageInputDefinition = {

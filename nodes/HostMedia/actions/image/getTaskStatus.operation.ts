@@ -4,9 +4,9 @@ import { updateDisplayOptions } from 'n8n-workflow';
 import { describeToolAnswer } from '../../../shared/tool-result';
 import { toolDescriptionProperty } from '../../../shared/tool-use';
 import { invalidField, oneOf, quoted, requiredText } from '../../../shared/validation';
-import { IMAGE_TASK_TYPES, type ImageTaskType } from '../../helpers/spec';
-import { taskStatus } from '../../helpers/task';
-import { statusWaitProperties } from '../../helpers/wait-parameters';
+import { IMAGE_TASK_TYPES, type ImageTaskType } from '../../transport/spec';
+import { taskStatus } from '../../helpers/tasks/task';
+import { statusWaitProperties } from '../../helpers/tasks/wait-parameters';
 
 const LABELS: Record<ImageTaskType, string> = {
 	'image-upscaler': 'upscale task',

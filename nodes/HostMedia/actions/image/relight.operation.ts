@@ -18,10 +18,10 @@ import {
 	resolveImageInput,
 	resolveOptionalImage,
 	type ImageInputDefinition,
-} from '../../helpers/image-input';
-import { optionsOf, RELIGHT_STYLES } from '../../helpers/spec';
-import { runTask } from '../../helpers/task';
-import { waitProperties } from '../../helpers/wait-parameters';
+} from '../../helpers/inputs/image-input';
+import { optionsOf, RELIGHT_STYLES } from '../../transport/spec';
+import { runTask } from '../../helpers/tasks/task';
+import { waitProperties } from '../../helpers/tasks/wait-parameters';
 import { relightImage, type RelightBody } from '../../transport/media-api';
 
 const IMAGE: ImageInputDefinition = { prefix: 'image', api: 'image', displayName: 'Image', description: 'The photo to relight.' };

@@ -14,10 +14,10 @@ import {
 	type FieldDefinition,
 	WEBHOOK_URL_FIELD,
 } from '../../../shared/fields';
-import { imageInputProperties, resolveImageInput, type ImageInputDefinition } from '../../helpers/image-input';
-import { optionsOf, UPSCALE_MAX_PIXELS, UPSCALER_ENGINES, UPSCALER_OPTIMIZED_FOR, UPSCALER_SCALE_FACTORS } from '../../helpers/spec';
-import { runTask } from '../../helpers/task';
-import { waitProperties } from '../../helpers/wait-parameters';
+import { imageInputProperties, resolveImageInput, type ImageInputDefinition } from '../../helpers/inputs/image-input';
+import { optionsOf, UPSCALE_MAX_PIXELS, UPSCALER_ENGINES, UPSCALER_OPTIMIZED_FOR, UPSCALER_SCALE_FACTORS } from '../../transport/spec';
+import { runTask } from '../../helpers/tasks/task';
+import { waitProperties } from '../../helpers/tasks/wait-parameters';
 import { upscaleImage, type UpscaleBody } from '../../transport/media-api';
 
 const IMAGE: ImageInputDefinition = {

@@ -12,7 +12,7 @@ import {
 	SINCE_WAIT_OPTIONS,
 	waitOptionsProperty,
 } from '../../../shared/wait-options';
-import { readMusicStream } from '../../helpers/music-stream';
+import { readMusicStream } from '../../helpers/music/stream';
 import { streamMusic } from '../../transport/media-api';
 
 const DURATION: FieldDefinition = {

@@ -13,7 +13,7 @@ import {
 	fieldProperty,
 	type FieldDefinition,
 } from '../../../shared/fields';
-import { optionalImageProperties, resolveOptionalImage, type ImageInputDefinition } from '../../helpers/image-input';
+import { optionalImageProperties, resolveOptionalImage, type ImageInputDefinition } from '../../helpers/inputs/image-input';
 import {
 	EXTEND_DEFAULT_SECONDS,
 	EXTEND_MAX_SECONDS,
@@ -21,11 +21,11 @@ import {
 	EXTEND_MODELS,
 	EXTEND_RESOLUTIONS,
 	optionsOf,
-} from '../../helpers/spec';
-import { runTask } from '../../helpers/task';
-import { waitProperties } from '../../helpers/wait-parameters';
+} from '../../transport/spec';
+import { runTask } from '../../helpers/tasks/task';
+import { waitProperties } from '../../helpers/tasks/wait-parameters';
 import { extendVideo, type ExtendVideoBody } from '../../transport/media-api';
-import { CALLBACK_URL_FIELD, PAYLOAD_FIELD, resolutionField, VIDEO_PROMPT_FIELD } from '../../helpers/video-fields';
+import { CALLBACK_URL_FIELD, PAYLOAD_FIELD, resolutionField, VIDEO_PROMPT_FIELD } from '../../helpers/inputs/video-fields';
 
 const END_FRAME: ImageInputDefinition = {
 	prefix: 'endFrameImage',

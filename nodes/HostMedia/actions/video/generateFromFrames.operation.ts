@@ -13,12 +13,12 @@ import {
 	fieldProperty,
 	type FieldDefinition,
 } from '../../../shared/fields';
-import { checkImageText, imageInputProperties, resolveImageInput, type ImageInputDefinition } from '../../helpers/image-input';
-import { MULTIFRAME_MAX_FRAMES, MULTIFRAME_MIN_FRAMES, MULTIFRAME_MODELS, MULTIFRAME_RESOLUTIONS, optionsOf } from '../../helpers/spec';
-import { runTask } from '../../helpers/task';
-import { waitProperties } from '../../helpers/wait-parameters';
+import { checkImageText, imageInputProperties, resolveImageInput, type ImageInputDefinition } from '../../helpers/inputs/image-input';
+import { MULTIFRAME_MAX_FRAMES, MULTIFRAME_MIN_FRAMES, MULTIFRAME_MODELS, MULTIFRAME_RESOLUTIONS, optionsOf } from '../../transport/spec';
+import { runTask } from '../../helpers/tasks/task';
+import { waitProperties } from '../../helpers/tasks/wait-parameters';
 import { generateVideoFromFrames, type MultiframeBody, type MultiframeFrame } from '../../transport/media-api';
-import { CALLBACK_URL_FIELD, PAYLOAD_FIELD, resolutionField } from '../../helpers/video-fields';
+import { CALLBACK_URL_FIELD, PAYLOAD_FIELD, resolutionField } from '../../helpers/inputs/video-fields';
 
 const START_IMAGE: ImageInputDefinition = {
 	prefix: 'startImage',

@@ -12,7 +12,7 @@ import {
 	fieldProperty,
 	type FieldDefinition,
 } from '../../../shared/fields';
-import { imageInputProperties, resolveImageInput, type ImageInputDefinition } from '../../helpers/image-input';
+import { imageInputProperties, resolveImageInput, type ImageInputDefinition } from '../../helpers/inputs/image-input';
 import {
 	AUDIO_TYPES,
 	INT32_MAX,
@@ -23,11 +23,11 @@ import {
 	START_END_MODELS,
 	START_END_RESOLUTIONS,
 	VIDEO_STYLES,
-} from '../../helpers/spec';
-import { runTask } from '../../helpers/task';
-import { waitProperties } from '../../helpers/wait-parameters';
+} from '../../transport/spec';
+import { runTask } from '../../helpers/tasks/task';
+import { waitProperties } from '../../helpers/tasks/wait-parameters';
 import { generateVideoFromStartFrame, type StartEndVideoBody } from '../../transport/media-api';
-import { CALLBACK_URL_FIELD, PAYLOAD_FIELD, resolutionField, VIDEO_PROMPT_FIELD } from '../../helpers/video-fields';
+import { CALLBACK_URL_FIELD, PAYLOAD_FIELD, resolutionField, VIDEO_PROMPT_FIELD } from '../../helpers/inputs/video-fields';
 
 const START_FRAME: ImageInputDefinition = {
 	prefix: 'image',

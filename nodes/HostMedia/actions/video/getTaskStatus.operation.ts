@@ -4,8 +4,8 @@ import { updateDisplayOptions } from 'n8n-workflow';
 import { describeToolAnswer } from '../../../shared/tool-result';
 import { toolDescriptionProperty } from '../../../shared/tool-use';
 import { pathSegmentText } from '../../../shared/validation';
-import { taskStatus } from '../../helpers/task';
-import { statusWaitProperties } from '../../helpers/wait-parameters';
+import { taskStatus } from '../../helpers/tasks/task';
+import { statusWaitProperties } from '../../helpers/tasks/wait-parameters';
 
 const TOOL_DESCRIPTION = `Checks a video task started earlier, given its task_id: waits for it to finish (videos usually take several minutes), then returns the video. ${describeToolAnswer(['task_id'], 'calling this tool again')} Each video output also has "creation_id" (to extend the video) and "cover_url" (a still of it).`;
 

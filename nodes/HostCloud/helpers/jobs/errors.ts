@@ -1,0 +1,195 @@
+/**
+ * What a failed job means, in words a no-code user can act on: the service's `execution_error`
+ * types (OOMError, InsufficientFundsError...) with a summary and a hint. Every text names where
+ * the job ran (`place`: "the cloud", or "your server" for a self-hosted one).
+ */
+import type { INode } from 'n8n-workflow';
+import { NodeApiError, NodeOperationError } from 'n8n-workflow';
+
+import type { ServerKind } from '../../../../credentials/cloud-server';
+import { redact } from '../../../shared/redaction';
+
+export interface ExecutionErrorInfo {
+	exception_type: string;
+	exception_message: string;
+	node_id?: string;
+	node_type?: string;
+}
+
+/** Where a job ran, as the messages say it. */
+export const placeOf = (kind: ServerKind): string => (kind === 'selfHosted' ? 'your server' : 'the cloud');
+
+const capitalised = (text: string): string => text.charAt(0).toUpperCase() + text.slice(1);
+
+/** Plain words for the service's execution error types ("{place}": where the job ran). */
+const EXECUTION_ERRORS: Record<string, { summary: string; hint: string }> = {
+	OOMError: {
+		summary: '{place} ran out of GPU memory',
+		hint: 'Use a smaller image size or batch size, fewer frames, or a lighter model, then run again.',
+	},
+	InsufficientFundsError: {
+		summary: 'the account balance is too low to pay for a partner node',
+		hint: 'Top up the account balance, then run again.',
+	},
+	InactiveSubscriptionError: {
+		summary: 'the subscription is not active',
+		hint: 'Running workflows needs an active subscription. Check the account’s subscription.',
+	},
+	ValidationError: {
+		summary: 'the workflow or one of its inputs is invalid',
+		hint: 'Check the node and input named in the message (Get Node Definitions lists what each node accepts).',
+	},
+	ModelDownloadError: {
+		summary: 'a model the workflow needs is not available or could not be downloaded',
+		hint: 'Check the model names in the workflow (for example ckpt_name) against Get Node Definitions.',
+	},
+	ImageDownloadError: {
+		summary: 'an input image could not be downloaded from its URL',
+		hint: 'Check that the image URL is public and reachable, or upload the image instead.',
+	},
+};
+
+/** A job's failure: the message, and what the user can do about it. */
+export interface JobFailureWords {
+	message: string;
+	description?: string;
+	/** Only the wait ended (Max Wait): the job goes on running where it was submitted. */
+	stillRunning?: boolean;
+}
+
+/** A failure message and hint for an execution_error, in words a user can act on. */
+export function describeExecutionError(promptId: string, error: ExecutionErrorInfo, place = placeOf('cloud')): JobFailureWords {
+	const known = EXECUTION_ERRORS[error.exception_type];
+	const at = error.node_id ? ` at node ${error.node_id}${error.node_type ? ` (${error.node_type})` : ''}` : '';
+	const said = error.exception_message ? `: ${error.exception_message}` : '';
+	if (known) {
+		return {
+			message: `Job ${promptId} failed${at}: ${known.summary.replace('{place}', place)} (${error.exception_type}${said})`,
+			description: known.hint,
+		};
+	}
+	return {
+		message: `Job ${promptId} failed${at}: ${error.exception_type || 'execution error'}${said}`,
+		description: `${capitalised(place)} reported this error while running the workflow. Check the node named in the message.`,
+	};
+}
+
+/** Longest exception text kept: a server may put a whole log in it. */
+const LONGEST_EXCEPTION_MESSAGE = 1000;
+
+/** The server's text, trimmed (upstream ends every exception_message with a newline) and cut when long. */
+function exceptionText(value: unknown): string {
+	if (typeof value !== 'string') return '';
+	const text = value.trim();
+	return text.length > LONGEST_EXCEPTION_MESSAGE ? `${text.slice(0, LONGEST_EXCEPTION_MESSAGE)}…` : text;
+}
+
+export function errorInfoFrom(data: Record<string, unknown>): ExecutionErrorInfo {
+	return {
+		exception_type: exceptionText(data.exception_type),
+		exception_message: exceptionText(data.exception_message),
+		...(data.node_id !== undefined && data.node_id !== null ? { node_id: String(data.node_id) } : {}),
+		...(typeof data.node_type === 'string' ? { node_type: data.node_type } : {}),
+	};
+}
+
+/** How the other ends of a wait are told: each names the job and where it ran. */
+/** The failure of a job the service reported failed (`execution_error`, or the record's error), with its exception type and node. */
+export function executionFailure(
+	node: INode,
+	job: { promptId: string; itemIndex: number; error?: ExecutionErrorInfo },
+	place: string,
+	secrets: string[],
+): NodeOperationError {
+	const error = job.error ?? { exception_type: '', exception_message: '' };
+	const failure = jobFailure(node, job, describeExecutionError(job.promptId, error, place), secrets);
+	failure.context.exception_type = error.exception_type;
+	if (error.node_id) failure.context.node_id = error.node_id;
+	return failure;
+}
+
+export function jobWording(kind: ServerKind) {
+	const place = placeOf(kind);
+	return {
+		kind,
+		place,
+		// A caching proxy or a faulty service can answer one prompt_id for two submits.
+		sharedPromptId: (promptId: string, first: number, second: number): JobFailureWords => ({
+			message: `The service answered prompt_id ${promptId} for two different submits (items ${first} and ${second}), so their results cannot be told apart; neither item uses them`,
+			description: `A caching proxy in front of ${place}, or a fault of ${place}, can do this. Check the queue (Queue → Get): both workflows may be running.`,
+		}),
+		cancelledByService: (promptId: string): JobFailureWords => ({
+			message: `Job ${promptId} was cancelled on ${place} before it finished`,
+			description:
+				'Someone cancelled it in the queue or interrupted the running job (Queue → Cancel Jobs or Interrupt Running, or the same in the editor). Run again to get its outputs.',
+		}),
+		outputsIncomplete: (promptId: string): JobFailureWords => ({
+			message: `Job ${promptId} finished, but the progress connection was interrupted while it ran and ${kind === 'selfHosted' ? "the server's history" : "the service's job record"} does not list its outputs, so the outputs may be incomplete`,
+			description: `The node does not return a partial list of files. Run the workflow again; if this keeps happening, check the network between n8n and ${place} (WebSocket connections must stay open).`,
+		}),
+		notFound: (promptId: string): JobFailureWords =>
+			kind === 'selfHosted'
+				? {
+						message: `Your server has no job ${promptId}: it is neither in its queue nor in its history`,
+						description:
+							'It was deleted from the queue, or the history was cleared (or restarted). Check the prompt_id: it must come from a submit to this server.',
+					}
+				: {
+						message: `The cloud has no job ${promptId} (HTTP 404)`,
+						description: 'Check the prompt_id: it must come from a submit made with the same API key.',
+					},
+		timedOut: (promptId: string, timeout: { seconds: number; lastStatus?: string }, cancelled: boolean): JobFailureWords => {
+			const last = timeout.lastStatus ? ` Its last known status was "${timeout.lastStatus}".` : '';
+			return cancelled
+				? {
+						message: `Job ${promptId} did not finish within ${timeout.seconds} seconds (Max Wait), so it was cancelled on ${place}`,
+						description: `${last} Raise Max Wait in the wait settings for longer jobs, or set "On Timeout" to leave jobs running.`.trim(),
+					}
+				: {
+						message: `Job ${promptId} did not finish within ${timeout.seconds} seconds (Max Wait); it is still running on ${place}`,
+						description: `${last} Use Workflow → Wait for Completion with this prompt_id to collect its outputs later.`.trim(),
+						stillRunning: true,
+					};
+		},
+		/** `cancelled`: the execution was stopped (else another item failed); `owned`: the node started the job. */
+		abandoned: (promptId: string, cancelled: boolean, owned: boolean): JobFailureWords => {
+			const fate = owned ? `the job was stopped on ${place}` : 'the job itself was left running';
+			// "canceled" is the word n8n looks for to mark the execution canceled rather than failed.
+			return cancelled
+				? { message: `The execution was canceled while waiting for job ${promptId}; ${fate}` }
+				: {
+						message: `Stopped waiting for job ${promptId} because another item failed; ${fate}`,
+						description: 'Turn on "Continue On Fail" to let the other items finish.',
+					};
+		},
+	};
+}
+
+/** The error of one job's item: its words (secrets blanked out), with the job's prompt_id in its context. */
+export function jobFailure(
+	node: INode,
+	job: { promptId: string; itemIndex: number },
+	words: JobFailureWords,
+	secrets: string[],
+): NodeOperationError {
+	const error = new NodeOperationError(node, redact(words.message, secrets), {
+		itemIndex: job.itemIndex,
+		...(words.description ? { description: redact(words.description, secrets) } : {}),
+	});
+	error.context.prompt_id = job.promptId;
+	if (words.stillRunning) error.context.still_running = true;
+	return error;
+}
+
+/** Whether an error only ended the wait for a job that goes on running (see `stillRunning`). */
+export const isStillRunning = (error: unknown): boolean =>
+	error instanceof NodeOperationError && error.context.still_running === true && typeof error.context.prompt_id === 'string';
+
+/** Any error met while waiting for a job, as that job's error. */
+export function asJobFailure(node: INode, job: { promptId: string; itemIndex: number }, error: unknown, secrets: string[]): Error {
+	if (error instanceof NodeApiError || error instanceof NodeOperationError) {
+		error.context.prompt_id = job.promptId;
+		return error;
+	}
+	return jobFailure(node, job, { message: `Waiting for job ${job.promptId} failed: ${(error as Error).message}` }, secrets);
+}

@@ -1,0 +1,150 @@
+/**
+ * A job's status and record, and cancelling jobs, wherever the credential's server keeps them. The
+ * cloud has a status route, a job record and a queue delete that cancels running jobs too. A
+ * self-hosted ComfyUI-compatible server has none of the first two: a job is pending or running
+ * while it is in its queue and over once it is in its history; and its queue delete leaves the
+ * running job alone, which only an interrupt naming that job stops.
+ * Both answer in the cloud's words (`status`: pending, in_progress, completed, failed, cancelled).
+ */
+import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
+import { NodeOperationError } from 'n8n-workflow';
+
+import { hostCloudServer } from '../../../shared/transport';
+import { isRecord } from '../../../shared/validation';
+import {
+	type CallFor,
+	deleteFromQueue,
+	interruptJob,
+	readHistory,
+	readJobRecord,
+	readJobStatus,
+	readQueue,
+} from '../../transport/cloud-api';
+import { jobWording } from './errors';
+
+/** A job in the queue: its prompt_id, and the client that submitted it when the entry says. */
+export interface QueueEntry {
+	promptId: string;
+	clientId?: string;
+}
+
+/** The running and pending jobs of a queue answer (entries `[number, prompt_id, prompt, extra_data, output node ids]`). */
+export function queueEntries(queue: unknown): { running: QueueEntry[]; pending: QueueEntry[] } {
+	const entries = (list: unknown): QueueEntry[] =>
+		(Array.isArray(list) ? list : []).flatMap((entry: unknown) => {
+			if (!Array.isArray(entry) || typeof entry[1] !== 'string') return [];
+			const clientId = isRecord(entry[3]) && typeof entry[3].client_id === 'string' ? entry[3].client_id : undefined;
+			return [{ promptId: entry[1], clientId }];
+		});
+	return isRecord(queue) ? { running: entries(queue.queue_running), pending: entries(queue.queue_pending) } : { running: [], pending: [] };
+}
+
+/** The prompt_ids of the running and pending jobs of a queue answer. */
+export function queuedIds(queue: unknown): { running: string[]; pending: string[] } {
+	const { running, pending } = queueEntries(queue);
+	return { running: running.map((entry) => entry.promptId), pending: pending.map((entry) => entry.promptId) };
+}
+
+/** The data of the first message of `type` in a history entry's status messages (`[type, data]` pairs). */
+function statusMessage(messages: unknown[], type: string): IDataObject | undefined {
+	const found = messages.find((message) => Array.isArray(message) && message[0] === type) as unknown[] | undefined;
+	return found && isRecord(found[1]) ? (found[1] as IDataObject) : undefined;
+}
+
+/** A history entry as a job record: status, outputs, and what went wrong. */
+export function recordFromHistory(entry: IDataObject): IDataObject {
+	const status = isRecord(entry.status) ? entry.status : {};
+	const messages = Array.isArray(status.messages) ? (status.messages as unknown[]) : [];
+	const outputs = isRecord(entry.outputs) ? entry.outputs : {};
+	// An entry without a status comes from an older server, which wrote only jobs that succeeded.
+	if (status.status_str !== 'error') return { status: 'completed', outputs };
+	if (statusMessage(messages, 'execution_interrupted')) return { status: 'cancelled', outputs };
+	const error = statusMessage(messages, 'execution_error');
+	return { status: 'failed', outputs, ...(error ? { execution_error: error } : {}) };
+}
+
+/** The job's history entry as a record, or undefined while it is not over. */
+async function fromHistory(context: IExecuteFunctions, promptId: string, options: CallFor): Promise<IDataObject | undefined> {
+	const history = await readHistory(context, promptId, options);
+	const entry = isRecord(history) ? history[promptId] : undefined;
+	return isRecord(entry) ? recordFromHistory(entry as IDataObject) : undefined;
+}
+
+/**
+ * A self-hosted job: from the history once over, else from the queue. One that is in neither was
+ * deleted from the queue or its history was cleared; the history is read again first, since the
+ * server moves a job from the queue to the history at once, and it may have done so between reads.
+ */
+async function selfHostedJob(context: IExecuteFunctions, promptId: string, options: CallFor): Promise<IDataObject> {
+	const record = await fromHistory(context, promptId, options);
+	if (record) return record;
+	const queue = queuedIds(await readQueue(context, { retry: true, ...options }));
+	if (queue.running.includes(promptId)) return { status: 'in_progress' };
+	if (queue.pending.includes(promptId)) return { status: 'pending' };
+	const late = await fromHistory(context, promptId, options);
+	if (late) return late;
+	throw new JobNotOnServerError(context, promptId, options.itemIndex);
+}
+
+/** A job a self-hosted server does not know (neither queued, running nor in its history). */
+export class JobNotOnServerError extends NodeOperationError {
+	constructor(context: IExecuteFunctions, promptId: string, itemIndex?: number) {
+		const words = jobWording('selfHosted').notFound(promptId);
+		super(context.getNode(), words.message, { itemIndex, description: words.description });
+		this.context.prompt_id = promptId;
+	}
+}
+
+/** `{status}` of a job (a self-hosted server's answer also carries the record's fields once it is over). */
+export async function lookUpJobStatus(context: IExecuteFunctions, promptId: string, options: CallFor = {}): Promise<IDataObject> {
+	const server = await hostCloudServer(context, options.itemIndex);
+	if (server.kind === 'selfHosted') return await selfHostedJob(context, promptId, options);
+	const answer = await readJobStatus(context, promptId, options);
+	// A word the node does not know means "still running"; no word at all is no status, never a guess.
+	if (typeof answer.status !== 'string' || answer.status.trim() === '') {
+		const held = Object.keys(answer).slice(0, 5).join(', ');
+		throw new NodeOperationError(
+			context.getNode(),
+			`The service's answer to reading the status of job ${promptId} has no status (${held ? `it held: ${held}` : 'it was an empty object'})`,
+			{
+				itemIndex: options.itemIndex,
+				description: 'Nothing was read from this answer. Try again; if it keeps answering so, the service is at fault.',
+			},
+		);
+	}
+	return answer;
+}
+
+/** A job's record: `status`, and `outputs` once it is over (`execution_error` when it failed). */
+export async function lookUpJobRecord(context: IExecuteFunctions, promptId: string, options: CallFor = {}): Promise<IDataObject> {
+	const server = await hostCloudServer(context, options.itemIndex);
+	if (server.kind === 'selfHosted') return await selfHostedJob(context, promptId, options);
+	return await readJobRecord(context, promptId, options);
+}
+
+/**
+ * Cancels jobs, queued or running, and nothing else. The cloud's queue delete does both. On a
+ * self-hosted server the delete takes the pending ones off the queue, then the one running (if it
+ * is one of them) is interrupted by its prompt_id: never a global interrupt, which would stop
+ * someone else's job. `cancelled` lists the ids that were queued or running, when known.
+ */
+export async function cancelJobs(
+	context: IExecuteFunctions,
+	promptIds: string[],
+	options: CallFor = {},
+): Promise<{ cancelled?: string[] }> {
+	const server = await hostCloudServer(context, options.itemIndex);
+	if (server.kind !== 'selfHosted') {
+		const answer = await deleteFromQueue(context, promptIds, options);
+		return Array.isArray(answer?.deleted) ? { cancelled: answer.deleted as string[] } : {};
+	}
+	// A clean-up call does not need to report, so it skips the first look.
+	const before = options.cleanup ? undefined : queuedIds(await readQueue(context, { retry: true, ...options }));
+	await deleteFromQueue(context, promptIds, options);
+	// Read after the delete: a job that started meanwhile is running now, and is interrupted too.
+	const running = queuedIds(await readQueue(context, { retry: true, ...options })).running.filter((id) => promptIds.includes(id));
+	for (const id of running) await interruptJob(context, id, options);
+	if (!before) return {};
+	const wasQueued = new Set([...before.running, ...before.pending, ...running]);
+	return { cancelled: promptIds.filter((id) => wasQueued.has(id)) };
+}

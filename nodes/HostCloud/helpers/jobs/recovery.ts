@@ -1,0 +1,103 @@
+/**
+ * What the watcher reads or asks of the service when the progress socket cannot tell it: outputs
+ * and failure details from the job record, and cancelling the node's own jobs when it stops early.
+ */
+import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
+import { NodeApiError } from 'n8n-workflow';
+
+import { cloudJobStateOf, type CloudJobState } from '../../../shared/task-status';
+import { isRecord } from '../../../shared/validation';
+import { readQueue } from '../../transport/cloud-api';
+import { errorInfoFrom, type ExecutionErrorInfo } from './errors';
+import { cancelJobs, JobNotOnServerError, lookUpJobRecord, lookUpJobStatus, queueEntries } from './lookup';
+
+/**
+ * A job's state from the status endpoint or a self-hosted server's history and queue (its raw word
+ * kept as `lastStatus`). An answer that is unknown for now (network, 5xx) is `{}`: ask again
+ * later. A job the server does not know, or any other refusal (a key, account or request problem),
+ * is a `problem` that ends the wait.
+ */
+export async function readJobState(
+	context: IExecuteFunctions,
+	job: { promptId: string; itemIndex: number; lastStatus?: string },
+): Promise<{ state: CloudJobState } | { problem: 'notFound' | NodeApiError } | Record<string, never>> {
+	try {
+		const body = await lookUpJobStatus(context, job.promptId, { itemIndex: job.itemIndex });
+		job.lastStatus = typeof body?.status === 'string' ? body.status : undefined;
+		return { state: cloudJobStateOf(body?.status) };
+	} catch (error) {
+		const status = error instanceof NodeApiError ? Number(error.httpCode) : 0;
+		if (status === 404 || error instanceof JobNotOnServerError) return { problem: 'notFound' };
+		// Any other refusal (a 4xx but 408, the service's own time-out) will not change by asking again.
+		if (status >= 400 && status < 500 && status !== 408) return { problem: error as NodeApiError };
+		return {};
+	}
+}
+
+/**
+ * A finished job's outputs from its record (the real service lists them once the job is over; a
+ * self-hosted server, in its history), or no outputs when the record does not list them (or the
+ * service has no job records). The record may lag behind the socket for a moment: it is asked again a few times, with `pause`
+ * between, until `over` says the wait ended meanwhile. Any other error is answered as `failure`.
+ */
+export async function outputsFromRecord(
+	context: IExecuteFunctions,
+	promptId: string,
+	itemIndex: number,
+	wait: { over: () => boolean; pause: () => Promise<void> },
+): Promise<{ outputs?: Record<string, IDataObject> } | { failure: unknown }> {
+	for (let attempt = 0; attempt < 4 && !wait.over(); attempt++) {
+		let record: IDataObject | undefined;
+		try {
+			record = await lookUpJobRecord(context, promptId, { itemIndex });
+		} catch (error) {
+			const status = error instanceof NodeApiError ? Number(error.httpCode) : 0;
+			return status === 404 || status === 405 || error instanceof JobNotOnServerError ? {} : { failure: error };
+		}
+		if (isRecord(record?.outputs)) return { outputs: record.outputs as Record<string, IDataObject> };
+		if (!record || cloudJobStateOf(record.status) !== 'running') return {};
+		await wait.pause();
+	}
+	return {};
+}
+
+/** Why a job failed, from its record, when the socket did not say; undefined when the record cannot tell. */
+export async function failureFromRecord(
+	context: IExecuteFunctions,
+	promptId: string,
+	itemIndex: number,
+): Promise<ExecutionErrorInfo | undefined> {
+	try {
+		const record = await lookUpJobRecord(context, promptId, { itemIndex, action: `reading why job ${promptId} failed` });
+		const details = record?.execution_error ?? record?.error;
+		return isRecord(details) ? errorInfoFrom(details) : undefined;
+	} catch {
+		// The failure itself is reported without the service's details.
+		return undefined;
+	}
+}
+
+/** Cancels the node's own jobs (never the account's other work); a failure is logged, not thrown. */
+export async function cancelOwnJobs(context: IExecuteFunctions, promptIds: string[]): Promise<void> {
+	if (promptIds.length === 0) return;
+	try {
+		await cancelJobs(context, promptIds, { cleanup: true, action: 'cancelling the jobs this node started' });
+	} catch (error) {
+		context.logger?.warn?.(`Host Cloud: could not cancel jobs ${promptIds.join(', ')}: ${(error as Error).message}`);
+	}
+}
+
+/** Jobs in the queue that this run's client_id submitted, other than `known`. */
+export async function unansweredSubmissions(context: IExecuteFunctions, clientId: string, known: string[]): Promise<string[]> {
+	let queue: IDataObject | undefined;
+	try {
+		queue = await readQueue(context, { cleanup: true, action: 'looking for jobs this node started' });
+	} catch (error) {
+		context.logger?.warn?.(`Host Cloud: could not read the queue to cancel this node's jobs: ${(error as Error).message}`);
+		return [];
+	}
+	const { running, pending } = queueEntries(queue);
+	return [...running, ...pending].flatMap((entry) =>
+		entry.clientId === clientId && !known.includes(entry.promptId) ? [entry.promptId] : [],
+	);
+}

@@ -1,0 +1,150 @@
+/**
+ * jobs/: following cloud jobs from submit to output item: the progress socket, the watcher, each
+ * job's state, recovery and lookups, failures in words, the wait settings, the output item. It
+ * may call transport/, nodes/shared and files/output-files (the files a job's outputs name);
+ * never graph/ or ui-format/: an action hands it graph/graph-input's submit as a callback.
+ *
+ * Runs the items of Execute and Wait for Completion as cloud jobs followed by one watcher: every
+ * item is checked before anything is sent, jobs run concurrently up to a limit, each finished job
+ * becomes an output item paired with its input, and "Continue On Fail" is honoured per item.
+ * Called as a tool, a job is waited for at most Tool Wait and left running after it, nothing is
+ * downloaded, and the answer is compact (`tool-result.ts`).
+ */
+import type { IDataObject, IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
+
+import { checkedField, fieldProperty } from '../../../shared/fields';
+import { checkEachItem, errorForItem, failedItem } from '../../../shared/items';
+import { DOWNLOAD_FILES, PUT_FILES_IN_FIELD, readResultFiles, resultFilesProperties } from '../../../shared/result-files';
+import { NOT_AS_TOOL, readToolWaitMs, runsAsTool } from '../../../shared/tool-use';
+import { invalidField } from '../../../shared/validation';
+import { runItemsConcurrently } from '../../../shared/concurrent-items';
+import { asJobFailure, isStillRunning } from './errors';
+import { completedJobForTool, finishedJobItem, PREVIEW_FIELD, runningJobForTool, type FileDownload } from './results';
+import { JobWatcher } from './watcher';
+import { readPromptId } from './prompt-id';
+import type { FinishedJob } from './tracked-job';
+import { INCLUDE_RAW_OUTPUTS, readWaitOptions, toolWaitOptions, type WaitOptions } from './wait-settings';
+
+/**
+ * Version 3 follows the files convention of Host Media (`shared/result-files.ts`): files are
+ * downloaded by default, into `data`, `data_1`... Versions 1 and 2 keep what their saved
+ * workflows were built on: off by default, fields named by kind (image_0, video_0, audio_0, file_0).
+ */
+const FILES_CONVENTION_SINCE_VERSION = 3;
+
+export const downloadFilesProperties: INodeProperties[] = [
+	{
+		displayName: DOWNLOAD_FILES,
+		name: 'downloadFiles',
+		type: 'boolean',
+		default: false,
+		description:
+			'Whether to add the output files to the item as binary data (image_0, video_0, audio_0...). Either way the item lists every file with a download URL.',
+		// A model never sees binary data: a tool call downloads nothing.
+		displayOptions: { show: { '@version': [1, 2] }, ...NOT_AS_TOOL },
+	},
+	...resultFilesProperties({ '@version': [{ _cnd: { gte: FILES_CONVENTION_SINCE_VERSION } }] }, 'the output files'),
+];
+
+/** Whether and where the files of a run go (read once, from the first item, before anything is sent). */
+function readJobFiles(context: IExecuteFunctions, includePreview: boolean): FileDownload | undefined {
+	if (context.getNode().typeVersion < FILES_CONVENTION_SINCE_VERSION)
+		return (context.getNodeParameter('downloadFiles', 0, false) as boolean) ? {} : undefined;
+	const files = readResultFiles(context, 0);
+	if (!files.download) return undefined;
+	// The preview has its own field: a file put there would be lost.
+	if (includePreview && files.binaryPropertyName === PREVIEW_FIELD)
+		throw invalidField(
+			context,
+			0,
+			PUT_FILES_IN_FIELD,
+			`cannot be "${PREVIEW_FIELD}" while Include Preview Image is on: the preview goes there`,
+		);
+	return { binaryPropertyName: files.binaryPropertyName };
+}
+
+export const rawOutputsProperty = fieldProperty(INCLUDE_RAW_OUTPUTS);
+
+/** An item's failure under "Continue On Fail", with the job it concerns when there is one. */
+export function failedJobItem(context: IExecuteFunctions, error: unknown, itemIndex: number): INodeExecutionData {
+	const job = (error as { context?: IDataObject }).context ?? {};
+	const extra: IDataObject = {};
+	for (const key of ['prompt_id', 'exception_type', 'node_id']) if (job[key] !== undefined) extra[key] = job[key];
+	return failedItem(context, error, itemIndex, extra);
+}
+
+export interface JobRun<T> {
+	/** Checks an item and answers what its job needs; nothing may be submitted here (reads are allowed). */
+	check(itemIndex: number): T | Promise<T>;
+	/** How many items run at once. */
+	concurrency(options: WaitOptions): number;
+	/** Whether the node started the jobs (so stopping early cancels them on the cloud). */
+	ownsJobs: boolean;
+	/** Called once every item is checked, before the watcher starts (to start reads that overlap it). */
+	beforeStart?(checked: T[], options: WaitOptions): void;
+	/** The job of one item, from submit (or follow) to its end. */
+	job(watcher: JobWatcher, itemIndex: number, checked: T, stop: AbortSignal): Promise<FinishedJob>;
+}
+
+export async function runJobs<T>(context: IExecuteFunctions, items: INodeExecutionData[], run: JobRun<T>): Promise<INodeExecutionData[]> {
+	const asTool = runsAsTool(context);
+	const options = asTool ? toolWaitOptions(readWaitOptions(context), readToolWaitMs(context, 0)) : readWaitOptions(context);
+	const download = asTool ? undefined : readJobFiles(context, options.includePreview);
+	const { passed, failures } = await checkEachItem<T>(context, items.length, (itemIndex) => run.check(itemIndex));
+	if (passed.size === 0) return [...failures.entries()].map(([itemIndex, error]) => failedJobItem(context, error, itemIndex));
+
+	const watcher = new JobWatcher(context, { ...options, cancelOnAbandon: run.ownsJobs });
+	try {
+		run.beforeStart?.([...passed.values()], options);
+		try {
+			await watcher.start();
+		} catch (error) {
+			// A credential that cannot be used fails every item alike (each its own, under Continue On Fail).
+			if (!context.continueOnFail()) throw errorForItem(context, error, 0);
+			return items.map((_, itemIndex) => failedJobItem(context, failures.get(itemIndex) ?? error, itemIndex));
+		}
+		return await runItemsConcurrently(
+			context,
+			items.map((_, itemIndex) => itemIndex),
+			run.concurrency(options),
+			async (itemIndex, stop) => {
+				if (!passed.has(itemIndex)) throw failures.get(itemIndex);
+				let finished: FinishedJob;
+				try {
+					finished = await run.job(watcher, itemIndex, passed.get(itemIndex) as T, stop);
+				} catch (error) {
+					// Tool Wait is over: the tool answers "running", and the job goes on.
+					if (!(asTool && isStillRunning(error))) throw errorForItem(context, error, itemIndex);
+					return [runningJobForTool(String((error as { context: IDataObject }).context.prompt_id), itemIndex, options.maxWaitMs)];
+				}
+				const additional = context.getNodeParameter('additionalFields', itemIndex, {}) as IDataObject;
+				const includeRawOutputs = checkedField(context, itemIndex, INCLUDE_RAW_OUTPUTS, additional.includeRawOutputs) === true;
+				try {
+					if (asTool) return [await completedJobForTool(context, finished, itemIndex)];
+					const result = { download, includePreview: options.includePreview, includeRawOutputs };
+					return [await finishedJobItem(context, finished, itemIndex, result)];
+				} catch (error) {
+					// A file of a finished job could not be read: the failed item still names its job.
+					throw asJobFailure(context.getNode(), { promptId: finished.promptId, itemIndex }, error, []);
+				}
+			},
+			{ failed: failedJobItem, onFatal: () => watcher.abandon('failed') },
+		);
+	} finally {
+		await watcher.close();
+	}
+}
+
+/**
+ * Waits for jobs submitted earlier (one prompt_id per item) over one WebSocket. Their earlier
+ * messages were never seen, so their outputs are read from the job record once they complete.
+ * These jobs were started elsewhere: a cancelled execution or a failed item stops the wait only.
+ */
+export async function followJobs(context: IExecuteFunctions, items: INodeExecutionData[]): Promise<INodeExecutionData[]> {
+	return await runJobs<string>(context, items, {
+		check: (itemIndex) => readPromptId(context, itemIndex),
+		ownsJobs: false,
+		concurrency: () => items.length,
+		job: async (watcher, itemIndex, promptId) => await watcher.follow(promptId, itemIndex),
+	});
+}

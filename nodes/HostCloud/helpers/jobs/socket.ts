@@ -1,0 +1,286 @@
+/**
+ * The progress WebSocket of one node run: connecting (with a time limit), reconnecting with
+ * back-off, decoding text frames (JSON) and binary frames (previews), and keeping the messages of
+ * jobs whose submit has not answered yet (a short job can finish before its prompt_id is known).
+ * It knows nothing of what a message means for a job: the watcher does.
+ * Timers are the package's `pause` with AbortControllers (no setTimeout in community nodes).
+ */
+import type { Logger } from 'n8n-workflow';
+
+import { pause } from '../../../shared/pause';
+import { redactDeep } from '../../../shared/redaction';
+import { jittered } from '../../../shared/retry';
+import { isRecord } from '../../../shared/validation';
+import { JSON_LIMITS, readJson } from '../../../shared/json-reader';
+import { parsePreviewFrame, type PreviewImage } from './preview-frames';
+import { runtimeWebSocket, SOCKET_OPEN, type RuntimeWebSocket } from './websocket';
+
+export type JobMessage = Record<string, unknown> & { data: Record<string, unknown> & { prompt_id: string } };
+
+export interface SocketEvents {
+	/** A message naming a job; false when no job is watched under that prompt_id (it may then be kept for a submit under way). */
+	onJobMessage(promptId: string, message: JobMessage): boolean;
+	/** A preview image that names its job. */
+	onPreview(promptId: string, preview: PreviewImage): void;
+	/** The open socket closed or failed: messages may have been missed. */
+	onLost(): void;
+	/** Something changed that the watcher's loop should look at (a connect ended). */
+	onChange(): void;
+}
+
+export interface SocketSettings {
+	/** Decode binary preview frames (otherwise they are ignored). */
+	keepPreview: boolean;
+	/** How long to wait for the socket to open. */
+	connectTimeoutMs?: number;
+	/** Sent with the upgrade request (a self-hosted server's reverse proxy headers). */
+	headers?: Record<string, string>;
+	/** Redacted from every message before anyone reads it (the service may echo the API key). */
+	secrets: string[];
+}
+
+/** Message types kept for a prompt_id the node does not know yet. */
+const KEPT_TYPES = new Set(['executed', 'execution_success', 'execution_error', 'execution_interrupted', 'executing']);
+const KEPT_LIMIT = 5000;
+const RECONNECT_FIRST_MS = 100;
+const RECONNECT_MAX_MS = 15_000;
+
+export class JobSocket {
+	private socket?: RuntimeWebSocket;
+	private connecting = false;
+	/** The socket being opened: closing for good ends its handshake too. */
+	private opening?: RuntimeWebSocket;
+	private closed = false;
+	private reconnectDelay = RECONNECT_FIRST_MS;
+	/** When the next connect may be tried. */
+	reconnectAt = 0;
+	/** When the last message (or a submit) was seen: silence is measured from here. */
+	lastMessageAt = Date.now();
+	/** Nothing came for a while: messages may have been lost, so it is not trusted until something comes. */
+	silent = false;
+	/** Submits under way: while there are some, messages of unknown jobs are kept. */
+	private submitting = 0;
+	private readonly kept = new Map<string, JobMessage[]>();
+	private keptCount = 0;
+
+	constructor(
+		private readonly url: string,
+		private readonly settings: SocketSettings,
+		private readonly events: SocketEvents,
+		private readonly logger?: Logger,
+	) {}
+
+	/** Whether the runtime has a WebSocket client at all (without one the node polls). */
+	static available(): boolean {
+		return runtimeWebSocket() !== undefined;
+	}
+
+	get open(): boolean {
+		return this.socket?.readyState === SOCKET_OPEN;
+	}
+
+	/** Open, and not silent: what it says (and does not say) can be relied on. */
+	get trusted(): boolean {
+		return this.open && !this.silent;
+	}
+
+	/** Marks the open socket silent when nothing came for `silenceMs`; true when it just fell silent. */
+	fellSilent(now: number, silenceMs: number): boolean {
+		if (!this.open || this.silent || now - this.lastMessageAt < silenceMs) return false;
+		this.silent = true;
+		return true;
+	}
+
+	/** When the socket next needs a look: a silence check while it is trusted, a reconnect while it is down. */
+	nextCheckAt(silenceMs: number): number {
+		if (!this.open) return this.reconnectAt;
+		return this.silent ? Number.POSITIVE_INFINITY : this.lastMessageAt + silenceMs;
+	}
+
+	/** Whether a (re)connect should be tried now. */
+	connectDue(now: number): boolean {
+		return !this.closed && !this.open && !this.connecting && now >= this.reconnectAt;
+	}
+
+	/** Opens the socket; resolves true once it is open, false when it could not be opened in time. */
+	connect(): Promise<boolean> {
+		const Socket = runtimeWebSocket();
+		if (!Socket || this.connecting || this.closed) return Promise.resolve(false);
+		this.connecting = true;
+		return new Promise<boolean>((resolve) => {
+			let settled = false;
+			const timer = new AbortController();
+			const finish = (ok: boolean) => {
+				if (settled) return;
+				settled = true;
+				this.connecting = false;
+				this.opening = undefined;
+				timer.abort();
+				if (ok) this.reconnectDelay = RECONNECT_FIRST_MS;
+				else this.scheduleReconnect();
+				this.events.onChange();
+				resolve(ok);
+			};
+			let socket: RuntimeWebSocket;
+			try {
+				const headers = this.settings.headers ?? {};
+				socket = Object.keys(headers).length > 0 ? new Socket(this.url, { headers }) : new Socket(this.url);
+				socket.binaryType = 'arraybuffer';
+				this.opening = socket;
+			} catch {
+				finish(false);
+				return;
+			}
+			socket.onopen = () => {
+				if (this.closed) {
+					socket.close();
+					finish(false);
+					return;
+				}
+				this.socket = socket;
+				this.lastMessageAt = Date.now();
+				this.silent = false;
+				finish(true);
+			};
+			socket.onmessage = (event) => {
+				if (this.socket === socket) this.onFrame(event.data);
+			};
+			socket.onclose = () => {
+				if (!settled) finish(false);
+				else if (this.socket === socket) this.lost();
+			};
+			socket.onerror = () => {
+				// A refused handshake may end with an error and no close event.
+				if (!settled) {
+					socket.onclose = null;
+					finish(false);
+				} else if (this.socket === socket && socket.readyState !== SOCKET_OPEN) this.lost();
+			};
+			pause(this.settings.connectTimeoutMs ?? 10_000, timer.signal).then(
+				() => {
+					if (settled) return;
+					socket.onclose = null;
+					socket.close();
+					finish(false);
+				},
+				() => undefined,
+			);
+		});
+	}
+
+	/** Drops the connection now and allows an immediate reconnect (it can no longer be trusted). */
+	restart(): void {
+		this.drop();
+		this.reconnectAt = Date.now();
+	}
+
+	/** Closes the socket for good. */
+	close(): void {
+		this.closed = true;
+		this.opening?.close();
+		this.drop();
+	}
+
+	/** A submit starts: from now on, messages of jobs nobody watches yet are kept. */
+	beginSubmission(): void {
+		this.submitting++;
+		this.lastMessageAt = Math.max(this.lastMessageAt, Date.now());
+	}
+
+	/** A submit ended (answered or failed); when none is left, nothing more needs keeping. */
+	endSubmission(): void {
+		this.submitting = Math.max(0, this.submitting - 1);
+		if (this.submitting === 0) {
+			this.kept.clear();
+			this.keptCount = 0;
+		}
+	}
+
+	/** The messages kept for a job whose submit just answered, in the order they came. */
+	takeKept(promptId: string): JobMessage[] {
+		const list = this.kept.get(promptId) ?? [];
+		this.kept.delete(promptId);
+		this.keptCount -= list.length;
+		return list;
+	}
+
+	private scheduleReconnect(): void {
+		this.reconnectAt = Date.now() + jittered(this.reconnectDelay);
+		this.reconnectDelay = Math.min(RECONNECT_MAX_MS, this.reconnectDelay * 2);
+	}
+
+	private lost(): void {
+		this.socket = undefined;
+		this.scheduleReconnect();
+		this.logger?.debug?.('Host Cloud: the progress WebSocket closed; polling job status until it is back');
+		this.events.onLost();
+	}
+
+	private drop(): void {
+		const socket = this.socket;
+		this.socket = undefined;
+		if (!socket) return;
+		socket.onclose = null;
+		socket.onmessage = null;
+		socket.close();
+	}
+
+	private onFrame(data: unknown): void {
+		this.lastMessageAt = Date.now();
+		this.silent = false;
+		if (typeof data === 'string') {
+			const reading = readJson(data, JSON_LIMITS.message);
+			if (!('value' in reading) || !isRecord(reading.value)) {
+				// It may have been any job's `executed`: a gap, as if the socket had dropped, so outputs
+				// of jobs that finish now come from their record rather than being passed on as whole.
+				this.logger?.warn(
+					`Host Cloud: a progress message ${'problem' in reading ? reading.problem : 'is not a JSON object'}; it was skipped`,
+				);
+				this.events.onLost();
+				return;
+			}
+			this.onJson(redactDeep(reading.value, this.settings.secrets));
+			return;
+		}
+		if (!this.settings.keepPreview) return;
+		// Realm-independent checks: the runtime's socket may build its ArrayBuffers in another realm.
+		if (Object.prototype.toString.call(data) === '[object ArrayBuffer]' || ArrayBuffer.isView(data)) {
+			this.onBinary(data as ArrayBuffer | ArrayBufferView);
+		} else if (isRecord(data) && typeof data.arrayBuffer === 'function') {
+			// A Blob, where the runtime ignores binaryType.
+			(data.arrayBuffer as () => Promise<ArrayBuffer>)().then(
+				(buffer) => this.onBinary(buffer),
+				() => undefined,
+			);
+		}
+	}
+
+	private onJson(message: Record<string, unknown>): void {
+		const data = message.data;
+		if (!isRecord(data) || typeof data.prompt_id !== 'string') return;
+		const promptId = data.prompt_id;
+		if (this.events.onJobMessage(promptId, message as JobMessage)) return;
+		if (this.submitting === 0 || typeof message.type !== 'string' || !KEPT_TYPES.has(message.type)) return;
+		const list = this.kept.get(promptId) ?? [];
+		if (list.length === 0) this.kept.set(promptId, list);
+		list.push(message as JobMessage);
+		this.keptCount++;
+		this.pruneKept();
+	}
+
+	/** Other jobs of the account fill the store too: keep it small, dropping the oldest jobs' messages first. */
+	private pruneKept(): void {
+		for (const [promptId, list] of this.kept) {
+			if (this.keptCount <= KEPT_LIMIT) return;
+			this.kept.delete(promptId);
+			this.keptCount -= list.length;
+		}
+	}
+
+	private onBinary(data: ArrayBuffer | ArrayBufferView): void {
+		const preview = parsePreviewFrame(data);
+		// A frame that does not name its job (type 1) goes to none: all of the user's jobs share the
+		// socket, so the latest progress message says nothing certain about whose frame it is.
+		if (preview?.promptId) this.events.onPreview(preview.promptId, preview);
+	}
+}

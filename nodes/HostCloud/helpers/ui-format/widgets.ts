@@ -1,0 +1,213 @@
+/**
+ * Widgets of a node as the ComfyUI editor builds them from the server's node definition, and the
+ * values a saved node holds for them. `widgets_values` is positional, so the order is everything:
+ * `input_order` (or the definition's key order), with the editor's unsent extras in their slots (the
+ * control after a seed, the control and filter after a combo that has one, the upload button).
+ */
+import { isRecord } from '../../../shared/validation';
+import type { ClassDefinition } from '../graph/workflow-graph';
+
+/** Input types the editor draws as widgets; any other type is a socket only. */
+const WIDGET_TYPES = new Set([
+	'INT',
+	'FLOAT',
+	'BOOLEAN',
+	'STRING',
+	'COMBO',
+	'MARKDOWN',
+	'IMAGEUPLOAD',
+	'COLOR',
+	'IMAGECOMPARE',
+	'BOUNDING_BOX',
+	'CHART',
+	'GALLERIA',
+	'PAINTER',
+	'TEXTAREA',
+	'CURVE',
+	'RANGE',
+]);
+
+const UPLOAD_FLAGS = ['image_upload', 'video_upload', 'animated_image_upload'];
+const CONTROL_WORDS = ['fixed', 'increment', 'decrement', 'randomize'];
+/** Keys of dict-form values that are editor state, never inputs. */
+const UNSENT_KEYS = /^(videopreview|upload|choose .* to upload|control_after_generate|control_filter_list)$/;
+
+/** `value` widgets are sent; the others take a slot in `widgets_values` but are not. */
+export type WidgetRole = 'value' | 'control' | 'filter' | 'upload' | 'forced';
+
+export interface WidgetSlot {
+	name: string;
+	role: WidgetRole;
+	kind: string;
+	options: Record<string, unknown>;
+	type: unknown;
+}
+
+interface InputEntry {
+	name: string;
+	type: unknown;
+	options: Record<string, unknown>;
+	required: boolean;
+}
+
+function names(value: unknown): string[] {
+	return Array.isArray(value) ? value.filter((name): name is string => typeof name === 'string') : [];
+}
+
+/** The inputs in the order the editor creates them: `input_order`, then anything it does not name. */
+function orderedInputs(definition: ClassDefinition): InputEntry[] {
+	const required = isRecord(definition.input?.required) ? definition.input.required : {};
+	const optional = isRecord(definition.input?.optional) ? definition.input.optional : {};
+	const order = [...names(definition.input_order?.required), ...names(definition.input_order?.optional)];
+	const all = [...new Set([...order, ...Object.keys(required), ...Object.keys(optional)])];
+	return all
+		.filter((name) => Object.hasOwn(required, name) || Object.hasOwn(optional, name))
+		.map((name) => {
+			const spec = Object.hasOwn(required, name) ? required[name] : optional[name];
+			const [type, options] = Array.isArray(spec) ? (spec as unknown[]) : [spec];
+			return { name, type, options: isRecord(options) ? options : {}, required: Object.hasOwn(required, name) };
+		});
+}
+
+function kindOf(type: unknown): string {
+	return Array.isArray(type) ? 'COMBO' : typeof type === 'string' ? type : '';
+}
+
+function hasSeedControl(entry: InputEntry): boolean {
+	const flag = entry.options.control_after_generate;
+	if (flag === false) return false;
+	return Boolean(flag) || entry.name === 'seed' || entry.name === 'noise_seed';
+}
+
+/**
+ * The widget slots of a class, in `widgets_values` order. `withForced` also lists the inputs that
+ * editors before 1.16 saved a dummy value for (`forceInput`), to drop those values.
+ */
+export function widgetLayout(definition: ClassDefinition, withForced = false): WidgetSlot[] {
+	const slots: WidgetSlot[] = [];
+	let upload = false;
+	for (const entry of orderedInputs(definition)) {
+		const kind = kindOf(entry.type);
+		if (!WIDGET_TYPES.has(kind)) continue;
+		const slot = (name: string, role: WidgetRole): WidgetSlot => ({ name, role, kind, options: entry.options, type: entry.type });
+		if (entry.options.forceInput === true) {
+			if (withForced) slots.push(slot(entry.name, 'forced'));
+			if (withForced && entry.options.control_after_generate) slots.push(slot(entry.name, 'control'));
+			continue;
+		}
+		slots.push(slot(entry.name, kind === 'IMAGEUPLOAD' ? 'upload' : 'value'));
+		if (kind === 'INT' && hasSeedControl(entry)) slots.push(slot(entry.name, 'control'));
+		if (kind === 'COMBO' && entry.options.control_after_generate) slots.push(slot(entry.name, 'control'), slot(entry.name, 'filter'));
+		if (kind === 'COMBO' && entry.required && UPLOAD_FLAGS.some((flag) => entry.options[flag] === true)) upload = true;
+	}
+	if (upload) slots.push({ name: 'upload', role: 'upload', kind: 'IMAGEUPLOAD', options: {}, type: 'IMAGEUPLOAD' });
+	return slots;
+}
+
+/** Whether an input of the class is drawn as a widget (so a socket for it carries a value when unlinked). */
+export function isWidgetInput(definition: ClassDefinition, name: string): boolean {
+	return widgetLayout(definition).some((slot) => slot.name === name && slot.role === 'value');
+}
+
+/** The inputs of a class that are sockets only (links), in the editor's order. */
+export function socketInputs(definition: ClassDefinition): string[] {
+	return orderedInputs(definition)
+		.filter((entry) => !WIDGET_TYPES.has(kindOf(entry.type)) || entry.options.forceInput === true)
+		.map((entry) => entry.name);
+}
+
+function comboOptions(slot: WidgetSlot): unknown[] {
+	if (Array.isArray(slot.type)) return slot.type;
+	return Array.isArray(slot.options.options) ? slot.options.options : [];
+}
+
+/** What a widget holds when the saved node has no value for it. */
+function defaultValue(slot: WidgetSlot): unknown {
+	if (slot.options.default !== undefined) return slot.options.default;
+	if (slot.kind === 'COMBO') return comboOptions(slot)[0] ?? '';
+	if (slot.kind === 'INT' || slot.kind === 'FLOAT') return typeof slot.options.min === 'number' ? slot.options.min : 0;
+	if (slot.kind === 'BOOLEAN') return false;
+	return '';
+}
+
+/** Why a saved value cannot belong to its slot (the values are out of step with the definition), or undefined. */
+function misfit(slot: WidgetSlot, value: unknown): string | undefined {
+	if (value === undefined || value === null) return undefined;
+	const shown = JSON.stringify(value)?.slice(0, 60);
+	if (slot.role === 'control') {
+		return typeof value === 'boolean' || CONTROL_WORDS.includes(String(value))
+			? undefined
+			: `the value after "${slot.name}" should be its control (fixed, increment, decrement or randomize), not ${shown}`;
+	}
+	if (slot.role !== 'value' || fitsKind(slot, value)) return undefined;
+	const wanted = { INT: 'a number', FLOAT: 'a number', BOOLEAN: 'true or false', STRING: 'text', COMBO: 'a choice' }[slot.kind];
+	return `"${slot.name}" should be ${wanted ?? slot.kind}, not ${shown}`;
+}
+
+/** Whether a saved value can be a value of its widget (numbers as text included, as the server reads them). */
+function fitsKind(slot: WidgetSlot, value: unknown): boolean {
+	switch (slot.kind) {
+		case 'INT':
+		case 'FLOAT':
+			return typeof value === 'number' || (typeof value === 'string' && value.trim() !== '' && Number.isFinite(Number(value)));
+		case 'BOOLEAN':
+			return typeof value === 'boolean';
+		case 'STRING':
+			return typeof value === 'string';
+		case 'COMBO':
+			return typeof value === 'string' || typeof value === 'number' || (Array.isArray(value) && slot.options.multiselect === true);
+		default:
+			return true;
+	}
+}
+
+/** Arrays are wrapped so the server cannot take them for links. */
+export function apiValue(slot: WidgetSlot | undefined, value: unknown): unknown {
+	if (!Array.isArray(value)) return value;
+	return slot?.kind === 'CURVE' ? { __type__: 'CURVE', __value__: value } : { __value__: value };
+}
+
+/** A node's widget values to send, in the editor's order, or why they do not fit the definition. */
+export type WidgetReading = { entries: Array<[string, unknown]> } | { misfit: string };
+
+/** Drops the dummy values editors before 1.16 saved for `forceInput` inputs, when the count says they are there. */
+export function withoutForcedValues(definition: ClassDefinition, values: unknown[]): unknown[] {
+	const legacy = widgetLayout(definition, true);
+	if (!legacy.some((slot) => slot.role === 'forced') || legacy.length !== values.length) return values;
+	return values.filter((_, index) => legacy[index].role !== 'forced');
+}
+
+/**
+ * Reads the saved `widgets_values` (a list, or an object keyed by widget name) against the
+ * definition. `overrides` replace values by widget name (what a PrimitiveNode pushes into them).
+ */
+export function readWidgetValues(
+	definition: ClassDefinition,
+	saved: unknown[] | Record<string, unknown> | undefined,
+	overrides: Map<string, unknown> = new Map(),
+): WidgetReading {
+	const layout = widgetLayout(definition);
+	const values = new Map<string, unknown>();
+	if (Array.isArray(saved)) {
+		const list = withoutForcedValues(definition, saved);
+		for (const [index, slot] of layout.entries()) {
+			const problem = misfit(slot, list[index]);
+			if (problem) return { misfit: problem };
+			if (slot.role === 'value') values.set(slot.name, list[index] ?? defaultValue(slot));
+		}
+		const extra = list.slice(layout.length).filter((value) => value !== '' && value !== null && (!isRecord(value) || Array.isArray(value)));
+		if (extra.length > 0) {
+			const widgets = layout.length === 1 ? '1 widget' : `${layout.length} widgets`;
+			return { misfit: `it holds ${list.length} widget values, and the server's definition has ${widgets}` };
+		}
+	} else if (isRecord(saved)) {
+		for (const [name, value] of Object.entries(saved)) {
+			const slot = layout.find((candidate) => candidate.name === name);
+			if (!UNSENT_KEYS.test(name) && (!slot || slot.role === 'value')) values.set(name, value);
+		}
+	}
+	for (const slot of layout) if (slot.role === 'value' && !values.has(slot.name)) values.set(slot.name, defaultValue(slot));
+	for (const [name, value] of overrides) if (values.has(name)) values.set(name, value);
+	const slotNamed = (name: string) => layout.find((slot) => slot.name === name && slot.role === 'value');
+	return { entries: [...values].map(([name, value]) => [name, apiValue(slotNamed(name), value)]) };
+}

@@ -1,0 +1,374 @@
+/**
+ * music/: the text-to-music stream (NDJSON lines, the events kept in items, its errors). It may
+ * call transport/ and nodes/shared; nothing in tasks/ or inputs/: music is streamed, not a task.
+ *
+ * Reads the text-to-music NDJSON stream as it arrives: titles, duration and other events are
+ * collected (bounded, see events.ts), and the base64 audio chunks of each take (stream_index)
+ * are decoded one by one and written into that take's own binary file through a byte channel, so
+ * memory stays small however long the music is. The file's MIME type is recognised from its first
+ * bytes. The read ends at "complete" or "error", or when nothing arrives for the idle timeout; the
+ * connection is then closed, never left to the service.
+ */
+import type { IBinaryData, IDataObject, IExecuteFunctions } from 'n8n-workflow';
+import { NodeOperationError } from 'n8n-workflow';
+
+import { declaredFileBytes, extensionFor, sniffMimeType, SNIFF_BYTES } from '../../../shared/file-types';
+import { errorForItem } from '../../../shared/items';
+import { isNetworkFailure, networkFailureInWords } from '../../../shared/network-failure';
+import {
+	ByteChannel,
+	IdleTimeoutError,
+	isAsyncIterable,
+	readableClassOf,
+	readableFrom,
+	TotalTimeoutError,
+	withIdleTimeout,
+} from '../../../shared/streams';
+import { credentialSecrets } from '../../../shared/redaction';
+import type { OpenStream } from '../../transport/media-api';
+import { holeError, NOTHING_STARTED, overdueError, silentError } from './errors';
+import { keptText, keptValue, MusicEventLog } from './events';
+import { readNdjson } from './ndjson';
+
+/**
+ * Takes one stream may announce: the real service makes a few per prompt, and each take is an
+ * output item of its own, so a stream naming thousands of them must not become thousands of items.
+ */
+const MAX_TAKES = 32;
+
+/** Bytes of a file that say how long it is (RIFF), read from each take's first chunks. */
+const LENGTH_HEAD_BYTES = 8;
+
+interface Take {
+	streamIndex: number;
+	title?: string;
+	displayTags?: IDataObject[string];
+	copyIndex?: IDataObject[string];
+	promptIndex?: IDataObject[string];
+	/** The first LENGTH_HEAD_BYTES of its audio, and the file length they declare, if they do. */
+	lead: Buffer;
+	declaredBytes?: number;
+	head: Buffer[];
+	headBytes: number;
+	channel?: ByteChannel;
+	store?: Promise<IBinaryData>;
+	mimeType?: string;
+	bytes: number;
+	chunks: number;
+}
+
+export interface MusicTake {
+	json: IDataObject;
+	binary?: IBinaryData;
+}
+
+export interface MusicStreamOptions {
+	itemIndex: number;
+	/** Write the audio into binary data (otherwise chunks are only counted). */
+	keepAudio: boolean;
+	/** The read fails when nothing arrives for this long (milliseconds). */
+	idleMs: number;
+	/** The read fails when the stream has not completed after this long in all (milliseconds). */
+	maxWaitMs: number;
+}
+
+function fileBase(take: Take): string {
+	const slug = (take.title ?? '')
+		.normalize('NFKD')
+		.replace(/[^\w\s-]/g, '')
+		.trim()
+		.replace(/\s+/g, '-')
+		.toLowerCase()
+		.slice(0, 60);
+	return slug || `music-take-${take.streamIndex + 1}`;
+}
+
+const indexOf = (value: unknown): number | undefined =>
+	typeof value === 'number' && Number.isInteger(value) && value >= 0 ? value : undefined;
+
+/**
+ * Opens the music stream with `open` and reads it whole: one entry per take, with its audio file
+ * when kept. The service may fall silent before it answers at all, and that fails alike.
+ */
+export async function readMusicStream(
+	context: IExecuteFunctions,
+	open: () => Promise<OpenStream>,
+	options: MusicStreamOptions,
+): Promise<MusicTake[]> {
+	const secrets = await credentialSecrets(context, 'hostApi', options.itemIndex);
+	let stream: OpenStream;
+	try {
+		stream = await open();
+	} catch (error) {
+		if (error instanceof IdleTimeoutError) throw silentError(context, options.itemIndex, error.idleMs, NOTHING_STARTED);
+		throw errorForItem(context, error, options.itemIndex);
+	}
+	return await new MusicStreamReader(context, stream, options, secrets).read();
+}
+
+class MusicStreamReader {
+	private readonly takes = new Map<number, Take>();
+	private readonly events: MusicEventLog;
+	private malformed = 0;
+	private durationSec: number | undefined;
+	private completed = false;
+	private failure: { message: string; code: string } | undefined;
+	private readonly Readable: NonNullable<ReturnType<typeof readableClassOf>>;
+	private readonly body: AsyncIterable<Buffer>;
+
+	constructor(
+		private readonly context: IExecuteFunctions,
+		private readonly stream: OpenStream,
+		private readonly options: MusicStreamOptions,
+		/** Replaced wherever the service echoes them into what is kept. */
+		private readonly secrets: string[],
+	) {
+		this.events = new MusicEventLog(secrets);
+		const body = stream.body;
+		const Readable = readableClassOf(body);
+		if (!Readable || !isAsyncIterable(body)) {
+			stream.close();
+			throw new NodeOperationError(context.getNode(), 'The music service did not answer with a stream', { itemIndex: options.itemIndex });
+		}
+		this.Readable = Readable;
+		this.body = body;
+	}
+
+	/** Reads the whole stream; answers one entry per take, with its audio file when kept. */
+	async read(): Promise<MusicTake[]> {
+		const signal = this.context.getExecutionCancelSignal();
+		try {
+			const bytes = withIdleTimeout(this.body, this.options.idleMs, signal, this.options.maxWaitMs);
+			for await (const line of readNdjson(bytes, { base64Field: 'data' })) {
+				if (signal?.aborted) break;
+				if ('malformed' in line) {
+					this.malformed++;
+					continue;
+				}
+				await this.handle(line.event, line.bytes);
+				// Nothing follows "complete" or "error": stop now (the `finally` closes the connection) rather than wait for the service to.
+				if (this.failure || this.completed) break;
+			}
+		} catch (error) {
+			await this.abandon();
+			if (signal?.aborted) throw this.cancelled();
+			if (error instanceof IdleTimeoutError) throw silentError(this.context, this.options.itemIndex, error.idleMs, this.progress());
+			if (error instanceof TotalTimeoutError) throw overdueError(this.context, this.options.itemIndex, error.totalMs, this.progress());
+			// Our own (too many takes).
+			if (error instanceof NodeOperationError) throw errorForItem(this.context, error, this.options.itemIndex);
+			const said = isNetworkFailure(error) ? networkFailureInWords(error, 'the music service') : (error as Error).message;
+			throw new NodeOperationError(this.context.getNode(), `The music stream broke off: ${said}`, {
+				itemIndex: this.options.itemIndex,
+				description: `${this.progress()} Try again.`,
+			});
+		} finally {
+			// Whatever ended the read, the connection is closed here, never left to the service.
+			this.stream.close();
+		}
+		if (signal?.aborted) {
+			await this.abandon();
+			throw this.cancelled();
+		}
+		if (this.failure) {
+			await this.abandon();
+			const { message, code } = this.failure;
+			throw new NodeOperationError(this.context.getNode(), `The music service reported an error: ${message}${code ? ` (${code})` : ''}`, {
+				itemIndex: this.options.itemIndex,
+				description: 'The service stopped the stream. Change the prompt or try again later.',
+			});
+		}
+		if (!this.completed) {
+			await this.abandon();
+			throw new NodeOperationError(this.context.getNode(), 'The music stream ended before it was complete (no "complete" event)', {
+				itemIndex: this.options.itemIndex,
+				description: `${this.progress()} No take is passed on, since its audio may be cut short. Try again.`,
+			});
+		}
+		const holed = [...this.takes.values()].find((take) => take.declaredBytes !== undefined && take.bytes < take.declaredBytes);
+		if (holed) {
+			await this.abandon();
+			throw holeError(this.context, this.options.itemIndex, holed, this.malformed);
+		}
+		return await this.finish();
+	}
+
+	private chunkCount(): number {
+		return [...this.takes.values()].reduce((sum, take) => sum + take.chunks, 0);
+	}
+
+	/**
+	 * What had arrived when a stream stopped early. "Complete" only where the format says how long
+	 * the file is (a WAV's RIFF header) and that much arrived; no take of such a stream is passed on.
+	 */
+	private progress(): string {
+		const takes = [...this.takes.values()];
+		if (takes.length === 0) return NOTHING_STARTED;
+		const complete = takes.filter((take) => take.declaredBytes !== undefined && take.bytes >= take.declaredBytes).length;
+		const unknown = takes.filter((take) => take.bytes >= LENGTH_HEAD_BYTES && take.declaredBytes === undefined).length;
+		return (
+			`Complete takes: ${complete} of ${takes.length} (a take is complete when all the audio its WAV header announces has arrived)` +
+			`${unknown > 0 ? `, ${unknown} of unknown length (its format does not announce one)` : ''}; audio chunks received: ${this.chunkCount()}.`
+		);
+	}
+
+	private cancelled(): NodeOperationError {
+		return new NodeOperationError(this.context.getNode(), 'The execution was canceled while the music was streaming', {
+			itemIndex: this.options.itemIndex,
+		});
+	}
+
+	private take(streamIndex: number): Take {
+		let take = this.takes.get(streamIndex);
+		if (!take) {
+			if (this.takes.size >= MAX_TAKES) {
+				throw new NodeOperationError(this.context.getNode(), `The music stream announced more than ${MAX_TAKES} takes`, {
+					itemIndex: this.options.itemIndex,
+					description: 'The service makes a few takes per prompt; a stream naming more is not read further. Try again.',
+				});
+			}
+			take = { streamIndex, lead: Buffer.alloc(0), head: [], headBytes: 0, bytes: 0, chunks: 0 };
+			this.takes.set(streamIndex, take);
+		}
+		return take;
+	}
+
+	private async handle(event: Record<string, unknown>, lineBytes: number): Promise<void> {
+		switch (event.type) {
+			case 'audio_chunk': {
+				// Decoded by the NDJSON reader already; a Base64 string is the escaped-value fallback.
+				const bytes = Buffer.isBuffer(event.data)
+					? event.data
+					: typeof event.data === 'string'
+						? Buffer.from(event.data, 'base64')
+						: undefined;
+				// A chunk that does not name its take (a whole stream_index) is given to none: unreadable.
+				const streamIndex = indexOf(event.stream_index);
+				if (!bytes || streamIndex === undefined) {
+					this.malformed++;
+					return;
+				}
+				await this.audio(this.take(streamIndex), bytes);
+				return;
+			}
+			case 'title': {
+				const take = this.take(indexOf(event.stream_index) ?? indexOf(event.copy_index) ?? this.takes.size);
+				if (typeof event.title === 'string') take.title = keptText(event.title, this.secrets);
+				take.displayTags = keptValue(event.display_tags, this.secrets);
+				take.copyIndex = keptValue(event.copy_index, this.secrets);
+				take.promptIndex = keptValue(event.prompt_index, this.secrets);
+				break;
+			}
+			case 'titles': {
+				const titles = Array.isArray(event.titles) ? event.titles : [];
+				titles.forEach((entry: unknown, position) => {
+					const record = typeof entry === 'object' && entry !== null ? (entry as Record<string, unknown>) : { title: entry };
+					const take = this.take(indexOf(record.stream_index) ?? position);
+					if (typeof record.title === 'string') take.title = keptText(record.title, this.secrets);
+					if (record.display_tags !== undefined) take.displayTags = keptValue(record.display_tags, this.secrets);
+				});
+				break;
+			}
+			case 'duration': {
+				const seconds = Number(event.duration_sec ?? event.duration);
+				if (Number.isFinite(seconds)) this.durationSec = seconds;
+				break;
+			}
+			case 'complete':
+				this.completed = true;
+				break;
+			case 'error':
+				this.failure = {
+					message: typeof event.message === 'string' && event.message ? keptText(event.message, this.secrets) : 'no reason given',
+					code: typeof event.code === 'string' ? keptText(event.code, this.secrets) : '',
+				};
+				break;
+			default:
+				break;
+		}
+		this.events.add(event, lineBytes);
+	}
+
+	/** One decoded chunk: held until the format can be recognised, then written through. */
+	private async audio(take: Take, bytes: Buffer): Promise<void> {
+		if (take.bytes < LENGTH_HEAD_BYTES) {
+			take.lead = Buffer.concat([take.lead, bytes.subarray(0, LENGTH_HEAD_BYTES - take.bytes)]);
+			if (take.lead.length === LENGTH_HEAD_BYTES) take.declaredBytes = declaredFileBytes(take.lead);
+		}
+		take.bytes += bytes.length;
+		take.chunks++;
+		if (!this.options.keepAudio || bytes.length === 0) return;
+		if (take.channel) return await take.channel.write(bytes);
+		take.head.push(bytes);
+		take.headBytes += bytes.length;
+		if (take.headBytes >= SNIFF_BYTES) await this.open(take);
+	}
+
+	/** Starts storing a take: from now on its chunks flow straight into n8n's binary data. */
+	private async open(take: Take): Promise<void> {
+		const head = Buffer.concat(take.head);
+		take.head = [];
+		take.mimeType = sniffMimeType(head) ?? 'application/octet-stream';
+		const extension = extensionFor(take.mimeType) ?? 'bin';
+		const channel = new ByteChannel();
+		take.channel = channel;
+		take.store = this.context.helpers.prepareBinaryData(
+			readableFrom(this.Readable, channel),
+			`${fileBase(take)}.${extension}`,
+			take.mimeType,
+		);
+		// If storing fails, stop feeding it; the error is reported when the store is awaited.
+		take.store.catch(() => channel.close());
+		await channel.write(head);
+	}
+
+	/** Stops every take's file (error or cancellation) and lets the stores settle. */
+	private async abandon(): Promise<void> {
+		const reason = new Error('music stream abandoned');
+		for (const take of this.takes.values()) take.channel?.fail(reason);
+		await Promise.allSettled([...this.takes.values()].map(async (take) => await take.store));
+	}
+
+	private async finish(): Promise<MusicTake[]> {
+		for (const take of this.takes.values()) if (!take.channel && take.headBytes > 0 && this.options.keepAudio) await this.open(take);
+		for (const take of this.takes.values()) take.channel?.end();
+		const out: MusicTake[] = [];
+		const takes = [...this.takes.values()].sort((a, b) => a.streamIndex - b.streamIndex);
+		for (const take of takes) {
+			let binary: IBinaryData | undefined;
+			try {
+				binary = take.store ? await take.store : undefined;
+			} catch (error) {
+				throw new NodeOperationError(
+					this.context.getNode(),
+					`The audio of take ${take.streamIndex + 1} could not be stored: ${(error as Error).message}`,
+					{
+						itemIndex: this.options.itemIndex,
+					},
+				);
+			}
+			out.push({ json: this.takeJson(take), binary });
+		}
+		if (out.length === 0) out.push({ json: this.takeJson(undefined) });
+		return out;
+	}
+
+	private takeJson(take: Take | undefined): IDataObject {
+		const json: IDataObject = {};
+		if (take) {
+			json.stream_index = take.streamIndex;
+			if (take.title !== undefined) json.title = take.title;
+			if (take.displayTags !== undefined) json.display_tags = take.displayTags;
+			if (take.copyIndex !== undefined) json.copy_index = take.copyIndex;
+			if (take.promptIndex !== undefined) json.prompt_index = take.promptIndex;
+			json.audio_bytes = take.bytes;
+			json.audio_chunks = take.chunks;
+			if (take.mimeType) json.mime_type = take.mimeType;
+		}
+		if (this.durationSec !== undefined) json.duration_sec = this.durationSec;
+		json.takes = this.takes.size;
+		json.malformed_lines = this.malformed;
+		// An unreadable line may have been a chunk of a take whose format does not say how long it is.
+		if (take && take.declaredBytes === undefined && this.malformed > 0) json.audio_may_be_incomplete = true;
+		return { ...json, ...this.events.json() };
+	}
+}
