@@ -7,8 +7,8 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 
-import { createCloudArea, type CloudArea } from './cloud';
-import type { AreaContext, Flavour, ResolvedOptions, SimulatorOptions, SimulatorUrls } from './context';
+import { createCloudArea, type CloudArea } from './cloud/area';
+import type { AreaContext, Flavour, ResolvedOptions, SimulatorOptions, SimulatorUrls } from './shared/context';
 import {
 	type Account,
 	type Counters,
@@ -21,14 +21,14 @@ import {
 	maskHeaders,
 	maskSecret,
 	sendError,
-} from './core';
-import { createProxyArea, type ProxyArea } from './proxy';
-import { createRegistryArea, type RegistryArea } from './registry';
-import { createSelfHostedArea } from './selfhosted';
-import { proxySecretHeaders } from './selfhosted-gate';
-import { SignedStorage } from './storage';
+} from './shared/core';
+import { createProxyArea, type ProxyArea } from './media/area';
+import { createRegistryArea, type RegistryArea } from './registry/area';
+import { createSelfHostedArea } from './self-hosted/area';
+import { proxySecretHeaders } from './self-hosted/gate';
+import { SignedStorage } from './shared/storage';
 
-export type { Flavour, ProxyAuth, ResolvedOptions, SimulatorOptions, SimulatorUrls } from './context';
+export type { Flavour, ProxyAuth, ResolvedOptions, SimulatorOptions, SimulatorUrls } from './shared/context';
 
 export interface Simulator extends SimulatorUrls {
 	/** The server at baseUrl: the cloud API, or a self-hosted (ComfyUI-compatible) server. */

@@ -7,8 +7,8 @@ import { request } from 'node:http';
 
 import axios, { type AxiosInstance } from 'axios';
 
-import { ChaosFaults, type ChaosKind, type ChaosRates } from '../../simulator/chaos';
-import { DEFAULT_PUBLISHING_TOKEN } from '../../simulator/registry';
+import { ChaosFaults, type ChaosKind, type ChaosRates } from '../../simulator/shared/chaos';
+import { DEFAULT_PUBLISHING_TOKEN } from '../../simulator/registry/area';
 import type { Simulator } from '../../simulator/server';
 import { waitUntil } from '../helpers/wait';
 import { useSimulator } from './support/simulator';

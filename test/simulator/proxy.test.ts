@@ -12,8 +12,8 @@ import { promisify } from 'node:util';
 
 import axios, { type AxiosInstance, type AxiosResponse } from 'axios';
 
-import { picturePng } from '../../simulator/png';
-import { isLoopbackUrl } from '../../simulator/proxy-notify';
+import { picturePng } from '../../simulator/shared/png';
+import { isLoopbackUrl } from '../../simulator/media/notify';
 import type { Simulator } from '../../simulator/server';
 import { decodePng } from '../helpers/png';
 import { useSimulator } from './support/simulator';

@@ -7,7 +7,7 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 
-import { UNAVAILABLE_CHECKPOINTS } from '../../simulator/cloud-catalogue';
+import { UNAVAILABLE_CHECKPOINTS } from '../../simulator/cloud/catalogue';
 import type { Simulator } from '../../simulator/server';
 import { scenarioDifferences } from '../contract/compare';
 import { playContract, type ContractRecord, type ScenarioRecord } from '../contract/scenarios';

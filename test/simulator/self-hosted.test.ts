@@ -5,7 +5,7 @@
  * Files and the reverse proxy are in self-hosted-files.test.ts.
  */
 import type { Simulator } from '../../simulator/server';
-import type { SelfHostedArea } from '../../simulator/selfhosted';
+import type { SelfHostedArea } from '../../simulator/self-hosted/area';
 import { waitUntil } from '../helpers/wait';
 import { type Graph, PNG_SIGNATURE, SelfHostedClient, txt2img } from './support/self-hosted';
 import { useSimulator } from './support/simulator';

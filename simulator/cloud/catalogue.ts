@@ -4,7 +4,7 @@
  * what the simulated runner needs to know about each class: which output key its `executed`
  * message uses and which file format it writes.
  */
-import type { MediaKind } from './cloud-media';
+import type { MediaKind } from './media';
 
 /** `[TYPE]`, `[TYPE, options]`, or a combo `[[choices], options]`. */
 export type InputSpec = [string | string[]] | [string | string[], Record<string, unknown>];

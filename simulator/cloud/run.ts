@@ -7,15 +7,15 @@
 import { randomUUID } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 
-import { OUTPUT_BEHAVIOUR, SAMPLER_CLASSES, UNAVAILABLE_CHECKPOINTS, type NodeDefinition } from './cloud-catalogue';
-import { asLink, type Graph } from './cloud-graph';
-import { CONTENT_TYPES, EXTENSIONS, makeJpeg, makePng, mediaBody, type MediaKind } from './cloud-media';
-import type { ExecutionFailure, Job, NodeOutput } from './cloud-types';
-import { metadataPreviewFrame, previewFrame, textFrame } from './cloud-ws';
-import type { ResolvedOptions } from './context';
-import { picturePng } from './png';
-import { OutputCache } from './selfhosted-cache';
-import type { SignedStorage } from './storage';
+import { OUTPUT_BEHAVIOUR, SAMPLER_CLASSES, UNAVAILABLE_CHECKPOINTS, type NodeDefinition } from './catalogue';
+import { asLink, type Graph } from './graph';
+import { CONTENT_TYPES, EXTENSIONS, makeJpeg, makePng, mediaBody, type MediaKind } from './media';
+import type { ExecutionFailure, Job, NodeOutput } from './types';
+import { metadataPreviewFrame, previewFrame, textFrame } from './ws';
+import type { ResolvedOptions } from '../shared/context';
+import { picturePng } from '../shared/png';
+import { OutputCache } from './cache';
+import type { SignedStorage } from '../shared/storage';
 
 export interface RunEnv {
 	/** A message of `job` (absent for account-wide ones): the cloud sends it to every socket of the account, the self-hosted server by client id. */

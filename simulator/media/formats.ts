@@ -3,7 +3,7 @@
  * Clients that sniff or decode outputs (binary data MIME detection, WAV assembly) must see genuine
  * formats, not placeholder text.
  */
-import { PNG_SIGNATURE } from './png';
+import { PNG_SIGNATURE } from '../shared/png';
 
 function mp4Box(type: string, payload: Buffer): Buffer {
 	const head = Buffer.alloc(8);

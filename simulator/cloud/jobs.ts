@@ -5,11 +5,11 @@
  */
 import { randomUUID } from 'node:crypto';
 
-import type { NodeDefinition } from './cloud-catalogue';
-import type { Graph } from './cloud-graph';
-import { runJob, type RunEnv } from './cloud-run';
-import type { ExecutionFailure, Job, JobStatus, JobView } from './cloud-types';
-import type { Account } from './core';
+import type { NodeDefinition } from './catalogue';
+import type { Graph } from './graph';
+import { runJob, type RunEnv } from './run';
+import type { ExecutionFailure, Job, JobStatus, JobView } from './types';
+import type { Account } from '../shared/core';
 
 export interface Submission {
 	account: Account;

@@ -9,9 +9,9 @@ import type { Duplex } from 'node:stream';
 
 import type { WebSocket } from 'ws';
 
-import type { Account, Counters, Faults } from './core';
-import { maskSecret } from './core';
-import { refuseUpgrade, SocketHubBase, type WsHandshake } from './ws-hub';
+import type { Account, Counters, Faults } from '../shared/core';
+import { maskSecret } from '../shared/core';
+import { refuseUpgrade, SocketHubBase, type WsHandshake } from '../shared/ws-hub';
 
 export interface SocketHubDeps {
 	faults: Faults;

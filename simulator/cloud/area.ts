@@ -19,17 +19,17 @@ import { createHash } from 'node:crypto';
 import type { Server, ServerResponse } from 'node:http';
 import { extname } from 'node:path';
 
-import { buildCatalogue, type NodeDefinition } from './cloud-catalogue';
-import { checkSubmission } from './cloud-graph';
-import { JobBoard, isTerminal, jobRecord, queueEntry } from './cloud-jobs';
-import { FileNamer, storageKey } from './cloud-run';
-import type { ExecutionFailure, Job, JobView } from './cloud-types';
-import { SocketHub } from './cloud-ws';
-import type { SocketHubBase, WsHandshake } from './ws-hub';
-import type { AreaContext } from './context';
-import { type Account, type Handler, type SimRequest, isPlainObject, readJson, sendError, sendJson } from './core';
-import { EXTENSION_BY_IMAGE_TYPE, IMAGE_TYPE_BY_EXTENSION } from './file-types';
-import { isUploadProblem, readUploadForm } from './upload-form';
+import { buildCatalogue, type NodeDefinition } from './catalogue';
+import { checkSubmission } from './graph';
+import { JobBoard, isTerminal, jobRecord, queueEntry } from './jobs';
+import { FileNamer, storageKey } from './run';
+import type { ExecutionFailure, Job, JobView } from './types';
+import { SocketHub } from './ws';
+import type { SocketHubBase, WsHandshake } from '../shared/ws-hub';
+import type { AreaContext } from '../shared/context';
+import { type Account, type Handler, type SimRequest, isPlainObject, readJson, sendError, sendJson } from '../shared/core';
+import { EXTENSION_BY_IMAGE_TYPE, IMAGE_TYPE_BY_EXTENSION } from '../shared/file-types';
+import { isUploadProblem, readUploadForm } from '../shared/upload-form';
 
 /** A file accepted by /api/upload/image or /api/upload/mask. */
 export interface UploadedInput {

@@ -4,7 +4,7 @@
  * interrupted); a job taken off the queue before it ran never gets one. Entries are kept in the
  * order jobs finished, at most MAX_ENTRIES (the oldest goes first).
  */
-import type { Job, NodeOutput } from './cloud-types';
+import type { Job, NodeOutput } from '../cloud/types';
 
 type StatusMessage = [string, Record<string, unknown>];
 

@@ -4,8 +4,8 @@
  */
 import type { ServerResponse } from 'node:http';
 
-import type { AreaContext } from './context';
-import { type Account, type SimRequest, sendJson } from './core';
+import type { AreaContext } from '../shared/context';
+import { type Account, type SimRequest, sendJson } from '../shared/core';
 import {
 	type NodeVersion,
 	type Publisher,
@@ -26,8 +26,8 @@ import {
 	pickFields,
 	positiveIntParam,
 	repositoryOwner,
-} from './registry-model';
-import type { RegistryStore } from './registry-store';
+} from './model';
+import type { RegistryStore } from './store';
 
 export type RegistryHandler = (req: SimRequest, res: ServerResponse, caller: Account) => void;
 

@@ -9,12 +9,12 @@
 import { posix } from 'node:path';
 import type { ServerResponse } from 'node:http';
 
-import type { UploadedInput } from './cloud';
-import { storageKey } from './cloud-run';
-import { type SimRequest, sendText } from './core';
-import { contentTypeOfName } from './file-types';
-import { type SignedStorage, serveStored } from './storage';
-import { isUploadProblem, readUploadForm } from './upload-form';
+import type { UploadedInput } from '../cloud/area';
+import { storageKey } from '../cloud/run';
+import { type SimRequest, sendText } from '../shared/core';
+import { contentTypeOfName } from '../shared/file-types';
+import { type SignedStorage, serveStored } from '../shared/storage';
+import { isUploadProblem, readUploadForm } from '../shared/upload-form';
 
 export interface FileDeps {
 	storage: SignedStorage;

@@ -3,7 +3,7 @@
  * names, and the input rules it applies to them: id formats, semantic versions, which fields a
  * caller may set.
  */
-import type { Upload } from './storage';
+import type { Upload } from '../shared/storage';
 
 /** Token every new publisher can publish with (hook addPersonalAccessToken adds more). */
 export const DEFAULT_PUBLISHING_TOKEN = 'sim-publishing-token';

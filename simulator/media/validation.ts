@@ -3,8 +3,8 @@
  * spec states for the media proxy endpoints, written with the checks of proxy-rules.ts, so a
  * client (and the node's own pre-checks) can be tested against it.
  */
-import type { MultipartPart } from './core';
-import { imageDimensions } from './proxy-media';
+import type { MultipartPart } from '../shared/core';
+import { imageDimensions } from './formats';
 import {
 	type BodyValidator,
 	type Check,
@@ -28,7 +28,7 @@ import {
 	text,
 	validator,
 	wholeNumber,
-} from './proxy-rules';
+} from './rules';
 
 export const PAYLOAD_MAX_CHARS = 1048576;
 export const PROMPT_MAX_CHARS = 2000;

@@ -15,19 +15,19 @@
 import { randomUUID } from 'node:crypto';
 import type { ServerResponse } from 'node:http';
 
-import { areaControls, type CloudArea, type UploadedInput } from './cloud';
-import { buildCatalogue, type NodeDefinition } from './cloud-catalogue';
-import { checkSubmission } from './cloud-graph';
-import { JobBoard, queueEntry } from './cloud-jobs';
-import { FileNamer } from './cloud-run';
-import type { Job } from './cloud-types';
-import type { AreaContext } from './context';
-import { type Account, type Handler, type SimRequest, isPlainObject, sendJson } from './core';
-import { OutputCache } from './selfhosted-cache';
-import { bare, crash, createFileHandlers, loadableName } from './selfhosted-files';
-import { proxyRefusal, sendProxyRefusal } from './selfhosted-gate';
-import { type HistoryEntry, HistoryBook } from './selfhosted-history';
-import { ClientSocketHub, upstreamShape } from './selfhosted-ws';
+import { areaControls, type CloudArea, type UploadedInput } from '../cloud/area';
+import { buildCatalogue, type NodeDefinition } from '../cloud/catalogue';
+import { checkSubmission } from '../cloud/graph';
+import { JobBoard, queueEntry } from '../cloud/jobs';
+import { FileNamer } from '../cloud/run';
+import type { Job } from '../cloud/types';
+import type { AreaContext } from '../shared/context';
+import { type Account, type Handler, type SimRequest, isPlainObject, sendJson } from '../shared/core';
+import { OutputCache } from '../cloud/cache';
+import { bare, crash, createFileHandlers, loadableName } from './files';
+import { proxyRefusal, sendProxyRefusal } from './gate';
+import { type HistoryEntry, HistoryBook } from './history';
+import { ClientSocketHub, upstreamShape } from './ws';
 
 export interface SelfHostedArea extends CloudArea {
 	/** prompt_id → history entry, in the order jobs finished. */

@@ -7,8 +7,8 @@
  */
 import { createHash } from 'node:crypto';
 
-import { asLink, type Graph } from './cloud-graph';
-import type { NodeOutput } from './cloud-types';
+import { asLink, type Graph } from './graph';
+import type { NodeOutput } from './types';
 
 export class OutputCache {
 	private entries = new Map<string, { output?: NodeOutput }>();

@@ -9,8 +9,8 @@ import { isIP } from 'node:net';
 
 import axios from 'axios';
 
-import type { AreaContext } from './context';
-import type { TimerSet } from './proxy-timers';
+import type { AreaContext } from '../shared/context';
+import type { TimerSet } from './timers';
 
 export interface Delivery {
 	/** 1, 2, 3 … in the order deliveries were queued. */

@@ -7,7 +7,7 @@ import { timingSafeEqual } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Duplex } from 'node:stream';
 
-import type { ProxyAuth } from './context';
+import type { ProxyAuth } from '../shared/context';
 
 export interface ProxyRefusal {
 	headers: Record<string, string>;

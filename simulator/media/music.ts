@@ -6,10 +6,10 @@
  */
 import type { ServerResponse } from 'node:http';
 
-import type { Faults } from './core';
-import { ToneWav } from './proxy-media';
-import type { TimerSet } from './proxy-timers';
-import type { MusicRequest } from './proxy-validation';
+import type { Faults } from '../shared/core';
+import { ToneWav } from './formats';
+import type { TimerSet } from './timers';
+import type { MusicRequest } from './validation';
 
 export interface MusicOptions {
 	/** Parallel takes per request, each its own stream_index (default 2). */

@@ -5,8 +5,8 @@
  */
 import { randomUUID } from 'node:crypto';
 
-import type { AreaContext } from './context';
-import type { Account } from './core';
+import type { AreaContext } from '../shared/context';
+import type { Account } from '../shared/core';
 import {
 	type ArchiveUpload,
 	type NodeStatus,
@@ -18,8 +18,8 @@ import {
 	REPOHOST_ORIGIN,
 	RegistryError,
 	UNCLAIMED_PUBLISHER_ID,
-} from './registry-model';
-import type { Upload } from './storage';
+} from './model';
+import type { Upload } from '../shared/storage';
 
 function archiveKey(publisherId: string, nodeId: string, version: string): string {
 	return `registry/${publisherId}/${nodeId}/${version}.zip`;

@@ -9,13 +9,13 @@
  */
 import type { ServerResponse } from 'node:http';
 
-import type { AreaContext } from './context';
-import { type Account, type SimRequest, bearerToken, parseMultipart, readJson, sendError, sendJson } from './core';
-import { IMAGE_KINDS, ImageTasks, type ImageKind, type ImageSeed, type ImageTask, type StatusField } from './proxy-images';
-import { type MusicOptions, MusicStreamer, defaultMusicOptions } from './proxy-music';
-import { type Delivery, type DeliveryPredicate, Notifier } from './proxy-notify';
-import { TimerSet } from './proxy-timers';
-import { type Body, type BodyValidator, isInvalid, isPlainObject } from './proxy-rules';
+import type { AreaContext } from '../shared/context';
+import { type Account, type SimRequest, bearerToken, parseMultipart, readJson, sendError, sendJson } from '../shared/core';
+import { IMAGE_KINDS, ImageTasks, type ImageKind, type ImageSeed, type ImageTask, type StatusField } from './images';
+import { type MusicOptions, MusicStreamer, defaultMusicOptions } from './music';
+import { type Delivery, type DeliveryPredicate, Notifier } from './notify';
+import { TimerSet } from './timers';
+import { type Body, type BodyValidator, isInvalid, isPlainObject } from './rules';
 import {
 	validateExtend,
 	validateMultiframe,
@@ -25,13 +25,13 @@ import {
 	validateStartEnd,
 	validateStyleTransfer,
 	validateUpscaler,
-} from './proxy-validation';
-import { type VideoKind, type VideoTask, VideoTasks } from './proxy-video';
+} from './validation';
+import { type VideoKind, type VideoTask, VideoTasks } from './video';
 
-export type { Delivery } from './proxy-notify';
-export type { ImageKind, ImageSeed, ImageStatus, ImageTask, StatusField } from './proxy-images';
-export type { MusicOptions } from './proxy-music';
-export type { VideoState, VideoTask } from './proxy-video';
+export type { Delivery } from './notify';
+export type { ImageKind, ImageSeed, ImageStatus, ImageTask, StatusField } from './images';
+export type { MusicOptions } from './music';
+export type { VideoState, VideoTask } from './video';
 
 export interface ProxyArea {
 	/** Field name of the status in image status answers and notifications; the real service sometimes says `task_status`. */

@@ -5,13 +5,13 @@
  */
 import { randomInt } from 'node:crypto';
 
-import type { AreaContext } from './context';
-import { RESULT_URL_TTL_MS } from './storage';
-import type { Body } from './proxy-rules';
-import { picturePng } from './png';
-import { makeMp4 } from './proxy-media';
-import type { Notifier } from './proxy-notify';
-import type { TimerSet } from './proxy-timers';
+import type { AreaContext } from '../shared/context';
+import { RESULT_URL_TTL_MS } from '../shared/storage';
+import type { Body } from './rules';
+import { picturePng } from '../shared/png';
+import { makeMp4 } from './formats';
+import type { Notifier } from './notify';
+import type { TimerSet } from './timers';
 
 export type VideoKind = 'multiframe' | 'start-end2video' | 'extend';
 export type VideoState = 'created' | 'queueing' | 'processing' | 'success' | 'failed';

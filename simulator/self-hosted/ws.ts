@@ -17,10 +17,10 @@ import type { Duplex } from 'node:stream';
 
 import type { WebSocket } from 'ws';
 
-import type { Job } from './cloud-types';
-import type { Counters, Faults } from './core';
-import { type ProxyRefusal, refuseUpgradeByProxy } from './selfhosted-gate';
-import { refuseUpgrade, SocketHubBase, type WsHandshake } from './ws-hub';
+import type { Job } from '../cloud/types';
+import type { Counters, Faults } from '../shared/core';
+import { type ProxyRefusal, refuseUpgradeByProxy } from './gate';
+import { refuseUpgrade, SocketHubBase, type WsHandshake } from '../shared/ws-hub';
 
 export interface ClientSocketHubDeps {
 	faults: Faults;

@@ -5,14 +5,14 @@
  * `Authorization: Bearer <token>`; every refusal is `{error, message}`. The route table is below;
  * what each route does is in registry-handlers.ts.
  */
-import type { AreaContext } from './context';
-import { type Account, type Handler, type SimRequest, bearerToken, sendError } from './core';
-import { type ArchiveUpload, type NodeStatus, type NodeVersion, type Publisher, type RegistryNode, RegistryError } from './registry-model';
-import { type RegistryHandler, registryHandlers } from './registry-handlers';
-import { RegistryStore } from './registry-store';
+import type { AreaContext } from '../shared/context';
+import { type Account, type Handler, type SimRequest, bearerToken, sendError } from '../shared/core';
+import { type ArchiveUpload, type NodeStatus, type NodeVersion, type Publisher, type RegistryNode, RegistryError } from './model';
+import { type RegistryHandler, registryHandlers } from './handlers';
+import { RegistryStore } from './store';
 
-export type { ArchiveUpload, NodeStatus, NodeVersion, NodeVersionStatus, Publisher, PublisherMember, RegistryNode } from './registry-model';
-export { DEFAULT_PAGE_LIMIT, DEFAULT_PUBLISHING_TOKEN, REPOHOST_ORIGIN, UNCLAIMED_PUBLISHER_ID } from './registry-model';
+export type { ArchiveUpload, NodeStatus, NodeVersion, NodeVersionStatus, Publisher, PublisherMember, RegistryNode } from './model';
+export { DEFAULT_PAGE_LIMIT, DEFAULT_PUBLISHING_TOKEN, REPOHOST_ORIGIN, UNCLAIMED_PUBLISHER_ID } from './model';
 
 export interface RegistryArea {
 	/** Live state, keyed by id (versions by version id). */

@@ -2,7 +2,7 @@
  * Cloud: the shapes of a job, shared by the board that schedules jobs (cloud-jobs.ts) and the
  * runner that plays them (cloud-run.ts), so neither imports the other's types.
  */
-import type { Graph } from './cloud-graph';
+import type { Graph } from './graph';
 
 export type JobStatus = 'pending' | 'in_progress' | 'completed' | 'failed' | 'cancelled';
 

@@ -5,8 +5,8 @@
  * each error's message is only its kind ("Value not in list"); the input, the value given and what
  * is allowed are in its details and extra_info.
  */
-import type { InputSpec, NodeDefinition } from './cloud-catalogue';
-import { isPlainObject } from './core';
+import type { InputSpec, NodeDefinition } from './catalogue';
+import { isPlainObject } from '../shared/core';
 
 export interface GraphNode {
 	class_type: string;

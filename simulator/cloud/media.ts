@@ -5,9 +5,9 @@
  * every format also has a header-only variant for huge synthetic files that are streamed, never
  * held in memory.
  */
-import { pngHeader, picturePng } from './png';
-import type { StoredBody } from './storage';
-import { syntheticStream } from './storage';
+import { pngHeader, picturePng } from '../shared/png';
+import type { StoredBody } from '../shared/storage';
+import { syntheticStream } from '../shared/storage';
 
 export type MediaKind = 'png' | 'jpeg' | 'wav' | 'mp4' | 'gif';
 

@@ -6,12 +6,12 @@
  */
 import { randomUUID } from 'node:crypto';
 
-import type { AreaContext } from './context';
-import { picturePng } from './png';
-import { RESULT_URL_TTL_MS } from './storage';
-import type { Body } from './proxy-rules';
-import type { Notifier } from './proxy-notify';
-import type { TimerSet } from './proxy-timers';
+import type { AreaContext } from '../shared/context';
+import { picturePng } from '../shared/png';
+import { RESULT_URL_TTL_MS } from '../shared/storage';
+import type { Body } from './rules';
+import type { Notifier } from './notify';
+import type { TimerSet } from './timers';
 
 export const IMAGE_KINDS = [
 	'image-relight',
