@@ -10,10 +10,10 @@ import type { Readable } from 'node:stream';
 import axios, { type AxiosResponse } from 'axios';
 import WebSocket from 'ws';
 
-import type { Simulator } from '../../simulator/server';
-import { decodePng } from '../helpers/png';
-import { useSimulator } from './support/simulator';
-import { waitUntil } from '../helpers/wait';
+import type { Simulator } from '../../../simulator/server';
+import { decodePng } from '../../helpers/png';
+import { useSimulator } from '../support/simulator';
+import { waitUntil } from '../../helpers/wait';
 
 type Graph = Record<string, { class_type: string; inputs: Record<string, unknown> }>;
 interface Message {
@@ -21,7 +21,7 @@ interface Message {
 	data: Record<string, any>;
 }
 
-const TXT2IMG: Graph = JSON.parse(readFileSync(join(__dirname, '../fixtures/txt2img-api.json'), 'utf8'));
+const TXT2IMG: Graph = JSON.parse(readFileSync(join(__dirname, '../../fixtures/txt2img-api.json'), 'utf8'));
 const txt2img = (): Graph => structuredClone(TXT2IMG);
 
 const SOLO_KEY = 'solo-api-key';

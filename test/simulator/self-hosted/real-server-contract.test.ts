@@ -7,13 +7,13 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 
-import { UNAVAILABLE_CHECKPOINTS } from '../../simulator/cloud/catalogue';
-import type { Simulator } from '../../simulator/server';
-import { scenarioDifferences } from '../contract/compare';
-import { playContract, type ContractRecord, type ScenarioRecord } from '../contract/scenarios';
-import { useSimulator } from './support/simulator';
+import { UNAVAILABLE_CHECKPOINTS } from '../../../simulator/cloud/catalogue';
+import type { Simulator } from '../../../simulator/server';
+import { scenarioDifferences } from '../../contract/compare';
+import { playContract, type ContractRecord, type ScenarioRecord } from '../../contract/scenarios';
+import { useSimulator } from '../support/simulator';
 
-const FIXTURES = join(__dirname, '../fixtures/real-server');
+const FIXTURES = join(__dirname, '../../fixtures/real-server');
 const recorded: Record<string, ScenarioRecord> = Object.fromEntries(
 	readdirSync(FIXTURES)
 		.filter((file) => file.endsWith('.json') && file !== 'versions.json')

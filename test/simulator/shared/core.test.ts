@@ -1,8 +1,8 @@
 /** The simulator's front door, shared by all areas: generic faults, the request log, counters, reset. */
 import axios from 'axios';
 
-import type { Simulator } from '../../simulator/server';
-import { useSimulator } from './support/simulator';
+import type { Simulator } from '../../../simulator/server';
+import { useSimulator } from '../support/simulator';
 
 describe('simulator front door', () => {
 	let sim: Simulator;

@@ -1,9 +1,9 @@
 /** The simulator's node registry as a client sees it: publishers, listings, publishing through signed archive uploads, claiming. */
 import axios, { type AxiosResponse } from 'axios';
 
-import { DEFAULT_PUBLISHING_TOKEN, UNCLAIMED_PUBLISHER_ID } from '../../simulator/registry/area';
-import type { Simulator } from '../../simulator/server';
-import { useSimulator } from './support/simulator';
+import { DEFAULT_PUBLISHING_TOKEN, UNCLAIMED_PUBLISHER_ID } from '../../../simulator/registry/area';
+import type { Simulator } from '../../../simulator/server';
+import { useSimulator } from '../support/simulator';
 
 let sim: Simulator;
 

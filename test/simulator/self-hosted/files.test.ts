@@ -2,9 +2,9 @@
  * The simulator's self-hosted flavour: files (/view answering the bytes itself, uploads keeping
  * their names and folders) and the optional reverse proxy that wants a header or basic auth.
  */
-import type { Simulator } from '../../simulator/server';
-import { type Graph, PNG_SIGNATURE, SelfHostedClient, txt2img } from './support/self-hosted';
-import { useSimulator } from './support/simulator';
+import type { Simulator } from '../../../simulator/server';
+import { type Graph, PNG_SIGNATURE, SelfHostedClient, txt2img } from '../support/self-hosted';
+import { useSimulator } from '../support/simulator';
 
 let sim: Simulator;
 let proxyHeaders: Record<string, string> = {};

@@ -4,11 +4,11 @@
  * route), the queue and interrupt semantics, and WebSocket messages routed by clientId.
  * Files and the reverse proxy are in self-hosted-files.test.ts.
  */
-import type { Simulator } from '../../simulator/server';
-import type { SelfHostedArea } from '../../simulator/self-hosted/area';
-import { waitUntil } from '../helpers/wait';
-import { type Graph, PNG_SIGNATURE, SelfHostedClient, txt2img } from './support/self-hosted';
-import { useSimulator } from './support/simulator';
+import type { Simulator } from '../../../simulator/server';
+import type { SelfHostedArea } from '../../../simulator/self-hosted/area';
+import { waitUntil } from '../../helpers/wait';
+import { type Graph, PNG_SIGNATURE, SelfHostedClient, txt2img } from '../support/self-hosted';
+import { useSimulator } from '../support/simulator';
 
 let sim: Simulator;
 const client = new SelfHostedClient(() => sim);

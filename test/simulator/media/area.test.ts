@@ -12,11 +12,11 @@ import { promisify } from 'node:util';
 
 import axios, { type AxiosInstance, type AxiosResponse } from 'axios';
 
-import { picturePng } from '../../simulator/shared/png';
-import { isLoopbackUrl } from '../../simulator/media/notify';
-import type { Simulator } from '../../simulator/server';
-import { decodePng } from '../helpers/png';
-import { useSimulator } from './support/simulator';
+import { picturePng } from '../../../simulator/shared/png';
+import { isLoopbackUrl } from '../../../simulator/media/notify';
+import type { Simulator } from '../../../simulator/server';
+import { decodePng } from '../../helpers/png';
+import { useSimulator } from '../support/simulator';
 
 const IMAGING = '/proxy/imaging/v1/ai';
 const TINY_PNG = picturePng(2, 2).toString('base64');
@@ -1174,10 +1174,10 @@ describe('music', () => {
 	// Measured in a fresh process (support/music-stream-memory.ts): in a shared Jest worker V8's heap
 	// grows by tens of MB or more before collecting, whatever the stream's size.
 	test('a 256 MiB stream leaves the process memory well under half of that higher (fresh process)', async () => {
-		const root = join(__dirname, '..', '..');
+		const root = join(__dirname, '..', '..', '..');
 		const { stdout } = await promisify(execFile)(
 			process.execPath,
-			[join(root, 'node_modules/tsx/dist/cli.mjs'), join(__dirname, 'support/music-stream-memory.ts')],
+			[join(root, 'node_modules/tsx/dist/cli.mjs'), join(__dirname, '../support/music-stream-memory.ts')],
 			{ cwd: root, env: { ...process.env, MUSIC_MIB: '256' }, timeout: 120_000 },
 		);
 		const size = 256 * 1024 * 1024;

@@ -7,11 +7,11 @@ import { request } from 'node:http';
 
 import axios, { type AxiosInstance } from 'axios';
 
-import { ChaosFaults, type ChaosKind, type ChaosRates } from '../../simulator/shared/chaos';
-import { DEFAULT_PUBLISHING_TOKEN } from '../../simulator/registry/area';
-import type { Simulator } from '../../simulator/server';
-import { waitUntil } from '../helpers/wait';
-import { useSimulator } from './support/simulator';
+import { ChaosFaults, type ChaosKind, type ChaosRates } from '../../../simulator/shared/chaos';
+import { DEFAULT_PUBLISHING_TOKEN } from '../../../simulator/registry/area';
+import type { Simulator } from '../../../simulator/server';
+import { waitUntil } from '../../helpers/wait';
+import { useSimulator } from '../support/simulator';
 
 const IMAGING = '/proxy/imaging/v1/ai';
 const IMAGE_URL = 'https://images.example.com/in.png';
