@@ -1,8 +1,11 @@
 /**
  * Starts the simulator: three loopback listeners standing in for the three hosts of the real
  * service (cloud API + WebSocket, registry + proxy, signed-URL storage). With `flavour:
- * 'self-hosted'` the first one is a ComfyUI-compatible server instead (selfhosted.ts). Tests call
+ * 'self-hosted'` the first one is a ComfyUI-compatible server instead (self-hosted/area.ts). Tests call
  * `startSimulator(options)` in-process; `npm run simulator` calls it from cli.ts.
+ *
+ * This file wires the areas (cloud/ or self-hosted/, registry/, media/) onto shared/'s plumbing;
+ * it and cli.ts are the only files that may import every folder.
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';

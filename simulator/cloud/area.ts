@@ -1,7 +1,11 @@
 /**
  * The cloud workflow-execution API ({base_url}/api/..., WebSocket /ws). Routes live here;
  * graph checks, jobs, the runner, the socket hub, the catalogue and file bytes have their own
- * cloud-*.ts modules.
+ * modules in this folder, the job engine the self-hosted flavour runs on as well.
+ *
+ * Folder rule: cloud/ owns the cloud API and that engine, and imports only shared/ (never
+ * self-hosted/, which builds on it). server.ts wires it up. test/simulator/shared/import-rules.test.ts
+ * checks the rule.
  *
  * Choices where the spec says "not shown" (documented for client writers):
  * - 400 bodies: `{error: {type, message, details, extra_info}, node_errors}`; message names the

@@ -4,6 +4,10 @@
  * listed in `execution_cached`, and an output node sends its earlier `executed` output once more
  * (so a repeated workflow answers the same file names). As upstream's default cache does, only
  * the nodes of the latest job are kept.
+ *
+ * Only the self-hosted flavour turns it on (it hands one to the engine), but it reads the engine's
+ * graphs and outputs and the runner (run.ts) calls it, so it lives here: cloud/ never imports
+ * self-hosted/.
  */
 import { createHash } from 'node:crypto';
 

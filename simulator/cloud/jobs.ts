@@ -1,7 +1,7 @@
 /**
  * Cloud: jobs and their scheduling. Per account at most `parallelLimit` jobs run at once;
  * the rest wait as pending and start in submit order. Running a job (its messages and files) is
- * cloud-run.ts; this file owns the states, the queue, cancellation and the public job records.
+ * run.ts; this file owns the states, the queue, cancellation and the public job records.
  */
 import { randomUUID } from 'node:crypto';
 

@@ -32,7 +32,7 @@ const PICTURES = 16;
 const pictures = new Map<number, Buffer>();
 
 /**
- * A 512×512 PNG picture (see png.ts) chosen by `seed`, so files of neighbouring jobs differ; each
+ * A 512×512 PNG picture (see shared/png.ts) chosen by `seed`, so files of neighbouring jobs differ; each
  * variant is drawn once (about 15 ms), since a chaos run makes thousands of outputs.
  */
 export function makePng(seed = 0): Buffer {

@@ -1,6 +1,6 @@
 /**
- * Cloud: the shapes of a job, shared by the board that schedules jobs (cloud-jobs.ts) and the
- * runner that plays them (cloud-run.ts), so neither imports the other's types.
+ * Cloud: the shapes of a job, shared by the board that schedules jobs (jobs.ts) and the
+ * runner that plays them (run.ts), so neither imports the other's types.
  */
 import type { Graph } from './graph';
 

@@ -1,7 +1,7 @@
 /**
  * Cloud: the WebSocket at /ws. Every connection of an account receives every message of that
  * account (clientId is ignored, as on the real service). All outgoing messages pass the fault gate
- * (ws-faults.ts).
+ * (shared/ws-faults.ts).
  */
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';

@@ -6,6 +6,9 @@
  * Auth: every proxy endpoint takes `Authorization: Bearer <ACCESS_TOKEN>`. The spec shows it for the
  * image and music endpoints and leaves the video endpoints "not shown"; they are part of the same
  * proxy, so the simulator requires the same header there too (401 without it).
+ *
+ * Folder rule: media/ owns the media proxy (area C) and imports only shared/. server.ts wires it
+ * up. test/simulator/shared/import-rules.test.ts checks the rule.
  */
 import type { ServerResponse } from 'node:http';
 

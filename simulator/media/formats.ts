@@ -1,5 +1,5 @@
 /**
- * Media proxy: small but real media bytes for generated results (images are drawn by png.ts).
+ * Media proxy: small but real media bytes for generated results (images are drawn by shared/png.ts).
  * Clients that sniff or decode outputs (binary data MIME detection, WAV assembly) must see genuine
  * formats, not placeholder text.
  */

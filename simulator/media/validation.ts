@@ -1,6 +1,6 @@
 /**
  * Media proxy request validation: every type, bound, enum, count, length and incompatibility the
- * spec states for the media proxy endpoints, written with the checks of proxy-rules.ts, so a
+ * spec states for the media proxy endpoints, written with the checks of rules.ts, so a
  * client (and the node's own pre-checks) can be tested against it.
  */
 import type { MultipartPart } from '../shared/core';

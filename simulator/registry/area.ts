@@ -1,9 +1,12 @@
 /**
  * The node registry at {registry_url}. Publishers, nodes and node versions live in memory
- * (registry-store.ts); publishing hands out a signed PUT URL on the storage host, and a version
+ * (store.ts); publishing hands out a signed PUT URL on the storage host, and a version
  * turns active once its archive has arrived there as application/zip. Every route needs
  * `Authorization: Bearer <token>`; every refusal is `{error, message}`. The route table is below;
- * what each route does is in registry-handlers.ts.
+ * what each route does is in handlers.ts.
+ *
+ * Folder rule: registry/ owns the registry and imports only shared/. server.ts wires it up.
+ * test/simulator/shared/import-rules.test.ts checks the rule.
  */
 import type { AreaContext } from '../shared/context';
 import { type Account, type Handler, type SimRequest, bearerToken, sendError } from '../shared/core';

@@ -1,5 +1,5 @@
 /**
- * What each registry route does once its caller is known (registry.ts routes to these). A handler
+ * What each registry route does once its caller is known (area.ts routes to these). A handler
  * refuses by throwing RegistryError; the route wrapper turns it into `{error, message}`.
  */
 import type { ServerResponse } from 'node:http';

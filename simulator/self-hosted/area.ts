@@ -1,16 +1,20 @@
 /**
  * The self-hosted flavour: a ComfyUI-compatible graph server at the base URL, in place of the
- * cloud API. Graphs are checked, queued and run by the cloud's engine (cloud-graph, cloud-jobs,
- * cloud-run, storage); this flavour changes what a client sees, after the upstream server:
+ * cloud API. Graphs are checked, queued and run by the cloud's engine (cloud/graph, cloud/jobs,
+ * cloud/run, shared/storage); this flavour changes what a client sees, after the upstream server:
  * - every route answers with and without the /api prefix; there is no key (an optional reverse
  *   proxy may want a header or basic credentials) and no job status route: a job is pending or
  *   running while it is in /queue, and over once it is in /history;
- * - one job runs at a time; messages go by client id (selfhosted-ws.ts);
- * - /view answers the file itself (selfhosted-files.ts);
+ * - one job runs at a time; messages go by client id (ws.ts);
+ * - /view answers the file itself (files.ts);
  * - POST /queue `delete` and `clear` take pending jobs off the queue silently and leave the running
  *   one alone; POST /interrupt stops the running job (with a prompt_id: only if it is that one);
  *   both answer 200 with no body.
  * Where upstream crashes on a malformed body, so does this (500).
+ *
+ * Folder rule: self-hosted/ owns this flavour and imports shared/ and cloud/ (its engine, so the
+ * two servers run jobs alike), never registry/ or media/. server.ts picks it or cloud/ by flavour.
+ * test/simulator/shared/import-rules.test.ts checks the rule.
  */
 import { randomUUID } from 'node:crypto';
 import type { ServerResponse } from 'node:http';

@@ -2,6 +2,11 @@
  * Simulator core: HTTP plumbing shared by the three API areas (routing, body parsing, auth,
  * request log, counters and the generic fault switches). Area modules register routes on a
  * Router and keep their own state; nothing here knows about jobs, nodes or tasks.
+ *
+ * Folder rule: shared/ owns what more than one area uses (this plumbing, the area context, signed
+ * storage, the WebSocket hub and its faults, chaos, upload forms, PNG pictures, file types) and
+ * imports no area, so every area can build on it. server.ts wires the areas together.
+ * test/simulator/shared/import-rules.test.ts checks the rule.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 

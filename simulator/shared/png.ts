@@ -38,7 +38,7 @@ const mix = (a: Rgb, b: Rgb, t: number): Rgb => [a[0] + (b[0] - a[0]) * t, a[1] 
 /**
  * A `width`×`height` RGB PNG of a landscape: sky from `tint` (or a colour of the seed) at the top
  * to a warm horizon, a sun, far and near hills. Costs a few milliseconds at 512×512; callers that
- * make many keep them (see cloud-media.ts and proxy-images.ts).
+ * make many keep them (see cloud/media.ts and media/images.ts).
  */
 export function picturePng(width: number, height: number, seed = 0, tint?: Rgb): Buffer {
 	const next = seededRandom(seed); // the same seed draws the same picture

@@ -2,7 +2,7 @@
  * The simulator's self-hosted flavour (a ComfyUI-compatible server), seen as a client sees it:
  * routes with and without /api, no key, completion read from /history (there is no job status
  * route), the queue and interrupt semantics, and WebSocket messages routed by clientId.
- * Files and the reverse proxy are in self-hosted-files.test.ts.
+ * Files and the reverse proxy are in files.test.ts.
  */
 import type { Simulator } from '../../../simulator/server';
 import type { SelfHostedArea } from '../../../simulator/self-hosted/area';

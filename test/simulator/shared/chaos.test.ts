@@ -1,5 +1,5 @@
 /**
- * The chaos faults (simulator/chaos.ts): the seeded source and its counters, and each media and
+ * The chaos faults (simulator/shared/chaos.ts): the seeded source and its counters, and each media and
  * registry fault kind over real HTTP on loopback: the fault happens where it should, is counted,
  * and the simulator answers properly again once it is over.
  */
