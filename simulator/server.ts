@@ -1,14 +1,17 @@
 /**
  * Starts the simulator: three loopback listeners standing in for the three hosts of the real
  * service (cloud API + WebSocket, registry + proxy, signed-URL storage). With `flavour:
- * 'self-hosted'` the first one is a ComfyUI-compatible server instead (selfhosted.ts). Tests call
+ * 'self-hosted'` the first one is a ComfyUI-compatible server instead (self-hosted/area.ts). Tests call
  * `startSimulator(options)` in-process; `npm run simulator` calls it from cli.ts.
+ *
+ * This file wires the areas (cloud/ or self-hosted/, registry/, media/) onto shared/'s plumbing;
+ * it and cli.ts are the only files that may import every folder.
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 
-import { createCloudArea, type CloudArea } from './cloud';
-import type { AreaContext, Flavour, ResolvedOptions, SimulatorOptions, SimulatorUrls } from './context';
+import { createCloudArea, type CloudArea } from './cloud/area';
+import type { AreaContext, Flavour, ResolvedOptions, SimulatorOptions, SimulatorUrls } from './shared/context';
 import {
 	type Account,
 	type Counters,
@@ -21,14 +24,14 @@ import {
 	maskHeaders,
 	maskSecret,
 	sendError,
-} from './core';
-import { createProxyArea, type ProxyArea } from './proxy';
-import { createRegistryArea, type RegistryArea } from './registry';
-import { createSelfHostedArea } from './selfhosted';
-import { proxySecretHeaders } from './selfhosted-gate';
-import { SignedStorage } from './storage';
+} from './shared/core';
+import { createProxyArea, type ProxyArea } from './media/area';
+import { createRegistryArea, type RegistryArea } from './registry/area';
+import { createSelfHostedArea } from './self-hosted/area';
+import { proxySecretHeaders } from './self-hosted/gate';
+import { SignedStorage } from './shared/storage';
 
-export type { Flavour, ProxyAuth, ResolvedOptions, SimulatorOptions, SimulatorUrls } from './context';
+export type { Flavour, ProxyAuth, ResolvedOptions, SimulatorOptions, SimulatorUrls } from './shared/context';
 
 export interface Simulator extends SimulatorUrls {
 	/** The server at baseUrl: the cloud API, or a self-hosted (ComfyUI-compatible) server. */

@@ -19,9 +19,9 @@
 import type { IDataObject, INodeExecutionData } from 'n8n-workflow';
 
 import { RETRY_DELAYS_MS } from '../../nodes/shared/retry';
-import { ChaosFaults, type ChaosKind, type ChaosRates } from '../../simulator/chaos';
-import { ToneWav } from '../../simulator/proxy-media';
-import { DEFAULT_PUBLISHING_TOKEN } from '../../simulator/registry';
+import { ChaosFaults, type ChaosKind, type ChaosRates } from '../../simulator/shared/chaos';
+import { ToneWav } from '../../simulator/media/formats';
+import { DEFAULT_PUBLISHING_TOKEN } from '../../simulator/registry/area';
 import type { Simulator } from '../../simulator/server';
 import { readBinary } from '../harness/engine';
 import { type ChaosFigures, catchUncaught, chaosSeed, expectSoundRun, handlesLeft, openHandles } from '../helpers/chaos-run';

@@ -6,7 +6,7 @@
  * what changes from run to run (ids, times, file counters) replaced by placeholders.
  *
  * The same code records the fixtures from the real upstream server (scripts/record-real-server.ts)
- * and plays the simulator's self-hosted flavour in test/simulator/real-server-contract.test.ts,
+ * and plays the simulator's self-hosted flavour in test/simulator/self-hosted/real-server-contract.test.ts,
  * so the two records can only differ where the servers do.
  */
 

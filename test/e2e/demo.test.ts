@@ -11,7 +11,7 @@ import { mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 
-import { imageDimensions } from '../../simulator/proxy-media';
+import { imageDimensions } from '../../simulator/media/formats';
 import { N8nClient } from './support/n8n-client';
 import { REPO_ROOT } from './support/n8n-server';
 import { processTree, stillRunning, type ProcessEntry } from './support/process-tree';

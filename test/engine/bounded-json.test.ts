@@ -11,7 +11,7 @@ import type { ServerResponse } from 'node:http';
 import type { IDataObject } from 'n8n-workflow';
 
 import { JSON_LIMITS } from '../../nodes/shared/json-reader';
-import { metadataPreviewFrame, previewFrame } from '../../simulator/cloud-ws';
+import { metadataPreviewFrame, previewFrame } from '../../simulator/cloud/ws';
 import { EngineHarness, readBinary } from '../harness/engine';
 import { executeTxt2img, TINY_PNG, txt2img } from '../helpers/cloud';
 import { IMAGE_URL, useMediaEnv } from '../helpers/media';

@@ -7,7 +7,7 @@
  */
 import axios from 'axios';
 
-import { UNAVAILABLE_CHECKPOINTS } from '../../simulator/cloud-catalogue';
+import { UNAVAILABLE_CHECKPOINTS } from '../../simulator/cloud/catalogue';
 import { cloudForSuite, credentialFor, type Graph, PROXY_HEADER, txt2img } from '../helpers/cloud';
 
 const PLATFORM_KEY = 'platform-key-for-partner-nodes-4471';

@@ -17,7 +17,7 @@ import type { ServerResponse } from 'node:http';
 import fc from 'fast-check';
 import type { IDataObject } from 'n8n-workflow';
 
-import { buildCatalogue } from '../../simulator/cloud-catalogue';
+import { buildCatalogue } from '../../simulator/cloud/catalogue';
 import { EngineHarness } from '../harness/engine';
 import { registerToolTypes, runAsAgentTool } from '../harness/tools';
 import { txt2img } from '../helpers/cloud';

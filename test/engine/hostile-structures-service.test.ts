@@ -20,7 +20,7 @@ import type { ServerResponse } from 'node:http';
 import fc from 'fast-check';
 import type { INodeExecutionData } from 'n8n-workflow';
 
-import { metadataPreviewFrame, previewFrame } from '../../simulator/cloud-ws';
+import { metadataPreviewFrame, previewFrame } from '../../simulator/cloud/ws';
 import { EngineHarness, readBinary } from '../harness/engine';
 import { executeTxt2img, TINY_PNG } from '../helpers/cloud';
 import * as hostile from '../helpers/hostile-service';

@@ -2,7 +2,7 @@
  * Host Media, image resource, run by n8n's engine against the simulator: every operation end to
  * end (submit, poll, result URL and file), the three image sources, and every status path.
  */
-import { ChaosFaults } from '../../simulator/chaos';
+import { ChaosFaults } from '../../simulator/shared/chaos';
 import { readBinary } from '../harness/engine';
 import { FAST, IMAGE_URL, PNG, PNG_BASE64, PNG_SIGNATURE, useMediaEnv } from '../helpers/media';
 

@@ -4,7 +4,7 @@
  * counted, error events, cancellation, and memory that does not grow with the stream.
  */
 import { runBenchScript } from '../../bench/support';
-import { ChaosFaults } from '../../simulator/chaos';
+import { ChaosFaults } from '../../simulator/shared/chaos';
 import { readBinary } from '../harness/engine';
 import { useMediaEnv } from '../helpers/media';
 import { waitUntil } from '../helpers/wait';

@@ -3,7 +3,7 @@
  * Don't Wait, task failure, the maximum wait, cancellation, status checks that fail for a while,
  * refused calls in plain words, and continueOnFail per item.
  */
-import { ChaosFaults } from '../../simulator/chaos';
+import { ChaosFaults } from '../../simulator/shared/chaos';
 import { FAST, IMAGE_URL, useMediaEnv } from '../helpers/media';
 
 const env = useMediaEnv();

@@ -6,8 +6,8 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 
-import { maskSecret } from '../../simulator/core';
-import { DEFAULT_PUBLISHING_TOKEN } from '../../simulator/registry';
+import { maskSecret } from '../../simulator/shared/core';
+import { DEFAULT_PUBLISHING_TOKEN } from '../../simulator/registry/area';
 import { startSimulator, type Simulator } from '../../simulator/server';
 import { EngineHarness } from '../harness/engine';
 import { sendJson, startHostileService } from '../helpers/hostile-service';

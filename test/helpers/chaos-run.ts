@@ -2,7 +2,7 @@
  * What every chaos suite watches besides its items: the seed (printed, replayed with CHAOS_SEED),
  * errors nobody caught, and handles (sockets, timers, file streams) a run leaves open.
  */
-import type { ChaosKind } from '../../simulator/chaos';
+import type { ChaosKind } from '../../simulator/shared/chaos';
 import { suiteSeed } from './suite-seed';
 import { waitUntil } from './wait';
 

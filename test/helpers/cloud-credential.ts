@@ -4,7 +4,7 @@
  */
 import type { ICredentialDataDecryptedObject } from 'n8n-workflow';
 
-import type { ProxyAuth } from '../../simulator/context';
+import type { ProxyAuth } from '../../simulator/shared/context';
 
 export interface CloudServerUnderTest {
 	flavour?: 'cloud' | 'self-hosted';

@@ -9,7 +9,7 @@ import type { Duplex } from 'node:stream';
 
 import { WebSocket, WebSocketServer } from 'ws';
 
-import { ToneWav } from '../../simulator/proxy-media';
+import { ToneWav } from '../../simulator/media/formats';
 import { startLoopbackServer, type LoopbackServer, type SeenRequest } from './loopback-server';
 
 export type { SeenRequest };

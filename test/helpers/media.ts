@@ -4,7 +4,7 @@
  */
 import type { IDataObject } from 'n8n-workflow';
 
-import { picturePng } from '../../simulator/png';
+import { picturePng } from '../../simulator/shared/png';
 import { startSimulator, type Simulator, type SimulatorOptions } from '../../simulator/server';
 import { EngineHarness, type RunOptions } from '../harness/engine';
 import type { HarnessItem } from '../harness/items-node';

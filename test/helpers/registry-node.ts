@@ -4,7 +4,7 @@
  */
 import type { ICredentialDataDecryptedObject } from 'n8n-workflow';
 
-import { DEFAULT_PUBLISHING_TOKEN } from '../../simulator/registry';
+import { DEFAULT_PUBLISHING_TOKEN } from '../../simulator/registry/area';
 import type { Simulator } from '../../simulator/server';
 import type { EngineHarness } from '../harness/engine';
 import type { HarnessItem } from '../harness/items-node';

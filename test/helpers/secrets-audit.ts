@@ -14,7 +14,7 @@
  */
 import type { INodeExecutionData } from 'n8n-workflow';
 
-import type { LoggedRequest } from '../../simulator/core';
+import type { LoggedRequest } from '../../simulator/shared/core';
 
 /** A secret found: which one (by its name, never its value), where, and in which form. */
 export interface SecretFinding {

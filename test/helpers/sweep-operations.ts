@@ -5,7 +5,7 @@
  */
 import type { INodeTypeDescription } from 'n8n-workflow';
 
-import { picturePng } from '../../simulator/png';
+import { picturePng } from '../../simulator/shared/png';
 import type { EngineHarness } from '../harness/engine';
 import type { HarnessItem } from '../harness/items-node';
 import { txt2img } from './cloud';

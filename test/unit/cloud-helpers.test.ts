@@ -21,8 +21,8 @@ import {
 	parseWorkflowGraph,
 	type WorkflowGraph,
 } from '../../nodes/HostCloud/helpers/graph/workflow-graph';
-import { parseMultipart, type SimRequest } from '../../simulator/core';
-import { metadataPreviewFrame, previewFrame, textFrame } from '../../simulator/cloud-ws';
+import { parseMultipart, type SimRequest } from '../../simulator/shared/core';
+import { metadataPreviewFrame, previewFrame, textFrame } from '../../simulator/cloud/ws';
 import { txt2img } from '../helpers/cloud';
 
 const FIELD = 'Workflow';

@@ -4,7 +4,7 @@
  * wherever it sits, report nothing when it is absent, and leave out only the one place a resume
  * URL belongs.
  */
-import type { LoggedRequest } from '../../simulator/core';
+import type { LoggedRequest } from '../../simulator/shared/core';
 import { requestLogHaystacks, searchHaystacks, type ResumeUrl } from '../e2e/support/secrets-audit';
 import { findSecrets, runHaystacks } from '../helpers/secrets-audit';
 

@@ -21,8 +21,8 @@ import { describeFailure, outputItems, type ExecutionResult } from '../support/n
 import { waitFor } from '../support/wait';
 import { hostNodeType, linearWorkflow, manualTriggerNode } from '../support/workflows';
 import { recordReliability } from '../../helpers/reliability';
-import type { Delivery } from '../../../simulator/proxy-notify';
-import type { VideoTask } from '../../../simulator/proxy-video';
+import type { Delivery } from '../../../simulator/media/notify';
+import type { VideoTask } from '../../../simulator/media/video';
 
 const EXECUTIONS = 20;
 /** The smallest Max Wait the node accepts (Wait Options, node version 2). */

@@ -21,7 +21,7 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
-import type { LoggedRequest } from '../../../simulator/core';
+import type { LoggedRequest } from '../../../simulator/shared/core';
 import type { Simulator } from '../../../simulator/server';
 import { findSecrets, type SecretFinding } from '../../helpers/secrets-audit';
 import { decodeFlatted } from './flatted';

@@ -10,7 +10,7 @@
 import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { basename, join, relative, resolve } from 'node:path';
 
-import { imageDimensions } from '../../../simulator/proxy-media';
+import { imageDimensions } from '../../../simulator/media/formats';
 import { describeFailure, outputItems, type ExecutionResult, type StoredWorkflow } from './n8n-client';
 import { REPO_ROOT } from './n8n-server';
 import { interrupted, onInterrupt } from './processes';

@@ -1,5 +1,5 @@
 /**
- * Run in a fresh process by proxy.test.ts: the simulator streams MUSIC_MIB of audio to a client in
+ * Run in a fresh process by media/area.test.ts: the simulator streams MUSIC_MIB of audio to a client in
  * the same process that decodes every chunk and keeps none, and the peak resident memory growth is
  * printed as one JSON line. A shared Jest worker's heap is too noisy for this figure (CI saw
  * +166 MiB there for a stream that costs a fresh process a few MiB).

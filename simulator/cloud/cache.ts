@@ -1,0 +1,54 @@
+/**
+ * Self-hosted: the upstream server's output cache. A node whose class and inputs (links followed
+ * to their sources' own signatures) are the same as in the previous job does not run again: it is
+ * listed in `execution_cached`, and an output node sends its earlier `executed` output once more
+ * (so a repeated workflow answers the same file names). As upstream's default cache does, only
+ * the nodes of the latest job are kept.
+ *
+ * Only the self-hosted flavour turns it on (it hands one to the engine), but it reads the engine's
+ * graphs and outputs and the runner (run.ts) calls it, so it lives here: cloud/ never imports
+ * self-hosted/.
+ */
+import { createHash } from 'node:crypto';
+
+import { asLink, type Graph } from './graph';
+import type { NodeOutput } from './types';
+
+export class OutputCache {
+	private entries = new Map<string, { output?: NodeOutput }>();
+
+	/** Each node's signature: its class and inputs, links replaced by their source's signature. */
+	static signatures(graph: Graph, order: string[]): Map<string, string> {
+		const signatures = new Map<string, string>();
+		// `order` runs sources before the nodes that read them, so a link's signature is always known.
+		for (const id of order) {
+			const inputs = Object.entries(graph[id].inputs).map(([name, value]) => {
+				const link = asLink(value);
+				return [name, link ? { from: signatures.get(link[0]), output: link[1] } : value];
+			});
+			// A digest, so a long chain's signature does not grow with every link.
+			signatures.set(id, createHash('sha256').update(JSON.stringify([graph[id].class_type, inputs])).digest('hex'));
+		}
+		return signatures;
+	}
+
+	/** A new job: which of its nodes are cached; everything not in it is forgotten. */
+	begin(signatures: Map<string, string>): Map<string, { output?: NodeOutput }> {
+		const cached = new Map<string, { output?: NodeOutput }>();
+		for (const [id, signature] of signatures) {
+			const entry = this.entries.get(signature);
+			if (entry) cached.set(id, entry);
+		}
+		const kept = new Set(signatures.values());
+		for (const signature of [...this.entries.keys()]) if (!kept.has(signature)) this.entries.delete(signature);
+		return cached;
+	}
+
+	store(signature: string, output?: NodeOutput): void {
+		this.entries.set(signature, output ? { output } : {});
+	}
+
+	clear(): void {
+		this.entries.clear();
+	}
+}
