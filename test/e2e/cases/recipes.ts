@@ -6,7 +6,6 @@
  * MQTT message, the entries of the zip, the version and archive in the registry. Each recipe's canvas
  * is photographed into test/e2e/.work/recipes/, and into docs/recipes/ with RECIPE_SCREENSHOTS=1.
  */
-import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 
@@ -17,11 +16,13 @@ import { REPO_ROOT } from '../support/n8n-server';
 import { startPostgres, type PostgresServer } from '../support/postgres';
 import { startRecipeServers, type RecipeServers } from '../support/recipe-servers';
 import {
+	askImageApi,
 	jobImageBytes,
 	jobsWithPrompt,
 	loadRecipe,
 	mailParts,
 	pngSize,
+	sha,
 	webhookServed,
 	withParameter,
 	zipEntries,
@@ -31,7 +32,6 @@ import { waitFor } from '../support/wait';
 import { loadExamples } from '../support/workflows';
 
 const log = (line: string) => process.stderr.write(`[e2e] recipes: ${line}\n`);
-const sha = (bytes: Buffer) => createHash('sha256').update(bytes).digest('hex').slice(0, 16);
 
 /** Where pictures go: test/e2e/.work/recipes/, and docs/recipes/ (committed) only when asked, so CI leaves the tree clean. */
 function screenshotFolders(): string[] {
@@ -141,20 +141,7 @@ describe('recipes: the Host nodes chained with n8n’s own nodes, checked at the
 		const workflow = await importRecipe('webhook-image-api.json');
 		await activate(workflow);
 		await webhookServed(`${n8n.url}/webhook/image-api`, 'POST');
-		const prompt = `recipe image api ${Date.now()}`;
-		const response = await fetch(`${n8n.url}/webhook/image-api`, {
-			method: 'POST',
-			headers: { 'content-type': 'application/json' },
-			body: JSON.stringify({ prompt, seed: 3 }),
-		});
-		const body = Buffer.from(await response.arrayBuffer());
-		expect({ status: response.status, type: response.headers.get('content-type') }).toEqual({
-			status: 200,
-			type: expect.stringMatching(/^image\/png/),
-		});
-		const [job] = jobsWithPrompt(simulator, prompt);
-		expect(job?.status).toBe('completed');
-		const served = await jobImageBytes(simulator, job!.promptId);
+		const { body, served } = await askImageApi(simulator, `${n8n.url}/webhook/image-api`, `recipe image api ${Date.now()}`, 3);
 		expect({ bytes: body.length, sha: sha(body) }).toEqual({ bytes: served.length, sha: sha(served) });
 		expect(pngSize(body)).toEqual({ width: 512, height: 512 });
 	}, 90000);

@@ -3,6 +3,7 @@
  * examples/recipes/, a cloud job's file as the simulator serves it, the entries of a zip, the size
  * of a PNG, a mail's headers and body.
  */
+import { createHash } from 'node:crypto';
 import { inflateRawSync } from 'node:zlib';
 
 import type { Simulator } from '../../../simulator/server';
@@ -55,6 +56,31 @@ export async function jobImageBytes(simulator: Simulator, promptId: string): Pro
 	const file = await fetch(location);
 	if (file.status !== 200) throw new Error(`The signed URL of ${image.filename} answered ${file.status}`);
 	return Buffer.from(await file.arrayBuffer());
+}
+
+/** A short digest of bytes, for comparing files in a readable assertion. */
+export const sha = (bytes: Buffer) => createHash('sha256').update(bytes).digest('hex').slice(0, 16);
+
+/**
+ * The image-API recipe as a client uses it: POST a prompt to its webhook, expect a 200 PNG, and
+ * find the job that prompt started. Returns the answer's bytes and the bytes the service serves for
+ * that job's image, for the caller to compare.
+ */
+export async function askImageApi(
+	simulator: Simulator,
+	url: string,
+	prompt: string,
+	seed: number,
+): Promise<{ body: Buffer; served: Buffer; promptId: string }> {
+	const response = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ prompt, seed }) });
+	const body = Buffer.from(await response.arrayBuffer());
+	expect({ status: response.status, type: response.headers.get('content-type') }).toEqual({
+		status: 200,
+		type: expect.stringMatching(/^image\/png/),
+	});
+	const [job] = jobsWithPrompt(simulator, prompt);
+	expect(job?.status).toBe('completed');
+	return { body, served: await jobImageBytes(simulator, job!.promptId), promptId: job!.promptId };
 }
 
 /** Width and height from a PNG's IHDR chunk. */

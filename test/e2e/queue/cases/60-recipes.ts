@@ -4,14 +4,11 @@
  * job's file, Respond to Webhook answers with it through the webhook processor) and the upscale loop
  * (Aggregate and Compression read the files the loop's Host Media runs stored, one zip entry per input).
  */
-import { createHash } from 'node:crypto';
 
 import { describeFailure, outputItems } from '../../support/n8n-client';
 import { runsOf } from '../../support/queue-logs';
-import { jobImageBytes, jobsWithPrompt, loadRecipe, webhookServed, withParameter, zipEntries } from '../../support/recipes';
+import { askImageApi, loadRecipe, sha, webhookServed, withParameter, zipEntries } from '../../support/recipes';
 import { queue } from '../context';
-
-const sha = (bytes: Buffer) => createHash('sha256').update(bytes).digest('hex').slice(0, 16);
 
 describe('queue mode: recipes with binary data in the database', () => {
 	it('webhook-image-api.json: the webhook processor answers with the exact file a worker downloaded', async () => {
@@ -22,20 +19,8 @@ describe('queue mode: recipes with binary data in the database', () => {
 			const url = `${webhookProcessors[0]!.url}/webhook/image-api`;
 			await webhookServed(url, 'POST');
 			const known = await client.executionIds(workflow.id);
-			const prompt = `queue recipe image api ${Date.now()}`;
-			const response = await fetch(url, {
-				method: 'POST',
-				headers: { 'content-type': 'application/json' },
-				body: JSON.stringify({ prompt, seed: 7 }),
-			});
-			const body = Buffer.from(await response.arrayBuffer());
-			expect({ status: response.status, type: response.headers.get('content-type') }).toEqual({
-				status: 200,
-				type: expect.stringMatching(/^image\/png/),
-			});
-			const [job] = jobsWithPrompt(simulator, prompt);
-			expect(job?.status).toBe('completed');
-			expect(sha(body)).toBe(sha(await jobImageBytes(simulator, job!.promptId)));
+			const { body, served } = await askImageApi(simulator, url, `queue recipe image api ${Date.now()}`, 7);
+			expect(sha(body)).toBe(sha(served));
 
 			const execution = await client.waitForNewExecution(workflow.id, known, { timeoutMs: 30000 });
 			expect(describeFailure(execution)).toBe('succeeded');
