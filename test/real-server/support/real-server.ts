@@ -39,7 +39,10 @@ export function useRealServer(): void {
 			url = started.url;
 			pid = started.pid;
 		}
-		const stats = (await (await fetch(`${url}/system_stats`)).json()) as { system?: { comfyui_version?: string } };
+		const answer = await fetch(`${url}/system_stats`).catch((error: Error) => {
+			throw new Error(`The real server at ${url} does not answer (${error.message}): start it, or unset REAL_SERVER_URL and set COMFYUI_GIT`);
+		});
+		const stats = (await answer.json()) as { system?: { comfyui_version?: string } };
 		server = { url, pid, version: String(stats.system?.comfyui_version ?? 'unknown') };
 		process.stderr.write(`[real-server] ComfyUI ${server.version} at ${url}\n`);
 	}, 16 * 60_000);
