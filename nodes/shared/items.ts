@@ -37,7 +37,8 @@ export function failedItem(context: IExecuteFunctions, thrown: unknown, itemInde
 	return item;
 }
 
-const outOfStack = (error: unknown): boolean => (error as Error | undefined)?.name === 'RangeError' && /call stack/i.test((error as Error).message);
+const outOfStack = (error: unknown): boolean =>
+	(error as Error | undefined)?.name === 'RangeError' && /call stack/i.test((error as Error).message);
 
 /**
  * Makes sure an error thrown for an item carries that item's index, so n8n points at it. Running

@@ -45,7 +45,9 @@ function base64Cores(secret: string): string[] {
 
 /** The secret and its Base64 cores: the texts whose every spelling is looked for, longest first. */
 export function secretForms(secret: string): string[] {
-	return [...new Set([secret, ...base64Cores(secret)])].filter((form) => form.length >= MIN_SECRET_LENGTH).sort((a, b) => b.length - a.length);
+	return [...new Set([secret, ...base64Cores(secret)])]
+		.filter((form) => form.length >= MIN_SECRET_LENGTH)
+		.sort((a, b) => b.length - a.length);
 }
 
 /** A hex digit in either case: `a` → `[aA]`. */
@@ -108,7 +110,9 @@ function redactValue(value: unknown, secrets: readonly string[]): unknown {
 	// Plain objects only: Buffers and other class instances (binary data) are not text.
 	if (isPlainObject(value)) {
 		// Built as own properties: assigning a key `__proto__` would replace the copy's prototype instead.
-		return Object.fromEntries(Object.entries(value).map(([key, entry]) => [redact(key, secrets), redactValue(entry, secrets)])) as IDataObject;
+		return Object.fromEntries(
+			Object.entries(value).map(([key, entry]) => [redact(key, secrets), redactValue(entry, secrets)]),
+		) as IDataObject;
 	}
 	return value;
 }

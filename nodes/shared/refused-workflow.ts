@@ -7,13 +7,11 @@
  * lists of allowed values cut to a few and a count.
  */
 
+import { isRecord } from './validation';
+
 const SHOWN_CHOICES = 5;
 const SHOWN_NODES = 8;
 const LONGEST_VALUE = 80;
-
-type Record_ = Record<string, unknown>;
-
-const isRecord = (value: unknown): value is Record_ => !!value && typeof value === 'object' && !Array.isArray(value);
 
 /** A value as the user typed it: text in quotes, cut when long. */
 function shown(value: unknown): string {
@@ -44,7 +42,7 @@ function allowed(config: unknown): string | undefined {
 }
 
 /** One error of one node, in words: the input, what was given, what is allowed. */
-function errorWords(error: Record_): string | undefined {
+function errorWords(error: Record<string, unknown>): string | undefined {
 	const info = isRecord(error.extra_info) ? error.extra_info : {};
 	const message = typeof error.message === 'string' ? error.message.trim().replace(/\.$/, '') : '';
 	const details = typeof error.details === 'string' ? error.details.trim() : '';
@@ -56,9 +54,11 @@ function errorWords(error: Record_): string | undefined {
 		case 'value_bigger_than_max':
 		case 'value_smaller_than_min':
 			if (input && given !== undefined) {
-				const verdict = { value_not_in_list: 'is not in the list', value_bigger_than_max: 'is too large', value_smaller_than_min: 'is too small' }[
-					error.type
-				];
+				const verdict = {
+					value_not_in_list: 'is not in the list',
+					value_bigger_than_max: 'is too large',
+					value_smaller_than_min: 'is too small',
+				}[error.type];
 				return `input ${input}: ${given} ${verdict}${bounds ? ` (${bounds})` : ''}`;
 			}
 			break;

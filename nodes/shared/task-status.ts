@@ -129,6 +129,9 @@ export function cloudJobStateOf(raw: unknown): CloudJobState {
 export function refuseOverBoundNotification(context: IWebhookFunctions): IWebhookResponseData | undefined {
 	const problem = jsonValueProblem(context.getBodyData(), JSON_LIMITS.message);
 	if (!problem) return undefined;
-	context.getResponseObject().status(400).json({ error: 'invalid_notification', message: `The notification ${problem}` });
+	context
+		.getResponseObject()
+		.status(400)
+		.json({ error: 'invalid_notification', message: `The notification ${problem}` });
 	return { noWebhookResponse: true };
 }

@@ -14,11 +14,18 @@ import { createHash } from 'node:crypto';
 import { asLink, type Graph } from './graph';
 import type { NodeOutput } from './types';
 
+/** What one job has of the cache: its nodes served from it, and where its own nodes' results go. */
+export interface CachedRun {
+	cached: ReadonlyMap<string, { output?: NodeOutput }>;
+	/** A node of the job ran: it is cached from now on (with its output, for an output node). */
+	store(nodeId: string, output?: NodeOutput): void;
+}
+
 export class OutputCache {
 	private entries = new Map<string, { output?: NodeOutput }>();
 
 	/** Each node's signature: its class and inputs, links replaced by their source's signature. */
-	static signatures(graph: Graph, order: string[]): Map<string, string> {
+	private static signatures(graph: Graph, order: string[]): Map<string, string> {
 		const signatures = new Map<string, string>();
 		// `order` runs sources before the nodes that read them, so a link's signature is always known.
 		for (const id of order) {
@@ -27,13 +34,19 @@ export class OutputCache {
 				return [name, link ? { from: signatures.get(link[0]), output: link[1] } : value];
 			});
 			// A digest, so a long chain's signature does not grow with every link.
-			signatures.set(id, createHash('sha256').update(JSON.stringify([graph[id].class_type, inputs])).digest('hex'));
+			signatures.set(
+				id,
+				createHash('sha256')
+					.update(JSON.stringify([graph[id].class_type, inputs]))
+					.digest('hex'),
+			);
 		}
 		return signatures;
 	}
 
 	/** A new job: which of its nodes are cached; everything not in it is forgotten. */
-	begin(signatures: Map<string, string>): Map<string, { output?: NodeOutput }> {
+	begin(graph: Graph, order: string[]): CachedRun {
+		const signatures = OutputCache.signatures(graph, order);
 		const cached = new Map<string, { output?: NodeOutput }>();
 		for (const [id, signature] of signatures) {
 			const entry = this.entries.get(signature);
@@ -41,11 +54,10 @@ export class OutputCache {
 		}
 		const kept = new Set(signatures.values());
 		for (const signature of [...this.entries.keys()]) if (!kept.has(signature)) this.entries.delete(signature);
-		return cached;
-	}
-
-	store(signature: string, output?: NodeOutput): void {
-		this.entries.set(signature, output ? { output } : {});
+		return {
+			cached,
+			store: (nodeId, output) => this.entries.set(signatures.get(nodeId)!, output ? { output } : {}),
+		};
 	}
 
 	clear(): void {

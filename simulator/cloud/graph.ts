@@ -119,12 +119,17 @@ function checkLink(graph: Graph, catalogue: Catalogue, link: [string, number], s
 	const wanted = spec[0];
 	const given = outputs[index];
 	if (typeof wanted === 'string' && wanted !== '*' && given !== '*' && !wanted.split(',').includes(given)) {
-		return inputError('return_type_mismatch', 'Return type mismatch between linked nodes', `${name}, received_type(${given}) mismatch input_type(${wanted})`, {
-			input_name: name,
-			input_config: spec,
-			received_type: given,
-			linked_node: link,
-		});
+		return inputError(
+			'return_type_mismatch',
+			'Return type mismatch between linked nodes',
+			`${name}, received_type(${given}) mismatch input_type(${wanted})`,
+			{
+				input_name: name,
+				input_config: spec,
+				received_type: given,
+				linked_node: link,
+			},
+		);
 	}
 	return undefined;
 }
@@ -172,10 +177,15 @@ function checkValue(value: unknown, spec: InputSpec, name: string): InputError |
 	if (type !== 'INT' && type !== 'FLOAT') return undefined;
 	const n = pythonNumber(value, type);
 	if (typeof n !== 'number') {
-		return inputError('invalid_input_type', `Failed to convert an input value to a ${type} value`, `${name}, ${String(value)}, ${n.exception}`, {
-			...about,
-			exception_message: n.exception,
-		});
+		return inputError(
+			'invalid_input_type',
+			`Failed to convert an input value to a ${type} value`,
+			`${name}, ${String(value)}, ${n.exception}`,
+			{
+				...about,
+				exception_message: n.exception,
+			},
+		);
 	}
 	if (typeof options.min === 'number' && n < options.min) {
 		return inputError('value_smaller_than_min', `Value ${n} smaller than min of ${options.min}`, name, about);

@@ -14,7 +14,7 @@ import type { ExecutionFailure, Job, NodeOutput } from './types';
 import { metadataPreviewFrame, previewFrame, textFrame } from './ws';
 import type { ResolvedOptions } from '../shared/context';
 import { picturePng } from '../shared/png';
-import { OutputCache } from './cache';
+import type { OutputCache } from './cache';
 import type { SignedStorage } from '../shared/storage';
 
 export interface RunEnv {
@@ -112,8 +112,9 @@ class JobRun {
 		job.startedAt = Date.now();
 		this.clock = job.startedAt;
 		this.send('execution_start', { timestamp: job.startedAt });
-		const signatures = OutputCache.signatures(job.graph, job.order);
-		const cached = this.env.cache?.begin(signatures) ?? new Map<string, { output?: NodeOutput }>();
+		// Only a server with a cache (the self-hosted flavour) works out what it can serve from it.
+		const fromCache = this.env.cache?.begin(job.graph, job.order);
+		const cached = fromCache?.cached ?? new Map<string, { output?: NodeOutput }>();
 		this.send('execution_cached', { nodes: [...cached.keys()], timestamp: Date.now() });
 		this.phantom('executing');
 		const injected = job.injectedFailure;
@@ -126,8 +127,8 @@ class JobRun {
 				continue;
 			}
 			const failure = await this.runNode(id);
-			if (!failure) this.env.cache?.store(signatures.get(id)!, job.outputs[id]);
 			if (failure) return this.fail(id, failure);
+			fromCache?.store(id, job.outputs[id]);
 			if (index === middle) this.phantom('executed');
 		}
 		this.phantom('execution_error');
@@ -400,7 +401,8 @@ function batchSize(graph: Graph, id: string, seen = new Set<string>()): number {
 	if (seen.has(id) || !graph[id]) return 1;
 	seen.add(id);
 	const node = graph[id];
-	if (node.class_type === 'EmptyLatentImage' || node.class_type === 'EmptyImage') return Math.min(8, Math.max(1, Number(node.inputs.batch_size) || 1));
+	if (node.class_type === 'EmptyLatentImage' || node.class_type === 'EmptyImage')
+		return Math.min(8, Math.max(1, Number(node.inputs.batch_size) || 1));
 	for (const value of Object.values(node.inputs)) {
 		const link = asLink(value);
 		if (!link) continue;

@@ -123,7 +123,10 @@ export function upstreamShape(message: object | Buffer, job?: Job): object | Buf
 		const inputs = Object.entries((data.current_inputs ?? {}) as Record<string, unknown>).map(([name, value]) => [name, [value]]);
 		const outputs = Array.isArray(data.current_outputs) ? data.current_outputs : [...(job?.order ?? [])].reverse();
 		// Python's traceback.format_exception_only ends the message with a newline.
-		const said = typeof data.exception_message === 'string' && !data.exception_message.endsWith('\n') ? `${data.exception_message}\n` : data.exception_message;
+		const said =
+			typeof data.exception_message === 'string' && !data.exception_message.endsWith('\n')
+				? `${data.exception_message}\n`
+				: data.exception_message;
 		return { type, data: { ...data, exception_message: said, current_inputs: Object.fromEntries(inputs), current_outputs: outputs } };
 	}
 	if (type === 'progress_state') {

@@ -24,7 +24,6 @@ const WORDS = new Set([
 	'node_type',
 	'subfolder',
 	'name',
-	'exec_info',
 	'queue_remaining',
 	'filename_prefix',
 	'filename',
@@ -62,7 +61,14 @@ export function differences(expected: unknown, actual: unknown, path = '', key =
 			? []
 			: [`${path}: the real server says ${JSON.stringify(expected)}, the simulator ${JSON.stringify(actual)}`];
 	}
-	if (expected && actual && typeof expected === 'object' && typeof actual === 'object' && !Array.isArray(expected) && !Array.isArray(actual)) {
+	if (
+		expected &&
+		actual &&
+		typeof expected === 'object' &&
+		typeof actual === 'object' &&
+		!Array.isArray(expected) &&
+		!Array.isArray(actual)
+	) {
 		const lines: string[] = [];
 		for (const k of new Set([...Object.keys(expected), ...Object.keys(actual)])) {
 			const here = `${path}.${k}`;
@@ -106,14 +112,16 @@ export function messageOrder(messages: RecordedMessage[], collapseExecuting = fa
 /** Every difference of a scenario's simulator record from the real server's. */
 export function scenarioDifferences(real: ScenarioRecord, simulated: ScenarioRecord, collapseExecuting = false): string[] {
 	const lines: string[] = [];
-	if (real.answers.length !== simulated.answers.length) lines.push(`answers: ${real.answers.length} real, ${simulated.answers.length} simulated`);
+	if (real.answers.length !== simulated.answers.length)
+		lines.push(`answers: ${real.answers.length} real, ${simulated.answers.length} simulated`);
 	real.answers.forEach((answer, index) => {
 		const other = simulated.answers[index];
 		if (!other) return;
 		const at = `${answer.request}`;
 		if (answer.request !== other.request) lines.push(`answer ${index}: request ${answer.request} vs ${other.request}`);
 		if (answer.status !== other.status) lines.push(`${at}: status ${answer.status} real, ${other.status} simulated`);
-		if (answer.contentType !== other.contentType) lines.push(`${at}: content type ${answer.contentType} real, ${other.contentType} simulated`);
+		if (answer.contentType !== other.contentType)
+			lines.push(`${at}: content type ${answer.contentType} real, ${other.contentType} simulated`);
 		lines.push(...differences(answer.body, other.body, `${at} body`));
 	});
 	if (real.messages) {
@@ -122,7 +130,12 @@ export function scenarioDifferences(real: ScenarioRecord, simulated: ScenarioRec
 		if (a.join(' ') !== b.join(' ')) lines.push(`message order:\n  real:      ${a.join(' ')}\n  simulator: ${b.join(' ')}`);
 		// Each message type's data has the shape of the real server's first message of that type.
 		const firstOf = (messages: RecordedMessage[]) =>
-			new Map(messages.filter((m): m is { type: string; data: unknown } => 'type' in m).reverse().map((m) => [m.type, m.data]));
+			new Map(
+				messages
+					.filter((m): m is { type: string; data: unknown } => 'type' in m)
+					.reverse()
+					.map((m) => [m.type, m.data]),
+			);
 		const simFirst = firstOf(simulated.messages ?? []);
 		for (const [type, data] of firstOf(real.messages)) {
 			if (simFirst.has(type)) lines.push(...differences(data, simFirst.get(type), `message ${type}`));

@@ -9,6 +9,7 @@
  * and plays the simulator's self-hosted flavour in test/simulator/self-hosted/real-server-contract.test.ts,
  * so the two records can only differ where the servers do.
  */
+import { picturePng } from '../../simulator/shared/png';
 
 /** What differs between the servers a scenario runs on: the names each one knows. */
 export interface ContractTarget {
@@ -27,9 +28,7 @@ export interface RecordedAnswer {
 	body: unknown;
 }
 
-export type RecordedMessage =
-	| { type: string; data: unknown }
-	| { binary: number; imageType?: number; image?: string };
+export type RecordedMessage = { type: string; data: unknown } | { binary: number; imageType?: number; image?: string };
 
 export interface ScenarioRecord {
 	answers: RecordedAnswer[];
@@ -39,7 +38,7 @@ export interface ScenarioRecord {
 
 export type ContractRecord = Record<string, ScenarioRecord>;
 
-type Graph = Record<string, { class_type: string; inputs: Record<string, unknown> }>;
+export type Graph = Record<string, { class_type: string; inputs: Record<string, unknown> }>;
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 const FILE_COUNTER = /_\d{5}_\./;
@@ -54,7 +53,7 @@ export function normalise(value: unknown, key = ''): unknown {
 	if (typeof value === 'number' && /timestamp|execution_start_time|number/.test(key)) return '<number>';
 	if (Array.isArray(value)) {
 		if (key === 'traceback') return value.length ? ['<line>'] : [];
-		return value.map((item) => normalise(item, key === 'messages' ? 'message' : ''));
+		return value.map((item) => normalise(item));
 	}
 	if (value && typeof value === 'object') {
 		return Object.fromEntries(Object.entries(value).map(([k, v]) => [UUID.test(k) ? '<id>' : k, normalise(v, k)]));
@@ -148,24 +147,18 @@ async function answer(baseUrl: string, method: string, path: string, body?: unkn
 	return { record: { request, status: res.status, contentType, body: recorded }, json };
 }
 
-/** A PNG of one colour, small enough to write by hand: 1×1, RGB. */
-const ONE_PIXEL_PNG = Buffer.from(
-	'89504e470d0a1a0a0000000d4948445200000001000000010802000000907753de0000000c4944415408d763f8cf00000301010018dd8db40000000049454e44ae426082',
-	'hex',
-);
-
-const emptyImage = (colour: number, extra: Record<string, unknown> = {}): Graph[string] => ({
+export const emptyImage = (colour: number, extra: Record<string, unknown> = {}): Graph[string] => ({
 	class_type: 'EmptyImage',
 	inputs: { width: 64, height: 48, batch_size: 1, color: colour, ...extra },
 });
 
-const save = (from: string, prefix = 'contract'): Graph[string] => ({
+export const save = (from: string, prefix = 'contract'): Graph[string] => ({
 	class_type: 'SaveImage',
 	inputs: { images: [from, 0], filename_prefix: prefix },
 });
 
 /** A chain of blurs over a large image: slow on a CPU server; on the simulator every node takes nodeMs. */
-function slowGraph(colour: number, blurs: number, prefix: string): Graph {
+export function slowGraph(colour: number, blurs: number, prefix: string): Graph {
 	const graph: Graph = { '1': emptyImage(colour, { width: 1536, height: 1536 }) };
 	let previous = '1';
 	for (let i = 0; i < blurs; i++) {
@@ -207,7 +200,7 @@ function refusals(): Record<string, unknown> {
 
 async function upload(baseUrl: string, path: string, fields: Record<string, string>): Promise<RecordedAnswer> {
 	const form = new FormData();
-	form.append('image', new Blob([ONE_PIXEL_PNG], { type: 'image/png' }), 'contract-upload.png');
+	form.append('image', new Blob([picturePng(8, 8)], { type: 'image/png' }), 'contract-upload.png');
 	for (const [name, value] of Object.entries(fields)) form.append(name, value);
 	return (await answer(baseUrl, 'POST', path, form)).record;
 }

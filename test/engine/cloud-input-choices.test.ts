@@ -38,7 +38,11 @@ describe.each([
 	test('the list holds the server’s values for the input, the one in the workflow marked', async () => {
 		const samplers = await choices({ nodeId: '3', inputName: 'sampler_name' });
 		expect(samplers.map((option) => option.value)).toEqual(listed('KSampler', 'sampler_name'));
-		expect(samplers.find((option) => option.value === 'euler')).toEqual({ name: 'euler', value: 'euler', description: 'Now in the workflow' });
+		expect(samplers.find((option) => option.value === 'euler')).toEqual({
+			name: 'euler',
+			value: 'euler',
+			description: 'Now in the workflow',
+		});
 		const checkpoints = await choices({ nodeId: '4', inputName: 'ckpt_name' });
 		expect(checkpoints.map((option) => option.value)).toEqual(listed('CheckpointLoaderSimple', 'ckpt_name'));
 		expect(cloud.sim.requestsTo('GET', '/api/object_info').length).toBeGreaterThan(0);

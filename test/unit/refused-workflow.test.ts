@@ -23,7 +23,10 @@ test.each([
 		'value-of-wrong-type',
 		"Prompt outputs failed validation: Node 1 (EmptyImage): input width: 'wide' is not valid (failed to convert an input value to a int value: invalid literal for int() with base 10: 'wide')",
 	],
-	['link-of-wrong-type', 'Prompt outputs failed validation: Node 2 (SaveImage): input images is linked to a LATENT output, but takes IMAGE'],
+	[
+		'link-of-wrong-type',
+		'Prompt outputs failed validation: Node 2 (SaveImage): input images is linked to a LATENT output, but takes IMAGE',
+	],
 	[
 		'link-to-missing-node',
 		"Prompt outputs failed validation: Node 2 (SaveImage): the server could not check it (KeyError: '7'); check its links and inputs",
@@ -44,10 +47,18 @@ test('many refused nodes: the first eight, and a count of the rest', () => {
 	const nodeErrors = Object.fromEntries(
 		Array.from({ length: 11 }, (_, i) => [
 			String(i + 1),
-			{ class_type: 'EmptyImage', errors: [{ type: 'required_input_missing', message: 'Required input is missing', details: 'width', extra_info: { input_name: 'width' } }] },
+			{
+				class_type: 'EmptyImage',
+				errors: [
+					{ type: 'required_input_missing', message: 'Required input is missing', details: 'width', extra_info: { input_name: 'width' } },
+				],
+			},
 		]),
 	);
-	const message = serviceMessage({ error: { type: 'prompt_outputs_failed_validation', message: 'Prompt outputs failed validation' }, node_errors: nodeErrors })!;
+	const message = serviceMessage({
+		error: { type: 'prompt_outputs_failed_validation', message: 'Prompt outputs failed validation' },
+		node_errors: nodeErrors,
+	})!;
 	expect(message.match(/required input width is missing/g)).toHaveLength(8);
 	expect(message.endsWith('; and 3 more nodes')).toBe(true);
 });
@@ -60,10 +71,18 @@ test('a long value is cut, and names objects carry are read as any other name', 
 			JSON.stringify({
 				proto: {
 					class_type: 'X',
-					errors: [{ type: 'value_not_in_list', message: 'Value not in list', extra_info: { input_name: 'constructor', received_value: 'a'.repeat(500), input_config: [[]] } }],
+					errors: [
+						{
+							type: 'value_not_in_list',
+							message: 'Value not in list',
+							extra_info: { input_name: 'constructor', received_value: 'a'.repeat(500), input_config: [[]] },
+						},
+					],
 				},
 			}).replace('"proto"', '"__proto__"'),
 		),
 	})!;
-	expect(message).toContain(`Node __proto__ (X): input constructor: '${'a'.repeat(79)}… is not in the list (the server lists no values for it)`);
+	expect(message).toContain(
+		`Node __proto__ (X): input constructor: '${'a'.repeat(79)}… is not in the list (the server lists no values for it)`,
+	);
 });

@@ -44,7 +44,8 @@ export async function getNodeInputs(this: ILoadOptionsFunctions): Promise<INodeP
 export async function getInputValues(this: ILoadOptionsFunctions): Promise<INodePropertyOptions[]> {
 	const nodeId = String(this.getCurrentNodeParameter('&nodeId') ?? '');
 	const inputName = String(this.getCurrentNodeParameter('&inputName') ?? '');
-	if (!nodeId || !inputName) throw new NodeOperationError(this.getNode(), 'Pick the node and the input first: their values are listed here');
+	if (!nodeId || !inputName)
+		throw new NodeOperationError(this.getNode(), 'Pick the node and the input first: their values are listed here');
 	const node = ownValue(await graphForOptions(this), nodeId);
 	if (!node) throw new NodeOperationError(this.getNode(), `The workflow has no node "${nodeId}"`);
 	const definitions = await nodeDefinitions(this);

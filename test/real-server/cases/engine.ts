@@ -9,28 +9,13 @@ import { join } from 'node:path';
 import { EngineHarness, readBinary, type WorkflowNodeSpec } from '../../harness/engine';
 import { TINY_PNG } from '../../helpers/cloud';
 import { sharedDir } from '../../helpers/shared-data';
+import { emptyImage, type Graph, save, slowGraph } from '../../contract/scenarios';
 import { drainQueue, realServer } from '../support/real-server';
-
-type Graph = Record<string, { class_type: string; inputs: Record<string, unknown> }>;
 
 const WAIT = { pollIntervalSeconds: 0.2, silenceSeconds: 15, maxWaitMinutes: 3 };
 
-const emptyImage = (colour: number): Graph => ({
-	'1': { class_type: 'EmptyImage', inputs: { width: 64, height: 48, batch_size: 1, color: colour } },
-	'2': { class_type: 'SaveImage', inputs: { images: ['1', 0], filename_prefix: 'n8n-real' } },
-});
-
-/** A chain of blurs over a large image: seconds of work on a CPU. */
-function slowGraph(colour: number, blurs = 60): Graph {
-	const graph: Graph = { '1': { class_type: 'EmptyImage', inputs: { width: 1536, height: 1536, batch_size: 1, color: colour } } };
-	let previous = '1';
-	for (let i = 0; i < blurs; i++) {
-		graph[String(100 + i)] = { class_type: 'ImageBlur', inputs: { image: [previous, 0], blur_radius: 6, sigma: 3 } };
-		previous = String(100 + i);
-	}
-	graph['999'] = { class_type: 'SaveImage', inputs: { images: [previous, 0], filename_prefix: 'n8n-slow' } };
-	return graph;
-}
+/** EmptyImage → SaveImage: a model-free workflow the CPU server really runs. */
+const emptyImageGraph = (colour: number): Graph => ({ '1': emptyImage(colour), '2': save('1', 'n8n-real') });
 
 /** A small PNG put into the server's input folder under `name`. */
 async function upload(name: string): Promise<void> {
@@ -67,7 +52,7 @@ describe('Host Cloud on the real upstream server (engine)', () => {
 	test('Execute with Set Inputs: the image of the size set, as binary data with the bytes the server serves', async () => {
 		const result = await harness.runNode(
 			node({
-				workflow: JSON.stringify(emptyImage(colour())),
+				workflow: JSON.stringify(emptyImageGraph(colour())),
 				inputOverrides: {
 					values: [
 						{ nodeId: '1', inputName: 'width', value: '80' },
@@ -91,7 +76,7 @@ describe('Host Cloud on the real upstream server (engine)', () => {
 		const items = [0, 1, 2].map((i) => ({ json: { colour: base + i, width: 16 + 8 * i } }));
 		const result = await harness.runNode(
 			node({
-				workflow: JSON.stringify(emptyImage(0)),
+				workflow: JSON.stringify(emptyImageGraph(0)),
 				inputOverrides: {
 					values: [
 						{ nodeId: '1', inputName: 'color', value: '={{ $json.colour }}' },
@@ -110,7 +95,7 @@ describe('Host Cloud on the real upstream server (engine)', () => {
 	});
 
 	test('the same workflow twice: the second is served from the server’s cache, with the same file', async () => {
-		const workflow = JSON.stringify(emptyImage(colour()));
+		const workflow = JSON.stringify(emptyImageGraph(colour()));
 		const first = await harness.runNode(node({ workflow }));
 		const again = await harness.runNode(node({ workflow }));
 		expect([first.status, again.status]).toEqual(['success', 'success']);
@@ -122,12 +107,20 @@ describe('Host Cloud on the real upstream server (engine)', () => {
 	test('Input Images: a file from an earlier node is uploaded and loaded, then scaled by the server', async () => {
 		const graph: Graph = {
 			'1': { class_type: 'LoadImage', inputs: { image: 'placeholder.png' } },
-			'2': { class_type: 'ImageScale', inputs: { image: ['1', 0], upscale_method: 'nearest-exact', width: 40, height: 30, crop: 'disabled' } },
+			'2': {
+				class_type: 'ImageScale',
+				inputs: { image: ['1', 0], upscale_method: 'nearest-exact', width: 40, height: 30, crop: 'disabled' },
+			},
 			'3': { class_type: 'SaveImage', inputs: { images: ['2', 0], filename_prefix: 'n8n-scaled' } },
 		};
 		const result = await harness.runNode(
 			node({ workflow: JSON.stringify(graph), inputImages: { values: [{ binaryPropertyName: 'data', nodeId: '1' }] } }),
-			[{ json: {}, binaryBase64: { data: { data: TINY_PNG.toString('base64'), fileName: `tiny-${colour()}.png`, mimeType: 'image/png' } } }],
+			[
+				{
+					json: {},
+					binaryBase64: { data: { data: TINY_PNG.toString('base64'), fileName: `tiny-${colour()}.png`, mimeType: 'image/png' } },
+				},
+			],
 		);
 		expect(result.status).toBe('success');
 		expect(size(await readBinary(result.items[0]!.binary!.data!))).toEqual([40, 30]);
@@ -163,7 +156,9 @@ describe('Host Cloud on the real upstream server (engine)', () => {
 
 	test('Stop while a job runs: the execution is canceled and the job interrupted on the server', async () => {
 		const controller = new AbortController();
-		const execution = harness.runNode(node({ workflow: JSON.stringify(slowGraph(colour())) }), [{ json: {} }], { signal: controller.signal });
+		const execution = harness.runNode(node({ workflow: JSON.stringify(slowGraph(colour(), 60, 'n8n-slow')) }), [{ json: {} }], {
+			signal: controller.signal,
+		});
 		for (const until = Date.now() + 30_000; Date.now() < until; await new Promise((resolve) => setTimeout(resolve, 100))) {
 			const queue = (await (await fetch(`${realServer().url}/queue`)).json()) as { queue_running: unknown[] };
 			if (queue.queue_running.length > 0) break;
@@ -179,7 +174,7 @@ describe('Host Cloud on the real upstream server (engine)', () => {
 	});
 
 	test('Submit, Get Status and Wait for Completion: the job by its prompt_id, then its files', async () => {
-		const submitted = await harness.runNode(node({ operation: 'submit', workflow: JSON.stringify(emptyImage(colour())) }));
+		const submitted = await harness.runNode(node({ operation: 'submit', workflow: JSON.stringify(emptyImageGraph(colour())) }));
 		const promptId = submitted.items[0]!.json.prompt_id as string;
 		expect(promptId).toMatch(/^[0-9a-f-]{36}$/);
 		const waited = await harness.runNode(node({ operation: 'waitForCompletion', promptId }));
@@ -215,7 +210,9 @@ describe('Host Cloud on the real upstream server (engine)', () => {
 	test.each(readdirSync(pairs).sort())('UI-format %s: converted by the node and accepted by the real validator', async (pair) => {
 		const workflow = readFileSync(join(pairs, pair, 'workflow.json'), 'utf8');
 		// The images its Load Image nodes name must be in the server's input folder, as on the machine it was saved on.
-		const loaders = (JSON.parse(workflow) as { nodes: Array<{ type: string; widgets_values?: unknown[] }> }).nodes.filter((n) => n.type === 'LoadImage');
+		const loaders = (JSON.parse(workflow) as { nodes: Array<{ type: string; widgets_values?: unknown[] }> }).nodes.filter(
+			(n) => n.type === 'LoadImage',
+		);
 		for (const loader of loaders) await upload(String(loader.widgets_values?.[0]));
 		const result = await harness.runNode(node({ operation: 'submit', workflow }));
 		expect(result.items[0]!.json.error).toBeUndefined();

@@ -42,14 +42,17 @@ describe('Host Cloud on the real upstream server, in n8n', () => {
 
 	it('the editor’s Value From Server List for a checkpoint lists the server’s checkpoints', async () => {
 		const info = (await (await fetch(`${realServer().url}/object_info/CheckpointLoaderSimple`)).json()) as Record<string, any>;
-		const txt2img = loadExamples().find((entry) => entry.file === SELF_HOSTED_EXAMPLE)!.workflow.nodes.find(
-			(candidate) => candidate.type === hostNodeType('hostCloud'),
-		)!;
+		const txt2img = loadExamples()
+			.find((entry) => entry.file === SELF_HOSTED_EXAMPLE)!
+			.workflow.nodes.find((candidate) => candidate.type === hostNodeType('hostCloud'))!;
 		const options = await e2e().client.loadOptions(
 			{
 				type: hostNodeType('hostCloud'),
 				typeVersion: Number(txt2img.typeVersion),
-				parameters: { ...(txt2img.parameters as Record<string, unknown>), inputOverrides: { values: [{ nodeId: '4', inputName: 'ckpt_name' }] } },
+				parameters: {
+					...(txt2img.parameters as Record<string, unknown>),
+					inputOverrides: { values: [{ nodeId: '4', inputName: 'ckpt_name' }] },
+				},
 				credentials: { hostCloudApi: credential },
 			},
 			'getInputValues',

@@ -34,13 +34,19 @@ export function useRealServer(): void {
 			if (!process.env.COMFYUI_GIT) {
 				throw new Error('Set COMFYUI_GIT to a git dir of upstream ComfyUI (see ../shared/real-server/README.md), or REAL_SERVER_URL');
 			}
-			const line = execFileSync('bash', [START_SCRIPT, '0'], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'], timeout: 15 * 60_000 });
+			const line = execFileSync('bash', [START_SCRIPT, '0'], {
+				encoding: 'utf8',
+				stdio: ['ignore', 'pipe', 'inherit'],
+				timeout: 15 * 60_000,
+			});
 			const started = JSON.parse(line.trim().split('\n').pop()!) as { url: string; pid: number };
 			url = started.url;
 			pid = started.pid;
 		}
 		const answer = await fetch(`${url}/system_stats`).catch((error: Error) => {
-			throw new Error(`The real server at ${url} does not answer (${error.message}): start it, or unset REAL_SERVER_URL and set COMFYUI_GIT`);
+			throw new Error(
+				`The real server at ${url} does not answer (${error.message}): start it, or unset REAL_SERVER_URL and set COMFYUI_GIT`,
+			);
 		});
 		const stats = (await answer.json()) as { system?: { comfyui_version?: string } };
 		server = { url, pid, version: String(stats.system?.comfyui_version ?? 'unknown') };

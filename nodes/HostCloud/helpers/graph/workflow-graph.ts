@@ -261,7 +261,6 @@ export function graphNodeChoices(graph: WorkflowGraph, filter: (node: GraphNode)
 		});
 }
 
-/** A node's inputs that hold values (not connections), for a dropdown, with their current value. */
 /**
  * The values a node definition lists for an input (a combo): `[[...values], options]`, or the newer
  * `["COMBO", {options: [...]}]`. Undefined when the input takes any value.
@@ -272,12 +271,15 @@ export function listedInputValues(definition: ClassDefinition | undefined, input
 		const spec = section ? ownValue(section, inputName) : undefined;
 		if (!Array.isArray(spec)) continue;
 		const [kind, options] = spec as [unknown, unknown];
-		const values = Array.isArray(kind) ? kind : kind === 'COMBO' && options && typeof options === 'object' ? (options as { options?: unknown }).options : undefined;
-		if (Array.isArray(values)) return values.filter((value): value is string | number => typeof value === 'string' || typeof value === 'number').map(String);
+		const values = Array.isArray(kind) ? kind : kind === 'COMBO' && isRecord(options) ? options.options : undefined;
+		if (Array.isArray(values)) {
+			return values.filter((value): value is string | number => typeof value === 'string' || typeof value === 'number').map(String);
+		}
 	}
 	return undefined;
 }
 
+/** A node's inputs that hold values (not connections), for a dropdown, with their current value. */
 export function graphInputChoices(graph: WorkflowGraph, nodeId: string): NodeChoice[] {
 	const node = ownValue(graph, nodeId);
 	if (!node) return [];
@@ -295,8 +297,9 @@ export function isImageLoader(node: GraphNode): boolean {
 
 /**
  * Partner nodes call external AI services and are billed through the platform key in
- * extra_data (api_key_host_org on the cloud, api_key_comfy_org on an upstream server). The cloud's node definitions mark them (`api_node: true`); this
- * list is the fallback when the definitions cannot be read or do not know a class.
+ * extra_data (api_key_host_org on the cloud, api_key_comfy_org on an upstream server). The cloud's
+ * node definitions mark them (`api_node: true`); this list is the fallback when the definitions
+ * cannot be read or do not know a class.
  */
 export const PARTNER_CLASS_PREFIXES = [
 	'Partner',
@@ -344,8 +347,9 @@ export function definitionIsPartner(definition: ClassDefinition | undefined): bo
 	if (typeof definition.python_module === 'string' && /(^|\.)[a-z_]*api_nodes(\.|$)/.test(definition.python_module)) return true;
 	const hidden = definition.input?.hidden;
 	// The cloud names the hidden key input api_key_host_org; upstream servers name it api_key_comfy_org.
-	if (hidden && Object.entries(hidden).some(([name, kind]) => /^api_key_(host|comfy)_org$/i.test(name) || /^API_KEY_(HOST|COMFY)_ORG$/.test(String(kind))))
-		return true;
+	const keyInput = ([name, kind]: [string, unknown]) =>
+		/^api_key_(host|comfy)_org$/.test(name) || /^API_KEY_(HOST|COMFY)_ORG$/.test(String(kind));
+	if (hidden && Object.entries(hidden).some(keyInput)) return true;
 	return false;
 }
 
