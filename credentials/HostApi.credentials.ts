@@ -1,6 +1,7 @@
 import type { IAuthenticateGeneric, Icon, ICredentialTestRequest, ICredentialType, INodeProperties } from 'n8n-workflow';
 
 import { redirectRules } from './redirect-rules';
+import { timeLimitProperty } from './time-limit';
 
 /**
  * Bearer token for the Host registry (area B) and the media proxy (area C). The two body secrets
@@ -63,6 +64,7 @@ export class HostApi implements ICredentialType {
 			description:
 				'Token of your code-hosting account, needed only to claim a node: it proves you own the node repository (sent as REPOHOST_TOKEN)',
 		},
+		timeLimitProperty,
 	];
 
 	authenticate: IAuthenticateGeneric = {

@@ -9,6 +9,7 @@ import type {
 
 import { cloudServerOf } from './cloud-server';
 import { redirectRules } from './redirect-rules';
+import { timeLimitProperty } from './time-limit';
 
 const CLOUD = { show: { server: ['cloud'] } };
 const SELF_HOSTED = { show: { server: ['selfHosted'] } };
@@ -116,6 +117,7 @@ export class HostCloudApi implements ICredentialType {
 			description:
 				'Address of the progress WebSocket, without /ws at the end. Leave empty to derive it from the server’s address (https becomes wss, http becomes ws).',
 		},
+		timeLimitProperty,
 	];
 
 	/** The cloud's X-API-Key, or a self-hosted server's proxy headers (its partner key goes in extra_data only). */

@@ -1,8 +1,8 @@
 /**
  * Files in and out of n8n binary data. Result files live behind signed storage URLs that must be
  * fetched WITHOUT the service's credentials (the storage host rejects them, and they must not
- * leak there), so downloads use the plain HTTP helper; the body is streamed into n8n's binary data
- * service, never held whole.
+ * leak there), so downloads go out as the transport's storage requests; the body is streamed into
+ * n8n's binary data service, never held whole, and a body that falls silent ends the download.
  */
 import type { IBinaryData, IExecuteFunctions, IN8nHttpFullResponse, IWebhookFunctions } from 'n8n-workflow';
 import { NodeOperationError } from 'n8n-workflow';
@@ -10,7 +10,8 @@ import { NodeOperationError } from 'n8n-workflow';
 import { extensionFor, mimeTypeForExtension, sniffMimeType, SNIFF_BYTES } from './file-types';
 import { isRedirectLoop, networkFailureInWords } from './network-failure';
 import { pauseBeforeRetry, RETRY_DELAYS_MS } from './retry';
-import { discardBody, isAsyncIterable, peek, readableClassOf, readableFrom } from './streams';
+import { discardBody, isAsyncIterable, peek, readableClassOf, readableFrom, withIdleTimeout } from './streams';
+import { storageIdleMs, storageRequest } from './transport';
 import { ownValue } from './validation';
 
 export interface DownloadOptions {
@@ -35,9 +36,6 @@ function transient<T extends object>(error: T): T {
 	transientFailures.add(error);
 	return error;
 }
-
-/** How long a download may go without a byte (the request's socket timeout) before it fails. */
-export const DOWNLOAD_TIMEOUT_MS = 120_000;
 
 const GENERIC_TYPES = new Set(['', 'application/octet-stream', 'binary/octet-stream', 'application/binary']);
 
@@ -119,14 +117,7 @@ export async function retryingDownload(
 async function downloadOnce(context: IExecuteFunctions | IWebhookFunctions, url: string, options: DownloadOptions): Promise<IBinaryData> {
 	let response: IN8nHttpFullResponse;
 	try {
-		response = (await context.helpers.httpRequest({
-			method: 'GET',
-			url,
-			encoding: 'stream',
-			returnFullResponse: true,
-			ignoreHttpStatusErrors: true,
-			timeout: options.timeoutMs ?? DOWNLOAD_TIMEOUT_MS,
-		})) as IN8nHttpFullResponse;
+		response = await storageRequest(context, { method: 'GET', url, followRedirects: true });
 	} catch (error) {
 		// A redirect loop is the host's answer, not a network failure: trying again would only loop again.
 		if (isRedirectLoop(error)) {
@@ -175,9 +166,13 @@ export async function responseToBinary(
 		});
 	}
 	const transfer = { brokeOff: false };
+	const signal = 'getExecutionCancelSignal' in context ? context.getExecutionCancelSignal() : undefined;
 	try {
-		return await storeBody(context, url, response, Readable, watchTransfer(body, transfer), options);
+		// Each part of the file within the idle limit: a host that stops sending mid-file ends the download.
+		const arriving = withIdleTimeout(body, storageIdleMs(), signal);
+		return await storeBody(context, url, response, Readable, watchTransfer(arriving, transfer), options);
 	} catch (error) {
+		discardBody(body);
 		// The whole file arrived and n8n would not keep it (binary data in the database refuses files
 		// over its size limit): another download would meet the same refusal.
 		if (!transfer.brokeOff) throw notStored(context, error, options);
@@ -232,7 +227,7 @@ function capitalised(text: string): string {
 
 /** A failed transfer in words (never a raw code: see network-failure.ts). */
 function transferProblem(cause: unknown, options: DownloadOptions): string {
-	return networkFailureInWords(cause, options.source ?? 'the storage host', options.timeoutMs ?? DOWNLOAD_TIMEOUT_MS);
+	return networkFailureInWords(cause, options.source ?? 'the storage host', storageIdleMs());
 }
 
 /** The body into n8n's binary data, named and typed from its first bytes, the URL and the headers. */

@@ -36,7 +36,9 @@ const seconds = (ms: number): string => {
 export function networkFailure(error: unknown, who: string, timeoutMs?: number): { words: string; timedOut: boolean } {
 	const { codes, text } = signals(error);
 	const has = (...names: string[]) => names.some((name) => codes.includes(name));
-	if (has('ECONNABORTED', 'ETIMEDOUT', 'ESOCKETTIMEDOUT') || /timeout|timed out/i.test(text)) {
+	// IdleTimeoutError (streams.ts): a body that fell silent part-way.
+	const idle = (error as { name?: unknown } | undefined)?.name === 'IdleTimeoutError';
+	if (idle || has('ECONNABORTED', 'ETIMEDOUT', 'ESOCKETTIMEDOUT') || /timeout|timed out/i.test(text)) {
 		return { words: timeoutMs ? `${who} sent nothing for ${seconds(timeoutMs)}` : `${who} did not answer in time`, timedOut: true };
 	}
 	const words = (reason: string) => ({ words: `${who} ${reason}`, timedOut: false });

@@ -5,9 +5,10 @@
  * redacts secrets from anything the service echoes back, and retries only what is safe to retry.
  * Each node's endpoints are typed functions over it in `nodes/<Node>/transport/`.
  *
- * Signed storage URLs (output and result files, the archive upload) do not go through here: they
- * carry their own signature, and the credentialed call would send the API key or token to the
- * storage host. `binary.ts` and the registry's archive upload fetch them with no credential.
+ * Signed storage URLs (output and result files, the archive upload) go through `storageRequest`:
+ * the same limits, with no credential at all, since they carry their own signature and the
+ * credentialed call would send the API key or token to the storage host. No other file of the
+ * package calls n8n's HTTP helpers (a structure test holds it).
  */
 import type {
 	ICredentialDataDecryptedObject,
@@ -121,12 +122,13 @@ async function hostOf(
 	context: HostContext,
 	credentialType: HostCredentialType,
 	itemIndex: number,
-): Promise<{ baseUrl: string; answerer: Answerer; secrets: string[] }> {
+): Promise<{ baseUrl: string; answerer: Answerer; secrets: string[]; timeLimitSeconds: unknown }> {
 	const credentials = await context.getCredentials(credentialType, itemIndex);
 	const secrets = secretsOfCredential(context, credentialType, credentials);
+	const timeLimitSeconds = credentials.timeLimitSeconds;
 	if (credentialType === 'hostCloudApi') {
 		const server = usableServer(context, credentials, itemIndex);
-		return { baseUrl: server.baseUrl, answerer: server.kind, secrets };
+		return { baseUrl: server.baseUrl, answerer: server.kind, secrets, timeLimitSeconds };
 	}
 	const registryUrl = String(credentials.registryUrl ?? '')
 		.trim()
@@ -137,15 +139,31 @@ async function hostOf(
 			itemIndex,
 			description: 'Open the credential and enter the address of your Host API.',
 		});
-	return { baseUrl: registryUrl, answerer: 'registry', secrets };
+	return { baseUrl: registryUrl, answerer: 'registry', secrets, timeLimitSeconds };
 }
 
 /**
- * The time limit of a request that sets none: no call waits for ever on a service that never
- * answers (the limit is on silence: a large answer that keeps coming is not cut). Streams set
- * their own. Tests shorten it; the nodes never change it.
+ * The bounds of every exchange: an answer (its headers, then each part of its body) that stays
+ * silent for `ms` ends the request; a read, with all its retries and their pauses, ends within
+ * `readMs`. A credential's Time Limit raises both (a slow proxy). Streams bound their own reading
+ * (music) but wait no longer than `ms` for the headers. Tests shorten them; the nodes never change them.
  */
-export const REQUEST_TIME_LIMIT = { ms: 120_000 };
+export const REQUEST_TIME_LIMIT = { ms: 60_000, readMs: 180_000 };
+
+/** The credential's Time Limit when left alone: the idle limit above, in seconds. */
+const DEFAULT_TIME_LIMIT_SECONDS = 60;
+
+/** The limits for one request: the credential's Time Limit (seconds) where it raises the defaults, a call's own `timeout` only shortening them. */
+export function timeLimitsFor(credentialSeconds: unknown, timeout?: number): { idleMs: number; readMs: number } {
+	// The setting is in the stated seconds (60 by default); it scales the limits, which tests shorten.
+	const seconds = Number(credentialSeconds);
+	const scale = Number.isFinite(seconds) && seconds > DEFAULT_TIME_LIMIT_SECONDS ? seconds / DEFAULT_TIME_LIMIT_SECONDS : 1;
+	const idleMs = REQUEST_TIME_LIMIT.ms * scale;
+	return { idleMs: Math.min(timeout ?? idleMs, idleMs), readMs: REQUEST_TIME_LIMIT.readMs * scale };
+}
+
+/** The most of an error answer that is read: enough for the service's words, never a flood. */
+const ERROR_BODY_BYTES = 64 * 1024;
 
 /** Sends a request and answers the parsed body, or throws a NodeApiError a user can act on. */
 export async function hostRequest<T = unknown>(context: HostContext, credentialType: HostCredentialType, request: HostRequest): Promise<T> {
@@ -162,6 +180,10 @@ export async function hostRequestFull<T = unknown>(
 	const host = await hostOf(context, credentialType, itemIndex);
 	const { baseUrl, answerer } = host;
 	const secrets = [...host.secrets, ...(request.secrets ?? [])];
+	// A stream's own idle limit is the user's (music's Idle Timeout): it may be longer than the default.
+	const limits = timeLimitsFor(host.timeLimitSeconds, request.stream ? undefined : request.timeout);
+	if (request.stream && request.timeout !== undefined)
+		Object.assign(limits, { idleMs: request.timeout, readMs: Math.max(limits.readMs, request.timeout) });
 	const options: IHttpRequestOptions = {
 		method: request.method,
 		url: `${baseUrl}${request.path}`,
@@ -174,41 +196,42 @@ export async function hostRequestFull<T = unknown>(
 		disableFollowRedirect: true,
 		// Every answer is read as a stream: n8n's helper would buffer and parse any size and depth.
 		encoding: 'stream',
-		timeout: request.timeout ?? (request.stream ? undefined : REQUEST_TIME_LIMIT.ms),
+		timeout: limits.idleMs,
 	};
 	const signal = !request.ignoreCancel && 'getExecutionCancelSignal' in context ? context.getExecutionCancelSignal() : undefined;
 	// n8n's helper attaches the execution's cancel signal to every request it sends for a context
 	// that has one; a clean-up call after cancelling goes out through a view of the context without it.
 	const caller = request.ignoreCancel ? withoutCancelSignal(context) : request.stop ? withStopSignal(context, request.stop) : context;
 	const attempts = request.retry ? RETRY_DELAYS_MS.length + 1 : 1;
+	const deadline = Date.now() + limits.readMs;
 	for (let attempt = 1; ; attempt++) {
+		// No attempt (nor its silence) runs past the read's deadline.
+		const idleMs = Math.max(1, Math.min(limits.idleMs, deadline - Date.now()));
+		options.timeout = idleMs;
+		const retryAllowed = attempt < attempts && deadline - Date.now() > retryPauseMs(attempt);
 		let response: IN8nHttpFullResponse;
 		let answer: unknown;
 		try {
 			response = (await context.helpers.httpRequestWithAuthentication.call(caller, credentialType, options)) as IN8nHttpFullResponse;
-			if (!request.stream && response.statusCode < 300) answer = await readAnswer(response.body, options.timeout!, signal);
+			if (!request.stream && response.statusCode < 300) answer = await readAnswer(response.body, idleMs, signal);
 		} catch (error) {
 			if (error instanceof AnswerOverBound) throw overBoundAnswer(context, error.problem, request);
-			if (signal?.aborted) {
-				throw new NodeApiError(context.getNode(), { message: 'The execution was cancelled' } as JsonObject, {
-					message: `The execution was cancelled${request.action ? ` while ${request.action}` : ''}`,
-					itemIndex: request.itemIndex,
-				});
-			}
-			if (attempt < attempts) {
+			if (signal?.aborted) throw cancelledError(context, request);
+			if (retryAllowed) {
 				await pauseBeforeRetry(attempt, signal);
 				continue;
 			}
-			throw networkError(context, error, { ...request, timeout: options.timeout }, secrets);
+			throw networkError(context, error, { ...request, timeout: limits.idleMs }, secrets);
 		}
 		const statusCode = response.statusCode;
-		if (statusCode >= 500 && attempt < attempts) {
+		if (statusCode >= 500 && retryAllowed) {
 			discardBody(response.body);
 			await pauseBeforeRetry(attempt, signal);
 			continue;
 		}
 		if (statusCode >= 400) {
-			const body = await readSmallStream(response.body);
+			const body = await readErrorBody(response.body, idleMs, signal);
+			if (signal?.aborted) throw cancelledError(context, request);
 			throw httpError(context, statusCode, body, answerer, request, secrets);
 		}
 		if (statusCode >= 300 && !request.manualRedirect) {
@@ -228,6 +251,61 @@ export async function hostRequestFull<T = unknown>(
 	}
 }
 
+/** The longest pause before attempt `attempt + 1` (its jitter included). */
+const retryPauseMs = (attempt: number): number => (RETRY_DELAYS_MS[attempt - 1] ?? 0) * 1.2;
+
+function cancelledError(context: HostContext, request: HostRequest): NodeApiError {
+	return new NodeApiError(context.getNode(), { message: 'The execution was cancelled' } as JsonObject, {
+		message: `The execution was cancelled${request.action ? ` while ${request.action}` : ''}`,
+		itemIndex: request.itemIndex,
+	});
+}
+
+/** What a signed storage request may do beyond the defaults. */
+export interface StorageRequest {
+	method: IHttpRequestMethods;
+	url: string;
+	body?: IHttpRequestOptions['body'];
+	headers?: IDataObject;
+	/** Follow redirects (a download from storage that moves its files); never for an upload. */
+	followRedirects?: boolean;
+	/** A credential's Time Limit (seconds), where the address came from its service. */
+	timeLimitSeconds?: unknown;
+}
+
+/**
+ * A request to a signed storage address, with no credential (the signature in the URL is the
+ * permission): the answer's headers within the idle limit, its body unread (a stream). The caller
+ * reads a file body itself (`binary.ts`) or its words with `readStorageText`.
+ */
+export async function storageRequest(
+	context: IExecuteFunctions | IWebhookFunctions,
+	request: StorageRequest,
+): Promise<IN8nHttpFullResponse> {
+	const { idleMs } = timeLimitsFor(request.timeLimitSeconds);
+	return (await context.helpers.httpRequest({
+		method: request.method,
+		url: request.url,
+		body: request.body,
+		headers: request.headers,
+		json: false,
+		encoding: 'stream',
+		returnFullResponse: true,
+		ignoreHttpStatusErrors: true,
+		disableFollowRedirect: !request.followRedirects,
+		timeout: idleMs,
+	})) as IN8nHttpFullResponse;
+}
+
+/** The idle limit of a storage request, for its body's reading and its words. */
+export const storageIdleMs = (timeLimitSeconds?: unknown): number => timeLimitsFor(timeLimitSeconds).idleMs;
+
+/** The words of a storage answer (an error page), read within the idle limit and the error bound, as text. */
+export async function readStorageText(body: unknown, idleMs: number, signal?: AbortSignal): Promise<string> {
+	const text = await readBoundedText(body, idleMs, signal);
+	return typeof text === 'string' ? text : '';
+}
+
 function withoutCancelSignal(context: HostContext): HostContext {
 	return new Proxy(context, { has: (target, key) => key !== 'getExecutionCancelSignal' && Reflect.has(target, key) });
 }
@@ -241,19 +319,32 @@ function withStopSignal(context: HostContext, stop: AbortSignal): HostContext {
 	});
 }
 
-async function readSmallStream(body: unknown): Promise<unknown> {
-	const stream = body as AsyncIterable<Buffer> | undefined;
-	if (!stream || typeof (stream as { [Symbol.asyncIterator]?: unknown })[Symbol.asyncIterator] !== 'function') return body;
+/**
+ * The start of a body nobody needs whole (an error answer, a storage page): at most
+ * ERROR_BODY_BYTES, each part within `idleMs`. A body that stalls or breaks off gives what came:
+ * the status already says what happened, and no silent peer holds the item.
+ */
+async function readBoundedText(body: unknown, idleMs: number, signal: AbortSignal | undefined): Promise<unknown> {
+	if (!isAsyncIterable(body)) return body;
 	const chunks: Buffer[] = [];
 	let size = 0;
-	for await (const chunk of stream) {
-		chunks.push(chunk);
-		size += chunk.length;
-		if (size > 64 * 1024) break;
+	try {
+		for await (const chunk of withIdleTimeout(body, idleMs, signal)) {
+			chunks.push(chunk);
+			size += chunk.length;
+			if (size > ERROR_BODY_BYTES) break;
+		}
+	} catch {
+		// Silent, cut or cancelled: what came is all there is.
 	}
 	discardBody(body);
-	const text = Buffer.concat(chunks).toString('utf8');
-	// An error body that is not JSON, or over a bound, is shown as (clipped) text.
+	return Buffer.concat(chunks).subarray(0, ERROR_BODY_BYTES).toString('utf8');
+}
+
+/** An error answer's body: its JSON value when it is JSON within the message bounds, else its (clipped) text. */
+async function readErrorBody(body: unknown, idleMs: number, signal: AbortSignal | undefined): Promise<unknown> {
+	const text = await readBoundedText(body, idleMs, signal);
+	if (typeof text !== 'string') return text;
 	const reading = readJson(text, JSON_LIMITS.message);
 	return 'value' in reading ? reading.value : text;
 }

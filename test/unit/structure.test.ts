@@ -102,6 +102,30 @@ describe("import rules between folders (what each folder's header comment says i
 	});
 });
 
+describe('one door for all I/O: only nodes/shared/transport.ts sends HTTP', () => {
+	/** A call of n8n's HTTP helpers, the global fetch, or Node's HTTP modules. */
+	const DOOR =
+		/\bhelpers\.(httpRequest|httpRequestWithAuthentication|request|requestWithAuthentication|requestOAuth2|requestOAuth1)\b|\bfetch\s*\(|['"](node:)?https?['"]|['"](node:)?net['"]/;
+	const offenders = (dirs: string[]): string[] =>
+		sourceFiles(ROOT, dirs)
+			.map((file) => relative(ROOT, file))
+			.filter((file) => file !== 'nodes/shared/transport.ts')
+			.filter((file) =>
+				readFileSync(join(ROOT, file), 'utf8')
+					.split('\n')
+					.some((line) => !/^\s*(\*|\/\/)/.test(line) && DOOR.test(line)),
+			);
+
+	test('no other file in nodes/ or credentials/ calls httpRequest, request, fetch or node:http(s)', () => {
+		expect(offenders(['nodes', 'credentials'])).toEqual([]);
+	});
+
+	test('the check sees a real call (the transport itself makes one)', () => {
+		const transport = readFileSync(join(ROOT, 'nodes/shared/transport.ts'), 'utf8');
+		expect(transport.split('\n').filter((line) => DOOR.test(line)).length).toBeGreaterThanOrEqual(2);
+	});
+});
+
 test('no file in nodes/ is over 400 lines', () => {
 	const long = sourceFiles(ROOT, ['nodes'])
 		.map((file) => ({ file: relative(ROOT, file), lines: readFileSync(file, 'utf8').split('\n').length }))

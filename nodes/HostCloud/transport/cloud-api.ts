@@ -158,13 +158,12 @@ export async function readViewLocation(
 export async function readViewFile(
 	context: IExecuteFunctions,
 	file: FileQuery,
-	options: CallFor & { action: string; timeout: number; check?: boolean },
+	options: CallFor & { action: string; check?: boolean },
 ): Promise<HostResponse<unknown>> {
 	return await hostRequestFull<unknown>(context, 'hostCloudApi', {
 		...call({ method: options.check ? 'HEAD' : 'GET', path: '/api/view', action: options.action }, { retry: true, ...options }),
 		qs: viewQuery(file),
 		stream: !options.check,
-		timeout: options.timeout,
 		headers: { Accept: '*/*' },
 	});
 }

@@ -302,6 +302,7 @@ export async function streamMusic(
 			headers: { 'Content-Type': form.contentType },
 			json: false,
 			stream: true,
+			timeout: call.idleMs,
 			stop: stop.signal,
 			itemIndex: call.itemIndex,
 			action: 'generating music',

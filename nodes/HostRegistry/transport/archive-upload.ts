@@ -2,18 +2,20 @@
  * Sends a node version's archive to the signed upload URL the registry hands out on publish.
  * This is the one call of the node that does not go through the credentialed transport
  * (registry-api.ts): the storage host is another origin, and the Host API credential must never
- * reach it, so the request uses the plain httpRequest helper and carries no credential at all (the
- * signature in the URL is the permission). Only a 2xx answer counts as uploaded; 5xx and network
- * failures are retried, since a PUT to the same URL is safe to repeat and a lost archive leaves the
- * version pending for good.
+ * reach it, so the request goes out as the transport's storage request and carries no credential at
+ * all (the signature in the URL is the permission), within the same idle limit as every request.
+ * Only a 2xx answer counts as uploaded; 5xx and network failures are retried, since a PUT to the
+ * same URL is safe to repeat and a lost archive leaves the version pending for good.
  */
-import type { IBinaryData, IExecuteFunctions, IN8nHttpFullResponse } from 'n8n-workflow';
+import type { IBinaryData, IExecuteFunctions } from 'n8n-workflow';
 
 import { notAWebAddress } from '../../shared/binary';
 import { networkFailureInWords } from '../../shared/network-failure';
 import { pause } from '../../shared/pause';
 import { REDACTED } from '../../shared/redaction';
 import { RETRY_DELAYS_MS } from '../../shared/retry';
+import { discardBody } from '../../shared/streams';
+import { readStorageText, storageIdleMs, storageRequest } from '../../shared/transport';
 
 /** A whole archive is sent again on each try: two retries, not three. */
 const UPLOAD_RETRY_DELAYS_MS = RETRY_DELAYS_MS.slice(0, 2);
@@ -43,8 +45,7 @@ async function archiveBody(context: IExecuteFunctions, itemIndex: number, archiv
 	return await context.helpers.getBinaryDataBuffer(itemIndex, archive);
 }
 
-function storageText(body: unknown): string {
-	const text = Buffer.isBuffer(body) ? body.toString('utf8') : typeof body === 'string' ? body : '';
+function storageText(text: string): string {
 	// Storage error pages are XML or text; keep the gist and never echo a (signed) URL.
 	return text
 		.replace(/<[^>]+>/g, ' ')
@@ -68,29 +69,28 @@ export async function uploadArchive(
 	if (unusable) return { ...result, reason: `the upload address the registry gave is unusable: ${unusable}` };
 	// The answer was redacted: a secret of the credential, in any spelling, became *** in the address.
 	if (signedUrl.includes(REDACTED))
-		return { ...result, reason: 'the upload address the registry gave holds a secret of the credential, which must not reach the storage host' };
+		return {
+			...result,
+			reason: 'the upload address the registry gave holds a secret of the credential, which must not reach the storage host',
+		};
 	for (let attempt = 1; attempt <= UPLOAD_RETRY_DELAYS_MS.length + 1; attempt++) {
 		result.attempts = attempt;
 		let retryable = false;
 		try {
-			const response = (await context.helpers.httpRequest({
+			const response = await storageRequest(context, {
 				method: 'PUT',
 				url: signedUrl,
 				body: await archiveBody(context, itemIndex, archive),
 				headers: { 'Content-Type': 'application/zip', 'Content-Length': bytes },
-				json: false,
-				encoding: 'text',
-				returnFullResponse: true,
-				ignoreHttpStatusErrors: true,
-				disableFollowRedirect: true,
-			})) as IN8nHttpFullResponse;
+			});
 			result.statusCode = response.statusCode;
 			if (response.statusCode >= 200 && response.statusCode < 300) {
+				discardBody(response.body);
 				result.uploaded = true;
 				delete result.reason;
 				return result;
 			}
-			const said = storageText(response.body);
+			const said = storageText(await readStorageText(response.body, storageIdleMs(), signal));
 			result.reason = `the storage host answered HTTP ${response.statusCode}${said ? ` (${said})` : ''}`;
 			retryable = response.statusCode >= 500;
 		} catch (error) {
@@ -98,7 +98,7 @@ export async function uploadArchive(
 				result.reason = 'the execution was cancelled during the upload';
 				return result;
 			}
-			result.reason = networkFailureInWords(error, 'the storage host');
+			result.reason = networkFailureInWords(error, 'the storage host', storageIdleMs());
 			retryable = true;
 		}
 		if (!retryable || attempt > UPLOAD_RETRY_DELAYS_MS.length) break;

@@ -14,7 +14,7 @@
 import type { IBinaryData, IDataObject, IExecuteFunctions, IN8nHttpFullResponse } from 'n8n-workflow';
 import { NodeOperationError } from 'n8n-workflow';
 
-import { downloadToBinary, DOWNLOAD_TIMEOUT_MS, responseToBinary, retryingDownload } from '../../../shared/binary';
+import { downloadToBinary, responseToBinary, retryingDownload } from '../../../shared/binary';
 import { mimeTypeForExtension } from '../../../shared/file-types';
 import { hostCloudServer } from '../../../shared/transport';
 import { readViewFile, readViewLocation, viewAddress } from '../../transport/cloud-api';
@@ -189,9 +189,7 @@ export async function fileAddressFor(
 	if (server.kind === 'cloud') return await signedUrlFor(context, ref, where);
 	if (where.check) {
 		const action = `looking up ${aboutFile(ref, where)}`;
-		await fileLimiter(context)(
-			async () => await readViewFile(context, ref, { itemIndex: where.itemIndex, action, timeout: DOWNLOAD_TIMEOUT_MS, check: true }),
-		);
+		await fileLimiter(context)(async () => await readViewFile(context, ref, { itemIndex: where.itemIndex, action, check: true }));
 	}
 	return viewAddress(server, ref);
 }
@@ -215,7 +213,7 @@ export async function downloadOutputFile(
 	if (server.kind === 'cloud') return await fileLimiter(context)(async () => await downloadToBinary(context, url, retried));
 	const action = `downloading ${aboutFile(ref, where)}`;
 	const attempt = async () => {
-		const response = await readViewFile(context, ref, { itemIndex: where.itemIndex, action, timeout: DOWNLOAD_TIMEOUT_MS });
+		const response = await readViewFile(context, ref, { itemIndex: where.itemIndex, action });
 		return await responseToBinary(context, url, response as IN8nHttpFullResponse, { ...retried, source: 'your server' });
 	};
 	return await fileLimiter(context)(async () => await retryingDownload(context, retried, attempt));

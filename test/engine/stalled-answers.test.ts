@@ -1,0 +1,216 @@
+/**
+ * Answers that start and then stall, beside the successful answers the time limit always covered:
+ * an error answer (4xx, or a 5xx that is not retried) whose body stops half-way, a signed storage
+ * host that takes the archive and never answers, a read that stays silent through its retries.
+ * Each ends within the stated bounds, in words, and the item says what the status said.
+ */
+import type { ServerResponse } from 'node:http';
+
+import { REQUEST_TIME_LIMIT } from '../../nodes/shared/transport';
+import { EngineHarness } from '../harness/engine';
+import { txt2img } from '../helpers/cloud';
+import { sendJson, startHostileService, type HostileService, type SeenRequest } from '../helpers/hostile-service';
+import { archiveItem, locator } from '../helpers/registry-node';
+import { startWaitingExecution } from '../helpers/waiting-execution';
+
+const harness = new EngineHarness();
+/** Answers held open without an end, closed after each test. */
+const held: ServerResponse[] = [];
+let answer: (req: SeenRequest, res: ServerResponse) => void = (_req, res) => sendJson(res, 404, {});
+let service: HostileService;
+let storage: HostileService;
+let cloud: string;
+let api: string;
+
+const LIMIT_MS = 400;
+const DEFAULTS = { ...REQUEST_TIME_LIMIT };
+
+/** A status and the first half of a JSON body, then nothing more. */
+function stall(res: ServerResponse, status: number, start = '{"error": {"type": "bad_request", "message": "refu'): void {
+	res.writeHead(status, { 'Content-Type': 'application/json' });
+	res.write(start);
+	held.push(res);
+}
+
+beforeAll(async () => {
+	service = await startHostileService((req, res) => answer(req, res));
+	// A storage host that reads the whole upload and then never answers.
+	storage = await startHostileService((_req, res) => held.push(res));
+	cloud = harness.addCredential('hostCloudApi', { apiKey: 'cloud-key-stalled-0123456789', baseUrl: service.url, wsBaseUrl: '' });
+	api = harness.addCredential('hostApi', {
+		accessToken: 'access-token-stalled-0123',
+		registryUrl: service.url,
+		publisherId: 'acme',
+		publishingToken: 'publishing-token-stalled-0123',
+	});
+});
+
+beforeEach(() => {
+	REQUEST_TIME_LIMIT.ms = LIMIT_MS;
+	REQUEST_TIME_LIMIT.readMs = 3 * LIMIT_MS;
+	service.seen.length = 0;
+	storage.seen.length = 0;
+});
+
+afterEach(() => {
+	for (const res of held.splice(0)) res.destroy();
+	Object.assign(REQUEST_TIME_LIMIT, DEFAULTS);
+});
+
+afterAll(async () => {
+	await service.close();
+	await storage.close();
+});
+
+/** Runs `body`, answering how long it took. */
+async function timed<T>(body: () => Promise<T>): Promise<{ value: T; ms: number }> {
+	const started = Date.now();
+	const value = await body();
+	return { value, ms: Date.now() - started };
+}
+
+describe('an error answer whose body stalls ends with its status', () => {
+	it('Host Cloud Submit: a 400 with half a body, then silence, fails the item in words within the limit', async () => {
+		answer = (_req, res) => stall(res, 400);
+		const { value: result, ms } = await timed(() =>
+			harness.runNode({
+				type: 'hostCloud',
+				parameters: { resource: 'workflow', operation: 'submit', workflow: JSON.stringify(txt2img()) } as never,
+				credentials: { hostCloudApi: cloud },
+				continueOnFail: true,
+			}),
+		);
+		expect(String(result.items[0]!.json.error)).toMatch(/^The service refused the request .*\(400\)|400/);
+		expect(ms).toBeLessThan(LIMIT_MS + 3000);
+	});
+
+	it('Host Media upscale: a 500 that is not retried (a submit), body stalled, fails the item within the limit', async () => {
+		answer = (_req, res) => stall(res, 500);
+		const { value: result, ms } = await timed(() =>
+			harness.runNode({
+				type: 'hostMedia',
+				parameters: {
+					resource: 'image',
+					operation: 'upscale',
+					imageSource: 'url',
+					imageUrl: 'https://images.example/a.png',
+					waitMode: 'none',
+				} as never,
+				credentials: { hostApi: api },
+				continueOnFail: true,
+			}),
+		);
+		expect(String(result.items[0]!.json.error)).toMatch(/500/);
+		expect(service.seen.filter((request) => request.method === 'POST')).toHaveLength(1);
+		expect(ms).toBeLessThan(LIMIT_MS + 3000);
+	});
+
+	it("the resume webhook's status read: a 400 whose body stalls answers the notification within the limit", async () => {
+		answer = (req, res) => {
+			if (req.method === 'POST') return sendJson(res, 200, { data: { task_id: 'stall-task-1', status: 'CREATED' } });
+			stall(res, 400);
+		};
+		const world = await startWaitingExecution(harness, api, {
+			resource: 'image',
+			operation: 'upscale',
+			imageSource: 'url',
+			imageUrl: 'https://images.example/a.png',
+			waitMode: 'webhook',
+		});
+		try {
+			await world.waiting;
+			const { value: call, ms } = await timed(() =>
+				world.notify({ data: { task_id: 'stall-task-1', status: 'COMPLETED', generated: [] } }),
+			);
+			expect(ms).toBeLessThan(LIMIT_MS + 3000);
+			expect(service.seen.some((request) => request.method === 'GET' && request.url.includes('stall-task-1'))).toBe(true);
+			expect(call.status).toBeLessThan(500);
+		} finally {
+			await world.receiver.close();
+		}
+	});
+});
+
+describe('signed storage has the same limit', () => {
+	it('Publish: a storage host that takes the archive and never answers fails the upload, saying so, within its tries', async () => {
+		REQUEST_TIME_LIMIT.ms = 1000;
+		answer = (_req, res) =>
+			sendJson(res, 201, { node_version: { id: 'v-1', version: '1.0.0' }, signedUrl: `${storage.url}/o/archive.zip?signature=abc` });
+		const { value: result, ms } = await timed(() =>
+			harness.runNode(
+				{
+					type: 'hostRegistry',
+					parameters: {
+						resource: 'nodeVersion',
+						operation: 'publish',
+						publisher: locator('acme'),
+						node: locator('my-node', 'id'),
+						version: '1.0.0',
+					} as never,
+					credentials: { hostApi: api },
+					continueOnFail: true,
+				},
+				[archiveItem()],
+			),
+		);
+		expect(String(result.items[0]!.json.error)).toBe(
+			'Version 1.0.0 of node "my-node" was created (version ID v-1), but its archive was not uploaded: the storage host sent nothing for 1 second',
+		);
+		expect(storage.seen.map((request) => request.method)).toEqual(['PUT', 'PUT', 'PUT']);
+		// Three tries of the idle limit and the pauses between them (0.5 s and 1.5 s).
+		expect(ms).toBeLessThan(3 * 1000 + 2500 + 3000);
+	}, 20_000);
+
+	it("Publish: a storage host's error page of 2 MiB is read only in part, and the reason stays short", async () => {
+		const big = await startHostileService((_req, res) => {
+			res.writeHead(403, { 'Content-Type': 'application/xml' });
+			res.end(`<Error><Message>${'Request has expired. '.repeat(100_000)}</Message></Error>`);
+		});
+		try {
+			answer = (_req, res) =>
+				sendJson(res, 201, { node_version: { id: 'v-1', version: '1.0.0' }, signedUrl: `${big.url}/o/archive.zip?signature=abc` });
+			const result = await harness.runNode(
+				{
+					type: 'hostRegistry',
+					parameters: {
+						resource: 'nodeVersion',
+						operation: 'publish',
+						publisher: locator('acme'),
+						node: locator('my-node', 'id'),
+						version: '1.0.0',
+					} as never,
+					credentials: { hostApi: api },
+					continueOnFail: true,
+				},
+				[archiveItem()],
+			);
+			expect(String(result.items[0]!.json.error)).toMatch(
+				/^Version 1\.0\.0 .* the storage host answered HTTP 403 \(Request has expired\. Request/,
+			);
+			expect(JSON.stringify(result.items[0]!.json).length).toBeLessThan(4096);
+		} finally {
+			await big.close();
+		}
+	});
+});
+
+describe('a read with all its retries ends within its read limit', () => {
+	it('a silent node definitions read stops retrying at the read limit (3 x the idle limit), not after 4 full tries', async () => {
+		REQUEST_TIME_LIMIT.ms = 1000;
+		REQUEST_TIME_LIMIT.readMs = 3000;
+		answer = (_req, res) => held.push(res);
+		const { value: result, ms } = await timed(() =>
+			harness.runNode({
+				type: 'hostCloud',
+				parameters: { resource: 'system', operation: 'getNodeDefinitions' } as never,
+				credentials: { hostCloudApi: cloud },
+				continueOnFail: true,
+			}),
+		);
+		expect(result.items[0]!.json.error).toBe(
+			'The service sent nothing for 1 second while reading the node definitions. The service may be busy: try again later.',
+		);
+		expect(ms).toBeLessThan(3000 + 500);
+		expect(service.seen.length).toBeGreaterThanOrEqual(2);
+	}, 20_000);
+});
