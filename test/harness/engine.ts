@@ -10,7 +10,15 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 
 import { Container } from '@n8n/di';
-import { BinaryDataService, ExecuteContext, ExecutionLifecycleHooks, LoadOptionsContext, RoutingNode, WebhookContext, WorkflowExecute } from 'n8n-core';
+import {
+	BinaryDataService,
+	ExecuteContext,
+	ExecutionLifecycleHooks,
+	LoadOptionsContext,
+	RoutingNode,
+	WebhookContext,
+	WorkflowExecute,
+} from 'n8n-core';
 import {
 	createEmptyRunExecutionData,
 	type ExecutionError,
@@ -171,6 +179,8 @@ export interface RunOptions {
 	webhookWaitingBaseUrl?: string;
 	/** Continue an earlier (waiting) execution from its run data. */
 	runExecutionData?: IRunExecutionData;
+	/** The workflow's id (`wf-harness` unless given): a second id plays another workflow of the same n8n. */
+	workflowId?: string;
 }
 
 let binaryDataReady: Promise<BinaryDataService> | undefined;
@@ -220,7 +230,7 @@ export class EngineHarness {
 		return id;
 	}
 
-	buildWorkflow(spec: WorkflowSpec): Workflow {
+	buildWorkflow(spec: WorkflowSpec, workflowId = 'wf-harness'): Workflow {
 		const nodes: INode[] = spec.nodes.map((node, index) => {
 			const type = node.type.includes('.') ? node.type : `${PACKAGE_NAME}.${node.type}`;
 			const versions = this.nodeTypes.getByNameAndVersion(type).description.version;
@@ -246,7 +256,7 @@ export class EngineHarness {
 			connections[from].main[0]!.push({ node: to, type: 'main', index: 0 });
 		}
 		return new Workflow({
-			id: 'wf-harness',
+			id: workflowId,
 			name: 'Harness',
 			nodes,
 			connections,
@@ -318,7 +328,7 @@ export class EngineHarness {
 	/** Runs a workflow to its end (or until it waits, fails or is cancelled). */
 	async run(spec: WorkflowSpec, options: RunOptions = {}): Promise<RunResult> {
 		await binaryDataService();
-		const workflow = this.buildWorkflow(spec);
+		const workflow = this.buildWorkflow(spec, options.workflowId);
 		const executionId = options.executionId ?? `harness-${process.pid}-${++executionCounter}`;
 		const additionalData = this.additionalData(executionId, options);
 		let run: IRun;

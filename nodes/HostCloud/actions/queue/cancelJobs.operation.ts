@@ -1,16 +1,19 @@
 import type { IDataObject, IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
 import { updateDisplayOptions } from 'n8n-workflow';
 
-import { toolDescriptionProperty } from '../../../shared/tool-use';
+import { runsAsTool, toolDescriptionProperty } from '../../../shared/tool-use';
 import { invalidField, quoted, stringList } from '../../../shared/validation';
 import { cancelJobs } from '../../helpers/jobs/lookup';
 import { PROMPT_ID_PATTERN } from '../../helpers/jobs/prompt-id';
+import { thisWorkflowId } from '../../helpers/ownership/job-tag';
+import { cancellableByThisWorkflow } from '../../helpers/ownership/own-jobs';
+import { readQueue } from '../../transport/cloud-api';
 
 const FIELD = 'Prompt IDs';
 
 const properties: INodeProperties[] = [
 	toolDescriptionProperty(
-		'Cancels Host Cloud jobs, queued or running, given their prompt_ids, so they use no more credits; other jobs are not touched. Answers {"requested": [...], "cancelled": [...], "not_cancelled": [...]} (a job that already finished cannot be cancelled).',
+		'Cancels Host Cloud jobs that this workflow started, queued or running, given their prompt_ids, so they use no more credits; other jobs are not touched. Answers {"requested": [...], "cancelled": [...], "not_cancelled": [{"prompt_id", "reason"}]}: a job started elsewhere (another workflow, the editor) is refused, and a job that already finished cannot be cancelled.',
 	),
 	{
 		displayName: FIELD,
@@ -45,12 +48,32 @@ function readPromptIds(context: IExecuteFunctions, itemIndex: number): string[] 
 	return ids;
 }
 
+/** Why an id a tool asked for was not cancelled after all (it was queued or running when the queue was read). */
+const ENDED_MEANWHILE = 'it ended before it could be cancelled';
+
+/**
+ * As a tool: the queue is read first, and only the ids queued or running and started by this
+ * workflow are cancelled; every other id is refused by name, and no cancel request names it.
+ */
+async function cancelOwnJobs(context: IExecuteFunctions, ids: string[], itemIndex: number): Promise<IDataObject> {
+	const queue = await readQueue(context, { itemIndex, retry: true });
+	const { allowed, refused } = cancellableByThisWorkflow(queue, ids, thisWorkflowId(context));
+	if (allowed.length === 0) return { requested: ids, cancelled: [], not_cancelled: refused };
+	const deleted = (await cancelJobs(context, allowed, { itemIndex })).cancelled;
+	// A server that does not say which it cancelled: the answer says the cancel was sent, not that it took.
+	if (!deleted) return { requested: ids, cancel_sent_for: allowed, not_cancelled: refused };
+	const cancelled = allowed.filter((id) => deleted.includes(id));
+	const ended = allowed.filter((id) => !deleted.includes(id)).map((id) => ({ prompt_id: id, reason: ENDED_MEANWHILE }));
+	return { requested: ids, cancelled, not_cancelled: [...refused, ...ended] };
+}
+
 /**
  * POST /api/queue {delete: [...]}: cancels those jobs, queued or running (on a self-hosted server,
  * the running one is interrupted by its prompt_id). Other jobs are untouched.
  */
 export async function execute(this: IExecuteFunctions, itemIndex: number): Promise<INodeExecutionData[]> {
 	const ids = readPromptIds(this, itemIndex);
+	if (runsAsTool(this)) return [{ json: await cancelOwnJobs(this, ids, itemIndex) }];
 	const deleted = (await cancelJobs(this, ids, { itemIndex })).cancelled;
 	const json: IDataObject = { requested: ids };
 	if (deleted) {

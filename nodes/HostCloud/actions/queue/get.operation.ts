@@ -1,12 +1,14 @@
 import type { IDataObject, IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
 import { updateDisplayOptions } from 'n8n-workflow';
 
-import { toolDescriptionProperty } from '../../../shared/tool-use';
+import { runsAsTool, toolDescriptionProperty } from '../../../shared/tool-use';
+import { thisWorkflowId } from '../../helpers/ownership/job-tag';
+import { NO_WORKFLOW_ID, ownQueue } from '../../helpers/ownership/own-jobs';
 import { readQueue } from '../../transport/cloud-api';
 
 const properties: INodeProperties[] = [
 	toolDescriptionProperty(
-		'Lists the Host Cloud jobs of the account that are running or waiting in the queue: {"running_count", "pending_count", "running": [{"number", "prompt_id"}], "pending": [...]}.',
+		'Lists the Host Cloud jobs that this workflow started and that are running or waiting in the queue: {"running_count", "pending_count", "running": [{"number", "prompt_id"}], "pending": [...], "other_jobs_not_listed"}. Jobs of the account started elsewhere are never listed, only counted.',
 	),
 ];
 
@@ -31,10 +33,23 @@ function list(value: unknown): IDataObject[] {
 	return Array.isArray(value) ? value.map(entryOf) : [];
 }
 
-/** GET /api/queue: the account's running and pending jobs. */
+/**
+ * GET /api/queue: the account's running and pending jobs. A tool lists only the jobs its own
+ * workflow started (by their tag), and counts the others without naming them.
+ */
 export async function execute(this: IExecuteFunctions, itemIndex: number): Promise<INodeExecutionData[]> {
 	const answer = await readQueue(this, { itemIndex, retry: true });
-	const running = list(answer?.queue_running);
-	const pending = list(answer?.queue_pending);
-	return [{ json: { running_count: running.length, pending_count: pending.length, running, pending } }];
+	if (!runsAsTool(this)) {
+		const running = list(answer?.queue_running);
+		const pending = list(answer?.queue_pending);
+		return [{ json: { running_count: running.length, pending_count: pending.length, running, pending } }];
+	}
+	const workflowId = thisWorkflowId(this);
+	const own = ownQueue(answer, workflowId);
+	const running = list(own.running);
+	const pending = list(own.pending);
+	const json: IDataObject = { running_count: running.length, pending_count: pending.length, running, pending };
+	json.other_jobs_not_listed = own.leftOut;
+	if (workflowId === undefined) json.note = NO_WORKFLOW_ID;
+	return [{ json }];
 }

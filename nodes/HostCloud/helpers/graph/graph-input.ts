@@ -17,7 +17,7 @@ import { notForTools, runsAsTool } from '../../../shared/tool-use';
 import { hostCloudServer } from '../../../shared/transport';
 import { checkedField, checkedOrDefault, fieldProperty, type FieldDefinition } from '../../../shared/fields';
 import { pathSegmentProblem } from '../../../shared/path-segment';
-import { ownValue } from '../../../shared/validation';
+import { invalidField, ownValue } from '../../../shared/validation';
 import {
 	applyInputOverrides,
 	graphNodeChoices,
@@ -34,6 +34,7 @@ import { submitPrompt, type SubmitBody } from '../../transport/cloud-api';
 import { nodeDefinitions, nodeDefinitionsIfReadable } from './node-definitions';
 import { convertUiWorkflow } from '../ui-format/convert';
 import { binaryToUpload, loadImageValue, uploadBinary } from '../files/uploads';
+import { JOB_TAG_KEY, jobTagFor } from '../ownership/job-tag';
 
 // The parameter keeps its name (`workflow`) so saved workflows keep working; it takes both formats now.
 export const WORKFLOW_FIELD = 'Workflow';
@@ -145,7 +146,7 @@ const EXTRA_DATA: FieldDefinition = {
 	name: 'extraData',
 	displayName: 'Extra Data (JSON)',
 	kind: 'jsonObject',
-	description: 'Advanced: more fields for the extra_data object sent with the workflow',
+	description: `Advanced: more fields for the extra_data object sent with the workflow. The key "${JOB_TAG_KEY}" is refused: the node sets it to say which n8n execution, workflow, node and item started the job.`,
 };
 
 const PARTNER_API_KEY: FieldDefinition = {
@@ -265,6 +266,16 @@ export async function prepareWorkflow(context: IExecuteFunctions, itemIndex: num
 	const fields = context.getNodeParameter('additionalFields', itemIndex, {}) as IDataObject;
 	const partnerApiKey = checkedOrDefault(context, itemIndex, PARTNER_API_KEY, fields.partnerApiKey) as PreparedWorkflow['partnerApiKey'];
 	const extraData = (checkedField(context, itemIndex, EXTRA_DATA, fields.extraData) ?? {}) as IDataObject;
+	// Refused rather than overwritten: a user who set it expects it sent, and a tool's scope rests on it.
+	if (Object.hasOwn(extraData, JOB_TAG_KEY)) {
+		throw invalidField(
+			context,
+			itemIndex,
+			EXTRA_DATA.displayName,
+			`may not hold the key "${JOB_TAG_KEY}"`,
+			`The node sets extra_data.${JOB_TAG_KEY} itself (which n8n execution, workflow, node and item started the job). Use another key.`,
+		);
+	}
 	return { graph, images, extraData: { ...extraData }, partnerApiKey };
 }
 
@@ -311,6 +322,7 @@ export async function submitWorkflow(
 ): Promise<{ prompt_id: string } & IDataObject> {
 	const extraData: IDataObject = { ...prepared.extraData };
 	for (const name of Object.values(PARTNER_KEY_NAMES)) delete extraData[name];
+	extraData[JOB_TAG_KEY] = jobTagFor(context, itemIndex);
 	// A self-hosted server gets a key only when the credential has one: nothing is injected otherwise.
 	const { partnerKey, kind } = await hostCloudServer(context, itemIndex);
 	if (partnerKey && (await needsPartnerKey(context, prepared, itemIndex))) extraData[PARTNER_KEY_NAMES[kind]] = partnerKey;

@@ -1,0 +1,54 @@
+/**
+ * ownership/: whose a cloud job is. This file is the folder's entry: the tag every submit carries
+ * in `extra_data.n8n`, and reading it back from a queue entry. `own-jobs.ts` uses it to keep a tool
+ * to the jobs of its own workflow. The folder may call transport/ and nodes/shared, and no other
+ * helper folder: graph/ (the submit) and the queue operations both read it.
+ *
+ * The tag names the n8n execution, workflow, node and item that submitted the job, and a request
+ * id made per submit, so that a job whose execution died can be found (and cancelled), and a
+ * submit whose answer was lost can be told apart from a second one. None of it is secret.
+ */
+import { randomUUID } from 'crypto';
+
+import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
+
+import { isRecord, ownValue } from '../../../shared/validation';
+
+/** The key of extra_data that holds the tag; a user's Extra Data may not set it. */
+export const JOB_TAG_KEY = 'n8n';
+
+/** A string the context gives, or undefined (a manual run of an unsaved workflow has no workflow id). */
+function presentString(read: () => unknown): string | undefined {
+	try {
+		const value = read();
+		return typeof value === 'string' && value !== '' ? value : undefined;
+	} catch {
+		// Some contexts (an older n8n, a test run) have no execution to ask: the tag says what exists.
+		return undefined;
+	}
+}
+
+/** The id of the workflow this node runs in, when it has one. */
+export function thisWorkflowId(context: IExecuteFunctions): string | undefined {
+	return presentString(() => context.getWorkflow().id);
+}
+
+/** The tag of one submit: `{execution_id, workflow_id, node_name, item_index, request_id}` (ids left out when n8n has none). */
+export function jobTagFor(context: IExecuteFunctions, itemIndex: number): IDataObject {
+	const executionId = presentString(() => context.getExecutionId());
+	const workflowId = thisWorkflowId(context);
+	return {
+		...(executionId ? { execution_id: executionId } : {}),
+		...(workflowId ? { workflow_id: workflowId } : {}),
+		node_name: context.getNode().name,
+		item_index: itemIndex,
+		request_id: randomUUID(),
+	};
+}
+
+/** The workflow id a queue entry's extra_data carries in its tag, if any. */
+export function taggedWorkflowId(extraData: unknown): string | undefined {
+	const tag = isRecord(extraData) ? ownValue(extraData, JOB_TAG_KEY) : undefined;
+	const workflowId = isRecord(tag) ? ownValue(tag, 'workflow_id') : undefined;
+	return typeof workflowId === 'string' && workflowId !== '' ? workflowId : undefined;
+}
