@@ -164,6 +164,37 @@ describe('Host Media: Wait for Notification (webhook)', () => {
 		expect(env.proxyRequests()).toHaveLength(0);
 	});
 
+	it('refuses Put Files in Field "__proto__" before the submit, as Poll mode does: no paid task for a file that would be lost', async () => {
+		const result = await env.run({
+			resource: 'image',
+			operation: 'upscale',
+			imageSource: 'url',
+			imageUrl: IMAGE_URL,
+			waitMode: 'webhook',
+			binaryPropertyName: '__proto__',
+		});
+		expect(result.status).toBe('error');
+		expect(result.error('Node')?.message).toBe('Put Files in Field cannot be "__proto__": choose another name, such as "data"');
+		expect(env.proxyRequests()).toHaveLength(0);
+	});
+
+	it('Put Files in Field given by an expression of the input item: the resumed file lands in the field it named', async () => {
+		world = await runWaiting(
+			{
+				resource: 'image',
+				operation: 'upscale',
+				imageSource: 'url',
+				imageUrl: IMAGE_URL,
+				waitMode: 'webhook',
+				binaryPropertyName: '={{ $json.field }}',
+			},
+			[{ json: { field: 'upscaled' } }],
+		);
+		const [item] = (await world.resumed).output('Node');
+		expect(Object.keys(item!.binary ?? {})).toEqual(['upscaled']);
+		expect((await readBinary(item!.binary!.upscaled!)).subarray(1, 4).toString()).toBe('PNG');
+	});
+
 	it("refuses a callback URL of the user's own in webhook mode, before sending anything", async () => {
 		const result = await env.run({
 			resource: 'video',

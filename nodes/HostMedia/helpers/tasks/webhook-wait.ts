@@ -18,7 +18,7 @@
 import type { IDataObject, IExecuteFunctions, INodeExecutionData, IWebhookFunctions, IWebhookResponseData } from 'n8n-workflow';
 
 import { credentialSecrets, redactDeep } from '../../../shared/redaction';
-import type { ResultFiles } from '../../../shared/result-files';
+import { readResultFiles, type ResultFiles } from '../../../shared/result-files';
 import { normaliseTask, refuseOverBoundNotification, type NormalisedTask } from '../../../shared/task-status';
 import { invalidField, quoted } from '../../../shared/validation';
 import { getTask, NOTIFY_FIELD, specShowsStatusPath, type TaskKind, type TaskRef } from '../../transport/media-api';
@@ -104,6 +104,8 @@ export function startWebhookWait<Body extends IDataObject>(
 		);
 	}
 	const minutes = readWebhookMaxWaitMinutes(context, itemIndex);
+	// Checked before the submit, as in Poll mode: a bad field must not cost a task or lose its file.
+	const files = readResultFiles(context, itemIndex);
 	const resumeUrl = String(context.evaluateExpression('{{ $execution.resumeUrl }}', itemIndex) ?? '');
 	if (!/^https?:\/\//.test(resumeUrl)) {
 		throw invalidField(context, itemIndex, 'Wait Mode', `cannot be used here: this execution has no resume URL (got ${quoted(resumeUrl)})`);
@@ -112,8 +114,7 @@ export function startWebhookWait<Body extends IDataObject>(
 		body: { ...task.body, [notifyField]: resumeUrl },
 		resumeUrl,
 		async wait(submitted, extra) {
-			if (submitted.final)
-				return await finishedItem(context, itemIndex, submitted, task.taskType, extra, resultFilesOf(context, itemIndex));
+			if (submitted.final) return await finishedItem(context, itemIndex, submitted, task.taskType, extra, files);
 			context.customData.set(KEYS.taskId, submitted.task_id);
 			context.customData.set(KEYS.taskType, task.taskType);
 			context.customData.set(KEYS.label, task.label);
@@ -124,6 +125,9 @@ export function startWebhookWait<Body extends IDataObject>(
 				status: 'timeout',
 				final: false,
 				timed_out: true,
+				// The resume webhook reads them here: its parameters would be evaluated against this item.
+				[FILES_KEYS.download]: files.download,
+				[FILES_KEYS.field]: files.binaryPropertyName,
 				error: `No notification for ${task.label} ${submitted.task_id} arrived within ${minutes} minutes. The task may still finish: check it with Get Task Status.`,
 			};
 			delete input.binary;
@@ -133,11 +137,21 @@ export function startWebhookWait<Body extends IDataObject>(
 	};
 }
 
-/** "Download Files" and "Put Files in Field", from the execution or from the resume request. */
-function resultFilesOf(context: IExecuteFunctions | IWebhookFunctions, itemIndex: number): ResultFiles {
-	const read = (name: string, fallback: unknown): unknown =>
-		'getInputData' in context ? context.getNodeParameter(name, itemIndex, fallback) : context.getNodeParameter(name, fallback);
-	return { download: read('downloadFiles', true) as boolean, binaryPropertyName: String(read('binaryPropertyName', 'data') || 'data') };
+/** Where the timeout report keeps the item's checked "Download Files" and "Put Files in Field". */
+const FILES_KEYS = { download: 'download_files', field: 'files_field' } as const;
+
+/**
+ * "Download Files" and "Put Files in Field" as they were checked before the submit, from the
+ * timeout report the resume webhook gets as `$json` (never its parameters again: an expression
+ * there would be evaluated against that report).
+ */
+function checkedResultFilesOf(context: IWebhookFunctions): ResultFiles {
+	const read = (key: string): unknown => context.getNodeParameter(`host_${key}`, waitingExpression(`$json.${key}`));
+	const field = read(FILES_KEYS.field);
+	return {
+		download: read(FILES_KEYS.download) !== false,
+		binaryPropertyName: typeof field === 'string' && field !== '' && field !== '__proto__' ? field : 'data',
+	};
 }
 
 /** The status path of the task the execution waits for. */
@@ -209,7 +223,7 @@ export async function resumeOnNotification(this: IWebhookFunctions): Promise<IWe
 	}
 	let item: INodeExecutionData;
 	try {
-		item = await finishedItem(this, 0, task, taskType, {}, resultFilesOf(this, 0));
+		item = await finishedItem(this, 0, task, taskType, {}, checkedResultFilesOf(this));
 	} catch (error) {
 		// Thrown here, n8n would answer the service 500 and keep waiting until Max Wait, losing the reason.
 		const reason = (error as Error).message;
