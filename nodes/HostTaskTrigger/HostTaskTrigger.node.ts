@@ -17,9 +17,23 @@ import { normaliseTask, refuseOverBoundNotification } from '../shared/task-statu
 
 /** How many task/status pairs the "ignore repeated" option remembers per workflow. */
 const SEEN_LIMIT = 1000;
+/** And how much of the workflow's static data they may take (a task id is at most 256 characters). */
+const SEEN_MAX_CHARS = 128 * 1024;
+
+/** The newest keys of `keys` (oldest first) within both bounds: by count and by size. */
+function newestWithin(keys: string[]): string[] {
+	const kept: string[] = [];
+	let chars = 0;
+	for (let index = keys.length - 1; index >= 0 && kept.length < SEEN_LIMIT; index--) {
+		chars += keys[index]!.length;
+		if (chars > SEEN_MAX_CHARS) break;
+		kept.push(keys[index]!);
+	}
+	return kept.reverse();
+}
 
 interface TriggerState {
-	/** Keys of the notifications already passed on (`repeatKey`), oldest first (bounded by SEEN_LIMIT). */
+	/** Keys of the notifications already passed on (`repeatKey`), oldest first (bounded by SEEN_LIMIT and SEEN_MAX_CHARS). */
 	seen?: string[];
 }
 
@@ -293,7 +307,7 @@ export class HostTaskTrigger implements INodeType {
 			const state = rememberedKeys(this);
 			const seen = Array.isArray(state.seen) ? state.seen : [];
 			// A new list, assigned: n8n notices an assignment to the node's static data.
-			state.seen = [...seen.filter((key) => !fresh.has(key)), ...fresh].slice(-SEEN_LIMIT);
+			state.seen = newestWithin([...seen.filter((key) => !fresh.has(key)), ...fresh]);
 		}
 		return [items.filter((_item, index) => fresh.has(keys[index]!))];
 	}

@@ -18,6 +18,7 @@ import { JSON_LIMITS, readJson } from './json-reader';
 import { networkFailure } from './network-failure';
 import { redact, redactDeep } from './redaction';
 import { refusedNodeLines } from './refused-workflow';
+import { clipText, SERVICE_TEXT_MAX_CHARS } from './service-values';
 
 type ErrorContext = IExecuteFunctions | ILoadOptionsFunctions | IWebhookFunctions;
 
@@ -86,7 +87,7 @@ export function serviceMessage(body: unknown): string | undefined {
 	if (Buffer.isBuffer(body)) return serviceMessage(body.toString('utf8'));
 	if (typeof body === 'string') {
 		const reading = readJson(body, JSON_LIMITS.message);
-		return ('value' in reading ? serviceMessage(reading.value) : undefined) ?? body.slice(0, 500);
+		return ('value' in reading ? serviceMessage(reading.value) : undefined) ?? clipText(body, 500);
 	}
 	if (typeof body !== 'object') return String(body);
 	const record = body as Record<string, unknown>;
@@ -112,7 +113,9 @@ export function serviceMessage(body: unknown): string | undefined {
 	if (parts.length === 0 && typeof record.detail === 'string') parts.push(record.detail);
 	if (refused.length) parts.push(refused.join('; '));
 	// "does not exist.: Node ID '#1'" reads as a typo: a sentence's full stop goes where a part follows.
-	return parts.length ? parts.map((part, i) => (i < parts.length - 1 ? part.replace(/\.$/, '') : part)).join(': ') : undefined;
+	const said = parts.map((part, i) => (i < parts.length - 1 ? part.replace(/\.$/, '') : part)).join(': ');
+	// Room for every refused node's line, never a flood.
+	return parts.length ? clipText(said, 4 * SERVICE_TEXT_MAX_CHARS) : undefined;
 }
 
 /** What each status means for this service: a headline, and what the user can do about it. */

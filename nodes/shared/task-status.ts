@@ -8,7 +8,8 @@
 import type { IWebhookFunctions, IWebhookResponseData } from 'n8n-workflow';
 
 import { JSON_LIMITS, jsonValueProblem } from './json-reader';
-import { isRecord } from './validation';
+import { clipText, webAddress } from './service-values';
+import { isRecord, ownValue } from './validation';
 
 export type TaskState = 'pending' | 'running' | 'succeeded' | 'failed' | 'unknown';
 
@@ -30,9 +31,16 @@ export interface NormalisedTask {
 	generated: string[];
 	/** Video results. */
 	creations: VideoCreation[];
-	/** The service's failure code or message, when it failed. */
+	/** The service's failure code or message, when it failed (clipped). */
 	error?: string;
+	/** Result addresses the service gave that are not http(s) web addresses: left out of the lists above. */
+	refused_addresses?: number;
 }
+
+/** The most of a status word kept (a word, never a text). */
+const STATUS_MAX_CHARS = 100;
+/** A task id longer than this is no id of the service's (it would go into a status path and every item). */
+const TASK_ID_MAX_CHARS = 256;
 
 const STATES: Record<string, TaskState> = {
 	created: 'pending',
@@ -56,26 +64,31 @@ const STATES: Record<string, TaskState> = {
 /** Maps any status word of the service to the shared vocabulary (case-insensitive). */
 export function taskStateOf(raw: unknown): TaskState {
 	if (typeof raw !== 'string') return 'unknown';
-	return STATES[raw.trim().toLowerCase()] ?? 'unknown';
+	// An own entry only: `constructor` or `__proto__` is a word the table does not have.
+	return ownValue(STATES, raw.trim().toLowerCase()) ?? 'unknown';
 }
 
-function stringList(value: unknown): string[] {
-	return Array.isArray(value) ? value.filter((entry): entry is string => typeof entry === 'string' && entry.length > 0) : [];
+/** The web addresses of a result list, written anew, and how many entries were not one. */
+function addressList(value: unknown): { urls: string[]; refused: number } {
+	const entries = Array.isArray(value) ? value.filter((entry) => entry !== '' && entry !== null && entry !== undefined) : [];
+	const urls = entries.flatMap((entry) => webAddress(entry) ?? []);
+	return { urls, refused: entries.length - urls.length };
 }
 
-function creationList(value: unknown): VideoCreation[] {
-	if (!Array.isArray(value)) return [];
-	return value.filter(isRecord).flatMap((entry) =>
-		typeof entry.url === 'string'
-			? [
-					{
-						url: entry.url,
-						...(typeof entry.id === 'string' ? { id: entry.id } : {}),
-						...(typeof entry.cover_url === 'string' ? { cover_url: entry.cover_url } : {}),
-					},
-				]
-			: [],
-	);
+function creationList(value: unknown): { creations: VideoCreation[]; refused: number } {
+	let refused = 0;
+	const creations = (Array.isArray(value) ? value.filter(isRecord) : []).flatMap((entry): VideoCreation[] => {
+		const url = webAddress(ownValue(entry, 'url'));
+		const cover = ownValue(entry, 'cover_url');
+		const coverUrl = webAddress(cover);
+		if (!url || (cover !== undefined && cover !== null && cover !== '' && !coverUrl)) refused++;
+		if (!url) return [];
+		const id = ownValue(entry, 'id');
+		return [
+			{ url, ...(typeof id === 'string' ? { id: clipText(id, TASK_ID_MAX_CHARS) } : {}), ...(coverUrl ? { cover_url: coverUrl } : {}) },
+		];
+	});
+	return { creations, refused };
 }
 
 /**
@@ -85,22 +98,27 @@ function creationList(value: unknown): VideoCreation[] {
 export function normaliseTask(body: unknown): NormalisedTask | undefined {
 	if (!isRecord(body)) return undefined;
 	const inner = isRecord(body.data) ? { ...body, ...body.data } : body;
-	const taskId = inner.task_id ?? inner.taskId ?? inner.id;
-	if (typeof taskId !== 'string' || taskId === '') return undefined;
-	const isVideo = inner.state !== undefined || inner.creations !== undefined;
-	const raw = inner.status ?? inner.task_status ?? inner.state;
+	const read = (key: string): unknown => ownValue(inner, key);
+	const taskId = read('task_id') ?? read('taskId') ?? read('id');
+	if (typeof taskId !== 'string' || taskId === '' || taskId.length > TASK_ID_MAX_CHARS) return undefined;
+	const isVideo = read('state') !== undefined || read('creations') !== undefined;
+	const raw = read('status') ?? read('task_status') ?? read('state');
 	if (typeof raw !== 'string') return undefined;
 	const status = taskStateOf(raw);
-	const errorValue = inner.err_code ?? inner.error ?? inner.message;
+	const errorValue = read('err_code') ?? read('error') ?? read('message');
+	const generated = addressList(read('generated'));
+	const { creations, refused } = creationList(read('creations'));
+	const refusedAddresses = generated.refused + refused;
 	return {
 		task_id: taskId,
 		kind: isVideo ? 'video' : 'image',
 		status,
-		raw_status: raw,
+		raw_status: clipText(raw, STATUS_MAX_CHARS),
 		final: status === 'succeeded' || status === 'failed',
-		generated: stringList(inner.generated),
-		creations: creationList(inner.creations),
-		...(status === 'failed' && typeof errorValue === 'string' && errorValue ? { error: errorValue } : {}),
+		generated: generated.urls,
+		creations,
+		...(status === 'failed' && typeof errorValue === 'string' && errorValue ? { error: clipText(errorValue) } : {}),
+		...(refusedAddresses > 0 ? { refused_addresses: refusedAddresses } : {}),
 	};
 }
 

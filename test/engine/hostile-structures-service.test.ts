@@ -363,10 +363,9 @@ describe(`structural sweep over the music stream (seed ${SEED})`, () => {
 						}),
 					);
 					const outcome = { error: result.error('Node') as Outcome['error'], items: result.items, sent: [] };
-					// A take whose format does not say its length may pass only marked as possibly incomplete.
-					const unmarked = result.items.filter((item) => item.json.audio_may_be_incomplete !== true);
-					judge({ ...outcome, items: unmarked }, drawn.holed ? { success: false } : {});
-					for (const item of unmarked) {
+					// No take that may have a hole passes, marked or not (Accept Incomplete Takes is off).
+					judge(outcome, drawn.holed ? { success: false } : {});
+					for (const item of result.items) {
 						if (item.json.error !== undefined || !item.binary?.data) continue;
 						const index = Number(item.json.stream_index);
 						const whole = (await readBinary(item.binary.data)).equals(hostile.musicTakeAudio(index));

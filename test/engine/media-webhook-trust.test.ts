@@ -190,13 +190,14 @@ describe('Wait for Notification on a service without status paths', () => {
 		['file', () => 'file:///etc/passwd'],
 		['data', () => `data:image/png;base64,${Buffer.from(INTERNAL_BODY).toString('base64')}`],
 		['ftp', () => `ftp://127.0.0.1:${new URL(internal.url).port}/result.mp4`],
-	])('a result URL with the %s: scheme is refused by its scheme, and nothing is fetched', async (scheme, url) => {
+	])('a result URL with the %s: scheme is refused, neither fetched nor passed on', async (_scheme, url) => {
 		const { call, item, taskId } = await notifyResult(EXTEND, url());
 		expect(call.status).toBe(200);
-		expect(item.json).toMatchObject({ status: 'succeeded', final: true });
+		expect(item.json).toMatchObject({ status: 'succeeded', final: true, creations: [], refused_addresses: 1 });
 		expect(String(item.json.error)).toBe(
-			`The video extension task ${taskId} finished, but its files could not be downloaded: Could not download result file 1 of task ${taskId}: its address uses the ${scheme}: scheme, and only http: and https: addresses are downloaded`,
+			`The video extension task ${taskId} finished, but its files could not be downloaded: 1 of the result addresses of the extend task ${taskId} is not an http(s) web address, so its result is not passed on`,
 		);
+		expect(JSON.stringify(item.json)).not.toContain(url());
 		expect(item.binary).toBeUndefined();
 		expect(internal.seen).toHaveLength(0);
 	});

@@ -185,6 +185,33 @@ describe('a music stream that goes silent', () => {
 	});
 });
 
+describe('a take that may have a hole', () => {
+	const mp3ish = Buffer.concat([Buffer.from('ID3'), Buffer.alloc(12_000, 7)]);
+	/** A take whose format announces no length, its second chunk line lost (cut mid-line), then "complete". */
+	const holed = (): MusicAnswer => {
+		const chunks = musicChunkLines(0, mp3ish);
+		return { lines: [musicTitleLine(0), chunks[0]!, chunks[1]!.slice(0, 40) + '\n', ...chunks.slice(2), musicLine({ type: 'complete' })] };
+	};
+
+	it('fails the item when a line was lost and the format cannot show the audio is whole: no file with a gap is passed on', async () => {
+		answer = holed;
+		const result = await run({}, [{ json: {} }], { continueOnFail: true });
+		expect(result.items).toHaveLength(1);
+		expect(result.items[0]!.binary).toBeUndefined();
+		expect(result.items[0]!.json.error).toBe(
+			'The music stream said it was complete, but the audio of take 1 may have a hole: 1 line of the stream could not be read, and its format announces no length to check 7907 bytes against',
+		);
+	});
+
+	it('with Accept Incomplete Takes the take is passed on, marked audio_may_be_incomplete', async () => {
+		answer = holed;
+		const result = await run({ additionalFields: { acceptIncompleteTakes: true } });
+		expect(result.items).toHaveLength(1);
+		expect(result.items[0]!.json).toMatchObject({ malformed_lines: 1, audio_may_be_incomplete: true });
+		expect(result.items[0]!.binary?.data).toBeDefined();
+	});
+});
+
 describe('music events far larger than the real service sends', () => {
 	it('twenty 2 MiB events and a 2 MiB title leave a small item: markers say what was cut, and the audio is intact', async () => {
 		const hugeTitle = musicLine({

@@ -146,7 +146,7 @@ describe('echoed secrets', () => {
 		const result = await runCloud({ resource: 'workflow', operation: 'getStatus', promptId: 'long-error' });
 		const message = result.error('Node')?.message ?? '';
 		expect(message).toBe(
-			`The service rejected the request as invalid while reading the status of job long-error (HTTP 400): ${'x'.repeat(490)} key *** t`,
+			`The service rejected the request as invalid while reading the status of job long-error (HTTP 400): ${'x'.repeat(490)} key *** t… [cut: 515 characters in all]`,
 		);
 		expectNoSecret(result.run.data);
 	});

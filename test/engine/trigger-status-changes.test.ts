@@ -102,6 +102,25 @@ describe('Host Task Trigger: every status change', () => {
 		expect(active.remembered).toHaveLength(1000);
 	});
 
+	it('remembers at most 128 KiB of notifications: twenty with task ids of the longest size stay within it', async () => {
+		const active = new ActiveTrigger(harness, { events: 'all' });
+		const longest = (index: number) => `${index}`.padEnd(256, 'x');
+		expect(
+			await started(
+				active,
+				Array.from({ length: 600 }, (_, index) => image(longest(index), 'IN_PROGRESS')),
+			),
+		).toHaveLength(600);
+		expect(active.remembered.join('').length).toBeLessThanOrEqual(128 * 1024);
+		expect(active.remembered.length).toBeLessThan(600);
+		// The newest are the ones kept.
+		expect(active.remembered.at(-1)).toContain(longest(599));
+		// A task id longer than any the service gives is no task: refused, nothing started.
+		const tooLong = await active.deliver(image('y'.repeat(256 * 1024), 'IN_PROGRESS'));
+		expect(tooLong.call.status).toBe(400);
+		expect(tooLong.passedOn).toEqual([]);
+	});
+
 	describe("with the simulator's own notifications, each sent twice", () => {
 		let sim: Simulator;
 		let receiver: LoopbackServer;

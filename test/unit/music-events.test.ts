@@ -1,4 +1,5 @@
-import { clipText, keptValue, MusicEventLog } from '../../nodes/HostMedia/helpers/music/events';
+import { keptValue, MusicEventLog } from '../../nodes/HostMedia/helpers/music/events';
+import { clipText } from '../../nodes/shared/service-values';
 
 const SECRET = 'secret-token-0123456789';
 
@@ -11,7 +12,8 @@ const line = (event: Record<string, unknown>): [Record<string, unknown>, number]
 describe('clipText / keptValue', () => {
 	it('keeps short texts whole and clips long ones with a marker, never inside a surrogate pair', () => {
 		expect(clipText('short')).toBe('short');
-		expect(clipText('x'.repeat(600))).toBe(`${'x'.repeat(500)}… [cut: 600 characters in all]`);
+		expect(clipText('x'.repeat(600), 500)).toBe(`${'x'.repeat(500)}… [cut: 600 characters in all]`);
+		expect(clipText('x'.repeat(1200))).toBe(`${'x'.repeat(1000)}… [cut: 1200 characters in all]`);
 		expect(clipText(`${'x'.repeat(4)}😀😀`, 5)).toBe('xxxx… [cut: 8 characters in all]');
 	});
 

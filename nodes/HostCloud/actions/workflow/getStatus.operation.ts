@@ -2,6 +2,7 @@ import type { IDataObject, IExecuteFunctions, INodeExecutionData, INodePropertie
 import { updateDisplayOptions } from 'n8n-workflow';
 
 import { runPerItem } from '../../../shared/items';
+import { clipText } from '../../../shared/service-values';
 import { cloudJobStateOf } from '../../../shared/task-status';
 import { describeToolAnswer } from '../../../shared/tool-result';
 import { NOT_AS_TOOL, runsAsTool, toolDescriptionProperty, toolWaitProperty } from '../../../shared/tool-use';
@@ -53,7 +54,9 @@ export async function execute(this: IExecuteFunctions, itemIndex: number): Promi
 	const promptId = readPromptId(this, itemIndex);
 	const answer = await lookUpJobStatus(this, promptId, { itemIndex, retry: true });
 	const state = cloudJobStateOf(answer?.status);
-	const json: IDataObject = { prompt_id: promptId, status: answer?.status ?? null, state, finished: state !== 'running' };
+	// The word as sent, clipped: a word, never a text.
+	const status = typeof answer?.status === 'string' ? clipText(answer.status, 100) : (answer?.status ?? null);
+	const json: IDataObject = { prompt_id: promptId, status, state, finished: state !== 'running' };
 	const includeOutputs = (this.getNodeParameter('additionalFields', itemIndex, {}) as IDataObject).includeOutputs === true;
 	if (includeOutputs && state === 'completed') {
 		// A self-hosted server's answer is already the record (read from its history).

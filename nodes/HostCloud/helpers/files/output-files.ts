@@ -21,6 +21,7 @@ import { readViewFile, readViewLocation, viewAddress } from '../../transport/clo
 import { createLimiter } from '../../../shared/concurrent-items';
 import { compareNodeIds } from '../graph/workflow-graph';
 import { isRecord, ownValue, setOwn } from '../../../shared/validation';
+import { webAddress } from '../../../shared/service-values';
 
 export type FileKind = 'image' | 'video' | 'audio' | 'file';
 
@@ -59,12 +60,29 @@ export function mimeTypeFor(filename: string): string {
 function kindOf(key: string, mimeType: string): FileKind {
 	const major = mimeType.split('/')[0];
 	if (major === 'image' || major === 'video' || major === 'audio') return major;
-	return KIND_BY_KEY[key] ?? 'file';
+	return ownValue(KIND_BY_KEY, key) ?? 'file';
 }
 
-/** An element that names a file: an object with a non-empty string filename. */
+/** The longest name, subfolder or type a file reference may have: no file is named by a text longer than this. */
+const NAME_MAX_CHARS = 1024;
+/** A further field of a reference (format, frame_rate…) is kept when its JSON is this small. */
+const EXTRA_FIELD_MAX_CHARS = 1024;
+
+const shortText = (value: unknown): boolean => typeof value !== 'string' || value.length <= NAME_MAX_CHARS;
+
+/** An element that names a file: an object with a non-empty string filename, none of its names longer than a name. */
 function isFileReference(value: unknown): value is Record<string, unknown> & { filename: string } {
-	return isRecord(value) && typeof value.filename === 'string' && value.filename !== '';
+	return (
+		isRecord(value) &&
+		typeof value.filename === 'string' &&
+		value.filename !== '' &&
+		[value.filename, value.subfolder, value.type].every(shortText)
+	);
+}
+
+/** The further fields of a reference that are small enough to pass on (a service's text never floods the item). */
+function smallFields(element: Record<string, unknown>): Record<string, unknown> {
+	return Object.fromEntries(Object.entries(element).filter(([, value]) => (JSON.stringify(value) ?? '').length <= EXTRA_FIELD_MAX_CHARS));
 }
 
 /**
@@ -88,7 +106,7 @@ export function collectOutputFiles(outputs: Record<string, unknown>): OutputFile
 				seen.add(identity);
 				const mimeType = mimeTypeFor(element.filename);
 				files.push({
-					...element,
+					...smallFields(element),
 					filename: element.filename,
 					subfolder,
 					type,
@@ -160,11 +178,23 @@ async function signedUrlFor(
 			}),
 	);
 	const location = headerValue(response.headers, 'location');
-	if (response.statusCode >= 300 && response.statusCode < 400 && location) return location;
-	const what =
-		response.statusCode >= 300 && response.statusCode < 400
-			? `a redirect (HTTP ${response.statusCode}) without a Location header`
-			: `HTTP ${response.statusCode} instead of a redirect to the file`;
+	const redirected = response.statusCode >= 300 && response.statusCode < 400;
+	// Passed on as an absolute http(s) address, written anew: a Form page or an e-mail may put it in HTML.
+	const address = webAddress(location);
+	if (redirected && address) return address;
+	if (redirected && location) {
+		throw new NodeOperationError(
+			context.getNode(),
+			`The service answered a redirect for ${aboutFile(ref, where)} whose address is not an absolute http(s) web address, so it is not passed on`,
+			{
+				itemIndex: where.itemIndex,
+				description: 'This is a fault of the service: only http: and https: addresses are passed on. Try again in a moment.',
+			},
+		);
+	}
+	const what = redirected
+		? `a redirect (HTTP ${response.statusCode}) without a Location header`
+		: `HTTP ${response.statusCode} instead of a redirect to the file`;
 	throw new NodeOperationError(
 		context.getNode(),
 		`The service answered ${what} for ${aboutFile(ref, where)}, so it has no download address`,

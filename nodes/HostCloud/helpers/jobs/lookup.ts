@@ -10,7 +10,8 @@ import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
 import { NodeOperationError } from 'n8n-workflow';
 
 import { hostCloudServer } from '../../../shared/transport';
-import { isRecord } from '../../../shared/validation';
+import { isRecord, ownValue } from '../../../shared/validation';
+import { clipText } from '../../../shared/service-values';
 import {
 	type CallFor,
 	deleteFromQueue,
@@ -66,7 +67,7 @@ export function recordFromHistory(entry: IDataObject): IDataObject {
 /** The job's history entry as a record, or undefined while it is not over. */
 async function fromHistory(context: IExecuteFunctions, promptId: string, options: CallFor): Promise<IDataObject | undefined> {
 	const history = await readHistory(context, promptId, options);
-	const entry = isRecord(history) ? history[promptId] : undefined;
+	const entry = isRecord(history) ? ownValue(history, promptId) : undefined;
 	return isRecord(entry) ? recordFromHistory(entry as IDataObject) : undefined;
 }
 
@@ -102,7 +103,10 @@ export async function lookUpJobStatus(context: IExecuteFunctions, promptId: stri
 	const answer = await readJobStatus(context, promptId, options);
 	// A word the node does not know means "still running"; no word at all is no status, never a guess.
 	if (typeof answer.status !== 'string' || answer.status.trim() === '') {
-		const held = Object.keys(answer).slice(0, 5).join(', ');
+		const held = Object.keys(answer)
+			.slice(0, 5)
+			.map((key) => clipText(key, 40))
+			.join(', ');
 		throw new NodeOperationError(
 			context.getNode(),
 			`The service's answer to reading the status of job ${promptId} has no status (${held ? `it held: ${held}` : 'it was an empty object'})`,

@@ -27,6 +27,16 @@ const DURATION: FieldDefinition = {
 	description: 'Length of the music (a whole number, usually seconds). The service chooses one when this is not set.',
 };
 
+/** A take with a hole fails by default: a next node would upload a file with a gap in it, as if whole. */
+const ACCEPT_INCOMPLETE: FieldDefinition = {
+	name: 'acceptIncompleteTakes',
+	displayName: 'Accept Incomplete Takes',
+	kind: 'boolean',
+	default: false,
+	description:
+		'Whether to pass on a take whose audio may have a hole (a line of the stream could not be read, or less audio arrived than its header announces), marked audio_may_be_incomplete. Off: such a take fails the item.',
+};
+
 /**
  * The service sends audio as it makes it, so a long silence means the stream has stalled; without
  * this limit a stream held open with nothing in it would keep the item running until stopped by hand.
@@ -76,9 +86,9 @@ const properties: INodeProperties[] = [
 		description: 'Binary field of each output item that receives the audio file',
 		displayOptions: { show: { downloadAudio: [true] } },
 	},
-	{ ...additionalFieldsProperty([DURATION]), displayOptions: { show: SINCE_WAIT_OPTIONS } },
+	{ ...additionalFieldsProperty([DURATION, ACCEPT_INCOMPLETE]), displayOptions: { show: SINCE_WAIT_OPTIONS } },
 	// Version 1 has no "Wait Options": the setting is among its Additional Fields.
-	{ ...additionalFieldsProperty([DURATION, IDLE_TIMEOUT, MAX_WAIT]), displayOptions: { show: BEFORE_WAIT_OPTIONS } },
+	{ ...additionalFieldsProperty([DURATION, ACCEPT_INCOMPLETE, IDLE_TIMEOUT, MAX_WAIT]), displayOptions: { show: BEFORE_WAIT_OPTIONS } },
 	waitOptionsProperty([IDLE_TIMEOUT, MAX_WAIT]),
 ];
 
@@ -106,6 +116,12 @@ function streamLimits(context: IExecuteFunctions, itemIndex: number): { idleMs: 
 export async function execute(this: IExecuteFunctions, itemIndex: number): Promise<INodeExecutionData[]> {
 	const prompt = requiredText(this, itemIndex, 'Prompt (prompt)', this.getNodeParameter('prompt', itemIndex, ''));
 	const duration = checkedField(this, itemIndex, DURATION, additionalFields(this, itemIndex).duration) as number | undefined;
+	const acceptIncomplete = checkedOrDefault(
+		this,
+		itemIndex,
+		ACCEPT_INCOMPLETE,
+		additionalFields(this, itemIndex).acceptIncompleteTakes,
+	) as boolean;
 	const keepAudio = this.getNodeParameter('downloadAudio', itemIndex, true) as boolean;
 	const binaryPropertyName = keepAudio
 		? binaryFieldName(this, itemIndex, PUT_FILES_IN_FIELD, this.getNodeParameter('binaryPropertyName', itemIndex, 'data'))
@@ -116,6 +132,7 @@ export async function execute(this: IExecuteFunctions, itemIndex: number): Promi
 		keepAudio,
 		idleMs,
 		maxWaitMs,
+		acceptIncomplete,
 	});
 	return takes.map((take) => ({
 		json: { prompt, ...take.json },

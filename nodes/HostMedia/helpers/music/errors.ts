@@ -45,12 +45,17 @@ export function holeError(
 	take: { streamIndex: number; bytes: number; declaredBytes?: number },
 	malformedLines: number,
 ): NodeOperationError {
+	const lines = `${malformedLines} ${malformedLines === 1 ? 'line' : 'lines'} of the stream could not be read`;
+	const hole =
+		take.declaredBytes === undefined
+			? `may have a hole: ${lines}, and its format announces no length to check ${take.bytes} bytes against`
+			: `has a hole: ${take.bytes} of the ${take.declaredBytes} bytes its WAV header announces arrived`;
 	return new NodeOperationError(
 		context.getNode(),
-		`The music stream said it was complete, but the audio of take ${take.streamIndex + 1} has a hole: ${take.bytes} of the ${take.declaredBytes} bytes its WAV header announces arrived`,
+		`The music stream said it was complete, but the audio of take ${take.streamIndex + 1} ${hole}`,
 		{
 			itemIndex,
-			description: `${malformedLines} ${malformedLines === 1 ? 'line' : 'lines'} of the stream could not be read. No take is passed on, since its audio is cut. Try again.`,
+			description: `${take.declaredBytes === undefined ? '' : `${lines}. `}No take is passed on, since its audio may be cut. Try again, or turn on Accept Incomplete Takes to receive such takes marked audio_may_be_incomplete.`,
 		},
 	);
 }

@@ -8,6 +8,7 @@
 import type { IDataObject } from 'n8n-workflow';
 
 import { redact, redactDeep } from '../../../shared/redaction';
+import { clipText } from '../../../shared/service-values';
 
 // The real service's events are a few hundred bytes (a title with its tags is the largest) and a
 // stream has a handful of them besides its audio: these bounds keep every real event whole, while
@@ -25,16 +26,8 @@ const MAX_VALUE_BYTES = 1024;
 
 const CUT = 'too large to keep';
 
-/** `text` with at most `max` characters, and a marker saying it was cut and how long it was. */
-export function clipText(text: string, max = MAX_TEXT_CHARS): string {
-	if (text.length <= max) return text;
-	// Never end on half of a surrogate pair.
-	const end = /[\uD800-\uDBFF]/.test(text.charAt(max - 1)) ? max - 1 : max;
-	return `${text.slice(0, end)}… [cut: ${text.length} characters in all]`;
-}
-
 /** A text from the service as the output keeps it: secrets replaced, then clipped. */
-export const keptText = (text: string, secrets: string[]): string => clipText(redact(text, secrets));
+export const keptText = (text: string, secrets: string[]): string => clipText(redact(text, secrets), MAX_TEXT_CHARS);
 
 /** Any value from an event as the output keeps it: a text clipped, anything else whole or as a marker with its size. */
 export function keptValue(value: unknown, secrets: string[]): IDataObject[string] {

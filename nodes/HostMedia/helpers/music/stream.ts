@@ -70,6 +70,8 @@ export interface MusicStreamOptions {
 	idleMs: number;
 	/** The read fails when the stream has not completed after this long in all (milliseconds). */
 	maxWaitMs: number;
+	/** Pass on takes that may have a hole, marked so, instead of failing (the user opted in). */
+	acceptIncomplete?: boolean;
 }
 
 function fileBase(take: Take): string {
@@ -184,12 +186,20 @@ class MusicStreamReader {
 				description: `${this.progress()} No take is passed on, since its audio may be cut short. Try again.`,
 			});
 		}
-		const holed = [...this.takes.values()].find((take) => take.declaredBytes !== undefined && take.bytes < take.declaredBytes);
-		if (holed) {
+		const holed = [...this.takes.values()].find((take) => this.mayHaveHole(take));
+		if (holed && !this.options.acceptIncomplete) {
 			await this.abandon();
 			throw holeError(this.context, this.options.itemIndex, holed, this.malformed);
 		}
 		return await this.finish();
+	}
+
+	/**
+	 * Whether a take's audio may have a hole: less arrived than its header announces, or a line
+	 * could not be read and its format announces no length (the line may have been its chunk).
+	 */
+	private mayHaveHole(take: Take): boolean {
+		return take.declaredBytes === undefined ? this.malformed > 0 : take.bytes < take.declaredBytes;
 	}
 
 	private chunkCount(): number {
@@ -367,8 +377,8 @@ class MusicStreamReader {
 		if (this.durationSec !== undefined) json.duration_sec = this.durationSec;
 		json.takes = this.takes.size;
 		json.malformed_lines = this.malformed;
-		// An unreadable line may have been a chunk of a take whose format does not say how long it is.
-		if (take && take.declaredBytes === undefined && this.malformed > 0) json.audio_may_be_incomplete = true;
+		// Passed on only because the user accepts incomplete takes: said on the take.
+		if (take && this.mayHaveHole(take)) json.audio_may_be_incomplete = true;
 		return { ...json, ...this.events.json() };
 	}
 }

@@ -11,6 +11,7 @@ import { pause } from '../../../shared/pause';
 import { jittered } from '../../../shared/retry';
 import { normaliseTask, type NormalisedTask } from '../../../shared/task-status';
 import { getTask, taskStatusPath, type StatusContext, type TaskRef } from '../../transport/media-api';
+import { refusedAddressesError } from './result';
 
 export interface PollTaskOptions {
 	task: TaskRef;
@@ -153,7 +154,11 @@ export async function pollTask(context: IExecuteFunctions, options: PollTaskOpti
 
 /** Throws a message naming the task when it failed; answers it when it succeeded. */
 export function assertSucceeded(context: IExecuteFunctions, task: NormalisedTask, label: string, itemIndex: number): NormalisedTask {
-	if (task.status === 'succeeded') return task;
+	if (task.status === 'succeeded') {
+		const refused = refusedAddressesError(context, task, label, itemIndex);
+		if (refused) throw refused;
+		return task;
+	}
 	throw new NodeOperationError(
 		context.getNode(),
 		`The ${label} ${task.task_id} failed${task.error ? `: ${task.error}` : ` (status ${task.raw_status})`}`,

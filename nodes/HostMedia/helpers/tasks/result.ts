@@ -5,6 +5,7 @@
  * of `tool-result.ts` instead, and never the files.
  */
 import type { IBinaryData, IDataObject, IExecuteFunctions, INodeExecutionData, IWebhookFunctions } from 'n8n-workflow';
+import { NodeOperationError } from 'n8n-workflow';
 
 import { downloadToBinary } from '../../../shared/binary';
 import { binaryFieldFor, type ResultFiles } from '../../../shared/result-files';
@@ -32,7 +33,30 @@ export function taskJson(task: NormalisedTask, taskType: string, extra: IDataObj
 		}
 	}
 	if (task.error) json.error = task.error;
+	if (task.refused_addresses) json.refused_addresses = task.refused_addresses;
 	return json;
+}
+
+/**
+ * A succeeded task whose result addresses are not all http(s) web addresses: never passed on as a
+ * whole result (the left-out files are lost, and a Form or e-mail would place the others in HTML).
+ */
+export function refusedAddressesError(
+	context: IExecuteFunctions | IWebhookFunctions,
+	task: NormalisedTask,
+	label: string,
+	itemIndex: number,
+): NodeOperationError | undefined {
+	if (!task.refused_addresses) return undefined;
+	return new NodeOperationError(
+		context.getNode(),
+		`${task.refused_addresses} of the result addresses of the ${label} ${task.task_id} ${task.refused_addresses === 1 ? 'is' : 'are'} not an http(s) web address, so its result is not passed on`,
+		{
+			itemIndex,
+			description:
+				'This is a fault of the service: only http: and https: addresses are passed on. Check the task with Get Task Status later.',
+		},
+	);
 }
 
 /** Result URLs of a finished task: the images, or the videos. */
@@ -73,6 +97,8 @@ export async function finishedItem(
 	extra: IDataObject,
 	files: ResultFiles,
 ): Promise<INodeExecutionData> {
+	const refused = task.status === 'succeeded' ? refusedAddressesError(context, task, `${taskType} task`, itemIndex) : undefined;
+	if (refused) throw refused;
 	const item: INodeExecutionData = { json: taskJson(task, taskType, extra), pairedItem: { item: itemIndex } };
 	if (task.status === 'succeeded' && files.download && resultUrls(task).length > 0)
 		item.binary = await downloadResults(context, itemIndex, task, taskType, files.binaryPropertyName);

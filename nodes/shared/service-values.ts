@@ -1,0 +1,35 @@
+/**
+ * What the package passes on of what a service sent: its words clipped, so that no answer floods
+ * an item, an error or a tool's reply (the texts a failed task or job reports, a status word, an
+ * error body), and its addresses checked and written anew, so that only an absolute http(s) URL
+ * reaches an item, where a Form page or an e-mail may place it in HTML.
+ */
+
+/** The most of a service's words kept in one text (a failure message, an error body's words). */
+export const SERVICE_TEXT_MAX_CHARS = 1000;
+
+/** `text` with at most `max` characters, and a marker saying it was cut and how long it was. */
+export function clipText(text: string, max = SERVICE_TEXT_MAX_CHARS): string {
+	if (text.length <= max) return text;
+	// Never end on half of a surrogate pair.
+	const end = /[\uD800-\uDBFF]/.test(text.charAt(max - 1)) ? max - 1 : max;
+	return `${text.slice(0, end)}… [cut: ${text.length} characters in all]`;
+}
+
+/**
+ * `url` as an absolute http(s) URL, serialised anew (markup characters escaped, the host in its
+ * canonical form), or undefined when it is none: a relative address, another scheme (`javascript:`,
+ * `data:`, `file:`), or text that is no URL at all.
+ */
+export function webAddress(url: unknown): string | undefined {
+	if (typeof url !== 'string') return undefined;
+	let parsed: URL;
+	try {
+		parsed = new URL(url);
+	} catch {
+		return undefined;
+	}
+	if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') return undefined;
+	// The WHATWG serialiser leaves some characters as they came (a quote in the fragment, for one).
+	return parsed.href.replace(/["'<>`\s]/g, (character) => `%${character.charCodeAt(0).toString(16).toUpperCase().padStart(2, '0')}`);
+}
