@@ -190,7 +190,10 @@ describe('a take that may have a hole', () => {
 	/** A take whose format announces no length, its second chunk line lost (cut mid-line), then "complete". */
 	const holed = (): MusicAnswer => {
 		const chunks = musicChunkLines(0, mp3ish);
-		return { lines: [musicTitleLine(0), chunks[0]!, chunks[1]!.slice(0, 40) + '\n', ...chunks.slice(2), musicLine({ type: 'complete' })] };
+		return {
+			lines: [musicTitleLine(0), chunks[0]!, chunks[1]!.slice(0, 40) + '\n', ...chunks.slice(2), musicLine({ type: 'complete' })],
+			then: 'end',
+		};
 	};
 
 	it('fails the item when a line was lost and the format cannot show the audio is whole: no file with a gap is passed on', async () => {

@@ -12,6 +12,7 @@ import type { IDataObject } from 'n8n-workflow';
 import { startSimulator, type Simulator } from '../../simulator/server';
 import { EngineHarness } from '../harness/engine';
 import { credentialFor, txt2img } from '../helpers/cloud';
+import { uiNode, uiTxt2img } from '../helpers/ui-workflows';
 import {
 	redirectTo,
 	sendJson,
@@ -190,7 +191,7 @@ describe('words of a status answer', () => {
 	});
 });
 
-describe('a self-hosted server asked for the job "__proto__"', () => {
+describe('a self-hosted server and names every object carries', () => {
 	let sim: Simulator;
 	let credential: string;
 	beforeAll(async () => {
@@ -198,6 +199,25 @@ describe('a self-hosted server asked for the job "__proto__"', () => {
 		credential = harness.addCredential('hostCloudApi', credentialFor(sim));
 	});
 	afterAll(async () => await sim.close());
+
+	it.each(['constructor', 'toString'])(
+		'a saved workflow with a node of type %s is refused by name, and nothing is submitted',
+		async (type) => {
+			const workflow = uiTxt2img();
+			workflow.nodes.push(uiNode(30, type, { outputs: ['IMAGE'] }));
+			const before = sim.requestsTo('POST', '/api/prompt').length;
+			const result = await harness.runNode({
+				type: 'hostCloud',
+				parameters: { resource: 'workflow', operation: 'submit', workflow: JSON.stringify(workflow) } as never,
+				credentials: { hostCloudApi: credential },
+				continueOnFail: true,
+			});
+			expect(String(result.items[0]!.json.error)).toBe(
+				`Workflow: the server does not know the node type of node 30 (${type}): it may be a custom node that is not installed there`,
+			);
+			expect(sim.requestsTo('POST', '/api/prompt').length).toBe(before);
+		},
+	);
 
 	it.each(['getStatus', 'waitForCompletion'])('%s says the server does not know it, never "completed"', async (operation) => {
 		const result = await harness.runNode({

@@ -402,6 +402,11 @@ describe('refusals name the node (id, title, class) and what is wrong', () => {
 			'Workflow: the server does not know the node type of node 12 "Upscale 2x" (FancyUpscale), node 13 (OtherCustom): it may be a custom node that is not installed there',
 		],
 		[
+			'a node type named like what every object carries (constructor, toString) is no class the server has',
+			workflow([node(12, 'constructor'), node(13, 'toString')], []),
+			'Workflow: the server does not know the node type of node 12 (constructor), node 13 (toString): it may be a custom node that is not installed there',
+		],
+		[
 			'more widget values than the definition has',
 			workflow([node(3, 'Sampler', { title: 'Main', values: [1, 'fixed', 20, 'euler', 'normal'] })], []),
 			'Workflow: node 3 "Main" (Sampler): its saved widget values do not fit the server\'s definition of Sampler (it holds 5 widget values, and the server\'s definition has 3 widgets)',

@@ -9,6 +9,7 @@
  * bypassed (mode 4) nodes not sent, widget values named by the definitions, links resolved.
  * Pure: what cannot be converted comes back as a problem naming the node (id, title, class).
  */
+import { ownValue } from '../../../shared/validation';
 import { groupNodeSubgraph } from './group-nodes';
 import {
 	ConversionProblem,
@@ -114,7 +115,7 @@ class Conversion implements ResolveContext {
 		const subgraph = this.workflow.subgraphs.get(node.type);
 		if (subgraph) return subgraph;
 		const name = groupNodeName(node.type);
-		if (name === undefined || this.definitions[node.type]) return undefined;
+		if (name === undefined || ownValue(this.definitions, node.type)) return undefined;
 		const group = this.workflow.groupNodes.get(name);
 		const where = describeNode(executionId(frame, node), node, `group node ${name}`);
 		if (!group) {
@@ -203,7 +204,7 @@ class Conversion implements ResolveContext {
 			const link = frame.graph.links.get(linkId);
 			const node = link && frame.graph.byId.get(link.targetId);
 			const input = node?.inputs.find((candidate) => candidate.link === linkId);
-			const definition = node && this.definitions[node.type];
+			const definition = node && ownValue(this.definitions, node.type);
 			if (!input || !node) continue;
 			const name = input.widgetName ?? input.name;
 			if (definition && isWidgetInput(definition, name)) {
@@ -215,7 +216,7 @@ class Conversion implements ResolveContext {
 	}
 
 	unknownClasses(): string | undefined {
-		const unknown = this.runnable.filter((entry) => !this.definitions[entry.node.type]);
+		const unknown = this.runnable.filter((entry) => !ownValue(this.definitions, entry.node.type));
 		if (unknown.length === 0) return undefined;
 		const listed = unknown.slice(0, 5).map((entry) => describeNode(entry.id, entry.node));
 		const more = unknown.length > 5 ? ` and ${unknown.length - 5} more` : '';
@@ -228,7 +229,8 @@ class Conversion implements ResolveContext {
 
 	node(entry: Runnable): GraphNode {
 		const { frame, node, id } = entry;
-		const definition = this.definitions[node.type];
+		// Every runnable node's type was checked against the definitions before (unknownTypes).
+		const definition = ownValue(this.definitions, node.type)!;
 		const reading = readWidgetValues(definition, node.widgetsValues, this.pushed.get(id));
 		if ('misfit' in reading) {
 			throw new ConversionProblem(

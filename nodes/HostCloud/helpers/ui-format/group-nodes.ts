@@ -5,7 +5,7 @@
  * then converted widgets not linked inside; outputs not used only inside); the instance's
  * `widgets_values` are the inner nodes' widget values one after the other, and override theirs.
  */
-import { isRecord } from '../../../shared/validation';
+import { isRecord, ownValue } from '../../../shared/validation';
 import { readNode, type UiLink, type UiNode, type UiSubgraph } from './graph';
 import { socketInputs, widgetLayout, withoutForcedValues } from './widgets';
 import type { GraphProblem, NodeDefinitions } from '../graph/workflow-graph';
@@ -38,7 +38,7 @@ function groupPorts(nodes: UiNode[], definitions: NodeDefinitions, linksTo: Slot
 		}
 	};
 	for (const [index, node] of nodes.entries()) {
-		const definition = definitions[node.type];
+		const definition = ownValue(definitions, node.type);
 		if (definition) {
 			const sockets = socketInputs(definition);
 			sockets.forEach((_, slot) => !has(linksTo, index, slot) && ports.inputs.push({ node: index, slot }));
@@ -67,7 +67,7 @@ function spreadValues(nodes: UiNode[], definitions: NodeDefinitions, linksFrom: 
 	let cursor = 0;
 	const take = (fallback: unknown) => (cursor < values.length ? values[cursor++] : fallback);
 	for (const [index, node] of nodes.entries()) {
-		const definition = definitions[node.type];
+		const definition = ownValue(definitions, node.type);
 		const saved = Array.isArray(node.widgetsValues) ? node.widgetsValues : undefined;
 		if (definition) {
 			const own = saved ? withoutForcedValues(definition, saved) : [];
