@@ -262,7 +262,14 @@ async function judge(
 		rule('service_text_over_64KiB', `an item holds ${Math.max(...sizes)} characters (clean run: ${cleanMax})`);
 	const success = outcome.error === undefined && outcome.items.length > 0 && outcome.items.every((item) => item.json.error === undefined);
 	const faulted = armed ? run.log.find((exchange) => exchange.index === armed.index && exchange.fault !== undefined) : undefined;
-	if (armed && faulted && answerIsBroken(armed.fault) && success) {
+	// A redirect's body is discarded by design: only its Location is the answer.
+	if (
+		armed &&
+		faulted &&
+		answerIsBroken(armed.fault) &&
+		!(armed.fault.kind === 'cut-body' && (faulted.status ?? 0) >= 300 && (faulted.status ?? 0) < 400) &&
+		success
+	) {
 		const askedAgain = run.log.some(
 			(e) => e.index > faulted.index && e.method === faulted.method && e.path === faulted.path && e.host === faulted.host,
 		);

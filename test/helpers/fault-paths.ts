@@ -140,7 +140,7 @@ export function enumeratePaths(harness: EngineHarness): SweepPath[] {
 						parameters: refused,
 						refused: true,
 					});
-					if (resource === 'image')
+					if (resource === 'image' || resource === 'video')
 						paths.push({ name: `${name} ${waitMode} ${kind}, task fails`, flavour: 'cloud', kind, type, parameters, failTask: true });
 				}
 			}
