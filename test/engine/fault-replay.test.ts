@@ -178,7 +178,7 @@ const bytesOf = async (items: INodeExecutionData[]) =>
 /** Strings of an item that are addresses: values of address-like keys, and anything with a script-like scheme. */
 function addressesIn(value: unknown, key = ''): string[] {
 	if (typeof value === 'string')
-		return (/url|href|link|location|uri/i.test(key) && !/error|message|description/i.test(key)) ||
+		return (/url|href|link|location|uri/i.test(key) && /^\s*[a-z][a-z0-9+.-]*:/i.test(value)) ||
 			/^\s*(javascript|data|vbscript):/i.test(value)
 			? [value]
 			: [];
@@ -267,6 +267,7 @@ async function judge(
 		armed &&
 		faulted &&
 		answerIsBroken(armed.fault) &&
+		faulted.method !== 'HEAD' &&
 		!(armed.fault.kind === 'cut-body' && (faulted.status ?? 0) >= 300 && (faulted.status ?? 0) < 400) &&
 		success
 	) {
