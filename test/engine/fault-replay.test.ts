@@ -24,6 +24,7 @@ import type { INodeExecutionData } from 'n8n-workflow';
 import { RETRY_DELAYS_MS } from '../../nodes/shared/retry';
 import { REQUEST_TIME_LIMIT } from '../../nodes/shared/transport';
 import { startSimulator } from '../../simulator/server';
+import { seededRandom } from '../../simulator/shared/chaos';
 import { EngineHarness, readBinary } from '../harness/engine';
 import { registerToolTypes } from '../harness/tools';
 import { PROXY_HEADER } from '../helpers/cloud';
@@ -60,18 +61,6 @@ const TOLERANCE_MS = 200;
 const SCALED_RETRY = RETRY_DELAYS_MS.map((ms) => ms / 100);
 const MAX_WAIT_MS = 1_200;
 const KIB64 = 64 * 1024;
-
-/** A small seeded generator for the sample (mulberry32). */
-function seeded(seed: number): () => number {
-	let state = seed >>> 0;
-	return () => {
-		state = (state + 0x6d2b79f5) >>> 0;
-		let t = state;
-		t = Math.imul(t ^ (t >>> 15), t | 1);
-		t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-		return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-	};
-}
 
 const harness = new EngineHarness();
 registerToolTypes(harness);
@@ -314,7 +303,7 @@ async function judge(
 
 const ALL_PATHS = enumeratePaths(harness).filter((path) => !PATH_FILTER || PATH_FILTER.test(path.name));
 figures.paths = ALL_PATHS.length;
-const random = seeded(SEED);
+const random = seededRandom(SEED);
 /** The sample: every path that needs no replay (refused input, unknown ids, foreign jobs), and SAMPLE_PATHS of the others. */
 const PATHS = FULL
 	? ALL_PATHS
