@@ -1,0 +1,287 @@
+/**
+ * The paths of the replaying fault injector (issue 34), found from the nodes' own descriptions:
+ * every operation of every node, Host Media in each wait mode, Host Cloud on each flavour, as a
+ * node and as a tool; the resume webhook (the waiting media execution), the trigger and the
+ * credential tests; plus a refused-input variant (Put Files in Field `__proto__`) per media submit,
+ * a failing task per image submit, and status reads of an id the service does not know. Each path
+ * runs once against the simulator behind the fault proxy, in a bounded time.
+ */
+import type { IDataObject, INodeExecutionData } from 'n8n-workflow';
+
+import { DEFAULT_PUBLISHING_TOKEN } from '../../simulator/registry/area';
+import type { Simulator } from '../../simulator/server';
+import type { EngineHarness } from '../harness/engine';
+import { ActiveTrigger } from './active-trigger';
+import { storedFiles, txt2img } from './cloud';
+import { hostCloudCredential, directHeaders } from './cloud-credential';
+import type { FaultProxy } from './fault-proxy';
+import { operationsOf, visibleFields } from './node-parameters';
+import { REPOHOST_TOKEN } from './registry-node';
+import { ITEM, nodeDescription, sweepBase } from './sweep-operations';
+import { startWaitingExecution } from './waiting-execution';
+
+export type Flavour = 'cloud' | 'self-hosted';
+
+export interface SweepPath {
+	name: string;
+	flavour: Flavour;
+	kind: 'node' | 'tool' | 'webhook' | 'trigger' | 'credential';
+	type: string;
+	parameters: IDataObject;
+	/** Refused input: nothing may be sent. */
+	refused?: boolean;
+	/** The media task ends FAILED (its status answer carries `error`). */
+	failTask?: boolean;
+	/** A job someone else submitted sits in the queue: a tool may neither list nor cancel it. */
+	foreignJob?: boolean;
+	/** A status read of an id the service does not know: "completed" is a wrong success. */
+	unknownId?: boolean;
+}
+
+/** One simulator (of one flavour) behind its proxy, and the credentials pointing at the proxy. */
+export interface World {
+	sim: Simulator;
+	proxy: FaultProxy;
+	harness: EngineHarness;
+	cloudCredential: string;
+	hostCredential: string;
+	secrets: string[];
+}
+
+export interface PathOutcome {
+	items: INodeExecutionData[];
+	error?: unknown;
+	/** The words a user reads: error message and description, item errors, a credential test's message. */
+	words: string;
+	/** Ids of jobs a tool must not touch (foreignJob paths). */
+	foreign?: string;
+}
+
+/** Short waits everywhere a path waits: Max Wait of about a second, fast polls. */
+const CLOUD_WAIT = { maxWaitMinutes: 0.02, pollIntervalSeconds: 0.05, silenceSeconds: 0.3 };
+const MEDIA_WAIT = { pollIntervalSeconds: 0.02, maxWaitMinutes: 0.02 };
+const TOOL_WAIT = { toolWaitSeconds: 1 };
+
+export function addWorldCredentials(harness: EngineHarness, sim: Simulator, proxy: FaultProxy): Omit<World, 'sim' | 'proxy' | 'harness'> {
+	const cloud = hostCloudCredential({ flavour: sim.flavour, baseUrl: proxy.urls.api, apiKey: sim.apiKey, proxy: sim.options.proxyAuth });
+	const proxyHeader = sim.options.proxyAuth && 'value' in sim.options.proxyAuth ? [sim.options.proxyAuth.value] : [];
+	return {
+		cloudCredential: harness.addCredential('hostCloudApi', cloud),
+		hostCredential: harness.addCredential('hostApi', {
+			accessToken: sim.accessToken,
+			registryUrl: proxy.urls.registry,
+			publisherId: 'acme',
+			publishingToken: DEFAULT_PUBLISHING_TOKEN,
+			repohostToken: REPOHOST_TOKEN,
+		}),
+		secrets: [sim.apiKey, sim.accessToken, DEFAULT_PUBLISHING_TOKEN, REPOHOST_TOKEN, ...proxyHeader],
+	};
+}
+
+/** Every path of the package (see the file comment). */
+export function enumeratePaths(harness: EngineHarness): SweepPath[] {
+	const paths: SweepPath[] = [];
+	for (const flavour of ['cloud', 'self-hosted'] as const) {
+		for (const [resource, operation] of operationsOf(nodeDescription(harness, 'hostCloud'))) {
+			const base = { ...sweepBase(harness, 'hostCloud', resource, operation), waitOptions: CLOUD_WAIT } as IDataObject;
+			const name = `hostCloud ${resource} ${operation} [${flavour}]`;
+			paths.push({ name: `${name} node`, flavour, kind: 'node', type: 'hostCloud', parameters: base });
+			paths.push({
+				name: `${name} tool`,
+				flavour,
+				kind: 'tool',
+				type: 'hostCloud',
+				parameters: { ...base, ...TOOL_WAIT },
+				foreignJob: resource === 'queue',
+			});
+			if (operation === 'execute')
+				paths.push({
+					name: `${name} node, URLs only`,
+					flavour,
+					kind: 'node',
+					type: 'hostCloud',
+					parameters: { ...base, downloadFiles: false },
+				});
+			if (operation === 'getStatus' || operation === 'waitForCompletion')
+				paths.push({
+					name: `${name} node, id __proto__`,
+					flavour,
+					kind: 'node',
+					type: 'hostCloud',
+					parameters: { ...base, promptId: '__proto__' },
+					unknownId: true,
+				});
+		}
+	}
+	for (const type of ['hostMedia', 'hostRegistry']) {
+		const description = nodeDescription(harness, type);
+		for (const [resource, operation] of operationsOf(description)) {
+			const base = sweepBase(harness, type, resource, operation) as IDataObject;
+			const name = `${type} ${resource} ${operation}`;
+			const submits = visibleFields(description, { resource, operation }).some((field) => field.property.name === 'waitMode');
+			if (!submits) {
+				const parameters = type === 'hostMedia' ? { ...base, waitForCompletion: true, waitOptions: MEDIA_WAIT } : base;
+				paths.push({ name: `${name} node`, flavour: 'cloud', kind: 'node', type, parameters });
+				paths.push({ name: `${name} tool`, flavour: 'cloud', kind: 'tool', type, parameters: { ...base, ...TOOL_WAIT } });
+				continue;
+			}
+			for (const waitMode of ['poll', 'webhook', 'none']) {
+				const parameters = { ...base, waitMode, ...(waitMode === 'poll' ? { waitOptions: MEDIA_WAIT } : {}) };
+				const kind = waitMode === 'webhook' ? 'webhook' : 'node';
+				paths.push({ name: `${name} ${waitMode} ${kind}`, flavour: 'cloud', kind, type, parameters });
+				if (waitMode !== 'none') {
+					// Put Files in Field is checked before the paid task is submitted, in every wait mode.
+					const refused = { ...parameters, binaryPropertyName: '__proto__' };
+					paths.push({
+						name: `${name} ${waitMode} ${kind}, Put Files in Field __proto__`,
+						flavour: 'cloud',
+						kind,
+						type,
+						parameters: refused,
+						refused: true,
+					});
+					if (resource === 'image' || resource === 'video')
+						paths.push({ name: `${name} ${waitMode} ${kind}, task fails`, flavour: 'cloud', kind, type, parameters, failTask: true });
+				}
+			}
+			paths.push({
+				name: `${name} poll tool`,
+				flavour: 'cloud',
+				kind: 'tool',
+				type,
+				parameters: { ...base, waitMode: 'poll', ...TOOL_WAIT },
+			});
+		}
+	}
+	paths.push({
+		name: 'hostTaskTrigger notification',
+		flavour: 'cloud',
+		kind: 'trigger',
+		type: 'hostTaskTrigger',
+		parameters: { events: 'all' },
+	});
+	for (const type of ['hostCloudApi', 'hostApi'])
+		for (const flavour of type === 'hostCloudApi' ? (['cloud', 'self-hosted'] as const) : (['cloud'] as const))
+			paths.push({ name: `credential test ${type} [${flavour}]`, flavour, kind: 'credential', type, parameters: {} });
+	return paths;
+}
+
+/** Submits a job straight to the simulator (not through the proxy), as another client would; answers its prompt_id. */
+async function directSubmit(sim: Simulator): Promise<string> {
+	const headers = {
+		'content-type': 'application/json',
+		...directHeaders({ flavour: sim.flavour, baseUrl: sim.baseUrl, apiKey: sim.apiKey, proxy: sim.options.proxyAuth }),
+	};
+	const path = sim.flavour === 'self-hosted' ? '/prompt' : '/api/prompt';
+	const response = await fetch(`${sim.baseUrl}${path}`, {
+		method: 'POST',
+		headers,
+		body: JSON.stringify({ prompt: txt2img(), client_id: 'someone-else' }),
+	});
+	return ((await response.json()) as { prompt_id: string }).prompt_id;
+}
+
+/** Data the path's parameters name, put in the simulator before the run (a job, a publisher, a task); the parameters to run with. */
+export async function prepare(world: World, path: SweepPath): Promise<{ parameters: IDataObject; foreign?: string }> {
+	const { sim } = world;
+	const parameters = { ...path.parameters };
+	if (path.type === 'hostRegistry') {
+		sim.registry.seedPublisher({ id: 'acme', name: 'Acme' });
+		sim.registry.seedNodes('acme', 1, { id: 'my-node' });
+	}
+	if (path.type === 'hostMedia' && /getTaskStatus/.test(path.name) && path.name.includes(' image ')) {
+		const task = sim.proxy.seedImageTask('image-upscaler', { status: 'COMPLETED' }) as unknown as {
+			id?: string;
+			taskId?: string;
+			task_id?: string;
+		};
+		parameters.taskId = task.task_id ?? task.taskId ?? task.id ?? parameters.taskId;
+	}
+	if (path.failTask) sim.proxy.failNextTask('The upscaler could not read the image');
+	let foreign: string | undefined;
+	if (path.type === 'hostCloud') {
+		if (path.foreignJob) {
+			// Someone else's job, still running through the tool run.
+			const nodeMs = sim.options.nodeMs;
+			sim.options.nodeMs = 60_000;
+			foreign = await directSubmit(sim);
+			sim.options.nodeMs = nodeMs;
+		}
+		if (/promptId|filename/.test(JSON.stringify(Object.keys(parameters))) && !path.unknownId) {
+			const own = await directSubmit(sim);
+			const deadline = Date.now() + 3_000;
+			while (
+				sim.cloud.jobs.get(own) &&
+				!/success|completed|error|fail/i.test(String((sim.cloud.jobs.get(own) as { status?: string }).status)) &&
+				Date.now() < deadline
+			)
+				await new Promise((resolve) => setTimeout(resolve, 10));
+			if ('promptId' in parameters) parameters.promptId = own;
+			if ('promptIds' in parameters) parameters.promptIds = foreign ?? own;
+			const file = sim.cloud.jobs.get(own) ? storedFiles(sim, own)[0] : undefined;
+			if (file && 'filename' in parameters) parameters.filename = file.filename;
+		}
+		if (foreign && 'promptIds' in parameters) parameters.promptIds = foreign;
+	}
+	return { parameters, foreign };
+}
+
+let trigger: ActiveTrigger | undefined;
+
+/** Runs the path once; `signal` cancels it (a run over its bound). */
+export async function runPath(
+	world: World,
+	path: SweepPath,
+	parameters: IDataObject,
+	signal: AbortSignal,
+	ending: Array<() => Promise<void>>,
+): Promise<PathOutcome> {
+	const { harness, cloudCredential, hostCredential } = world;
+	const credentials: Record<string, string> = path.type === 'hostCloud' ? { hostCloudApi: cloudCredential } : { hostApi: hostCredential };
+	const wordsOf = (error: unknown, items: INodeExecutionData[]) => {
+		const shown = error as { message?: string; description?: string } | undefined;
+		const itemWords = items.map((item) => `${String(item.json.error ?? '')} ${String(item.json.errorDetails ?? '')}`);
+		return [shown?.message ?? '', shown?.description ?? '', ...itemWords].join(' ');
+	};
+	if (path.kind === 'credential') {
+		const data =
+			path.type === 'hostApi'
+				? { accessToken: world.sim.accessToken, registryUrl: world.proxy.urls.registry, publisherId: 'acme' }
+				: hostCloudCredential({
+						flavour: world.sim.flavour,
+						baseUrl: world.proxy.urls.api,
+						apiKey: world.sim.apiKey,
+						proxy: world.sim.options.proxyAuth,
+					});
+		const result = await harness.testCredential(path.type, data);
+		const items = [{ json: { ...result, ...(result.status === 'OK' ? {} : { error: result.message }) } }];
+		return { items, words: result.message, error: undefined };
+	}
+	if (path.kind === 'trigger') {
+		trigger ??= new ActiveTrigger(harness, path.parameters as never);
+		const delivery = await trigger.deliver({ task_id: `t-${Date.now()}`, status: 'COMPLETED', generated: ['https://files.example/a.png'] });
+		return { items: delivery.passedOn, words: JSON.stringify(delivery.call.body ?? ''), error: undefined };
+	}
+	if (path.kind === 'webhook') {
+		const world_ = await startWaitingExecution(harness, hostCredential, parameters, { items: [ITEM as never] });
+		ending.push(() => world_.receiver.close());
+		const waiting = await world_.waiting;
+		if (waiting.status !== 'waiting') {
+			const items = waiting.output('Node');
+			return { items, error: waiting.error('Node'), words: wordsOf(waiting.error('Node'), items) };
+		}
+		const resumed = await world_.resumed;
+		const items = resumed.output('Node');
+		return { items, error: resumed.error('Node'), words: wordsOf(resumed.error('Node'), items) };
+	}
+	const type = path.kind === 'tool' ? `${path.type}Tool` : path.type;
+	const input = path.kind === 'tool' ? [{ ...ITEM, json: { toolCallId: 'call_1' } }] : [ITEM];
+	const result = await harness
+		.runNode({ type, parameters: parameters as never, credentials, continueOnFail: true }, input, { signal })
+		.catch((error: unknown) => {
+			if ((error as Error).name !== 'WorkflowHasIssuesError') throw error;
+			return { error: () => error, items: [] as INodeExecutionData[] };
+		});
+	const error = result.error('Node');
+	return { items: result.items, error, words: wordsOf(error, result.items) };
+}

@@ -1,0 +1,375 @@
+/**
+ * A loopback fault proxy for the replaying fault injector (issue 34): one listener in front of each
+ * of the simulator's three hosts (API, registry + media proxy, signed storage). It forwards every
+ * HTTP request, pipes WebSocket upgrades through untouched, rewrites the simulator's addresses into
+ * its own in headers and text bodies (so signed URLs and `/api/view` Locations also come back
+ * through it), and logs each exchange in order. A fault armed at request index k changes exactly
+ * the answer to request k (a silence also every later request to the same method and path: a
+ * silent endpoint stays silent, so a read's retries are silent too).
+ */
+import { createServer, request as httpRequest, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { connect, type Socket } from 'node:net';
+import type { AddressInfo } from 'node:net';
+
+export type ProxiedHost = 'api' | 'registry' | 'storage';
+
+/** Where a value sits in a JSON answer: its path, and whether the key itself is meant (not the value). */
+export interface Target {
+	path: Array<string | number>;
+	key: boolean;
+	/** The value there in the recorded answer (for a key: the key name). */
+	sample: unknown;
+}
+
+export type Fault =
+	| { kind: 'stall-headers' | 'stall-body'; status: 200 | 400 | 500 }
+	| { kind: 'cut-body' }
+	| { kind: 'redirect-loop' }
+	| { kind: 'long'; target: Target }
+	| { kind: 'proto'; target: Target; name: string }
+	| { kind: 'wrong-type'; target: Target; value: unknown }
+	| { kind: 'address'; target: Target | 'location'; value: string }
+	| { kind: 'ndjson-cut-line'; line: number };
+
+export interface Exchange {
+	index: number;
+	host: ProxiedHost;
+	method: string;
+	path: string;
+	/** The request's body as text (first 4 KiB), to see what was asked (a cancel naming a job). */
+	requestBody: string;
+	status?: number;
+	contentType?: string;
+	location?: string;
+	/** The simulator's answer, after the address rewrite and before any fault. */
+	answer?: Buffer;
+	/** What was done to this answer. */
+	fault?: string;
+	arrivedAt: number;
+	/** For a silence: when it began, and when the client gave up (closed the connection). */
+	silentFrom?: number;
+	gaveUpAt?: number;
+}
+
+export const LONG_TEXT = 'L'.repeat(2 * 1024 * 1024);
+export const PROTO_NAMES = ['__proto__', 'constructor', 'toString'];
+export const BAD_ADDRESSES = [
+	'javascript:alert(1)',
+	'data:text/html,<script>alert(1)</script>',
+	'https://x.example/a.png"><script>alert(1)</script>',
+];
+export const WRONG_FOR_TEXT: unknown[] = [42, ['x'], { a: 1 }, null];
+
+export interface FaultProxy {
+	urls: Record<ProxiedHost, string>;
+	log: Exchange[];
+	/** Arms `fault` for request `index` of the next run (undefined: a clean run). */
+	arm(fault?: { index: number; fault: Fault }): void;
+	/** Ends every silence still held (the run is over): the connections are destroyed. */
+	release(): void;
+	close(): Promise<void>;
+}
+
+const TEXT_TYPES = /json|text|ndjson|javascript|xml|html/i;
+
+/** `value` with the value (or the key) at `target` changed by `change`; `__proto__` keys stay own keys. */
+export function mutateAt(value: unknown, target: Target, change: (old: unknown) => unknown): unknown {
+	const walk = (node: unknown, depth: number): unknown => {
+		if (depth === target.path.length) return target.key ? node : change(node);
+		const step = target.path[depth]!;
+		if (Array.isArray(node)) return node.map((element, at) => (at === step ? walk(element, depth + 1) : element));
+		if (node === null || typeof node !== 'object') return node;
+		const out: Record<string, unknown> = {};
+		for (const [key, child] of Object.entries(node)) {
+			const renamed = target.key && depth === target.path.length - 1 && key === step ? String(change(key)) : key;
+			Object.defineProperty(out, renamed, {
+				value: key === step ? walk(child, depth + 1) : child,
+				enumerable: true,
+				writable: true,
+				configurable: true,
+			});
+		}
+		return out;
+	};
+	return walk(value, 0);
+}
+
+/** What `fault` makes of a JSON answer's text (or of one line of an NDJSON stream); undefined when it does not apply. */
+function faultedText(text: string, fault: Fault): string | undefined {
+	if (fault.kind === 'ndjson-cut-line') {
+		const lines = text.split('\n');
+		if (fault.line >= lines.length || lines[fault.line]!.length < 4) return undefined;
+		lines[fault.line] = lines[fault.line]!.slice(0, Math.floor(lines[fault.line]!.length / 2));
+		return lines.join('\n');
+	}
+	if (!('target' in fault) || fault.target === 'location') return undefined;
+	let value: unknown;
+	try {
+		value = JSON.parse(text);
+	} catch {
+		return undefined;
+	}
+	const target = fault.target;
+	const change = (old: unknown): unknown => {
+		if (fault.kind === 'long')
+			return target.key ? `${String(old)}${LONG_TEXT}` : typeof old === 'string' ? `${old}${LONG_TEXT}` : LONG_TEXT;
+		if (fault.kind === 'proto') return fault.name;
+		if (fault.kind === 'wrong-type') return fault.value;
+		return fault.value;
+	};
+	return JSON.stringify(mutateAt(value, target, change));
+}
+
+function readAll(stream: IncomingMessage): Promise<Buffer> {
+	return new Promise((resolve, reject) => {
+		const chunks: Buffer[] = [];
+		stream.on('data', (chunk: Buffer) => chunks.push(chunk));
+		stream.on('end', () => resolve(Buffer.concat(chunks)));
+		stream.on('error', reject);
+	});
+}
+
+const isSilence = (fault: Fault): fault is Extract<Fault, { status: number }> =>
+	fault.kind === 'stall-headers' || fault.kind === 'stall-body';
+
+/** Starts one proxy listener per simulator host; `targets` are the simulator's own addresses. */
+export async function startFaultProxy(targets: Record<ProxiedHost, string>): Promise<FaultProxy> {
+	const log: Exchange[] = [];
+	let armed: { index: number; fault: Fault } | undefined;
+	/** A silenced endpoint (method and path), from the faulted request on. */
+	let silenced: string | undefined;
+	const held = new Set<ServerResponse>();
+	const sockets = new Set<Socket>();
+	const servers: Server[] = [];
+	const urls = {} as Record<ProxiedHost, string>;
+	const rewrites: Array<[string, string]> = [];
+
+	const rewrite = (text: string) => rewrites.reduce((out, [from, to]) => out.split(from).join(to), text);
+
+	const answer = async (host: ProxiedHost, req: IncomingMessage, res: ServerResponse) => {
+		const url = new URL(req.url ?? '/', 'http://proxy');
+		const body = await readAll(req);
+		const exchange: Exchange = {
+			index: log.length,
+			host,
+			method: req.method ?? 'GET',
+			path: url.pathname,
+			requestBody: body.toString('utf8', 0, 4096),
+			arrivedAt: Date.now(),
+		};
+		log.push(exchange);
+		const endpoint = `${host} ${exchange.method} ${exchange.path}`;
+		const fault = armed?.index === exchange.index ? armed.fault : silenced === endpoint ? armed?.fault : undefined;
+		const target = new URL(targets[host]);
+		const upstream = await new Promise<IncomingMessage>((resolve, reject) => {
+			const forward = httpRequest(
+				{
+					host: target.hostname,
+					port: target.port,
+					method: req.method,
+					path: req.url,
+					headers: { ...req.headers, host: target.host },
+				},
+				resolve,
+			);
+			forward.on('error', reject);
+			forward.end(body);
+		}).catch(() => undefined);
+		if (!upstream) return void res.destroy();
+		const headers = { ...upstream.headers };
+		const raw = await readAll(upstream);
+		const contentType = String(headers['content-type'] ?? '');
+		let answerBody = TEXT_TYPES.test(contentType) ? Buffer.from(rewrite(raw.toString('utf8'))) : raw;
+		if (typeof headers.location === 'string') headers.location = rewrite(headers.location);
+		Object.assign(exchange, { status: upstream.statusCode, contentType, location: headers.location, answer: answerBody });
+		delete headers['transfer-encoding'];
+		delete headers.connection;
+		let status = upstream.statusCode ?? 502;
+		if (fault && isSilence(fault)) {
+			silenced = endpoint;
+			exchange.fault = `${fault.kind} ${fault.status}`;
+			exchange.silentFrom = Date.now();
+			res.on('close', () => (exchange.gaveUpAt ??= Date.now()));
+			held.add(res);
+			const errorBody = Buffer.from(JSON.stringify({ error: { type: 'fault', message: 'The request was refused by the fault proxy' } }));
+			const stalled = fault.status === 200 ? answerBody : errorBody;
+			res.writeHead(fault.status, { 'content-type': 'application/json', 'content-length': String(Math.max(stalled.length, 2)) });
+			if (fault.kind === 'stall-body') res.write(stalled.subarray(0, Math.max(1, Math.floor(stalled.length / 2))));
+			else res.flushHeaders();
+			return;
+		}
+		if (fault?.kind === 'cut-body') {
+			exchange.fault = 'cut-body';
+			res.writeHead(status, { ...headers, 'content-length': String(Math.max(answerBody.length, 2)) });
+			res.write(answerBody.subarray(0, Math.max(1, Math.floor(answerBody.length / 2))), () => res.destroy());
+			return;
+		}
+		if (fault?.kind === 'redirect-loop') {
+			exchange.fault = 'redirect-loop';
+			res.writeHead(302, { location: `${urls[host]}${req.url ?? '/'}`, 'content-type': 'application/json' });
+			return void res.end('{"moved":"here"}');
+		}
+		if (fault?.kind === 'address' && fault.target === 'location') {
+			if (headers.location !== undefined) {
+				headers.location = fault.value;
+				exchange.fault = `Location ${fault.value}`;
+			}
+		} else if (fault) {
+			const changed = faultedText(answerBody.toString('utf8'), fault);
+			if (changed !== undefined) {
+				answerBody = Buffer.from(changed);
+				exchange.fault = describeFault(fault);
+			}
+		}
+		headers['content-length'] = String(answerBody.length);
+		res.writeHead(status, headers);
+		res.end(answerBody);
+		status = 0;
+	};
+
+	for (const host of ['api', 'registry', 'storage'] as const) {
+		const server = createServer((req, res) => void answer(host, req, res).catch(() => res.destroy()));
+		// WebSocket upgrades (the job socket) go through untouched, byte for byte.
+		server.on('upgrade', (req: IncomingMessage, client: Socket, head: Buffer) => {
+			const target = new URL(targets[host]);
+			const upstream = connect(Number(target.port), target.hostname, () => {
+				const lines = [`${req.method} ${req.url} HTTP/1.1`];
+				for (let at = 0; at < req.rawHeaders.length; at += 2) {
+					const name = req.rawHeaders[at]!;
+					lines.push(`${name}: ${name.toLowerCase() === 'host' ? target.host : req.rawHeaders[at + 1]}`);
+				}
+				upstream.write(`${lines.join('\r\n')}\r\n\r\n`);
+				upstream.write(head);
+				client.pipe(upstream).pipe(client);
+			});
+			for (const socket of [client, upstream]) {
+				sockets.add(socket);
+				socket.on('error', () => undefined);
+				socket.on('close', () => {
+					sockets.delete(socket);
+					client.destroy();
+					upstream.destroy();
+				});
+			}
+		});
+		server.on('connection', (socket: Socket) => {
+			sockets.add(socket);
+			socket.on('close', () => sockets.delete(socket));
+		});
+		await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+		servers.push(server);
+		urls[host] = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+		const from = targets[host].replace(/\/+$/, '');
+		rewrites.push([from, urls[host]]);
+		if (host === 'api') rewrites.push([from.replace(/^http/, 'ws'), urls[host].replace(/^http/, 'ws')]);
+	}
+
+	return {
+		urls,
+		log,
+		arm(next) {
+			armed = next;
+			silenced = undefined;
+			log.length = 0;
+		},
+		release() {
+			for (const res of held) {
+				res.destroy();
+			}
+			held.clear();
+		},
+		close: async () => {
+			for (const res of held) res.destroy();
+			for (const socket of sockets) socket.destroy();
+			await Promise.all(servers.map((server) => new Promise<void>((resolve) => server.close(() => resolve()))));
+		},
+	};
+}
+
+export function describeFault(fault: Fault): string {
+	const where = (target: Target | 'location') =>
+		target === 'location' ? 'Location' : `${target.key ? 'key ' : ''}${target.path.join('.') || '(root)'}`;
+	switch (fault.kind) {
+		case 'stall-headers':
+		case 'stall-body':
+			return `${fault.kind} ${fault.status}`;
+		case 'long':
+			return `2 MiB at ${where(fault.target)}`;
+		case 'proto':
+			return `${fault.name} at ${where(fault.target)}`;
+		case 'wrong-type':
+			return `${JSON.stringify(fault.value)} at ${where(fault.target)}`;
+		case 'address':
+			return `${fault.value} at ${where(fault.target)}`;
+		case 'ndjson-cut-line':
+			return `line ${fault.line} cut`;
+		default:
+			return fault.kind;
+	}
+}
+
+/** Keys that say what an answer is about: tried first when the targets of an answer are capped. */
+const TELLING = /status|state|id$|^id|url|uri|location|error|message|err_code|images|outputs|generated|type|name|queue|running|pending/i;
+const looksLikeAddress = (value: string) => /^(https?|wss?):\/\//i.test(value) || /url|uri|location|href/i.test(value);
+const enumLike = (value: string) => /^[A-Za-z_][A-Za-z0-9_-]{0,23}$/.test(value);
+
+/** The places in a JSON answer a structural fault can go: every string, key and other leaf, telling ones first, at most `cap`. */
+export function targetsOf(value: unknown, cap: number): Target[] {
+	const found: Target[] = [];
+	const queue: Array<{ node: unknown; path: Array<string | number> }> = [{ node: value, path: [] }];
+	while (queue.length > 0 && found.length < 5_000) {
+		const { node, path } = queue.shift()!;
+		if (Array.isArray(node)) node.slice(0, 3).forEach((element, at) => queue.push({ node: element, path: [...path, at] }));
+		else if (node !== null && typeof node === 'object') {
+			for (const [key, child] of Object.entries(node)) {
+				found.push({ path: [...path, key], key: true, sample: key });
+				queue.push({ node: child, path: [...path, key] });
+			}
+		} else if (path.length > 0) found.push({ path, key: false, sample: node });
+	}
+	const score = (target: Target) => (TELLING.test(String(target.path[target.path.length - 1] ?? '')) ? 0 : 1) + target.path.length / 100;
+	return found.sort((a, b) => score(a) - score(b)).slice(0, cap);
+}
+
+/** Every fault the sweep tries on one recorded exchange (structural ones at up to `cap` places of its answer). */
+export function faultsFor(exchange: Exchange, cap: number): Fault[] {
+	const faults: Fault[] = [];
+	for (const status of [200, 400, 500] as const) faults.push({ kind: 'stall-headers', status }, { kind: 'stall-body', status });
+	faults.push({ kind: 'cut-body' }, { kind: 'redirect-loop' });
+	if (exchange.location !== undefined) for (const value of BAD_ADDRESSES) faults.push({ kind: 'address', target: 'location', value });
+	const text = TEXT_TYPES.test(exchange.contentType ?? '') ? (exchange.answer?.toString('utf8') ?? '') : '';
+	if (/ndjson/i.test(exchange.contentType ?? '') || (text.includes('}\n{') && !text.trimStart().startsWith('['))) {
+		const lines = text.split('\n').length;
+		for (let line = 0; line < Math.min(lines, cap); line++) faults.push({ kind: 'ndjson-cut-line', line });
+		return faults;
+	}
+	let value: unknown;
+	try {
+		value = JSON.parse(text);
+	} catch {
+		return faults;
+	}
+	for (const target of targetsOf(value, cap)) {
+		if (target.key || typeof target.sample === 'string') faults.push({ kind: 'long', target });
+		if (target.key || (typeof target.sample === 'string' && enumLike(target.sample)))
+			for (const name of PROTO_NAMES) faults.push({ kind: 'proto', target, name });
+		if (target.key) continue;
+		if (typeof target.sample === 'string') for (const wrong of WRONG_FOR_TEXT) faults.push({ kind: 'wrong-type', target, value: wrong });
+		else faults.push({ kind: 'wrong-type', target, value: 'text' });
+		if (typeof target.sample === 'string' && looksLikeAddress(target.sample))
+			for (const bad of BAD_ADDRESSES) faults.push({ kind: 'address', target, value: bad });
+	}
+	return faults;
+}
+
+/** Faults whose answer is not what the spec says: it may never give a success unless the request was asked again. */
+export function answerIsBroken(fault: Fault): boolean {
+	if (fault.kind === 'stall-headers' || fault.kind === 'stall-body' || fault.kind === 'cut-body' || fault.kind === 'wrong-type')
+		return true;
+	if (fault.kind === 'ndjson-cut-line') return true;
+	if (fault.kind === 'proto') {
+		const last = String(fault.target.path[fault.target.path.length - 1] ?? '');
+		return /status|state|id$|^id/i.test(last);
+	}
+	return false;
+}
