@@ -11,7 +11,7 @@ import { extensionFor, mimeTypeForExtension, sniffMimeType, SNIFF_BYTES } from '
 import { isRedirectLoop, networkFailureInWords } from './network-failure';
 import { pauseBeforeRetry, RETRY_DELAYS_MS } from './retry';
 import { discardBody, isAsyncIterable, peek, readableClassOf, readableFrom, withIdleTimeout } from './streams';
-import { storageIdleMs, storageRequest } from './transport';
+import { retryFits, storageIdleMs, storageRequest } from './transport';
 import { ownValue } from './validation';
 
 export interface DownloadOptions {
@@ -102,6 +102,7 @@ export async function retryingDownload(
 ): Promise<IBinaryData> {
 	const attempts = options.retry ? RETRY_DELAYS_MS.length + 1 : 1;
 	const signal = 'getExecutionCancelSignal' in context ? context.getExecutionCancelSignal() : undefined;
+	const startedAt = Date.now();
 	for (let tried = 1; ; tried++) {
 		let failure: unknown;
 		try {
@@ -110,6 +111,7 @@ export async function retryingDownload(
 			failure = error;
 		}
 		if (tried >= attempts || !transientFailures.has(failure as object) || signal?.aborted) throw failure;
+		if (!retryFits(startedAt, tried)) throw failure;
 		await pauseBeforeRetry(tried, signal);
 	}
 }

@@ -33,3 +33,20 @@ export function webAddress(url: unknown): string | undefined {
 	// The WHATWG serialiser leaves some characters as they came (a quote in the fragment, for one).
 	return parsed.href.replace(/["'<>`\s]/g, (character) => `%${character.charCodeAt(0).toString(16).toUpperCase().padStart(2, '0')}`);
 }
+
+/** `value` with every text in it clipped to `max` characters (the reader bounds its depth already). */
+export function clipTextsDeep<T>(value: T, max = SERVICE_TEXT_MAX_CHARS): T {
+	if (typeof value === 'string') return clipText(value, max) as T;
+	if (Array.isArray(value)) return value.map((entry: unknown) => clipTextsDeep(entry, max)) as T;
+	if (value === null || typeof value !== 'object') return value;
+	const clipped: Record<string, unknown> = {};
+	for (const [key, entry] of Object.entries(value)) {
+		Object.defineProperty(clipped, clipText(key, max), {
+			value: clipTextsDeep(entry, max),
+			enumerable: true,
+			writable: true,
+			configurable: true,
+		});
+	}
+	return clipped as T;
+}

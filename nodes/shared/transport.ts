@@ -24,6 +24,7 @@ import type {
 import { NodeApiError, NodeOperationError } from 'n8n-workflow';
 
 import { addressProblem, cloudServerOf, type CloudServer } from '../../credentials/cloud-server';
+import { DEFAULT_TIME_LIMIT_SECONDS, REQUEST_TIME_LIMIT } from '../../credentials/time-limit';
 import { containsSecret, redactDeep, secretsOfCredential } from './redaction';
 import {
 	type Answerer,
@@ -142,16 +143,7 @@ async function hostOf(
 	return { baseUrl: registryUrl, answerer: 'registry', secrets, timeLimitSeconds };
 }
 
-/**
- * The bounds of every exchange: an answer (its headers, then each part of its body) that stays
- * silent for `ms` ends the request; a read, with all its retries and their pauses, ends within
- * `readMs`. A credential's Time Limit raises both (a slow proxy). Streams bound their own reading
- * (music) but wait no longer than `ms` for the headers. Tests shorten them; the nodes never change them.
- */
-export const REQUEST_TIME_LIMIT = { ms: 60_000, readMs: 180_000 };
-
-/** The credential's Time Limit when left alone: the idle limit above, in seconds. */
-const DEFAULT_TIME_LIMIT_SECONDS = 60;
+export { REQUEST_TIME_LIMIT };
 
 /** The limits for one request: the credential's Time Limit (seconds) where it raises the defaults, a call's own `timeout` only shortening them. */
 export function timeLimitsFor(credentialSeconds: unknown, timeout?: number): { idleMs: number; readMs: number } {
@@ -299,6 +291,14 @@ export async function storageRequest(
 
 /** The idle limit of a storage request, for its body's reading and its words. */
 export const storageIdleMs = (timeLimitSeconds?: unknown): number => timeLimitsFor(timeLimitSeconds).idleMs;
+
+/**
+ * Whether a repeatable read that started at `startedAt` may make attempt `attempt + 1`: its pause
+ * and a whole idle limit of silence must fit in the read limit (a read with its retries ends within it).
+ */
+export function retryFits(startedAt: number, attempt: number, limits = timeLimitsFor(undefined)): boolean {
+	return Date.now() + retryPauseMs(attempt) + limits.idleMs <= startedAt + limits.readMs;
+}
 
 /** The words of a storage answer (an error page), read within the idle limit and the error bound, as text. */
 export async function readStorageText(body: unknown, idleMs: number, signal?: AbortSignal): Promise<string> {

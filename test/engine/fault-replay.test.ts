@@ -19,7 +19,7 @@
  * `FAULT_REPLAY=full` (in `npm run reliability`) every path × request index × fault.
  * `FAULT_PATHS=<regex>` narrows the paths, `FAULT_KINDS=<regex>` the faults.
  */
-import type { INodeExecutionData } from 'n8n-workflow';
+import type { IDataObject, INodeExecutionData } from 'n8n-workflow';
 
 import { RETRY_DELAYS_MS } from '../../nodes/shared/retry';
 import { REQUEST_TIME_LIMIT } from '../../nodes/shared/transport';
@@ -212,21 +212,32 @@ async function judge(
 			`the item did not end within ${Math.round(bound)} ms (${run.overdue ? 'still running, cancelled' : `${run.elapsed} ms`})`,
 		);
 	// Silence: each request ends within the request limit, a read with its retries within the read limit.
-	const silentByEndpoint = new Map<string, number>();
+	// One read is its attempts at one endpoint, each begun within a retry pause of the last one's end;
+	// a request after a longer pause (the next poll, another status read) is another read.
+	const reads: Array<{ endpoint: string; waited: number; endedAt: number }> = [];
+	const current = new Map<string, (typeof reads)[number]>();
+	const retryGapMs = Math.max(...SCALED_RETRY) * 1.2 + TOLERANCE_MS;
 	for (const exchange of run.log) {
 		if (exchange.silentFrom === undefined) continue;
 		// The client gave up when it closed the connection, or moved on (its next request), or its item ended.
 		const movedOn = run.log.find((later) => later.index > exchange.index)?.arrivedAt;
-		const waited = Math.min(exchange.gaveUpAt ?? Infinity, movedOn ?? Infinity, run.endedAt) - exchange.silentFrom;
+		const endedAt = Math.min(exchange.gaveUpAt ?? Infinity, movedOn ?? Infinity, run.endedAt);
+		const waited = endedAt - exchange.silentFrom;
 		const endpoint = `${exchange.method} ${exchange.path}`;
-		silentByEndpoint.set(endpoint, (silentByEndpoint.get(endpoint) ?? 0) + waited);
+		const read = current.get(endpoint);
+		if (read && exchange.arrivedAt - read.endedAt <= retryGapMs) Object.assign(read, { waited: read.waited + waited, endedAt });
+		else {
+			const fresh = { endpoint, waited, endedAt };
+			reads.push(fresh);
+			current.set(endpoint, fresh);
+		}
 		if (waited > MS + TOLERANCE_MS)
 			rule(
 				'silence_over_request_limit',
 				`request ${exchange.index} ${endpoint} (${exchange.fault}) waited ${waited} ms in silence (limit ${MS} ms)`,
 			);
 	}
-	for (const [endpoint, waited] of silentByEndpoint)
+	for (const { endpoint, waited } of reads)
 		if (waited > READ_MS + TOLERANCE_MS)
 			rule('silence_over_read_limit', `${endpoint} with its retries waited ${waited} ms in silence (read limit ${READ_MS} ms)`);
 	const outcome = run.outcome;
@@ -249,20 +260,33 @@ async function judge(
 	const cleanMax = Math.max(0, ...(clean?.sizes ?? []));
 	if (armed?.fault.kind === 'long' && sizes.some((size) => size > cleanMax + KIB64))
 		rule('service_text_over_64KiB', `an item holds ${Math.max(...sizes)} characters (clean run: ${cleanMax})`);
-	const success = outcome.error === undefined && outcome.items.length > 0 && outcome.items.every((item) => item.json.error === undefined);
+	// "Still running" or a status it cannot read is no success: the item says it does not know yet.
+	const unsettled = (json: IDataObject) => /^(running|pending|unknown|in_progress)$/i.test(String(json.status ?? json.state ?? ''));
+	const success =
+		outcome.error === undefined &&
+		outcome.items.length > 0 &&
+		outcome.items.every((item) => item.json.error === undefined && !unsettled(item.json));
 	const faulted = armed ? run.log.find((exchange) => exchange.index === armed.index && exchange.fault !== undefined) : undefined;
 	// A redirect's body is discarded by design: only its Location is the answer.
 	if (
 		armed &&
 		faulted &&
 		answerIsBroken(armed.fault) &&
+		// A credential test asks only whether the credential is let in (its status), never what the body says.
+		(path.kind !== 'credential' || armed.fault.kind === 'cut-body') &&
 		faulted.method !== 'HEAD' &&
 		!(armed.fault.kind === 'cut-body' && (faulted.status ?? 0) >= 300 && (faulted.status ?? 0) < 400) &&
 		success
 	) {
+		// A later answer of the same host that came whole may be where the success came from (the package read again, by any route).
 		const askedAgain = run.log.some(
-			(e) => e.index > faulted.index && e.method === faulted.method && e.path === faulted.path && e.host === faulted.host,
+			(e) => e.index > faulted.index && e.host === faulted.host && e.fault === undefined && (e.status ?? 0) < 300,
 		);
+		if (!askedAgain && process.env.FAULT_DEBUG)
+			require('node:fs').appendFileSync(
+				'/tmp/fault-debug.log',
+				`${run.log.map((e) => `${e.index} ${e.method} ${e.path} ${e.status} ${e.fault ?? ''}`).join('\n')}\n${JSON.stringify(outcome.items.map((i) => i.json)).slice(0, 600)}\n---\n`,
+			);
 		if (!askedAgain)
 			rule(
 				'success_from_fault',
@@ -277,7 +301,9 @@ async function judge(
 	)
 		rule('success_from_fault', `the unknown id __proto__ answered ${JSON.stringify(outcome.items[0]!.json).slice(0, 200)}`);
 	if (run.foreign) {
-		if (JSON.stringify(outcome.items.map((item) => item.json)).includes(run.foreign))
+		// A tool may repeat the ids the caller gave (Cancel Jobs' requested and not_cancelled); nothing else may name them.
+		const shown = outcome.items.map(({ json: { not_cancelled: _refused, requested: _asked, ...json } }) => json);
+		if (JSON.stringify(shown).includes(run.foreign))
 			rule('tool_touched_foreign_job', `the tool listed job ${run.foreign}, which the workflow did not start`);
 		const touching = run.log.filter((e) => e.method !== 'GET' && e.requestBody.includes(run.foreign!));
 		if (touching.length > 0)
@@ -336,7 +362,12 @@ describe(`fault replay, ${FULL ? 'full' : 'seeded sample'} (seed ${SEED}; replay
 			let replays =
 				path.refused || first.overdue
 					? []
-					: clean.log.flatMap((exchange) => faultsFor(exchange, TARGETS).map((fault) => ({ index: exchange.index, fault })));
+					: clean.log.flatMap((exchange) =>
+							faultsFor(exchange, TARGETS)
+								// A credential test is n8n's own request, which n8n ends after 5 minutes of silence (docs/reliability.md): not replayed with silence here.
+								.filter((fault) => path.kind !== 'credential' || !/^stall-/.test(fault.kind))
+								.map((fault) => ({ index: exchange.index, fault })),
+						);
 			if (KIND_FILTER) replays = replays.filter((replay) => KIND_FILTER.test(`${replay.fault.kind} ${describeFault(replay.fault)}`));
 			figures.faults_available += replays.length;
 			if (!FULL) {

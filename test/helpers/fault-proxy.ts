@@ -76,10 +76,12 @@ const TEXT_TYPES = /json|text|ndjson|javascript|xml|html/i;
 export function mutateAt(value: unknown, target: Target, change: (old: unknown) => unknown): unknown {
 	const walk = (node: unknown, depth: number): unknown => {
 		if (depth === target.path.length) return target.key ? node : change(node);
-		const step = target.path[depth]!;
-		if (Array.isArray(node)) return node.map((element, at) => (at === step ? walk(element, depth + 1) : element));
+		if (Array.isArray(node)) return node.map((element, at) => (at === target.path[depth] ? walk(element, depth + 1) : element));
 		if (node === null || typeof node !== 'object') return node;
 		const out: Record<string, unknown> = {};
+		const keys = Object.keys(node);
+		// A job or task id recorded in a clean run is another id in this run: the one key of a map keyed by id stands for it.
+		const step = keys.includes(String(target.path[depth])) || keys.length !== 1 ? target.path[depth]! : keys[0]!;
 		for (const [key, child] of Object.entries(node)) {
 			const renamed = target.key && depth === target.path.length - 1 && key === step ? String(change(key)) : key;
 			Object.defineProperty(out, renamed, {
@@ -117,7 +119,9 @@ function faultedText(text: string, fault: Fault): string | undefined {
 		if (fault.kind === 'wrong-type') return fault.value;
 		return fault.value;
 	};
-	return JSON.stringify(mutateAt(value, target, change));
+	const changed = JSON.stringify(mutateAt(value, target, change));
+	// A target this answer does not have: no fault was made (the run is not judged as a faulted one).
+	return changed === JSON.stringify(value) ? undefined : changed;
 }
 
 function readAll(stream: IncomingMessage): Promise<Buffer> {

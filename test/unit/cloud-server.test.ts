@@ -63,12 +63,17 @@ describe('cloudServerOf', () => {
 describe('a history entry as a job record', () => {
 	const outputs = { '9': { images: [{ filename: 'a.png', subfolder: '', type: 'output' }] } };
 
-	test('success, or an older server’s entry without a status, is completed with its outputs', () => {
+	test('success is completed with its outputs', () => {
 		expect(recordFromHistory({ outputs, status: { status_str: 'success', completed: true, messages: [] } })).toEqual({
 			status: 'completed',
 			outputs,
 		});
-		expect(recordFromHistory({ outputs })).toEqual({ status: 'completed', outputs });
+	});
+
+	test('an entry without a readable status is no success: unknown, read again', () => {
+		expect(recordFromHistory({ outputs })).toEqual({ status: 'unknown' });
+		for (const word of ['toString', '__proto__', 'constructor', 'SUCCESS ', 1, null])
+			expect(recordFromHistory({ outputs, status: { status_str: word } as never })).toEqual({ status: 'unknown' });
 	});
 
 	test('an error is failed with the execution_error the server kept; an interrupt is cancelled', () => {

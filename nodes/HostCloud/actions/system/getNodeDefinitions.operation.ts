@@ -4,6 +4,7 @@ import { NodeOperationError, updateDisplayOptions } from 'n8n-workflow';
 import { toolDescriptionProperty } from '../../../shared/tool-use';
 import { optionalText } from '../../../shared/validation';
 import { readNodeDefinitions } from '../../transport/cloud-api';
+import { clipTextsDeep, SERVICE_TEXT_MAX_CHARS } from '../../../shared/service-values';
 
 const properties: INodeProperties[] = [
 	toolDescriptionProperty(
@@ -33,5 +34,6 @@ export async function execute(this: IExecuteFunctions, itemIndex: number): Promi
 			description: 'Check the spelling (class names are case-sensitive), or leave Node Class empty to list them all.',
 		});
 	}
-	return selected.map(([name, definition]) => ({ json: { class_type: name, ...definition } }));
+	// A definition's texts are names and descriptions: each kept to 4000 characters, whatever the server sends.
+	return selected.map(([name, definition]) => ({ json: clipTextsDeep({ class_type: name, ...definition }, 4 * SERVICE_TEXT_MAX_CHARS) }));
 }

@@ -57,8 +57,10 @@ export function recordFromHistory(entry: IDataObject): IDataObject {
 	const status = isRecord(entry.status) ? entry.status : {};
 	const messages = Array.isArray(status.messages) ? (status.messages as unknown[]) : [];
 	const outputs = isRecord(entry.outputs) ? entry.outputs : {};
-	// An entry without a status comes from an older server, which wrote only jobs that succeeded.
-	if (status.status_str !== 'error') return { status: 'completed', outputs };
+	if (status.status_str === 'success') return { status: 'completed', outputs };
+	// No status, or a word the server does not write: no success and no failure. Read again (a
+	// status the node does not know is "still running"), never taken as done.
+	if (status.status_str !== 'error') return { status: 'unknown' };
 	if (statusMessage(messages, 'execution_interrupted')) return { status: 'cancelled', outputs };
 	const error = statusMessage(messages, 'execution_error');
 	return { status: 'failed', outputs, ...(error ? { execution_error: error } : {}) };
