@@ -132,27 +132,29 @@ describe('an error answer whose body stalls ends with its status', () => {
 });
 
 describe('signed storage has the same limit', () => {
+	/** Publishes version 1.0.0 of my-node with an archive; the registry's answer names the storage host. */
+	const publish = () =>
+		harness.runNode(
+			{
+				type: 'hostRegistry',
+				parameters: {
+					resource: 'nodeVersion',
+					operation: 'publish',
+					publisher: locator('acme'),
+					node: locator('my-node', 'id'),
+					version: '1.0.0',
+				} as never,
+				credentials: { hostApi: api },
+				continueOnFail: true,
+			},
+			[archiveItem()],
+		);
+
 	it('Publish: a storage host that takes the archive and never answers fails the upload, saying so, within its tries', async () => {
 		REQUEST_TIME_LIMIT.ms = 1000;
 		answer = (_req, res) =>
 			sendJson(res, 201, { node_version: { id: 'v-1', version: '1.0.0' }, signedUrl: `${storage.url}/o/archive.zip?signature=abc` });
-		const { value: result, ms } = await timed(() =>
-			harness.runNode(
-				{
-					type: 'hostRegistry',
-					parameters: {
-						resource: 'nodeVersion',
-						operation: 'publish',
-						publisher: locator('acme'),
-						node: locator('my-node', 'id'),
-						version: '1.0.0',
-					} as never,
-					credentials: { hostApi: api },
-					continueOnFail: true,
-				},
-				[archiveItem()],
-			),
-		);
+		const { value: result, ms } = await timed(publish);
 		expect(String(result.items[0]!.json.error)).toBe(
 			'Version 1.0.0 of node "my-node" was created (version ID v-1), but its archive was not uploaded: the storage host sent nothing for 1 second',
 		);
@@ -169,21 +171,7 @@ describe('signed storage has the same limit', () => {
 		try {
 			answer = (_req, res) =>
 				sendJson(res, 201, { node_version: { id: 'v-1', version: '1.0.0' }, signedUrl: `${big.url}/o/archive.zip?signature=abc` });
-			const result = await harness.runNode(
-				{
-					type: 'hostRegistry',
-					parameters: {
-						resource: 'nodeVersion',
-						operation: 'publish',
-						publisher: locator('acme'),
-						node: locator('my-node', 'id'),
-						version: '1.0.0',
-					} as never,
-					credentials: { hostApi: api },
-					continueOnFail: true,
-				},
-				[archiveItem()],
-			);
+			const result = await publish();
 			expect(String(result.items[0]!.json.error)).toMatch(
 				/^Version 1\.0\.0 .* the storage host answered HTTP 403 \(Request has expired\. Request/,
 			);
