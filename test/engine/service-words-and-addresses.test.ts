@@ -88,6 +88,16 @@ describe("the cloud's /api/view Location", () => {
 		expect(new URL(url).searchParams.get('sig')).toBe('1"><script>alert(1)</script>');
 	});
 
+	it('a file reference whose name is over 1024 characters is no file reference: not looked up, not passed on', async () => {
+		location = `${storage.url}/files/out.png?sig=1`;
+		const long = `${'n'.repeat(1025)}.png`;
+		output = () => ({ images: [{ ...IMAGE, filename: long }] });
+		const before = cloud.seen.filter((request) => request.url.startsWith('/api/view')).length;
+		const json = (await execute()).items[0]!.json;
+		expect(JSON.stringify(json)).not.toContain(long);
+		expect(cloud.seen.filter((request) => request.url.startsWith('/api/view')).length).toBe(before);
+	});
+
 	it.each(['constructor', 'toString', '__proto__', 'hasOwnProperty'])(
 		'an output key named %s is read as a name: its files are listed, no raw error',
 		async (key) => {
@@ -131,11 +141,37 @@ describe('words of a status answer', () => {
 		expect(JSON.stringify(json).length).toBeLessThan(4096);
 	});
 
-	it('a status word of 2 MiB is kept as a word (clipped), and means "still running"', async () => {
+	it('a status word of 2 MiB is kept as a word (clipped to 100 characters), and means "still running"', async () => {
 		answer = (_req, res) => sendJson(res, 200, { status: FLOOD });
 		const json = (await getStatus()).items[0]!.json;
 		expect(json).toMatchObject({ state: 'running', finished: false });
-		expect(String(json.status).length).toBeLessThan(200);
+		expect(json.status).toBe(`${'w'.repeat(100)}… [cut: 2097152 characters in all]`);
+	});
+
+	it("an error answer's words are clipped to 4000 characters in the message; past 64 KiB only a start of the body is read", async () => {
+		answer = (_req, res) => sendJson(res, 400, { error: { type: 'bad_request', message: 'w'.repeat(10_000) } });
+		const json = (await getStatus()).items[0]!.json;
+		expect(String(json.error)).toMatch(/\(HTTP 400\): w{4000}… \[cut: 10000 characters in all\]$/);
+		answer = (_req, res) => sendJson(res, 400, { error: { type: 'bad_request', message: FLOOD } });
+		const flooded = (await getStatus()).items[0]!.json;
+		// The body is read to 64 KiB: cut JSON is words, clipped at 500 characters.
+		expect(String(flooded.error)).toMatch(/\(HTTP 400\): \{"error".{400,500}… \[cut: 65536 characters in all\]$/);
+	});
+
+	it('Get Node Definitions clips each text of a definition to 4000 characters', async () => {
+		answer = (_req, res) =>
+			sendJson(res, 200, { KSampler: { description: FLOOD, input: { required: { seed: ['INT', { tooltip: FLOOD }] } } } });
+		const result = await harness.runNode({
+			type: 'hostCloud',
+			parameters: { resource: 'system', operation: 'getNodeDefinitions' } as never,
+			credentials: { hostCloudApi: cloud },
+			continueOnFail: true,
+		});
+		const json = result.items[0]!.json as IDataObject & { input: { required: { seed: [string, IDataObject] } } };
+		const clipped = `${'w'.repeat(4000)}… [cut: 2097152 characters in all]`;
+		expect(json.class_type).toBe('KSampler');
+		expect(json.description).toBe(clipped);
+		expect(json.input.required.seed[1].tooltip).toBe(clipped);
 	});
 
 	it.each(['constructor', '__proto__', 'toString'])(

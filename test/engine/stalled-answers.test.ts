@@ -202,3 +202,53 @@ describe('a read with all its retries ends within its read limit', () => {
 		expect(service.seen.length).toBeGreaterThanOrEqual(2);
 	}, 20_000);
 });
+
+describe("an error answer is read to 64 KiB at most", () => {
+	it('a 400 that sends 100 KiB and then holds the connection fails at once with its status, not after the idle limit', async () => {
+		REQUEST_TIME_LIMIT.ms = 10_000;
+		REQUEST_TIME_LIMIT.readMs = 30_000;
+		answer = (_req, res) => stall(res, 400, `{"error": {"message": "${'e'.repeat(100 * 1024)}`);
+		const { value: result, ms } = await timed(() =>
+			harness.runNode({
+				type: 'hostCloud',
+				parameters: { resource: 'workflow', operation: 'getStatus', promptId: 'job-1' } as never,
+				credentials: { hostCloudApi: cloud },
+				continueOnFail: true,
+			}),
+		);
+		expect(String(result.items[0]!.json.error)).toMatch(/\(HTTP 400\)/);
+		// Reading stopped at the bound: the open connection's silence was never waited for.
+		expect(ms).toBeLessThan(5_000);
+		expect(JSON.stringify(result.items[0]!.json).length).toBeLessThan(4096);
+	}, 20_000);
+});
+
+describe("a credential's Time Limit (Seconds) raises the limit", () => {
+	/** Node definitions, sent after `delayMs` of silence. */
+	const lateAnswer = (delayMs: number) => (_req: SeenRequest, res: ServerResponse) => {
+		const timer = setTimeout(() => sendJson(res, 200, { KSampler: { input: { required: {} } } }), delayMs);
+		res.on('close', () => clearTimeout(timer));
+	};
+	const definitions = (credential: string) =>
+		harness.runNode({
+			type: 'hostCloud',
+			parameters: { resource: 'system', operation: 'getNodeDefinitions' } as never,
+			credentials: { hostCloudApi: credential },
+			continueOnFail: true,
+		});
+
+	it('an answer after 1.5 idle limits fails with the default, and arrives with a Time Limit of 120 s (twice the default)', async () => {
+		// The idle limit is shortened to 400 ms; 120 s is twice the default, so it becomes 800 ms here.
+		answer = lateAnswer(600);
+		const slowProxy = harness.addCredential('hostCloudApi', {
+			apiKey: 'cloud-key-stalled-0123456789',
+			baseUrl: service.url,
+			wsBaseUrl: '',
+			timeLimitSeconds: 120,
+		});
+		const raised = await definitions(slowProxy);
+		expect(raised.items[0]!.json).toMatchObject({ class_type: 'KSampler' });
+		const plain = await definitions(cloud);
+		expect(String(plain.items[0]!.json.error)).toMatch(/^The service sent nothing for/);
+	}, 20_000);
+});

@@ -57,3 +57,22 @@ describe('examples/recipes', () => {
 		expect({ picture, exists: existsSync(join(ROOT, picture)) }).toEqual({ picture, exists: true });
 	});
 });
+
+describe('form-to-image.json places the image address in HTML escaped', () => {
+	const recipe = JSON.parse(readFileSync(join(DIR, 'form-to-image.json'), 'utf8')) as Recipe;
+	const page = recipe.nodes.find((node) => node.type === 'n8n-nodes-base.form' && node.parameters.operation === 'completion')!;
+	const html = String(page.parameters.responseText);
+	const expressions = [...html.matchAll(/\{\{([\s\S]*?)\}\}/g)].map((match) => match[1]!);
+
+	it('every expression in the page is the address with quotes and angle brackets escaped', () => {
+		expect(expressions.length).toBeGreaterThanOrEqual(2);
+		const hostile = 'https://x/a.png?"><script>alert(1)</script>\'';
+		for (const expression of expressions) {
+			// n8n evaluates the text between the braces as JavaScript with $json in scope.
+			// eslint-disable-next-line @typescript-eslint/no-implied-eval
+			const value = String(new Function('$json', `return (${expression});`)({ images: [{ url: hostile }] }));
+			expect(value).not.toMatch(/["'<>]/);
+			expect(value).toBe('https://x/a.png?&#34;&#62;&#60;script&#62;alert(1)&#60;/script&#62;&#39;');
+		}
+	});
+});

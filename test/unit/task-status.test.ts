@@ -63,3 +63,36 @@ describe('task status vocabulary', () => {
 		expect(normaliseTask({ task_id: 'x' })).toBeUndefined();
 	});
 });
+
+describe('result and cover addresses', () => {
+	it('are passed on only as absolute http(s) URLs written anew: markup characters escaped', () => {
+		const task = normaliseTask({
+			task_id: 'v1',
+			state: 'success',
+			creations: [{ id: 'c1', url: 'https://x/v.mp4?a="><script>1</script>', cover_url: "https://x/c.png#'<b>" }],
+		})!;
+		expect(task.creations).toEqual([
+			{ id: 'c1', url: 'https://x/v.mp4?a=%22%3E%3Cscript%3E1%3C/script%3E', cover_url: 'https://x/c.png#%27%3Cb%3E' },
+		]);
+		expect(task.refused_addresses).toBeUndefined();
+		const image = normaliseTask({ data: { task_id: 't1', status: 'COMPLETED', generated: ['https://x/a.png?<i>'] } })!;
+		expect(image.generated).toEqual(['https://x/a.png?%3Ci%3E']);
+	});
+
+	it('another scheme or a relative address is left out and counted in refused_addresses', () => {
+		const image = normaliseTask({
+			data: { task_id: 't1', status: 'COMPLETED', generated: ['javascript:alert(1)', '/a.png', 'https://x/b.png'] },
+		})!;
+		expect(image).toMatchObject({ generated: ['https://x/b.png'], refused_addresses: 2 });
+		const video = normaliseTask({
+			task_id: 'v1',
+			state: 'success',
+			creations: [
+				{ id: 'c1', url: 'https://x/v.mp4', cover_url: 'data:image/png;base64,AAAA' },
+				{ id: 'c2', url: 'file:///etc/passwd' },
+			],
+		})!;
+		expect(video).toMatchObject({ creations: [{ id: 'c1', url: 'https://x/v.mp4' }], refused_addresses: 2 });
+		expect(JSON.stringify(video)).not.toMatch(/data:|file:/);
+	});
+});
