@@ -13,6 +13,7 @@ import type {
 import { NodeConnectionTypes } from 'n8n-workflow';
 
 import { redactDeep } from '../shared/redaction';
+import { clipTextsDeep } from '../shared/service-values';
 import { normaliseTask, refuseOverBoundNotification } from '../shared/task-status';
 
 /** How many task/status pairs the "ignore repeated" option remembers per workflow. */
@@ -53,6 +54,16 @@ const repeatKey = (task: { task_id?: unknown; raw_status?: unknown }): string =>
 /** The repeat memory n8n saves with the workflow (its static data), read by the webhook. */
 function rememberedKeys(context: IWebhookFunctions | IExecuteFunctions): TriggerState {
 	return context.getWorkflowStaticData('node') as TriggerState;
+}
+
+/** The most of a notification the item keeps as `body`, its texts clipped: a notification cannot flood the workflow. */
+const BODY_MAX_CHARS = 64 * 1024;
+
+/** The notification as the item keeps it: each text clipped, and a marker in its place when it is still larger than the bound. */
+function keptBody(body: unknown): unknown {
+	const clipped = clipTextsDeep(body);
+	const size = JSON.stringify(clipped)?.length ?? 0;
+	return size <= BODY_MAX_CHARS ? clipped : { cut: 'too large to keep', size_chars: size };
 }
 
 function safeEqual(given: string, expected: string): boolean {
@@ -252,6 +263,15 @@ export class HostTaskTrigger implements INodeType {
 			return { noWebhookResponse: true };
 		}
 
+		// Only web addresses are passed on: a notification naming a result elsewhere (javascript:, file:) starts nothing.
+		if (task.refused_addresses) {
+			res.status(400).json({
+				error: 'invalid_notification',
+				message: `${task.refused_addresses} of the notification's result addresses ${task.refused_addresses === 1 ? 'is' : 'are'} not an http(s) web address`,
+			});
+			return { noWebhookResponse: true };
+		}
+
 		if ((events === 'final' && !task.final) || (events === 'succeeded' && task.status !== 'succeeded')) {
 			return { webhookResponse: { received: true, ignored: `status ${task.raw_status} is not selected` } };
 		}
@@ -277,7 +297,7 @@ export class HostTaskTrigger implements INodeType {
 						json: {
 							...task,
 							received_at: new Date().toISOString(),
-							body,
+							body: keptBody(body),
 						} as unknown as IDataObject,
 					},
 				],

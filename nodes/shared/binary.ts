@@ -11,7 +11,7 @@ import { extensionFor, mimeTypeForExtension, sniffMimeType, SNIFF_BYTES } from '
 import { isRedirectLoop, networkFailureInWords } from './network-failure';
 import { pauseBeforeRetry, RETRY_DELAYS_MS } from './retry';
 import { discardBody, isAsyncIterable, peek, readableClassOf, readableFrom, withIdleTimeout } from './streams';
-import { retryFits, storageIdleMs, storageRequest } from './transport';
+import { retryFits, storageIdleMs, storageReadMs, storageRequest } from './transport';
 import { ownValue } from './validation';
 
 export interface DownloadOptions {
@@ -170,8 +170,9 @@ export async function responseToBinary(
 	const transfer = { brokeOff: false };
 	const signal = 'getExecutionCancelSignal' in context ? context.getExecutionCancelSignal() : undefined;
 	try {
-		// Each part of the file within the idle limit: a host that stops sending mid-file ends the download.
-		const arriving = withIdleTimeout(body, storageIdleMs(), signal);
+		// Each part of the file within the idle limit, the file at a least pace and size: a host that
+		// stops sending, trickles or never ends ends the download.
+		const arriving = boundedTransfer(withIdleTimeout(body, storageIdleMs(), signal), storageReadMs());
 		return await storeBody(context, url, response, Readable, watchTransfer(arriving, transfer), options);
 	} catch (error) {
 		discardBody(body);
@@ -186,6 +187,28 @@ export async function responseToBinary(
 				{ itemIndex: options.itemIndex, description: 'Nothing partial was kept. Try again; the link stays valid for a while.' },
 			),
 		);
+	}
+}
+
+/** The least average pace of a download once its first read limit has passed (a trickle is no transfer). */
+export const MIN_DOWNLOAD_BYTES_PER_SECOND = 16 * 1024;
+/** The largest file the package downloads: a host that never ends its answer does not fill n8n's disk. */
+export const MAX_DOWNLOAD_BYTES = 8 * 1024 ** 3;
+
+/** Thrown when a download is slower than the least pace, or larger than the largest file. */
+class TransferBoundError extends Error {}
+
+/** `body` as it arrives, ended when it falls below the least pace after `graceMs`, or passes the largest size. */
+async function* boundedTransfer(body: AsyncIterable<Buffer>, graceMs: number): AsyncGenerator<Buffer> {
+	const startedAt = Date.now();
+	let bytes = 0;
+	for await (const chunk of body) {
+		bytes += chunk.length;
+		if (bytes > MAX_DOWNLOAD_BYTES) throw new TransferBoundError(`the file is larger than ${MAX_DOWNLOAD_BYTES / 1024 ** 3} GiB`);
+		const seconds = (Date.now() - startedAt) / 1000;
+		if (seconds * 1000 > graceMs && bytes / seconds < MIN_DOWNLOAD_BYTES_PER_SECOND)
+			throw new TransferBoundError(`the storage host sent it too slowly (${Math.round(bytes / seconds)} bytes a second)`);
+		yield chunk;
 	}
 }
 
@@ -229,6 +252,7 @@ function capitalised(text: string): string {
 
 /** A failed transfer in words (never a raw code: see network-failure.ts). */
 function transferProblem(cause: unknown, options: DownloadOptions): string {
+	if (cause instanceof TransferBoundError) return cause.message;
 	return networkFailureInWords(cause, options.source ?? 'the storage host', storageIdleMs());
 }
 

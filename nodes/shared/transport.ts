@@ -37,7 +37,7 @@ import {
 } from './request-errors';
 import { pauseBeforeRetry, RETRY_DELAYS_MS } from './retry';
 import { isPlainObject } from './validation';
-import { discardBody, IdleTimeoutError, isAsyncIterable, withIdleTimeout } from './streams';
+import { discardBody, IdleTimeoutError, isAsyncIterable, TotalTimeoutError, withIdleTimeout } from './streams';
 import { JSON_LIMITS, readJson, sizeInWords } from './json-reader';
 
 export type HostCredentialType = 'hostCloudApi' | 'hostApi';
@@ -205,7 +205,8 @@ export async function hostRequestFull<T = unknown>(
 		let answer: unknown;
 		try {
 			response = (await context.helpers.httpRequestWithAuthentication.call(caller, credentialType, options)) as IN8nHttpFullResponse;
-			if (!request.stream && response.statusCode < 300) answer = await readAnswer(response.body, idleMs, signal);
+			if (!request.stream && response.statusCode < 300)
+				answer = await readAnswer(response.body, { idleMs, totalMs: deadline - Date.now() }, signal);
 		} catch (error) {
 			if (error instanceof AnswerOverBound) throw overBoundAnswer(context, error.problem, request);
 			if (signal?.aborted) throw cancelledError(context, request);
@@ -222,7 +223,7 @@ export async function hostRequestFull<T = unknown>(
 			continue;
 		}
 		if (statusCode >= 400) {
-			const body = await readErrorBody(response.body, idleMs, signal);
+			const body = await readErrorBody(response.body, { idleMs, totalMs: deadline - Date.now() }, signal);
 			if (signal?.aborted) throw cancelledError(context, request);
 			throw httpError(context, statusCode, body, answerer, request, secrets);
 		}
@@ -292,6 +293,9 @@ export async function storageRequest(
 /** The idle limit of a storage request, for its body's reading and its words. */
 export const storageIdleMs = (timeLimitSeconds?: unknown): number => timeLimitsFor(timeLimitSeconds).idleMs;
 
+/** The read limit of a storage request (a download's pace is judged after it). */
+export const storageReadMs = (timeLimitSeconds?: unknown): number => timeLimitsFor(timeLimitSeconds).readMs;
+
 /**
  * Whether a repeatable read that started at `startedAt` may make attempt `attempt + 1`: its pause
  * and a whole idle limit of silence must fit in the read limit (a read with its retries ends within it).
@@ -301,8 +305,9 @@ export function retryFits(startedAt: number, attempt: number, limits = timeLimit
 }
 
 /** The words of a storage answer (an error page), read within the idle limit and the error bound, as text. */
-export async function readStorageText(body: unknown, idleMs: number, signal?: AbortSignal): Promise<string> {
-	const text = await readBoundedText(body, idleMs, signal);
+export async function readStorageText(body: unknown, signal?: AbortSignal): Promise<string> {
+	const { idleMs, readMs } = timeLimitsFor(undefined);
+	const text = await readBoundedText(body, { idleMs, totalMs: readMs }, signal);
 	return typeof text === 'string' ? text : '';
 }
 
@@ -321,15 +326,16 @@ function withStopSignal(context: HostContext, stop: AbortSignal): HostContext {
 
 /**
  * The start of a body nobody needs whole (an error answer, a storage page): at most
- * ERROR_BODY_BYTES, each part within `idleMs`. A body that stalls or breaks off gives what came:
+ * ERROR_BODY_BYTES, each part within the idle limit and the whole by the read's deadline. A body
+ * that stalls, trickles past the deadline or breaks off gives what came:
  * the status already says what happened, and no silent peer holds the item.
  */
-async function readBoundedText(body: unknown, idleMs: number, signal: AbortSignal | undefined): Promise<unknown> {
+async function readBoundedText(body: unknown, limits: BodyLimits, signal: AbortSignal | undefined): Promise<unknown> {
 	if (!isAsyncIterable(body)) return body;
 	const chunks: Buffer[] = [];
 	let size = 0;
 	try {
-		for await (const chunk of withIdleTimeout(body, idleMs, signal)) {
+		for await (const chunk of withIdleTimeout(body, limits.idleMs, signal, Math.max(1, limits.totalMs))) {
 			chunks.push(chunk);
 			size += chunk.length;
 			if (size > ERROR_BODY_BYTES) break;
@@ -341,9 +347,15 @@ async function readBoundedText(body: unknown, idleMs: number, signal: AbortSigna
 	return Buffer.concat(chunks).subarray(0, ERROR_BODY_BYTES).toString('utf8');
 }
 
+/** How long a body may be silent at a time, and in all (the read's deadline). */
+interface BodyLimits {
+	idleMs: number;
+	totalMs: number;
+}
+
 /** An error answer's body: its JSON value when it is JSON within the message bounds, else its (clipped) text. */
-async function readErrorBody(body: unknown, idleMs: number, signal: AbortSignal | undefined): Promise<unknown> {
-	const text = await readBoundedText(body, idleMs, signal);
+async function readErrorBody(body: unknown, limits: BodyLimits, signal: AbortSignal | undefined): Promise<unknown> {
+	const text = await readBoundedText(body, limits, signal);
 	if (typeof text !== 'string') return text;
 	const reading = readJson(text, JSON_LIMITS.message);
 	return 'value' in reading ? reading.value : text;
@@ -361,19 +373,21 @@ class AnswerOverBound extends Error {
  * not JSON (an HTML page; the caller's `answer` check words it), as n8n's helper would give it. A
  * body that goes silent for the request's time limit ends as a timeout.
  */
-async function readAnswer(body: unknown, idleMs: number, signal: AbortSignal | undefined): Promise<unknown> {
+async function readAnswer(body: unknown, limits: BodyLimits, signal: AbortSignal | undefined): Promise<unknown> {
 	if (!isAsyncIterable(body)) return body;
 	const chunks: Buffer[] = [];
 	let size = 0;
 	try {
-		for await (const chunk of withIdleTimeout(body, idleMs, signal)) {
+		for await (const chunk of withIdleTimeout(body, limits.idleMs, signal, Math.max(1, limits.totalMs))) {
 			size += chunk.length;
 			if (size > JSON_LIMITS.answer.maxChars) throw new AnswerOverBound(`is larger than ${sizeInWords(JSON_LIMITS.answer.maxChars)}`);
 			chunks.push(chunk);
 		}
 	} catch (error) {
 		discardBody(body);
-		throw error instanceof IdleTimeoutError ? Object.assign(new Error('timeout'), { code: 'ETIMEDOUT' }) : error;
+		// Silent, or still trickling at the read's deadline: a timeout either way.
+		const timedOut = error instanceof IdleTimeoutError || error instanceof TotalTimeoutError;
+		throw timedOut ? Object.assign(new Error('timeout'), { code: 'ETIMEDOUT' }) : error;
 	}
 	const text = Buffer.concat(chunks).toString('utf8');
 	if (text === '') return '';

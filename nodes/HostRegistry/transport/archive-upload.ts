@@ -90,7 +90,7 @@ export async function uploadArchive(
 				delete result.reason;
 				return result;
 			}
-			const said = storageText(await readStorageText(response.body, storageIdleMs(), signal));
+			const said = storageText(await readStorageText(response.body, signal));
 			result.reason = `the storage host answered HTTP ${response.statusCode}${said ? ` (${said})` : ''}`;
 			retryable = response.statusCode >= 500;
 		} catch (error) {

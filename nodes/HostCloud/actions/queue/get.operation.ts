@@ -5,6 +5,7 @@ import { runsAsTool, toolDescriptionProperty } from '../../../shared/tool-use';
 import { thisWorkflowId } from '../../helpers/ownership/job-tag';
 import { NO_WORKFLOW_ID, ownQueue } from '../../helpers/ownership/own-jobs';
 import { readQueue } from '../../transport/cloud-api';
+import { clipText, clipTextsDeep } from '../../../shared/service-values';
 
 const properties: INodeProperties[] = [
 	toolDescriptionProperty(
@@ -20,14 +21,24 @@ export const description = updateDisplayOptions({ show: { resource: ['queue'], o
  * large). Entries of another shape are passed on as they are.
  */
 function entryOf(entry: unknown): IDataObject {
-	if (!Array.isArray(entry)) return (typeof entry === 'object' && entry !== null ? entry : { value: entry }) as IDataObject;
+	// Another shape is passed on with its texts clipped: what the service says never floods the item.
+	if (!Array.isArray(entry)) return clipTextsDeep((typeof entry === 'object' && entry !== null ? entry : { value: entry }) as IDataObject);
 	const [number, promptId, , , outputNodeIds] = entry as unknown[];
 	return {
 		number: typeof number === 'number' ? number : null,
-		prompt_id: typeof promptId === 'string' ? promptId : null,
-		output_node_ids: Array.isArray(outputNodeIds) ? outputNodeIds : [],
+		prompt_id: typeof promptId === 'string' ? clipText(promptId, 256) : null,
+		// Node ids are short words: a list of them, each clipped, at most as many as a workflow has nodes.
+		output_node_ids: Array.isArray(outputNodeIds)
+			? outputNodeIds
+					.filter((id): id is string | number => typeof id === 'string' || typeof id === 'number')
+					.slice(0, MAX_OUTPUT_NODE_IDS)
+					.map((id) => (typeof id === 'string' ? clipText(id, 64) : id))
+			: [],
 	};
 }
+
+/** More output nodes than any workflow has: the rest are left out. */
+const MAX_OUTPUT_NODE_IDS = 1000;
 
 function list(value: unknown): IDataObject[] {
 	return Array.isArray(value) ? value.map(entryOf) : [];

@@ -26,6 +26,29 @@ const BASE64_SLICE = 16 * 1024;
 const QUOTE = 0x22;
 const BACKSLASH = 0x5c;
 
+/** Whether `code` is a letter of Base64, standard or URL-safe. */
+const isBase64Letter = (code: number): boolean =>
+	(code >= 0x41 && code <= 0x5a) ||
+	(code >= 0x61 && code <= 0x7a) ||
+	(code >= 0x30 && code <= 0x39) ||
+	code === 0x2b ||
+	code === 0x2f ||
+	code === 0x2d ||
+	code === 0x5f;
+
+/**
+ * Whether `bytes[start, end)` is Base64 text: its letters, then at most two `=` that complete a
+ * group of four. Node's decoder skips what it cannot read, so a chunk of other text would decode to
+ * fewer bytes, or none, and leave a silent hole in the audio.
+ */
+export function isBase64(bytes: Buffer, start = 0, end = bytes.length): boolean {
+	let letters = end;
+	while (letters > start && end - letters < 2 && bytes[letters - 1] === 0x3d) letters--;
+	for (let at = start; at < letters; at++) if (!isBase64Letter(bytes[at]!)) return false;
+	const padded = letters < end;
+	return (letters - start) % 4 !== 1 && (!padded || (end - start) % 4 === 0);
+}
+
 /** Decodes the Base64 text in `bytes[start, end)` without making it one string. */
 function decodeBase64(bytes: Buffer, start: number, end: number): Buffer {
 	const out = Buffer.allocUnsafe(Math.floor(((end - start) * 3) / 4));
@@ -40,7 +63,7 @@ function decodeBase64(bytes: Buffer, start: number, end: number): Buffer {
  * Takes the Base64 value of `field` out of a line: the line without it (to parse as JSON) and the
  * decoded bytes. Undefined when the field is not a plain string value on this line.
  */
-function extractBase64(bytes: Buffer, field: string): { rest: Buffer; data: Buffer } | undefined {
+function extractBase64(bytes: Buffer, field: string): { rest: Buffer; data: Buffer | undefined } | undefined {
 	const marker = Buffer.from(`"${field}":"`);
 	const at = bytes.indexOf(marker);
 	if (at === -1) return undefined;
@@ -48,7 +71,9 @@ function extractBase64(bytes: Buffer, field: string): { rest: Buffer; data: Buff
 	const end = bytes.indexOf(QUOTE, start);
 	// Base64 has neither quotes nor backslashes; an escaped value takes the ordinary path.
 	if (end === -1 || bytes.subarray(start, end).includes(BACKSLASH)) return undefined;
-	return { rest: Buffer.concat([bytes.subarray(0, start), bytes.subarray(end)]), data: decodeBase64(bytes, start, end) };
+	// Text that is not Base64 is no audio: the chunk is unreadable (counted), never a shorter one.
+	const data = isBase64(bytes, start, end) ? decodeBase64(bytes, start, end) : undefined;
+	return { rest: Buffer.concat([bytes.subarray(0, start), bytes.subarray(end)]), data };
 }
 
 const NEWLINE = 0x0a;

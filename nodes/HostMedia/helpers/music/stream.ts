@@ -28,7 +28,7 @@ import { credentialSecrets } from '../../../shared/redaction';
 import type { OpenStream } from '../../transport/media-api';
 import { holeError, NOTHING_STARTED, overdueError, silentError } from './errors';
 import { keptText, keptValue, MusicEventLog } from './events';
-import { readNdjson } from './ndjson';
+import { isBase64, readNdjson } from './ndjson';
 
 /**
  * Takes one stream may announce: the real service makes a few per prompt, and each take is an
@@ -248,7 +248,7 @@ class MusicStreamReader {
 				// Decoded by the NDJSON reader already; a Base64 string is the escaped-value fallback.
 				const bytes = Buffer.isBuffer(event.data)
 					? event.data
-					: typeof event.data === 'string'
+					: typeof event.data === 'string' && isBase64(Buffer.from(event.data, 'latin1'))
 						? Buffer.from(event.data, 'base64')
 						: undefined;
 				// A chunk that does not name its take (a whole stream_index) is given to none: unreadable.

@@ -14,8 +14,10 @@ import { NodeOperationError } from 'n8n-workflow';
 
 import { pathSegmentProblem } from '../../../shared/path-segment';
 import { resumeUrlSecrets } from '../../../shared/redaction';
+import { clipText } from '../../../shared/service-values';
 import { normaliseTask, type NormalisedTask } from '../../../shared/task-status';
 import { notForTools, runsAsTool } from '../../../shared/tool-use';
+import { ownValue } from '../../../shared/validation';
 import { getTask, NOTIFY_FIELD, taskStatusPath, type SubmitCall, type TaskRef } from '../../transport/media-api';
 import type { ImageTaskType, VideoTaskType } from '../../transport/spec';
 import { assertSucceeded, pollTask, statusFailure } from './poller';
@@ -118,8 +120,10 @@ export async function runTask<Body extends IDataObject>(
 	const extra: IDataObject = {};
 	if (spec.kind === 'video' && typeof answer === 'object' && answer !== null) {
 		for (const field of VIDEO_SUBMIT_FIELDS) {
-			const value = (answer as IDataObject)[field];
-			if (value !== undefined && value !== null) extra[field] = value;
+			const value = ownValue(answer as IDataObject, field);
+			// Words and numbers only, a word's length: the service's text never floods the item.
+			if (typeof value === 'string') extra[field] = clipText(value, 200);
+			else if (typeof value === 'number' || typeof value === 'boolean') extra[field] = value;
 		}
 	}
 	const task: TaskRef =
