@@ -271,7 +271,7 @@ async function judge(
 	if (
 		armed &&
 		faulted &&
-		answerIsBroken(armed.fault) &&
+		answerIsBroken(armed.fault, faulted) &&
 		// A credential test asks only whether the credential is let in (its status), never what the body says.
 		(path.kind !== 'credential' || armed.fault.kind === 'cut-body') &&
 		faulted.method !== 'HEAD' &&

@@ -367,12 +367,19 @@ export function faultsFor(exchange: Exchange, cap: number): Fault[] {
 }
 
 /** Faults whose answer is not what the spec says: it may never give a success unless the request was asked again. */
-export function answerIsBroken(fault: Fault): boolean {
-	if (fault.kind === 'stall-headers' || fault.kind === 'stall-body' || fault.kind === 'cut-body' || fault.kind === 'wrong-type')
-		return true;
+export function answerIsBroken(fault: Fault, exchange?: Pick<Exchange, 'path' | 'method' | 'host'>): boolean {
+	// A storage upload's answer is its status: what follows a 2xx (a stalled or cut body) changes nothing.
+	if (exchange?.host === 'storage' && exchange.method === 'PUT')
+		return (fault.kind === 'stall-headers' || fault.kind === 'stall-body') && fault.status >= 300;
+	if (fault.kind === 'stall-headers' || fault.kind === 'stall-body' || fault.kind === 'cut-body') return true;
 	if (fault.kind === 'ndjson-cut-line') return true;
+	// The registry's entities require only their id (the spec types the other fields, and a real
+	// registry sends null for what it has not); their ids are names people choose ("constructor" may be one).
+	const registry = exchange !== undefined && exchange.path.startsWith('/publishers');
+	const last = 'target' in fault && typeof fault.target === 'object' ? String(fault.target.path[fault.target.path.length - 1] ?? '') : '';
+	if (fault.kind === 'wrong-type') return !(registry && fault.value === null);
 	if (fault.kind === 'proto') {
-		const last = String(fault.target.path[fault.target.path.length - 1] ?? '');
+		if (registry) return fault.target.key ? last === 'id' : /status/i.test(last);
 		return /status|state|id$|^id/i.test(last);
 	}
 	return false;

@@ -15,10 +15,10 @@ import { pause } from '../../shared/pause';
 import { REDACTED } from '../../shared/redaction';
 import { RETRY_DELAYS_MS } from '../../shared/retry';
 import { discardBody } from '../../shared/streams';
-import { readStorageText, storageIdleMs, storageRequest } from '../../shared/transport';
+import { readStorageText, retryFits, storageIdleMs, storageRequest } from '../../shared/transport';
 
 /** A whole archive is sent again on each try: two retries, not three. */
-const UPLOAD_RETRY_DELAYS_MS = RETRY_DELAYS_MS.slice(0, 2);
+const UPLOAD_ATTEMPTS = 3;
 
 type BinaryStream = Awaited<ReturnType<IExecuteFunctions['helpers']['getBinaryStream']>>;
 
@@ -73,7 +73,8 @@ export async function uploadArchive(
 			...result,
 			reason: 'the upload address the registry gave holds a secret of the credential, which must not reach the storage host',
 		};
-	for (let attempt = 1; attempt <= UPLOAD_RETRY_DELAYS_MS.length + 1; attempt++) {
+	const startedAt = Date.now();
+	for (let attempt = 1; attempt <= UPLOAD_ATTEMPTS; attempt++) {
 		result.attempts = attempt;
 		let retryable = false;
 		try {
@@ -101,9 +102,10 @@ export async function uploadArchive(
 			result.reason = networkFailureInWords(error, 'the storage host', storageIdleMs());
 			retryable = true;
 		}
-		if (!retryable || attempt > UPLOAD_RETRY_DELAYS_MS.length) break;
+		// Another try only where its pause and a whole idle limit still fit the read limit.
+		if (!retryable || attempt >= UPLOAD_ATTEMPTS || !retryFits(startedAt, attempt)) break;
 		try {
-			await pause(UPLOAD_RETRY_DELAYS_MS[attempt - 1]!, signal);
+			await pause(RETRY_DELAYS_MS[attempt - 1]!, signal);
 		} catch {
 			result.reason = `${result.reason}; the execution was cancelled before a retry`;
 			break;

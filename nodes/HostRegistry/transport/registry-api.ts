@@ -10,6 +10,7 @@ import { NodeApiError } from 'n8n-workflow';
 
 import { pathSegment } from '../../shared/path-segment';
 import { hostRequest } from '../../shared/transport';
+import { checkedEntity } from './entities';
 
 /** Publisher, Node and NodeVersion as the spec names them: passed on to the user as answered. */
 export type Publisher = IDataObject;
@@ -51,16 +52,18 @@ export async function createPublisher(
 	publisher: Publisher & { id: string },
 	itemIndex: number,
 ): Promise<Publisher> {
-	return await hostRequest<Publisher>(context, 'hostApi', {
+	const action = `creating publisher "${publisher.id}"`;
+	const answer = await hostRequest<unknown>(context, 'hostApi', {
 		method: 'POST',
 		path: '/publishers',
 		body: publisher,
 		itemIndex,
-		action: `creating publisher "${publisher.id}"`,
+		action,
 		statusAdvice: {
 			409: { headline: 'The publisher ID is already taken', hint: 'Choose another Publisher ID.' },
 		},
 	});
+	return checkedEntity<Publisher>(context, 'Publisher', answer, { action, itemIndex, writes: true });
 }
 
 /** PUT /publishers/{publisherId}: changes the fields given, answers the updated Publisher. */
@@ -70,14 +73,16 @@ export async function updatePublisher(
 	fields: Publisher,
 	itemIndex: number,
 ): Promise<Publisher> {
-	return await hostRequest<Publisher>(context, 'hostApi', {
+	const action = `updating publisher "${publisherId}"`;
+	const answer = await hostRequest<unknown>(context, 'hostApi', {
 		method: 'PUT',
 		path: registryPath('publishers', publisherId),
 		body: { ...fields, id: publisherId },
 		retry: true,
 		itemIndex,
-		action: `updating publisher "${publisherId}"`,
+		action,
 	});
+	return checkedEntity<Publisher>(context, 'Publisher', answer, { action, itemIndex, writes: true });
 }
 
 /** GET /publishers/{publisherId}/nodes (v1): every node in one answer. */
@@ -96,7 +101,8 @@ export async function listNodes(
 		action: `listing the nodes of publisher "${publisherId}"`,
 	});
 	if (!Array.isArray(answer)) throw notAListing(context, itemIndex);
-	return answer as RegistryNode[];
+	const action = `listing the nodes of publisher "${publisherId}"`;
+	return answer.map((node: unknown) => checkedEntity<RegistryNode>(context, 'Node', node, { action, itemIndex }));
 }
 
 /** GET /publishers/{publisherId}/nodes/v2: one page of the publisher's nodes. */
@@ -116,7 +122,11 @@ export async function listNodesPage(
 		action: `listing the nodes of publisher "${publisherId}" (page ${page})`,
 	});
 	if (!answer || !Array.isArray(answer.nodes)) throw notAListing(context, itemIndex);
-	return answer;
+	const action = `listing the nodes of publisher "${publisherId}" (page ${page})`;
+	return {
+		...answer,
+		nodes: answer.nodes.map((node: unknown) => checkedEntity<RegistryNode>(context, 'Node', node, { action, itemIndex })),
+	};
 }
 
 /** PUT /publishers/{publisherId}/nodes/{nodeId}: changes the fields given, answers the updated Node. */
@@ -127,13 +137,14 @@ export async function updateNode(
 	fields: RegistryNode,
 	itemIndex: number,
 ): Promise<RegistryNode> {
-	return await hostRequest<RegistryNode>(context, 'hostApi', {
+	const action = `updating node "${nodeId}"`;
+	const answer = await hostRequest<unknown>(context, 'hostApi', {
 		method: 'PUT',
 		path: nodePath(publisherId, nodeId),
 		body: { ...fields, id: nodeId },
 		retry: true,
 		itemIndex,
-		action: `updating node "${nodeId}"`,
+		action,
 		statusAdvice: {
 			403: {
 				headline: 'The registry refused the change',
@@ -141,6 +152,7 @@ export async function updateNode(
 			},
 		},
 	});
+	return checkedEntity<RegistryNode>(context, 'Node', answer, { action, itemIndex, writes: true });
 }
 
 /** PUT .../versions/{versionId}: the registry changes only `changelog` and `deprecated`; answers the NodeVersion. */
@@ -152,14 +164,16 @@ export async function updateVersion(
 	changes: NodeVersion,
 	itemIndex: number,
 ): Promise<NodeVersion> {
-	return await hostRequest<NodeVersion>(context, 'hostApi', {
+	const action = `updating version "${versionId}" of node "${nodeId}"`;
+	const answer = await hostRequest<unknown>(context, 'hostApi', {
 		method: 'PUT',
 		path: `${nodePath(publisherId, nodeId)}${registryPath('versions', versionId)}`,
 		body: changes,
 		retry: true,
 		itemIndex,
-		action: `updating version "${versionId}" of node "${nodeId}"`,
+		action,
 	});
+	return checkedEntity<NodeVersion>(context, 'NodeVersion', answer, { action, itemIndex, writes: true });
 }
 
 /**
@@ -194,8 +208,10 @@ export async function publishVersion(
 		},
 	});
 	const signedUrl = answer?.signedUrl;
+	// The version was created: an answer without a readable one still says so, by the caller's words.
+	const action = `publishing version ${version} of node "${nodeId}"`;
 	return {
-		nodeVersion: answer?.node_version ?? {},
+		nodeVersion: checkedEntity<NodeVersion>(context, 'NodeVersion', answer?.node_version, { action, itemIndex, writes: true }),
 		signedUrl: typeof signedUrl === 'string' && signedUrl !== '' ? signedUrl : undefined,
 	};
 }

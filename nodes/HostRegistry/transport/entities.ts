@@ -1,0 +1,161 @@
+/**
+ * Publisher, Node and NodeVersion as the spec describes them (section "Entities"): each field the
+ * spec types is checked where the registry's answer has it, an entity without its `id` is none,
+ * and a status must be one of the spec's words. An answer that is not such an entity fails the
+ * item, saying which field is wrong; one that is, is passed on with each text kept to a bound.
+ */
+import type { IDataObject, IExecuteFunctions, ILoadOptionsFunctions } from 'n8n-workflow';
+import { NodeApiError } from 'n8n-workflow';
+
+import { clipTextsDeep, SERVICE_TEXT_MAX_CHARS } from '../../shared/service-values';
+import { isRecord, ownValue } from '../../shared/validation';
+
+type FieldType = 'string' | 'strings' | 'integer' | 'number' | 'boolean' | 'object' | 'objects' | readonly string[];
+
+export type EntityKind = 'Publisher' | 'Node' | 'NodeVersion';
+
+const PUBLISHER_STATUSES = ['PublisherStatusActive', 'PublisherStatusBanned'] as const;
+const NODE_STATUSES = ['NodeStatusActive', 'NodeStatusDeleted', 'NodeStatusBanned'] as const;
+const VERSION_STATUSES = [
+	'NodeVersionStatusActive',
+	'NodeVersionStatusDeleted',
+	'NodeVersionStatusBanned',
+	'NodeVersionStatusPending',
+	'NodeVersionStatusFlagged',
+] as const;
+
+/** The fields the spec types, by entity (fields it does not list are passed on unchecked, clipped). */
+const FIELDS: Record<EntityKind, Record<string, FieldType>> = {
+	Publisher: {
+		id: 'string',
+		name: 'string',
+		description: 'string',
+		logo: 'string',
+		createdAt: 'string',
+		members: 'objects',
+		source_code_repo: 'string',
+		status: PUBLISHER_STATUSES,
+		support: 'string',
+		website: 'string',
+	},
+	Node: {
+		id: 'string',
+		name: 'string',
+		author: 'string',
+		description: 'string',
+		banner_url: 'string',
+		icon: 'string',
+		category: 'string',
+		created_at: 'string',
+		downloads: 'integer',
+		repohost_stars: 'integer',
+		latest_version: 'object',
+		license: 'string',
+		preempted_host_node_names: 'strings',
+		publisher: 'object',
+		rating: 'number',
+		repository: 'string',
+		search_ranking: 'integer',
+		status: NODE_STATUSES,
+		status_detail: 'string',
+		supported_accelerators: 'strings',
+		supported_hostui_frontend_version: 'string',
+		supported_hostui_version: 'string',
+		supported_os: 'strings',
+		tags: 'strings',
+		tags_admin: 'strings',
+		translations: 'object',
+	},
+	NodeVersion: {
+		id: 'string',
+		node_id: 'string',
+		version: 'string',
+		changelog: 'string',
+		host_node_extract_status: 'string',
+		createdAt: 'string',
+		dependencies: 'strings',
+		deprecated: 'boolean',
+		downloadUrl: 'string',
+		status: VERSION_STATUSES,
+		status_reason: 'string',
+		supported_accelerators: 'strings',
+		supported_hostui_frontend_version: 'string',
+		supported_hostui_version: 'string',
+		supported_os: 'strings',
+		tags: 'strings',
+		tags_admin: 'strings',
+	},
+};
+
+/** Entities nested in another, checked as such. */
+const NESTED: Partial<Record<string, EntityKind>> = { latest_version: 'NodeVersion', publisher: 'Publisher' };
+
+/** Longest text kept of a registry answer (descriptions and changelogs are a few paragraphs). */
+const TEXT_MAX_CHARS = 4 * SERVICE_TEXT_MAX_CHARS;
+
+function typeProblem(type: FieldType, value: unknown): string | undefined {
+	if (Array.isArray(type)) {
+		if (typeof value === 'string' && (type as readonly string[]).includes(value)) return undefined;
+		return `is not one of the API's words (${type.join(', ')})`;
+	}
+	const ok =
+		type === 'string'
+			? typeof value === 'string'
+			: type === 'strings'
+				? Array.isArray(value) && value.every((entry) => typeof entry === 'string')
+				: type === 'integer'
+					? Number.isInteger(value)
+					: type === 'number'
+						? typeof value === 'number' && Number.isFinite(value)
+						: type === 'boolean'
+							? typeof value === 'boolean'
+							: type === 'object'
+								? isRecord(value)
+								: Array.isArray(value) && value.every(isRecord);
+	return ok ? undefined : `is not ${WORDS[type as Exclude<FieldType, readonly string[]>]}`;
+}
+
+const WORDS: Record<Exclude<FieldType, readonly string[]>, string> = {
+	string: 'text',
+	strings: 'a list of texts',
+	integer: 'a whole number',
+	number: 'a number',
+	boolean: 'true or false',
+	object: 'an object',
+	objects: 'a list of objects',
+};
+
+/** What is wrong with `value` as a `kind`, naming the field (`publisher.id`), or undefined. */
+export function entityProblem(kind: EntityKind, value: unknown, at = ''): string | undefined {
+	if (!isRecord(value)) return `${at || 'the answer'} is not an object`;
+	if (typeof ownValue(value, 'id') !== 'string') return `${at}id is missing or not text`;
+	for (const [field, type] of Object.entries(FIELDS[kind])) {
+		const given = ownValue(value, field);
+		// A field the registry leaves out (or sends as null) is one it has nothing for.
+		if (given === undefined || given === null) continue;
+		const problem = typeProblem(type, given);
+		if (problem) return `${at}${field} ${problem}`;
+		const nested = NESTED[field];
+		if (nested) {
+			const inner = entityProblem(nested, given, `${at}${field}.`);
+			if (inner) return inner;
+		}
+	}
+	return undefined;
+}
+
+/** `value` as a `kind` the item may carry (its texts clipped), or an error naming the field that is wrong. */
+export function checkedEntity<T extends IDataObject>(
+	context: IExecuteFunctions | ILoadOptionsFunctions,
+	kind: EntityKind,
+	value: unknown,
+	call: { action: string; itemIndex?: number; writes?: boolean },
+): T {
+	const problem = entityProblem(kind, value);
+	if (problem) {
+		const message = `The registry's answer while ${call.action} is not a ${kind} as the API describes it: ${problem}`;
+		const description = `Nothing was read from this answer.${call.writes ? ' The change may have been made all the same: check it in the registry.' : ' Try again later.'}`;
+		throw new NodeApiError(context.getNode(), { message }, { message, itemIndex: call.itemIndex, description });
+	}
+	return clipTextsDeep(value as T, TEXT_MAX_CHARS);
+}
