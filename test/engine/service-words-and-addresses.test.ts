@@ -227,6 +227,50 @@ describe('words of a status answer', () => {
 	});
 });
 
+describe('registry answers as the spec describes its entities', () => {
+	let service: HostileService;
+	let api: string;
+	let answer: unknown;
+	beforeAll(async () => {
+		service = await startHostileService((_req, res) => sendJson(res, 200, answer));
+		api = harness.addCredential('hostApi', { accessToken: 'access-token-entities-0123', registryUrl: service.url, publisherId: 'acme' });
+	});
+	afterAll(async () => await service.close());
+
+	const update = () =>
+		harness.runNode({
+			type: 'hostRegistry',
+			parameters: {
+				resource: 'publisher',
+				operation: 'update',
+				publisher: { __rl: true, mode: 'id', value: 'acme' },
+				updateFields: { name: 'Acme' },
+			} as never,
+			credentials: { hostApi: api },
+			continueOnFail: true,
+		});
+
+	it.each([
+		[{ id: { a: 1 }, name: 'Acme' }, 'id is missing or not text'],
+		[{ name: 'Acme' }, 'id is missing or not text'],
+		[{ id: 'acme', name: 42 }, 'name is not text'],
+		[{ id: 'acme', status: 'constructor' }, "status is not one of the API's words (PublisherStatusActive, PublisherStatusBanned)"],
+		[{ id: 'acme', members: 'everyone' }, 'members is not a list of objects'],
+	])('a Publisher answer %j fails the item, naming the field', async (given, problem) => {
+		answer = given;
+		const json = (await update()).items[0]!.json;
+		expect(json.error).toBe(`The registry's answer while updating publisher "acme" is not a Publisher as the API describes it: ${problem}`);
+	});
+
+	it('a Publisher answer with null where the registry has nothing, and a long description, passes with the text clipped', async () => {
+		answer = { id: 'acme', name: 'Acme', logo: null, description: FLOOD, status: 'PublisherStatusActive' };
+		const json = (await update()).items[0]!.json;
+		expect(json.error).toBeUndefined();
+		expect(json).toMatchObject({ id: 'acme', name: 'Acme', logo: null, status: 'PublisherStatusActive' });
+		expect(String(json.description)).toMatch(/^w{4000}… \[cut: 2097152 characters in all\]$/);
+	});
+});
+
 describe('a self-hosted server and names every object carries', () => {
 	let sim: Simulator;
 	let credential: string;
