@@ -223,8 +223,8 @@ describe(`structural sweep over AI tool arguments (seed ${SEED})`, () => {
 			},
 		},
 		{
-			name: 'Get File',
-			parameters: { resource: 'file', operation: 'getOutputUrl', filename: "={{ $fromAI('prompt_id', 'the file', 'string') }}" },
+			name: 'Get Status',
+			parameters: { resource: 'workflow', operation: 'getStatus', promptId: "={{ $fromAI('prompt_id', 'the job', 'string') }}" },
 		},
 	];
 

@@ -21,7 +21,7 @@ export const description = updateDisplayOptions({ show: { resource: ['file'], op
 
 /** Why a tool call cannot use this operation (it is hidden on the tool type, and refused). */
 export const notAsTool =
-	'Download Output puts the file into binary data, which an AI agent or MCP client cannot receive; Get Output URL gives a link to it instead.';
+	'Download Output puts the file into binary data, which an AI agent or MCP client cannot receive; Get Status gives the links of a job’s outputs instead.';
 
 /** GET /api/view, then the signed URL without credentials, streamed into binary data. */
 export async function execute(this: IExecuteFunctions, itemIndex: number): Promise<INodeExecutionData[]> {
