@@ -262,8 +262,6 @@ export interface StorageRequest {
 	headers?: IDataObject;
 	/** Follow redirects (a download from storage that moves its files); never for an upload. */
 	followRedirects?: boolean;
-	/** A credential's Time Limit (seconds), where the address came from its service. */
-	timeLimitSeconds?: unknown;
 }
 
 /**
@@ -275,7 +273,6 @@ export async function storageRequest(
 	context: IExecuteFunctions | IWebhookFunctions,
 	request: StorageRequest,
 ): Promise<IN8nHttpFullResponse> {
-	const { idleMs } = timeLimitsFor(request.timeLimitSeconds);
 	return (await context.helpers.httpRequest({
 		method: request.method,
 		url: request.url,
@@ -286,15 +283,18 @@ export async function storageRequest(
 		returnFullResponse: true,
 		ignoreHttpStatusErrors: true,
 		disableFollowRedirect: !request.followRedirects,
-		timeout: idleMs,
+		timeout: storageIdleMs(),
 	})) as IN8nHttpFullResponse;
 }
 
-/** The idle limit of a storage request, for its body's reading and its words. */
-export const storageIdleMs = (timeLimitSeconds?: unknown): number => timeLimitsFor(timeLimitSeconds).idleMs;
+/**
+ * The idle limit of a storage request, for its body's reading and its words. Signed storage keeps
+ * the stated limits: a credential's Time Limit is for the service it belongs to.
+ */
+export const storageIdleMs = (): number => timeLimitsFor(undefined).idleMs;
 
 /** The read limit of a storage request (a download's pace is judged after it). */
-export const storageReadMs = (timeLimitSeconds?: unknown): number => timeLimitsFor(timeLimitSeconds).readMs;
+export const storageReadMs = (): number => timeLimitsFor(undefined).readMs;
 
 /**
  * Whether a repeatable read that started at `startedAt` may make attempt `attempt + 1`: its pause
