@@ -254,8 +254,10 @@ async function judge(
 	} catch (error) {
 		rule('judge_shown', (error as Error).message.split('\n').filter(Boolean).slice(0, 4).join(' ').slice(0, 400));
 	}
-	if (path.refused && run.log.length > 0)
-		rule('sent_for_refused_input', `${run.log.length} request(s) sent: ${run.log.map((e) => `${e.method} ${e.path}`).join(', ')}`);
+	// Refused input acts on nothing: a read may be needed to judge it (a saved workflow needs the server's node definitions), nothing more.
+	const acted = run.log.filter((e) => e.method !== 'GET' && e.method !== 'HEAD');
+	if (path.refused && acted.length > 0)
+		rule('sent_for_refused_input', `${acted.length} request(s) sent: ${acted.map((e) => `${e.method} ${e.path}`).join(', ')}`);
 	const sizes = outcome.items.map((item) => JSON.stringify(item.json).length);
 	const cleanMax = Math.max(0, ...(clean?.sizes ?? []));
 	if (armed?.fault.kind === 'long' && sizes.some((size) => size > cleanMax + KIB64))

@@ -2,7 +2,8 @@
  * The paths of the replaying fault injector (issue 34), found from the nodes' own descriptions:
  * every operation of every node, Host Media in each wait mode, Host Cloud on each flavour, as a
  * node and as a tool; the resume webhook (the waiting media execution), the trigger and the
- * credential tests; plus a refused-input variant (Put Files in Field `__proto__`) per media submit,
+ * credential tests; plus a refused-input variant (Put Files in Field `__proto__`) per media submit
+ * and a saved workflow with a node of type `constructor` per Host Cloud submit,
  * a failing task per image submit, and status reads of an id the service does not know. Each path
  * runs once against the simulator behind the fault proxy, in a bounded time.
  */
@@ -19,6 +20,7 @@ import { operationsOf, visibleFields } from './node-parameters';
 import { REPOHOST_TOKEN } from './registry-node';
 import { ITEM, nodeDescription, sweepBase } from './sweep-operations';
 import { startWaitingExecution } from './waiting-execution';
+import { uiNode, uiTxt2img } from './ui-workflows';
 
 export type Flavour = 'cloud' | 'self-hosted';
 
@@ -102,6 +104,16 @@ export function enumeratePaths(harness: EngineHarness): SweepPath[] {
 					type: 'hostCloud',
 					parameters: { ...base, downloadFiles: false },
 				});
+			// A saved workflow with a node whose type is a name every object carries: refused, nothing submitted.
+			if (operation === 'submit' || operation === 'execute')
+				paths.push({
+					name: `${name} node, a saved workflow with a node of type constructor`,
+					flavour,
+					kind: 'node',
+					type: 'hostCloud',
+					parameters: { ...base, workflow: JSON.stringify(withNodeOfType('constructor')) },
+					refused: true,
+				});
 			if (operation === 'getStatus' || operation === 'waitForCompletion')
 				paths.push({
 					name: `${name} node, id __proto__`,
@@ -164,6 +176,13 @@ export function enumeratePaths(harness: EngineHarness): SweepPath[] {
 		for (const flavour of type === 'hostCloudApi' ? (['cloud', 'self-hosted'] as const) : (['cloud'] as const))
 			paths.push({ name: `credential test ${type} [${flavour}]`, flavour, kind: 'credential', type, parameters: {} });
 	return paths;
+}
+
+/** The editor's text-to-image workflow with one more node, of `type`. */
+function withNodeOfType(type: string): unknown {
+	const workflow = uiTxt2img();
+	workflow.nodes.push(uiNode(30, type, { outputs: ['IMAGE'] }));
+	return workflow;
 }
 
 /** Submits a job straight to the simulator (not through the proxy), as another client would; answers its prompt_id. */
