@@ -302,6 +302,9 @@ async function judge(
 		outcome.items.some((item) => item.json.error === undefined && /^(completed|success)$/i.test(String(item.json.status ?? '')))
 	)
 		rule('success_from_fault', `the unknown id __proto__ answered ${JSON.stringify(outcome.items[0]!.json).slice(0, 200)}`);
+	// What the trigger remembers is bounded by size as well as by count (128 KiB of keys).
+	if (path.floodMemory && (outcome.rememberedChars ?? 0) > 128 * 1024)
+		rule('memory_over_bound', `the trigger remembers ${outcome.rememberedChars} characters of notifications`);
 	if (run.foreign) {
 		// A tool may repeat the ids the caller gave (Cancel Jobs' requested and not_cancelled); nothing else may name them.
 		const shown = outcome.items.map(({ json: { not_cancelled: _refused, requested: _asked, ...json } }) => json);
@@ -335,8 +338,8 @@ const random = seededRandom(SEED);
 /** The sample: every path that needs no replay (refused input, unknown ids, foreign jobs), and SAMPLE_PATHS of the others. */
 const PATHS = FULL
 	? ALL_PATHS
-	: ALL_PATHS.filter((path) => path.refused || path.unknownId || path.foreignJob).concat(
-			ALL_PATHS.filter((path) => !(path.refused || path.unknownId || path.foreignJob))
+	: ALL_PATHS.filter((path) => path.refused || path.unknownId || path.foreignJob || path.floodMemory).concat(
+			ALL_PATHS.filter((path) => !(path.refused || path.unknownId || path.foreignJob || path.floodMemory))
 				.map((path) => ({ path, order: random() }))
 				.sort((a, b) => a.order - b.order)
 				.slice(0, SAMPLE_PATHS)

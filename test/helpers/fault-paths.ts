@@ -38,6 +38,8 @@ export interface SweepPath {
 	foreignJob?: boolean;
 	/** A status read of an id the service does not know: "completed" is a wrong success. */
 	unknownId?: boolean;
+	/** The trigger is sent notifications with the longest task ids: what it remembers must stay within its size bound. */
+	floodMemory?: boolean;
 }
 
 /** One simulator (of one flavour) behind its proxy, and the credentials pointing at the proxy. */
@@ -57,6 +59,8 @@ export interface PathOutcome {
 	words: string;
 	/** Ids of jobs a tool must not touch (foreignJob paths). */
 	foreign?: string;
+	/** What the trigger remembers, in characters (floodMemory paths). */
+	rememberedChars?: number;
 }
 
 /** Short waits everywhere a path waits: Max Wait of about a second, fast polls. */
@@ -172,6 +176,14 @@ export function enumeratePaths(harness: EngineHarness): SweepPath[] {
 		type: 'hostTaskTrigger',
 		parameters: { events: 'all' },
 	});
+	paths.push({
+		name: 'hostTaskTrigger notifications with the longest task ids',
+		flavour: 'cloud',
+		kind: 'trigger',
+		type: 'hostTaskTrigger',
+		parameters: { events: 'all' },
+		floodMemory: true,
+	});
 	for (const type of ['hostCloudApi', 'hostApi'])
 		for (const flavour of type === 'hostCloudApi' ? (['cloud', 'self-hosted'] as const) : (['cloud'] as const))
 			paths.push({ name: `credential test ${type} [${flavour}]`, flavour, kind: 'credential', type, parameters: {} });
@@ -275,6 +287,16 @@ export async function runPath(
 		const result = await harness.testCredential(path.type, data);
 		const items = [{ json: { ...result, ...(result.status === 'OK' ? {} : { error: result.message }) } }];
 		return { items, words: result.message, error: undefined };
+	}
+	if (path.kind === 'trigger' && path.floodMemory) {
+		// Twenty notifications whose task ids are 256 KiB each: a repeat memory bounded by count alone keeps 5 MiB.
+		const flooded = new ActiveTrigger(harness, path.parameters as never);
+		const items: INodeExecutionData[] = [];
+		for (let index = 0; index < 20; index++) {
+			const delivery = await flooded.deliver({ task_id: `${index}-${'x'.repeat(256 * 1024)}`, status: 'COMPLETED', generated: [] });
+			items.push(...delivery.passedOn);
+		}
+		return { items, words: '', error: undefined, rememberedChars: flooded.remembered.join('').length };
 	}
 	if (path.kind === 'trigger') {
 		trigger ??= new ActiveTrigger(harness, path.parameters as never);
