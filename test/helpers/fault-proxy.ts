@@ -367,7 +367,23 @@ export function faultsFor(exchange: Exchange, cap: number): Fault[] {
 }
 
 /** Faults whose answer is not what the spec says: it may never give a success unless the request was asked again. */
-export function answerIsBroken(fault: Fault, exchange?: Pick<Exchange, 'path' | 'method' | 'host'>): boolean {
+/** Whether the object holding `target` has another id key (`id`, `prompt_id`, `task_id`) with the same value. */
+function anotherIdNames(exchange: Pick<Exchange, 'answer'> | undefined, target: Target): boolean {
+	let node: unknown;
+	try {
+		node = JSON.parse(exchange?.answer?.toString('utf8') ?? '');
+	} catch {
+		return false;
+	}
+	for (const step of target.path.slice(0, -1))
+		node = node !== null && typeof node === 'object' ? (node as Record<string, unknown>)[step as string] : undefined;
+	if (node === null || typeof node !== 'object') return false;
+	const record = node as Record<string, unknown>;
+	const renamed = String(target.path[target.path.length - 1]);
+	return ['id', 'prompt_id', 'task_id'].some((key) => key !== renamed && Object.hasOwn(record, key) && record[key] === record[renamed]);
+}
+
+export function answerIsBroken(fault: Fault, exchange?: Pick<Exchange, 'path' | 'method' | 'host' | 'answer'>): boolean {
 	// A storage upload's answer is its status: what follows a 2xx (a stalled or cut body) changes nothing.
 	if (exchange?.host === 'storage' && exchange.method === 'PUT')
 		return (fault.kind === 'stall-headers' || fault.kind === 'stall-body') && fault.status >= 300;
@@ -380,6 +396,8 @@ export function answerIsBroken(fault: Fault, exchange?: Pick<Exchange, 'path' | 
 	if (fault.kind === 'wrong-type') return !(registry && fault.value === null);
 	if (fault.kind === 'proto') {
 		if (registry) return fault.target.key ? last === 'id' : /status/i.test(last);
+		// An id key renamed away while another id key of the same object still names the same thing says nothing less.
+		if (fault.target.key && /id$/i.test(last) && anotherIdNames(exchange, fault.target)) return false;
 		return /status|state|id$|^id/i.test(last);
 	}
 	return false;

@@ -70,7 +70,7 @@ export function recordFromHistory(entry: IDataObject): IDataObject {
 async function fromHistory(context: IExecuteFunctions, promptId: string, options: CallFor): Promise<IDataObject | undefined> {
 	const history = await readHistory(context, promptId, options);
 	const entry = isRecord(history) ? ownValue(history, promptId) : undefined;
-	return isRecord(entry) ? recordFromHistory(entry as IDataObject) : undefined;
+	return isRecord(entry) ? { ...recordFromHistory(entry as IDataObject), prompt_id: promptId } : undefined;
 }
 
 /**

@@ -6,7 +6,7 @@ import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
 import { NodeApiError } from 'n8n-workflow';
 
 import { cloudJobStateOf, type CloudJobState } from '../../../shared/task-status';
-import { isRecord } from '../../../shared/validation';
+import { isRecord, ownValue } from '../../../shared/validation';
 import { readQueue } from '../../transport/cloud-api';
 import { errorInfoFrom, type ExecutionErrorInfo } from './errors';
 import { cancelJobs, JobNotOnServerError, lookUpJobRecord, lookUpJobStatus, queueEntries } from './lookup';
@@ -54,11 +54,19 @@ export async function outputsFromRecord(
 			const status = error instanceof NodeApiError ? Number(error.httpCode) : 0;
 			return status === 404 || status === 405 || error instanceof JobNotOnServerError ? {} : { failure: error };
 		}
-		if (isRecord(record?.outputs)) return { outputs: record.outputs as Record<string, IDataObject> };
-		if (!record || cloudJobStateOf(record.status) !== 'running') return {};
+		// Only a record that is this job's and says it completed gives outputs; one that cannot say so is read again.
+		const state = cloudJobStateOf(record?.status);
+		if (isRecord(record?.outputs) && state === 'completed' && recordIsFor(record, promptId))
+			return { outputs: record.outputs as Record<string, IDataObject> };
+		if (!record || state !== 'running') return {};
 		await wait.pause();
 	}
 	return {};
+}
+
+/** Whether a job record names `promptId` (the cloud's `id` or `prompt_id`; a self-hosted record is made for it). */
+function recordIsFor(record: IDataObject, promptId: string): boolean {
+	return [ownValue(record, 'id'), ownValue(record, 'prompt_id')].includes(promptId);
 }
 
 /** Why a job failed, from its record, when the socket did not say; undefined when the record cannot tell. */
