@@ -105,7 +105,10 @@ export function normaliseTask(body: unknown): NormalisedTask | undefined {
 	const raw = read('status') ?? read('task_status') ?? read('state');
 	if (typeof raw !== 'string') return undefined;
 	const status = taskStateOf(raw);
-	const errorValue = read('err_code') ?? read('error') ?? read('message');
+	// A video answer's err_code is a code or nothing: another kind of value is no answer the service gives.
+	const errCode = read('err_code');
+	if (errCode !== undefined && errCode !== null && typeof errCode !== 'string') return undefined;
+	const errorValue = errCode ?? read('error') ?? read('message');
 	const generated = addressList(read('generated'));
 	const { creations, refused } = creationList(read('creations'));
 	const refusedAddresses = generated.refused + refused;

@@ -105,6 +105,18 @@ describe('a music stream that goes silent', () => {
 		expect(await openConnectionsSettled()).toBe(0);
 	}, 15_000);
 
+	it('Max Wait bounds the wait for the first byte too, when it is shorter than the Idle Timeout', async () => {
+		answer = () => ({ lines: 'no answer', then: 'stall' });
+		const started = Date.now();
+		const result = await run({ waitOptions: { idleTimeoutSeconds: 30, maxWaitMinutes: 0.01 } });
+		expect(result.status).toBe('error');
+		expect(result.error('Node')?.message).toBe(
+			'The music stream went silent: nothing arrived for 0.6 seconds, so the node closed the connection. No take had started; audio chunks received: 0.',
+		);
+		expect(Date.now() - started).toBeLessThan(5000);
+		expect(await openConnectionsSettled()).toBe(0);
+	}, 15_000);
+
 	it('a stall in the middle of the audio: the message counts the takes whose audio is whole by their WAV header', async () => {
 		// Take 1 whole (4 chunks), take 2 only its first chunk; no "complete".
 		const second = musicChunkLines(1, musicTakeAudio(1));

@@ -388,12 +388,14 @@ export function answerIsBroken(fault: Fault, exchange?: Pick<Exchange, 'path' | 
 	if (exchange?.host === 'storage' && exchange.method === 'PUT')
 		return (fault.kind === 'stall-headers' || fault.kind === 'stall-body') && fault.status >= 300;
 	if (fault.kind === 'stall-headers' || fault.kind === 'stall-body' || fault.kind === 'cut-body') return true;
-	if (fault.kind === 'ndjson-cut-line') return true;
+	// A lost NDJSON line is skipped and counted by design; whether a take passed on is whole is judged by its bytes (incomplete_file).
+	if (fault.kind === 'ndjson-cut-line') return false;
 	// The registry's entities require only their id (the spec types the other fields, and a real
 	// registry sends null for what it has not); their ids are names people choose ("constructor" may be one).
 	const registry = exchange !== undefined && exchange.path.startsWith('/publishers');
 	const last = 'target' in fault && typeof fault.target === 'object' ? String(fault.target.path[fault.target.path.length - 1] ?? '') : '';
-	if (fault.kind === 'wrong-type') return !(registry && fault.value === null);
+	// null where an optional field is says "nothing"; where an identity or a status is, it is none.
+	if (fault.kind === 'wrong-type') return fault.value !== null || (registry ? last === 'id' : /status|state|id$|^id/i.test(last));
 	if (fault.kind === 'proto') {
 		if (registry) return fault.target.key ? last === 'id' : /status/i.test(last);
 		// An id key renamed away while another id key of the same object still names the same thing says nothing less.

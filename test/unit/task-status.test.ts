@@ -62,6 +62,13 @@ describe('task status vocabulary', () => {
 		expect(normaliseTask({ status: 'COMPLETED' })).toBeUndefined();
 		expect(normaliseTask({ task_id: 'x' })).toBeUndefined();
 	});
+
+	it('a video answer whose err_code is neither a code nor nothing is no answer the service gives', () => {
+		for (const errCode of [42, { a: 1 }, ['x'], true])
+			expect(normaliseTask({ task_id: 'v', state: 'success', err_code: errCode })).toBeUndefined();
+		expect(normaliseTask({ task_id: 'v', state: 'success', err_code: null })?.status).toBe('succeeded');
+		expect(normaliseTask({ task_id: 'v', state: 'failed', err_code: 'E42' })?.error).toBe('E42');
+	});
 });
 
 describe('result and cover addresses', () => {

@@ -127,7 +127,9 @@ export async function execute(this: IExecuteFunctions, itemIndex: number): Promi
 		? binaryFieldName(this, itemIndex, PUT_FILES_IN_FIELD, this.getNodeParameter('binaryPropertyName', itemIndex, 'data'))
 		: 'data';
 	const { idleMs, maxWaitMs } = streamLimits(this, itemIndex);
-	const takes = await readMusicStream(this, async () => await streamMusic(this, { prompt, duration }, { itemIndex, idleMs }), {
+	// Max Wait bounds the whole stream, the wait for its first byte included.
+	const openMs = Math.min(idleMs, maxWaitMs);
+	const takes = await readMusicStream(this, async () => await streamMusic(this, { prompt, duration }, { itemIndex, idleMs: openMs }), {
 		itemIndex,
 		keepAudio,
 		idleMs,
