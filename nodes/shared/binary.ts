@@ -11,7 +11,7 @@ import { extensionFor, mimeTypeForExtension, sniffMimeType, SNIFF_BYTES } from '
 import { isRedirectLoop, networkFailureInWords } from './network-failure';
 import { pauseBeforeRetry, RETRY_DELAYS_MS } from './retry';
 import { discardBody, isAsyncIterable, peek, readableClassOf, readableFrom, withIdleTimeout } from './streams';
-import { retryFits, storageIdleMs, storageReadMs, storageRequest } from './transport';
+import { abandon, retryFits, storageIdleMs, storageReadMs, storageRequest } from './transport';
 import { ownValue } from './validation';
 
 export interface DownloadOptions {
@@ -118,8 +118,9 @@ export async function retryingDownload(
 
 async function downloadOnce(context: IExecuteFunctions | IWebhookFunctions, url: string, options: DownloadOptions): Promise<IBinaryData> {
 	let response: IN8nHttpFullResponse;
+	const giveUp = new AbortController();
 	try {
-		response = await storageRequest(context, { method: 'GET', url, followRedirects: true });
+		response = await storageRequest(context, { method: 'GET', url, followRedirects: true, stop: giveUp.signal });
 	} catch (error) {
 		// A redirect loop is the host's answer, not a network failure: trying again would only loop again.
 		if (isRedirectLoop(error)) {
@@ -136,7 +137,7 @@ async function downloadOnce(context: IExecuteFunctions | IWebhookFunctions, url:
 			}),
 		);
 	}
-	return await responseToBinary(context, url, response, options);
+	return await responseToBinary(context, url, { ...response, abandon: () => abandon(response.body, giveUp) }, options);
 }
 
 /**
@@ -146,11 +147,13 @@ async function downloadOnce(context: IExecuteFunctions | IWebhookFunctions, url:
 export async function responseToBinary(
 	context: IExecuteFunctions | IWebhookFunctions,
 	url: string,
-	response: IN8nHttpFullResponse,
+	response: IN8nHttpFullResponse & { abandon?: () => void },
 	options: DownloadOptions,
 ): Promise<IBinaryData> {
+	// Stops reading the answer and closes its connection (destroying its stream alone cannot while a read waits).
+	const stopReading = response.abandon ?? (() => discardBody(response.body));
 	if (response.statusCode >= 400) {
-		discardBody(response.body);
+		stopReading();
 		const expired = response.statusCode === 403 || response.statusCode === 404;
 		const failure = new NodeOperationError(context.getNode(), `Could not download ${options.what} (HTTP ${response.statusCode})`, {
 			itemIndex: options.itemIndex,
@@ -175,7 +178,7 @@ export async function responseToBinary(
 		const arriving = boundedTransfer(withIdleTimeout(body, storageIdleMs(), signal), storageReadMs());
 		return await storeBody(context, url, response, Readable, watchTransfer(arriving, transfer), options);
 	} catch (error) {
-		discardBody(body);
+		stopReading();
 		// The whole file arrived and n8n would not keep it (binary data in the database refuses files
 		// over its size limit): another download would meet the same refusal.
 		if (!transfer.brokeOff) throw notStored(context, error, options);

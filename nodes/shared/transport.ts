@@ -96,6 +96,8 @@ export interface HostResponse<T> {
 	statusCode: number;
 	headers: Record<string, string | string[] | undefined>;
 	body: T;
+	/** A streamed answer: stops reading it and closes its connection at once. */
+	abandon?: () => void;
 }
 
 /**
@@ -191,9 +193,6 @@ export async function hostRequestFull<T = unknown>(
 		timeout: limits.idleMs,
 	};
 	const signal = !request.ignoreCancel && 'getExecutionCancelSignal' in context ? context.getExecutionCancelSignal() : undefined;
-	// n8n's helper attaches the execution's cancel signal to every request it sends for a context
-	// that has one; a clean-up call after cancelling goes out through a view of the context without it.
-	const caller = request.ignoreCancel ? withoutCancelSignal(context) : request.stop ? withStopSignal(context, request.stop) : context;
 	const attempts = request.retry ? RETRY_DELAYS_MS.length + 1 : 1;
 	const deadline = Date.now() + limits.readMs;
 	for (let attempt = 1; ; attempt++) {
@@ -201,13 +200,19 @@ export async function hostRequestFull<T = unknown>(
 		const idleMs = Math.max(1, Math.min(limits.idleMs, deadline - Date.now()));
 		options.timeout = idleMs;
 		const retryAllowed = attempt < attempts && deadline - Date.now() > retryPauseMs(attempt);
-		let response: IN8nHttpFullResponse;
+		// n8n's helper attaches the context's cancel signal to the request it sends: this attempt's is the
+		// execution's (not for a clean-up call made because of the cancellation), the caller's `stop`,
+		// and its own, fired when the node stops reading the answer, which closes the connection at once.
+		const giveUp = new AbortController();
+		const caller = withCancelSignal(context, anySignal([signal, request.stop, giveUp.signal])!);
+		let response: IN8nHttpFullResponse | undefined;
 		let answer: unknown;
 		try {
 			response = (await context.helpers.httpRequestWithAuthentication.call(caller, credentialType, options)) as IN8nHttpFullResponse;
 			if (!request.stream && response.statusCode < 300)
 				answer = await readAnswer(response.body, { idleMs, totalMs: deadline - Date.now() }, signal);
 		} catch (error) {
+			abandon(response?.body, giveUp);
 			if (error instanceof AnswerOverBound) throw overBoundAnswer(context, error.problem, request);
 			if (signal?.aborted) throw cancelledError(context, request);
 			if (retryAllowed) {
@@ -218,30 +223,44 @@ export async function hostRequestFull<T = unknown>(
 		}
 		const statusCode = response.statusCode;
 		if (statusCode >= 500 && retryAllowed) {
-			discardBody(response.body);
+			abandon(response.body, giveUp);
 			await pauseBeforeRetry(attempt, signal);
 			continue;
 		}
 		if (statusCode >= 400) {
 			const body = await readErrorBody(response.body, { idleMs, totalMs: deadline - Date.now() }, signal);
+			abandon(response.body, giveUp);
 			if (signal?.aborted) throw cancelledError(context, request);
 			throw httpError(context, statusCode, body, answerer, request, secrets);
 		}
 		if (statusCode >= 300 && !request.manualRedirect) {
-			discardBody(response.body);
+			abandon(response.body, giveUp);
 			throw redirectError(context, statusCode, response.headers as IDataObject, options.url, request, secrets);
 		}
 		const headers = response.headers as HostResponse<T>['headers'];
 		if (statusCode >= 300 && containsSecret(String(headers.location ?? ''), secrets)) {
-			discardBody(response.body);
+			abandon(response.body, giveUp);
 			throw secretLocationError(context, statusCode, request);
 		}
 		// A redirect the caller reads is only its Location.
-		if (statusCode >= 300 && !request.stream) discardBody(response.body);
+		if (statusCode >= 300 && !request.stream) abandon(response.body, giveUp);
 		const body = request.stream ? response.body : redactDeep(answer, secrets);
 		if (request.answer === 'object' && statusCode < 300 && !isPlainObject(body)) throw unexpectedAnswer(context, statusCode, body, request);
-		return { statusCode, headers: redactDeep(headers, secrets), body: body as T };
+		return {
+			statusCode,
+			headers: redactDeep(headers, secrets),
+			body: body as T,
+			...(request.stream ? { abandon: () => abandon(response?.body, giveUp) } : {}),
+		};
 	}
+}
+
+/** Stops reading an answer: its connection is closed at once (destroying a stream cannot while a read waits on it). */
+export function abandon(body: unknown, giveUp: AbortController): void {
+	// The abort makes n8n's client emit an error on the body, which may have no reader any more.
+	(body as { once?: (event: 'error', listener: () => void) => void } | undefined)?.once?.('error', () => undefined);
+	giveUp.abort();
+	discardBody(body);
 }
 
 /** The longest pause before attempt `attempt + 1` (its jitter included). */
@@ -262,6 +281,8 @@ export interface StorageRequest {
 	headers?: IDataObject;
 	/** Follow redirects (a download from storage that moves its files); never for an upload. */
 	followRedirects?: boolean;
+	/** Ends the request (and closes its connection) when it aborts: a caller that stops reading the answer. */
+	stop?: AbortSignal;
 }
 
 /**
@@ -284,6 +305,8 @@ export async function storageRequest(
 		ignoreHttpStatusErrors: true,
 		disableFollowRedirect: !request.followRedirects,
 		timeout: storageIdleMs(),
+		// The plain helper attaches no cancel signal of its own: the execution's, and the caller's stop.
+		abortSignal: anySignal(['getExecutionCancelSignal' in context ? context.getExecutionCancelSignal() : undefined, request.stop]),
 	})) as IN8nHttpFullResponse;
 }
 
@@ -311,15 +334,16 @@ export async function readStorageText(body: unknown, signal?: AbortSignal): Prom
 	return typeof text === 'string' ? text : '';
 }
 
-function withoutCancelSignal(context: HostContext): HostContext {
-	return new Proxy(context, { has: (target, key) => key !== 'getExecutionCancelSignal' && Reflect.has(target, key) });
+/** One signal for those given (undefined when none is). */
+function anySignal(signals: Array<AbortSignal | undefined>): AbortSignal | undefined {
+	const given = signals.filter((signal): signal is AbortSignal => signal !== undefined);
+	return given.length > 1 ? AbortSignal.any(given) : given[0];
 }
 
-/** A view of the context whose cancel signal also fires on `stop` (n8n's helper attaches it to the request). */
-function withStopSignal(context: HostContext, stop: AbortSignal): HostContext {
-	const execution = 'getExecutionCancelSignal' in context ? context.getExecutionCancelSignal() : undefined;
-	const signal = execution ? AbortSignal.any([execution, stop]) : stop;
+/** A view of the context whose cancel signal is `signal` (n8n's helper attaches it to the request it sends). */
+function withCancelSignal(context: HostContext, signal: AbortSignal): HostContext {
 	return new Proxy(context, {
+		has: (target, key) => key === 'getExecutionCancelSignal' || Reflect.has(target, key),
 		get: (target, key, receiver) => (key === 'getExecutionCancelSignal' ? () => signal : Reflect.get(target, key, receiver)),
 	});
 }

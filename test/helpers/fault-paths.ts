@@ -137,7 +137,9 @@ export function enumeratePaths(harness: EngineHarness): SweepPath[] {
 			const name = `${type} ${resource} ${operation}`;
 			const submits = visibleFields(description, { resource, operation }).some((field) => field.property.name === 'waitMode');
 			if (!submits) {
-				const parameters = type === 'hostMedia' ? { ...base, waitForCompletion: true, waitOptions: MEDIA_WAIT } : base;
+				// Music keeps its own silence bound (Idle Timeout): the sweep's request limit, as for every request.
+				const music = resource === 'music' ? { idleTimeoutSeconds: 0.4 } : {};
+				const parameters = type === 'hostMedia' ? { ...base, waitForCompletion: true, waitOptions: { ...MEDIA_WAIT, ...music } } : base;
 				paths.push({ name: `${name} node`, flavour: 'cloud', kind: 'node', type, parameters });
 				paths.push({ name: `${name} tool`, flavour: 'cloud', kind: 'tool', type, parameters: { ...base, ...TOOL_WAIT } });
 				continue;

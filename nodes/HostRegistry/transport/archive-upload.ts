@@ -14,8 +14,7 @@ import { networkFailureInWords } from '../../shared/network-failure';
 import { pause } from '../../shared/pause';
 import { REDACTED } from '../../shared/redaction';
 import { RETRY_DELAYS_MS } from '../../shared/retry';
-import { discardBody } from '../../shared/streams';
-import { readStorageText, retryFits, storageIdleMs, storageRequest } from '../../shared/transport';
+import { abandon, readStorageText, retryFits, storageIdleMs, storageRequest } from '../../shared/transport';
 
 /** A whole archive is sent again on each try: two retries, not three. */
 const UPLOAD_ATTEMPTS = 3;
@@ -78,20 +77,24 @@ export async function uploadArchive(
 		result.attempts = attempt;
 		let retryable = false;
 		try {
+			// The storage host's answer is its status: what follows is read only for its words, then the connection is closed.
+			const giveUp = new AbortController();
 			const response = await storageRequest(context, {
 				method: 'PUT',
 				url: signedUrl,
 				body: await archiveBody(context, itemIndex, archive),
 				headers: { 'Content-Type': 'application/zip', 'Content-Length': bytes },
+				stop: giveUp.signal,
 			});
 			result.statusCode = response.statusCode;
 			if (response.statusCode >= 200 && response.statusCode < 300) {
-				discardBody(response.body);
+				abandon(response.body, giveUp);
 				result.uploaded = true;
 				delete result.reason;
 				return result;
 			}
 			const said = storageText(await readStorageText(response.body, signal));
+			abandon(response.body, giveUp);
 			result.reason = `the storage host answered HTTP ${response.statusCode}${said ? ` (${said})` : ''}`;
 			retryable = response.statusCode >= 500;
 		} catch (error) {

@@ -244,7 +244,12 @@ export async function downloadOutputFile(
 	const action = `downloading ${aboutFile(ref, where)}`;
 	const attempt = async () => {
 		const response = await readViewFile(context, ref, { itemIndex: where.itemIndex, action });
-		return await responseToBinary(context, url, response as IN8nHttpFullResponse, { ...retried, source: 'your server' });
+		return await responseToBinary(
+			context,
+			url,
+			{ ...(response as IN8nHttpFullResponse), abandon: response.abandon },
+			{ ...retried, source: 'your server' },
+		);
 	};
 	return await fileLimiter(context)(async () => await retryingDownload(context, retried, attempt));
 }
