@@ -40,7 +40,7 @@ import {
 import { answerIsBroken, describeFault, faultsFor, startFaultProxy, type Exchange, type Fault } from '../helpers/fault-proxy';
 import { echoForms } from '../helpers/hostile-service';
 import { judgeShown, SEED } from '../helpers/hostile-structures';
-import { recordReliability } from '../helpers/reliability';
+import { recordedReliability, recordReliability } from '../helpers/reliability';
 
 const FULL = process.env.FAULT_REPLAY === 'full';
 /** Places of one answer a structural fault goes to (the most telling keys first). */
@@ -103,7 +103,11 @@ afterAll(async () => {
 		await world.proxy.close();
 		await world.sim.close();
 	}
-	recordReliability('fault_replay', { mode: FULL ? 'full' : 'sample', seed: SEED, targets_per_answer: TARGETS, ...figures });
+	const entry = { mode: FULL ? 'full' : 'sample', seed: SEED, targets_per_answer: TARGETS, ...figures };
+	// Each run adds its part: the sample, all paths, or the paths FAULT_PATHS names (a full run in parts).
+	const part = process.env.FAULT_PATHS ?? (FULL ? 'all paths' : 'sample');
+	const { recorded_at: _at, ...kept } = recordedReliability('fault_replay');
+	recordReliability('fault_replay', { ...kept, [part]: entry });
 });
 
 interface Run {
