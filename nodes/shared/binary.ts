@@ -22,7 +22,6 @@ export interface DownloadOptions {
 	fileName?: string;
 	/** What is downloaded, for messages ("the result of task 123"). */
 	what: string;
-	timeoutMs?: number;
 	/** Who serves the file, for messages (default "the storage host"). */
 	source?: string;
 	/** Try again, after a pause, when the transfer broke off or the host answered 5xx (the file is still there). */
