@@ -147,9 +147,11 @@ const FILES_KEYS = { download: 'download_files', field: 'files_field' } as const
  */
 function checkedResultFilesOf(context: IWebhookFunctions): ResultFiles {
 	const read = (key: string): unknown => context.getNodeParameter(`host_${key}`, waitingExpression(`$json.${key}`));
-	const field = read(FILES_KEYS.field);
+	// An execution put to wait by an earlier version has no such keys: its parameters, as it read them then.
+	const download = read(FILES_KEYS.download) ?? context.getNodeParameter('downloadFiles', true);
+	const field = read(FILES_KEYS.field) ?? context.getNodeParameter('binaryPropertyName', 'data');
 	return {
-		download: read(FILES_KEYS.download) !== false,
+		download: download !== false,
 		binaryPropertyName: typeof field === 'string' && field !== '' && field !== '__proto__' ? field : 'data',
 	};
 }
