@@ -5,9 +5,14 @@
  * backslash, a control character.
  */
 
+/** The longest id the package sends in a path or passes on. */
+export const MAX_ID_CHARS = 1024;
+
 /** Why `id` cannot be one path segment, in words ("cannot be \"..\""), or undefined when it can. */
 export function pathSegmentProblem(id: string): string | undefined {
 	if (id === '') return 'is empty';
+	// No id of the service is this long: such a text would flood every message and item it reaches.
+	if (id.length > MAX_ID_CHARS) return `is ${id.length} characters long, longer than any id (${MAX_ID_CHARS})`;
 	let decoded = id;
 	try {
 		decoded = decodeURIComponent(id);

@@ -97,8 +97,9 @@ export function serviceMessage(body: unknown): string | undefined {
 	const error = record.error;
 	if (error && typeof error === 'object') {
 		const nested = error as Record<string, unknown>;
-		if (nested.message) parts.push(String(nested.message));
-		else if (nested.type) parts.push(String(nested.type));
+		// Words only: a message or type of another kind would print as "[object Object]".
+		if (typeof nested.message === 'string' && nested.message) parts.push(nested.message);
+		else if (typeof nested.type === 'string' && nested.type) parts.push(nested.type);
 		// The headline's details repeat the node errors in the server's terms; the node lines say them better.
 		const details = refused.length ? '' : typeof nested.details === 'string' ? nested.details : '';
 		// The cloud repeats the message in details when there is nothing more to say, or puts it first in a longer list.

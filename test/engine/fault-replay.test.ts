@@ -267,7 +267,8 @@ async function judge(
 	if (armed?.fault.kind === 'long' && sizes.some((size) => size > cleanMax + KIB64))
 		rule('service_text_over_64KiB', `an item holds ${Math.max(...sizes)} characters (clean run: ${cleanMax})`);
 	// "Still running" or a status it cannot read is no success: the item says it does not know yet.
-	const unsettled = (json: IDataObject) => /^(running|pending|unknown|in_progress)$/i.test(String(json.status ?? json.state ?? ''));
+	const unsettled = (json: IDataObject) =>
+		[json.status, json.state].some((word) => /^(running|pending|unknown|in_progress)$/i.test(String(word ?? '')));
 	const success =
 		outcome.error === undefined &&
 		outcome.items.length > 0 &&

@@ -64,7 +64,8 @@ export interface PathOutcome {
 }
 
 /** Short waits everywhere a path waits: Max Wait of about a second, fast polls. */
-const CLOUD_WAIT = { maxWaitMinutes: 0.02, pollIntervalSeconds: 0.05, silenceSeconds: 0.3 };
+// Polls further apart than a retry's pause, as for media: each poll is a read of its own.
+const CLOUD_WAIT = { maxWaitMinutes: 0.02, pollIntervalSeconds: 0.3, silenceSeconds: 0.3 };
 // Polls further apart than a retry's pause: each poll is a read of its own (a read is judged with its retries).
 const MEDIA_WAIT = { pollIntervalSeconds: 0.3, maxWaitMinutes: 0.02 };
 const TOOL_WAIT = { toolWaitSeconds: 1 };

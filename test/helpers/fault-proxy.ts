@@ -367,6 +367,10 @@ export function faultsFor(exchange: Exchange, cap: number): Fault[] {
 }
 
 /** Faults whose answer is not what the spec says: it may never give a success unless the request was asked again. */
+/** Keys whose values the package reads or passes on: a wrong type there is an answer it must not take. */
+const RELIED_ON =
+	/status|state|(^|_)id$|url|location|outputs|filename|^name$|^type$|subfolder|generated|creations|err_code|error|message|signedUrl|node_version|^data$/i;
+
 /** Whether the object holding `target` has another id key (`id`, `prompt_id`, `task_id`) with the same value. */
 function anotherIdNames(exchange: Pick<Exchange, 'answer'> | undefined, target: Target): boolean {
 	let node: unknown;
@@ -394,8 +398,14 @@ export function answerIsBroken(fault: Fault, exchange?: Pick<Exchange, 'path' | 
 	// registry sends null for what it has not); their ids are names people choose ("constructor" may be one).
 	const registry = exchange !== undefined && exchange.path.startsWith('/publishers');
 	const last = 'target' in fault && typeof fault.target === 'object' ? String(fault.target.path[fault.target.path.length - 1] ?? '') : '';
-	// null where an optional field is says "nothing"; where an identity or a status is, it is none.
-	if (fault.kind === 'wrong-type') return fault.value !== null || (registry ? last === 'id' : /status|state|id$|^id/i.test(last));
+	if (fault.kind === 'wrong-type') {
+		// An id of the wrong kind while another id of the object still names the same thing says nothing less.
+		if (/id$/i.test(last) && anotherIdNames(exchange, fault.target)) return false;
+		// null where an optional field is says "nothing"; where an identity or a status is, it is none.
+		if (fault.value === null) return registry ? last === 'id' : /status|state|id$|^id/i.test(last);
+		// A field the package neither reads nor passes on (a queue number) changes nothing it gives.
+		return RELIED_ON.test(last);
+	}
 	if (fault.kind === 'proto') {
 		if (registry) return fault.target.key ? last === 'id' : /status/i.test(last);
 		// An id key renamed away while another id key of the same object still names the same thing says nothing less.

@@ -21,7 +21,7 @@ import { readViewFile, readViewLocation, viewAddress } from '../../transport/clo
 import { createLimiter } from '../../../shared/concurrent-items';
 import { compareNodeIds } from '../graph/workflow-graph';
 import { isRecord, ownValue, setOwn } from '../../../shared/validation';
-import { webAddress } from '../../../shared/service-values';
+import { clipText, webAddress } from '../../../shared/service-values';
 
 export type FileKind = 'image' | 'video' | 'audio' | 'file';
 
@@ -111,7 +111,7 @@ export function collectOutputFiles(outputs: Record<string, unknown>): OutputFile
 					subfolder,
 					type,
 					node_id: nodeId,
-					output_key: key,
+					output_key: clipText(key, 256),
 					kind: kindOf(key, mimeType),
 					mime_type: mimeType,
 				});

@@ -9,6 +9,7 @@ import { inputBinary } from '../../../shared/binary';
 import { multipartBody } from '../../../shared/multipart';
 import { isRecord } from '../../../shared/validation';
 import { uploadFile } from '../../transport/cloud-api';
+import { MAX_ID_CHARS } from '../../../shared/path-segment';
 
 export const UPLOAD_TYPES = ['input', 'temp', 'output'];
 
@@ -77,11 +78,13 @@ export async function uploadBinary(
 	// The transport has read any JSON answer already: text here is not JSON.
 	const record = isRecord(answer) ? answer : {};
 	const name = typeof record.name === 'string' ? record.name : typeof record.filename === 'string' ? record.filename : '';
-	if (!name) {
+	// Where it stored the file: a name, and a subfolder and type that are text when given, each a name's length.
+	const where = [name, record.subfolder ?? '', record.type ?? ''];
+	if (!name || where.some((part) => typeof part !== 'string' || part.length > MAX_ID_CHARS)) {
 		throw new NodeOperationError(
 			context.getNode(),
-			`The service accepted the upload of "${fileName}" but did not say what it stored it as`,
-			{ itemIndex },
+			`The service accepted the upload of "${fileName}" but did not say what it stored it as (a name, subfolder and type as text)`,
+			{ itemIndex, description: 'The file may be stored all the same. This answer is a fault of the service: try again.' },
 		);
 	}
 	return {

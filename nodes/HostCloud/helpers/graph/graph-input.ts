@@ -35,6 +35,7 @@ import { nodeDefinitions, nodeDefinitionsIfReadable } from './node-definitions';
 import { convertUiWorkflow } from '../ui-format/convert';
 import { binaryToUpload, loadImageValue, uploadBinary } from '../files/uploads';
 import { JOB_TAG_KEY, jobTagFor } from '../ownership/job-tag';
+import { clipTextsDeep } from '../../../shared/service-values';
 
 // The parameter keeps its name (`workflow`) so saved workflows keep working; it takes both formats now.
 export const WORKFLOW_FIELD = 'Workflow';
@@ -355,5 +356,6 @@ export async function submitWorkflow(
 			'Check the queue (Queue → Get): the job may be there.',
 		);
 	}
-	return { ...answer, prompt_id: promptId };
+	// The rest of the answer (number, node_errors) is the service's: passed on with its texts clipped.
+	return { ...clipTextsDeep(answer), prompt_id: promptId };
 }
