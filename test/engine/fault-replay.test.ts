@@ -216,11 +216,13 @@ async function judge(
 			`the item did not end within ${Math.round(bound)} ms (${run.overdue ? 'still running, cancelled' : `${run.elapsed} ms`})`,
 		);
 	// Silence: each request ends within the request limit, a read with its retries within the read limit.
-	// One read is its attempts at one endpoint, each begun within a retry pause of the last one's end;
-	// a request after a longer pause (the next poll, another status read) is another read.
-	const reads: Array<{ endpoint: string; waited: number; endedAt: number }> = [];
+	// One read is its attempts at one endpoint, each begun within a retry pause of the last one's end
+	// with no other request between them; a request after a longer pause (the next poll), or after
+	// another request (a clean-up after Max Wait), is another read.
+	const reads: Array<{ endpoint: string; waited: number; endedAt: number; index: number }> = [];
 	const current = new Map<string, (typeof reads)[number]>();
-	const retryGapMs = Math.max(...SCALED_RETRY) * 1.2 + TOLERANCE_MS;
+	// A retry follows its pause (jitter included) at once; 60 ms covers the client's own steps between the two.
+	const retryGapMs = Math.max(...SCALED_RETRY) * 1.2 + 60;
 	for (const exchange of run.log) {
 		if (exchange.silentFrom === undefined) continue;
 		// The client gave up when it closed the connection, or moved on (its next request), or its item ended.
@@ -229,9 +231,12 @@ async function judge(
 		const waited = endedAt - exchange.silentFrom;
 		const endpoint = `${exchange.method} ${exchange.path}`;
 		const read = current.get(endpoint);
-		if (read && exchange.arrivedAt - read.endedAt <= retryGapMs) Object.assign(read, { waited: read.waited + waited, endedAt });
+		const between = read ? run.log.filter((other) => other.index > read.index && other.index < exchange.index) : [];
+		const retried =
+			read && exchange.arrivedAt - read.endedAt <= retryGapMs && between.every((other) => `${other.method} ${other.path}` === endpoint);
+		if (read && retried) Object.assign(read, { waited: read.waited + waited, endedAt, index: exchange.index });
 		else {
-			const fresh = { endpoint, waited, endedAt };
+			const fresh = { endpoint, waited, endedAt, index: exchange.index };
 			reads.push(fresh);
 			current.set(endpoint, fresh);
 		}
