@@ -13,6 +13,7 @@ import { startSimulator, type Simulator } from '../../simulator/server';
 import { EngineHarness } from '../harness/engine';
 import { credentialFor, txt2img } from '../helpers/cloud';
 import { uiNode, uiTxt2img } from '../helpers/ui-workflows';
+import { upscaleFromUrl } from '../helpers/media';
 import {
 	redirectTo,
 	sendJson,
@@ -211,13 +212,7 @@ describe('words of a status answer', () => {
 		answer = (req, res) => sendJson(res, 200, req.method === 'POST' ? { data: { task_id: 't-1', status: 'CREATED' } } : body);
 		const result = await harness.runNode({
 			type: 'hostMedia',
-			parameters: {
-				resource: 'image',
-				operation: 'upscale',
-				imageSource: 'url',
-				imageUrl: 'https://images.example/a.png',
-				waitOptions: { pollIntervalSeconds: 0.01, maxWaitMinutes: 0.2 },
-			} as never,
+			parameters: upscaleFromUrl({ waitOptions: { pollIntervalSeconds: 0.01, maxWaitMinutes: 0.2 } }) as never,
 			credentials: { hostApi: api },
 			continueOnFail: true,
 		});

@@ -12,6 +12,7 @@ import { txt2img } from '../helpers/cloud';
 import { sendJson, startHostileService, type HostileService, type SeenRequest } from '../helpers/hostile-service';
 import { archiveItem, locator } from '../helpers/registry-node';
 import { startWaitingExecution } from '../helpers/waiting-execution';
+import { upscaleFromUrl } from '../helpers/media';
 
 const harness = new EngineHarness();
 /** Answers held open without an end, closed after each test. */
@@ -89,13 +90,7 @@ describe('an error answer whose body stalls ends with its status', () => {
 		const { value: result, ms } = await timed(() =>
 			harness.runNode({
 				type: 'hostMedia',
-				parameters: {
-					resource: 'image',
-					operation: 'upscale',
-					imageSource: 'url',
-					imageUrl: 'https://images.example/a.png',
-					waitMode: 'none',
-				} as never,
+				parameters: upscaleFromUrl({ waitMode: 'none' }) as never,
 				credentials: { hostApi: api },
 				continueOnFail: true,
 			}),
@@ -110,13 +105,7 @@ describe('an error answer whose body stalls ends with its status', () => {
 			if (req.method === 'POST') return sendJson(res, 200, { data: { task_id: 'stall-task-1', status: 'CREATED' } });
 			stall(res, 400);
 		};
-		const world = await startWaitingExecution(harness, api, {
-			resource: 'image',
-			operation: 'upscale',
-			imageSource: 'url',
-			imageUrl: 'https://images.example/a.png',
-			waitMode: 'webhook',
-		});
+		const world = await startWaitingExecution(harness, api, upscaleFromUrl({ waitMode: 'webhook' }));
 		try {
 			await world.waiting;
 			const { value: call, ms } = await timed(() =>
@@ -204,7 +193,7 @@ describe('a read with all its retries ends within its read limit', () => {
 	}, 20_000);
 });
 
-describe("an error answer is read to 64 KiB at most", () => {
+describe('an error answer is read to 64 KiB at most', () => {
 	it('a 400 that sends 100 KiB and then holds the connection fails at once with its status, not after the idle limit', async () => {
 		REQUEST_TIME_LIMIT.ms = 10_000;
 		REQUEST_TIME_LIMIT.readMs = 30_000;

@@ -17,6 +17,7 @@ import { EngineHarness } from '../harness/engine';
 import { registerToolTypes, runAsAgentTool } from '../harness/tools';
 import { txt2img } from '../helpers/cloud';
 import { musicLine, sendJson, startHostileService, type HostileService, type SeenRequest } from '../helpers/hostile-service';
+import { upscaleFromUrl } from '../helpers/media';
 
 const harness = new EngineHarness();
 const MiB = 1024 * 1024;
@@ -133,14 +134,7 @@ describe('a body that trickles ends at the read limit', () => {
 		const { value: result, ms } = await timed(() =>
 			harness.runNode({
 				type: 'hostMedia',
-				parameters: {
-					resource: 'image',
-					operation: 'upscale',
-					imageSource: 'url',
-					imageUrl: 'https://images.example/a.png',
-					waitMode: 'poll',
-					waitOptions: { pollIntervalSeconds: 0.01, maxWaitMinutes: 0.5 },
-				} as never,
+				parameters: upscaleFromUrl({ waitMode: 'poll', waitOptions: { pollIntervalSeconds: 0.01, maxWaitMinutes: 0.5 } }) as never,
 				credentials: { hostApi: api },
 				continueOnFail: true,
 			}),

@@ -14,6 +14,15 @@ export const PNG = picturePng(8, 8);
 export const PNG_BASE64 = PNG.toString('base64');
 export const PNG_SIGNATURE = '89504e470d0a1a0a';
 
+/** Upscale of an image given by URL, as the tests vary it (wait mode and options in `more`). */
+export const upscaleFromUrl = (more: IDataObject = {}): IDataObject => ({
+	resource: 'image',
+	operation: 'upscale',
+	imageSource: 'url',
+	imageUrl: IMAGE_URL,
+	...more,
+});
+
 /** Polls every 10 ms, gives up after 30 s: tests never wait on the 5 s default. */
 export const FAST = { waitOptions: { pollIntervalSeconds: 0.01, maxWaitMinutes: 0.5 } };
 

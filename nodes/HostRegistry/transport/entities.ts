@@ -24,6 +24,16 @@ const VERSION_STATUSES = [
 	'NodeVersionStatusFlagged',
 ] as const;
 
+/** What a Node and a NodeVersion both say of where they run and how they are tagged. */
+const SUPPORT_AND_TAGS: Record<string, FieldType> = {
+	supported_accelerators: 'strings',
+	supported_hostui_frontend_version: 'string',
+	supported_hostui_version: 'string',
+	supported_os: 'strings',
+	tags: 'strings',
+	tags_admin: 'strings',
+};
+
 /** The fields the spec types, by entity (fields it does not list are passed on unchecked, clipped). */
 const FIELDS: Record<EntityKind, Record<string, FieldType>> = {
 	Publisher: {
@@ -58,12 +68,7 @@ const FIELDS: Record<EntityKind, Record<string, FieldType>> = {
 		search_ranking: 'integer',
 		status: NODE_STATUSES,
 		status_detail: 'string',
-		supported_accelerators: 'strings',
-		supported_hostui_frontend_version: 'string',
-		supported_hostui_version: 'string',
-		supported_os: 'strings',
-		tags: 'strings',
-		tags_admin: 'strings',
+		...SUPPORT_AND_TAGS,
 		translations: 'object',
 	},
 	NodeVersion: {
@@ -78,12 +83,7 @@ const FIELDS: Record<EntityKind, Record<string, FieldType>> = {
 		downloadUrl: 'string',
 		status: VERSION_STATUSES,
 		status_reason: 'string',
-		supported_accelerators: 'strings',
-		supported_hostui_frontend_version: 'string',
-		supported_hostui_version: 'string',
-		supported_os: 'strings',
-		tags: 'strings',
-		tags_admin: 'strings',
+		...SUPPORT_AND_TAGS,
 	},
 };
 
