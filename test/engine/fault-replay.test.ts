@@ -294,11 +294,6 @@ async function judge(
 		const askedAgain = run.log.some(
 			(e) => e.index > faulted.index && e.host === faulted.host && e.fault === undefined && (e.status ?? 0) < 300,
 		);
-		if (!askedAgain && process.env.FAULT_DEBUG)
-			require('node:fs').appendFileSync(
-				'/tmp/fault-debug.log',
-				`${run.log.map((e) => `${e.index} ${e.method} ${e.path} ${e.status} ${e.fault ?? ''}`).join('\n')}\n${JSON.stringify(outcome.items.map((i) => i.json)).slice(0, 600)}\n---\n`,
-			);
 		if (!askedAgain)
 			rule(
 				'success_from_fault',
