@@ -37,8 +37,8 @@ import {
 } from './request-errors';
 import { pauseBeforeRetry, RETRY_DELAYS_MS } from './retry';
 import { isPlainObject } from './validation';
-import { discardBody, IdleTimeoutError, isAsyncIterable, TotalTimeoutError, withIdleTimeout } from './streams';
-import { JSON_LIMITS, readJson, sizeInWords } from './json-reader';
+import { discardBody } from './streams';
+import { AnswerOverBound, readAnswer, readBoundedText, readErrorBody } from './answer-reading';
 
 export type HostCredentialType = 'hostCloudApi' | 'hostApi';
 
@@ -155,9 +155,6 @@ export function timeLimitsFor(credentialSeconds: unknown, timeout?: number): { i
 	const idleMs = REQUEST_TIME_LIMIT.ms * scale;
 	return { idleMs: Math.min(timeout ?? idleMs, idleMs), readMs: REQUEST_TIME_LIMIT.readMs * scale };
 }
-
-/** The most of an error answer that is read: enough for the service's words, never a flood. */
-const ERROR_BODY_BYTES = 64 * 1024;
 
 /** Sends a request and answers the parsed body, or throws a NodeApiError a user can act on. */
 export async function hostRequest<T = unknown>(context: HostContext, credentialType: HostCredentialType, request: HostRequest): Promise<T> {
@@ -346,77 +343,4 @@ function withCancelSignal(context: HostContext, signal: AbortSignal): HostContex
 		has: (target, key) => key === 'getExecutionCancelSignal' || Reflect.has(target, key),
 		get: (target, key, receiver) => (key === 'getExecutionCancelSignal' ? () => signal : Reflect.get(target, key, receiver)),
 	});
-}
-
-/**
- * The start of a body nobody needs whole (an error answer, a storage page): at most
- * ERROR_BODY_BYTES, each part within the idle limit and the whole by the read's deadline. A body
- * that stalls, trickles past the deadline or breaks off gives what came:
- * the status already says what happened, and no silent peer holds the item.
- */
-async function readBoundedText(body: unknown, limits: BodyLimits, signal: AbortSignal | undefined): Promise<unknown> {
-	if (!isAsyncIterable(body)) return body;
-	const chunks: Buffer[] = [];
-	let size = 0;
-	try {
-		for await (const chunk of withIdleTimeout(body, limits.idleMs, signal, Math.max(1, limits.totalMs))) {
-			chunks.push(chunk);
-			size += chunk.length;
-			if (size > ERROR_BODY_BYTES) break;
-		}
-	} catch {
-		// Silent, cut or cancelled: what came is all there is.
-	}
-	discardBody(body);
-	return Buffer.concat(chunks).subarray(0, ERROR_BODY_BYTES).toString('utf8');
-}
-
-/** How long a body may be silent at a time, and in all (the read's deadline). */
-interface BodyLimits {
-	idleMs: number;
-	totalMs: number;
-}
-
-/** An error answer's body: its JSON value when it is JSON within the message bounds, else its (clipped) text. */
-async function readErrorBody(body: unknown, limits: BodyLimits, signal: AbortSignal | undefined): Promise<unknown> {
-	const text = await readBoundedText(body, limits, signal);
-	if (typeof text !== 'string') return text;
-	const reading = readJson(text, JSON_LIMITS.message);
-	return 'value' in reading ? reading.value : text;
-}
-
-/** An answer the bounded reader refused (too large, too deep): not retried, since it would come again. */
-class AnswerOverBound extends Error {
-	constructor(readonly problem: string) {
-		super(problem);
-	}
-}
-
-/**
- * A successful answer, read within the bounds of an answer: its JSON value, or its text when it is
- * not JSON (an HTML page; the caller's `answer` check words it), as n8n's helper would give it. A
- * body that goes silent for the request's time limit ends as a timeout.
- */
-async function readAnswer(body: unknown, limits: BodyLimits, signal: AbortSignal | undefined): Promise<unknown> {
-	if (!isAsyncIterable(body)) return body;
-	const chunks: Buffer[] = [];
-	let size = 0;
-	try {
-		for await (const chunk of withIdleTimeout(body, limits.idleMs, signal, Math.max(1, limits.totalMs))) {
-			size += chunk.length;
-			if (size > JSON_LIMITS.answer.maxChars) throw new AnswerOverBound(`is larger than ${sizeInWords(JSON_LIMITS.answer.maxChars)}`);
-			chunks.push(chunk);
-		}
-	} catch (error) {
-		discardBody(body);
-		// Silent, or still trickling at the read's deadline: a timeout either way.
-		const timedOut = error instanceof IdleTimeoutError || error instanceof TotalTimeoutError;
-		throw timedOut ? Object.assign(new Error('timeout'), { code: 'ETIMEDOUT' }) : error;
-	}
-	const text = Buffer.concat(chunks).toString('utf8');
-	if (text === '') return '';
-	const reading = readJson(text, JSON_LIMITS.answer);
-	if ('value' in reading) return reading.value;
-	if (reading.bound) throw new AnswerOverBound(reading.problem);
-	return text;
 }
