@@ -12,6 +12,7 @@ import { isRedirectLoop, networkFailureInWords } from './network-failure';
 import { pauseBeforeRetry, RETRY_DELAYS_MS } from './retry';
 import { discardBody, isAsyncIterable, peek, readableClassOf, readableFrom, withIdleTimeout } from './streams';
 import { abandon, retryFits, storageIdleMs, storageReadMs, storageRequest } from './transport';
+import { notAWebAddress } from './service-values';
 import { ownValue } from './validation';
 
 export interface DownloadOptions {
@@ -52,23 +53,6 @@ export function fileNameFromUrl(url: string): string | undefined {
 function header(headers: IN8nHttpFullResponse['headers'], name: string): string {
 	const value = headers?.[name] ?? headers?.[name.toLowerCase()];
 	return String(Array.isArray(value) ? value[0] : (value ?? ''));
-}
-
-/**
- * Why `url` is not used, if it is not a web address. A result URL may come from a task
- * notification, which anyone holding its URL can send: a `file:`, `data:` or `gopher:` address
- * there would read something that is no result file. An upload address comes from a service's
- * answer, which may be malformed. `use` says what is done with such addresses.
- */
-export function notAWebAddress(url: string, use = 'downloaded'): string | undefined {
-	let protocol: string;
-	try {
-		protocol = new URL(url).protocol;
-	} catch {
-		return 'it is not a valid web address';
-	}
-	if (protocol === 'http:' || protocol === 'https:') return undefined;
-	return `its address uses the ${protocol} scheme, and only http: and https: addresses are ${use}`;
 }
 
 /**

@@ -17,21 +17,31 @@ export function clipText(text: string, max = SERVICE_TEXT_MAX_CHARS): string {
 }
 
 /**
+ * Why `url` is not used, if it is not a web address. A result URL may come from a task
+ * notification, which anyone holding its URL can send: a `file:`, `data:` or `gopher:` address
+ * there would read something that is no result file. An upload address comes from a service's
+ * answer, which may be malformed. `use` says what is done with such addresses.
+ */
+export function notAWebAddress(url: string, use = 'downloaded'): string | undefined {
+	let protocol: string;
+	try {
+		protocol = new URL(url).protocol;
+	} catch {
+		return 'it is not a valid web address';
+	}
+	if (protocol === 'http:' || protocol === 'https:') return undefined;
+	return `its address uses the ${protocol} scheme, and only http: and https: addresses are ${use}`;
+}
+
+/**
  * `url` as an absolute http(s) URL, serialised anew (markup characters escaped, the host in its
  * canonical form), or undefined when it is none: a relative address, another scheme (`javascript:`,
  * `data:`, `file:`), or text that is no URL at all.
  */
 export function webAddress(url: unknown): string | undefined {
-	if (typeof url !== 'string') return undefined;
-	let parsed: URL;
-	try {
-		parsed = new URL(url);
-	} catch {
-		return undefined;
-	}
-	if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') return undefined;
+	if (typeof url !== 'string' || notAWebAddress(url)) return undefined;
 	// The WHATWG serialiser leaves some characters as they came (a quote in the fragment, for one).
-	return parsed.href.replace(/["'<>`\s]/g, (character) => `%${character.charCodeAt(0).toString(16).toUpperCase().padStart(2, '0')}`);
+	return new URL(url).href.replace(/["'<>`\s]/g, (character) => `%${character.charCodeAt(0).toString(16).toUpperCase().padStart(2, '0')}`);
 }
 
 /** `value` with every text in it clipped to `max` characters (the reader bounds its depth already). */

@@ -9,7 +9,7 @@
  */
 import type { IBinaryData, IExecuteFunctions } from 'n8n-workflow';
 
-import { notAWebAddress } from '../../shared/binary';
+import { notAWebAddress } from '../../shared/service-values';
 import { networkFailureInWords } from '../../shared/network-failure';
 import { pause } from '../../shared/pause';
 import { REDACTED } from '../../shared/redaction';
