@@ -58,7 +58,7 @@ describe.each([
 	}
 
 	describe('the tag every submit carries', () => {
-		test('Submit sends {execution_id, workflow_id, node_name, item_index, request_id}, one request id per submit, and the queue shows it', async () => {
+		test('Submit sends {execution_id, workflow_id, node_name, item_index, operation, request_id}, one request id per submit, and the queue shows it', async () => {
 			cloud.sim.options.nodeMs = OUTLASTING_NODE_MS; // still queued when the queue is read
 			const result = await runNode(submitParameters({ additionalFields: { extraData: '{"purpose":"test"}' } }), [
 				{ json: {} },
@@ -74,6 +74,7 @@ describe.each([
 					workflow_id: HARNESS_WORKFLOW,
 					node_name: 'Node',
 					item_index: itemIndex,
+					operation: 'submit',
 					request_id: expect.stringMatching(UUID),
 				});
 			}
@@ -102,6 +103,7 @@ describe.each([
 					workflow_id: HARNESS_WORKFLOW,
 					node_name: 'Node',
 					item_index: 0,
+					operation: 'execute',
 					request_id: expect.stringMatching(UUID),
 				},
 				{
@@ -109,6 +111,7 @@ describe.each([
 					workflow_id: HARNESS_WORKFLOW,
 					node_name: 'Generate Image',
 					item_index: 0,
+					operation: 'execute',
 					request_id: expect.stringMatching(UUID),
 				},
 			]);

@@ -2,11 +2,12 @@ import type { INodeProperties } from 'n8n-workflow';
 
 import { hideOperationsNotForTools } from '../../../shared/tool-use';
 
+import * as cancelExecutionJobs from './cancelExecutionJobs.operation';
 import * as cancelJobs from './cancelJobs.operation';
 import * as get from './get.operation';
 import * as interrupt from './interrupt.operation';
 
-export const operations = { get, cancelJobs, interrupt };
+export const operations = { get, cancelJobs, cancelExecutionJobs, interrupt };
 
 export const description: INodeProperties[] = [
 	{
@@ -22,6 +23,12 @@ export const description: INodeProperties[] = [
 					value: 'cancelJobs',
 					description: 'Cancel queued or running jobs by prompt ID',
 					action: 'Cancel jobs',
+				},
+				{
+					name: 'Cancel Jobs of an Execution',
+					value: 'cancelExecutionJobs',
+					description: 'Cancel the queued or running jobs an n8n execution left behind (for an Error Workflow)',
+					action: 'Cancel the jobs of an execution',
 				},
 				{
 					name: 'Get',
@@ -42,5 +49,6 @@ export const description: INodeProperties[] = [
 	},
 	...get.description,
 	...cancelJobs.description,
+	...cancelExecutionJobs.description,
 	...interrupt.description,
 ];

@@ -33,22 +33,35 @@ export function thisWorkflowId(context: IExecuteFunctions): string | undefined {
 	return presentString(() => context.getWorkflow().id);
 }
 
-/** The tag of one submit: `{execution_id, workflow_id, node_name, item_index, request_id}` (ids left out when n8n has none). */
+/**
+ * The tag of one submit: `{execution_id, workflow_id, node_name, item_index, operation,
+ * request_id}` (ids left out when n8n has none). `operation` says whether the node waits for the
+ * job (`execute`) or hands its prompt_id on (`submit`): a submitted job may be awaited elsewhere,
+ * so it is no orphan when its execution ends.
+ */
 export function jobTagFor(context: IExecuteFunctions, itemIndex: number): IDataObject {
 	const executionId = presentString(() => context.getExecutionId());
 	const workflowId = thisWorkflowId(context);
+	const operation = presentString(() => context.getNodeParameter('operation', itemIndex));
 	return {
 		...(executionId ? { execution_id: executionId } : {}),
 		...(workflowId ? { workflow_id: workflowId } : {}),
 		node_name: context.getNode().name,
 		item_index: itemIndex,
+		...(operation ? { operation } : {}),
 		request_id: randomUUID(),
 	};
 }
 
+/** A queue entry's tag (`extra_data.n8n`), when it has one. */
+export function jobTagOf(extraData: unknown): Record<string, unknown> | undefined {
+	const tag = isRecord(extraData) ? ownValue(extraData, JOB_TAG_KEY) : undefined;
+	return isRecord(tag) ? tag : undefined;
+}
+
 /** The workflow id a queue entry's extra_data carries in its tag, if any. */
 export function taggedWorkflowId(extraData: unknown): string | undefined {
-	const tag = isRecord(extraData) ? ownValue(extraData, JOB_TAG_KEY) : undefined;
-	const workflowId = isRecord(tag) ? ownValue(tag, 'workflow_id') : undefined;
+	const tag = jobTagOf(extraData);
+	const workflowId = tag ? ownValue(tag, 'workflow_id') : undefined;
 	return typeof workflowId === 'string' && workflowId !== '' ? workflowId : undefined;
 }

@@ -3,8 +3,8 @@
  * workflow. An agent or MCP client must not read or stop work that other workflows (or people in
  * the editor) started; a job without a tag is nobody's it can prove, so it is left out too.
  */
-import { isRecord } from '../../../shared/validation';
-import { taggedWorkflowId } from './job-tag';
+import { isRecord, ownValue } from '../../../shared/validation';
+import { jobTagOf, taggedWorkflowId } from './job-tag';
 
 /** Why a tool does not cancel an id, as the answer names it. */
 export const NOT_THIS_WORKFLOWS = 'not started by this workflow';
@@ -55,4 +55,49 @@ export function cancellableByThisWorkflow(
 		else allowed.push(id);
 	}
 	return { allowed, refused };
+}
+
+/** A queued or running job whose tag names an execution, as Cancel Jobs of an Execution reports it. */
+export interface ExecutionJob {
+	prompt_id: string;
+	state: 'running' | 'queued';
+	node_name?: string;
+	item_index?: number;
+	operation?: string;
+	request_id?: string;
+}
+
+/** A tag's text field, when it is one (the service hands the tag back as it was sent, or not at all). */
+function tagText(tag: Record<string, unknown>, key: string): string | undefined {
+	const value = ownValue(tag, key);
+	return typeof value === 'string' && value !== '' ? value.slice(0, 256) : undefined;
+}
+
+/**
+ * The queue's jobs tagged with this execution id (and this workflow id, when given: two n8n
+ * instances on one account both number their executions from 1). A job without a tag, or with
+ * another execution's, is never among them.
+ */
+export function jobsOfExecution(queue: unknown, executionId: string, workflowId?: string): ExecutionJob[] {
+	const jobs: ExecutionJob[] = [];
+	const add = (entries: unknown[], state: ExecutionJob['state']) => {
+		for (const entry of entries) {
+			if (!Array.isArray(entry) || typeof entry[1] !== 'string') continue;
+			const tag = jobTagOf(entry[3]);
+			if (!tag || tagText(tag, 'execution_id') !== executionId) continue;
+			if (workflowId !== undefined && tagText(tag, 'workflow_id') !== workflowId) continue;
+			const itemIndex = ownValue(tag, 'item_index');
+			jobs.push({
+				prompt_id: entry[1].slice(0, 256),
+				state,
+				node_name: tagText(tag, 'node_name'),
+				item_index: typeof itemIndex === 'number' ? itemIndex : undefined,
+				operation: tagText(tag, 'operation'),
+				request_id: tagText(tag, 'request_id'),
+			});
+		}
+	};
+	add(entriesOf(queue, 'queue_running'), 'running');
+	add(entriesOf(queue, 'queue_pending'), 'queued');
+	return jobs;
 }

@@ -1,0 +1,81 @@
+/**
+ * n8n killed (SIGKILL) while an execution waits on a Host Cloud job, in regular mode (issue 35). On
+ * restart n8n 2.41.1 marks the execution `crashed` and starts its Error Workflow: here the
+ * cancel-orphaned-jobs recipe (without its mail), which cancels the job the execution left running,
+ * within 10 s of the marking, and reports it by prompt_id. The job would otherwise run to its end,
+ * billed, with nobody to receive it.
+ *
+ * The restart keeps n8n's user folder, database and port, as restart.ts does; the cases after this
+ * file run on the restarted n8n.
+ */
+import { recordReliability } from '../../helpers/reliability';
+import { e2e } from '../support/context';
+import { withSimulatorTiming } from '../support/in-flight';
+import { cancelReport, orphanCanceller, runningTaggedJob, webhookJobWithErrorWorkflow, whenMarkedFailed } from '../support/orphans';
+import { postJson } from '../support/queue-workflows';
+import { waitFor } from '../support/wait';
+
+/** n8n marks the execution at most one status poll (250 ms) and one request before the test sees it. */
+const MARK_SEEN_SLACK_MS = 500;
+
+describe('n8n killed while an execution waits on a cloud job', () => {
+	it('on restart the execution is marked crashed, and its Error Workflow cancels the orphaned job within 10 s, naming its prompt_id', async () => {
+		const { client, importWorkflow, simulator, n8n } = e2e();
+		const canceller = await importWorkflow(orphanCanceller());
+		// n8n 2.x starts only a published (active) Error Workflow.
+		await client.activateWorkflow(canceller.id);
+		const { workflow: json, path } = webhookJobWithErrorWorkflow('Crash: job left running', canceller.id);
+		const workflow = await importWorkflow(json);
+		await client.activateWorkflow(workflow.id);
+		try {
+			// Seven nodes of 8 s: the job runs through the kill, the restart and the recovery.
+			await withSimulatorTiming(simulator, 'nodeMs', 8000, async () => {
+				const before = new Set(simulator.cloud.jobs.keys());
+				const url = `${n8n.url}/webhook/${path}`;
+				await waitFor('the production webhook to answer', async () => (await postJson(url, { tag: 'crash' })).status === 200, {
+					timeoutMs: 20000,
+					intervalMs: 250,
+				});
+				const { promptId, executionId } = await runningTaggedJob(simulator, before);
+				const known = await client.executionIds(canceller.id);
+
+				const killedAt = Date.now();
+				await n8n.kill();
+				const restartedAt = Date.now();
+				await n8n.restart();
+				const readyAt = Date.now();
+				const { execution, seenAt } = await whenMarkedFailed(client, executionId, 60000);
+				const report = await cancelReport(client, canceller.id, known);
+				const job = await waitFor('the orphaned job to be cancelled', () => {
+					const current = simulator.cloud.jobs.get(promptId);
+					return current?.status === 'cancelled' ? current : undefined;
+				});
+
+				expect(execution.status).toBe('crashed');
+				expect(report).toMatchObject({
+					execution_id: executionId,
+					workflow_id: workflow.id,
+					cancelled: [{ prompt_id: promptId, state: 'running', node_name: 'Run graph', item_index: 0, operation: 'execute' }],
+					cancelled_count: 1,
+				});
+				const cancelledAfterMarkMs = job.finishedAt! - seenAt;
+				expect(cancelledAfterMarkMs).toBeLessThanOrEqual(10_000 - MARK_SEEN_SLACK_MS);
+				// The job was cancelled once, by the Error Workflow: nothing else touched it.
+				expect(simulator.requestsTo('POST', '/api/queue').filter((request) => request.body.includes(promptId))).toHaveLength(1);
+				recordReliability('crash_orphans', {
+					mode: 'regular',
+					seconds_down: Number(((readyAt - killedAt) / 1000).toFixed(1)),
+					restart_seconds: Number(((readyAt - restartedAt) / 1000).toFixed(1)),
+					execution_status: execution.status,
+					job_cancelled: true,
+					cancelled_seconds_after_marked_seen: Number((cancelledAfterMarkMs / 1000).toFixed(1)),
+					job_seconds_saved: Number(((job.startedAt! + 7 * 8000 - job.finishedAt!) / 1000).toFixed(1)),
+					reported_prompt_id: (report.cancelled as Array<{ prompt_id: string }>)[0]!.prompt_id === promptId,
+				});
+			});
+		} finally {
+			await client.deactivateWorkflow(workflow.id);
+			await client.deactivateWorkflow(canceller.id);
+		}
+	}, 240000);
+});

@@ -1,0 +1,67 @@
+/**
+ * Orphaned cloud jobs (issue 35): an execution killed while its Host Cloud node waits on a job, and
+ * the Error Workflow of examples/recipes/cancel-orphaned-jobs.json that cancels what it left. The
+ * regular-mode crash case (cases/crash-orphans.ts) and the queue-mode worker-killed case both use it.
+ */
+import type { Simulator } from '../../../simulator/server';
+import type { ExecutionResult, N8nClient, WorkflowJson } from './n8n-client';
+import { outputItems } from './n8n-client';
+import { webhookCloudWorkflow } from './queue-workflows';
+import { loadRecipe } from './recipes';
+import { waitFor } from './wait';
+
+export const CANCEL_NODE = 'Cancel its jobs';
+const RECIPE = 'cancel-orphaned-jobs.json';
+
+/** The recipe's Error Trigger → Cancel its jobs, without the filter and mail after it (no SMTP here). */
+export function orphanCanceller(): WorkflowJson {
+	const recipe = loadRecipe(RECIPE);
+	const kept = new Set(['Error Trigger', CANCEL_NODE]);
+	return {
+		...recipe,
+		name: 'Recipe: cancel orphaned jobs (no mail)',
+		nodes: recipe.nodes.filter((node) => kept.has(node.name)),
+		connections: { 'Error Trigger': (recipe.connections as Record<string, unknown>)['Error Trigger'] },
+	};
+}
+
+/** Webhook → Host Cloud Execute whose Error Workflow is `errorWorkflowId`. */
+export function webhookJobWithErrorWorkflow(name: string, errorWorkflowId: string): { workflow: WorkflowJson; path: string } {
+	const { workflow, path } = webhookCloudWorkflow(name, { downloadFiles: false });
+	return { workflow: { ...workflow, settings: { ...workflow.settings, errorWorkflow: errorWorkflowId } }, path };
+}
+
+/** The cloud job submitted after `before` that is running now, and the n8n execution its tag names. */
+export async function runningTaggedJob(simulator: Simulator, before: Set<string>): Promise<{ promptId: string; executionId: string }> {
+	const promptId = await waitFor(
+		'the job to run on the cloud',
+		() => [...simulator.cloud.jobs.entries()].find(([id, job]) => !before.has(id) && job.status === 'in_progress')?.[0],
+		{ timeoutMs: 30000 },
+	);
+	// The tag as the service keeps it (the queue shows this extra_data).
+	const job = simulator.cloud.jobs.get(promptId) as unknown as { publicExtraData?: { n8n?: { execution_id?: string } } };
+	const executionId = job.publicExtraData?.n8n?.execution_id;
+	if (!executionId) throw new Error(`Job ${promptId} carries no execution id in its tag`);
+	return { promptId, executionId };
+}
+
+/**
+ * Polls until n8n has marked the execution failed or crashed; answers when the poll first saw it
+ * (n8n marked it at most one poll interval and one request before).
+ */
+export async function whenMarkedFailed(
+	client: N8nClient,
+	executionId: string,
+	timeoutMs: number,
+): Promise<{ execution: ExecutionResult; seenAt: number }> {
+	const execution = await client.waitForExecution(executionId, { statuses: ['error', 'crashed'], timeoutMs });
+	return { execution, seenAt: Date.now() };
+}
+
+/** The Error Workflow's report: the output of its "Cancel its jobs" node in its new execution. */
+export async function cancelReport(client: N8nClient, errorWorkflowId: string, known: Set<string>): Promise<Record<string, unknown>> {
+	const run = await client.waitForNewExecution(errorWorkflowId, known, { timeoutMs: 60000 });
+	const [item] = outputItems(run, CANCEL_NODE);
+	if (!item) throw new Error(`The Error Workflow's execution ${run.id} ended "${run.status}" with no output from ${CANCEL_NODE}`);
+	return item.json as Record<string, unknown>;
+}
