@@ -1,57 +1,99 @@
 /**
  * A worker killed (SIGKILL) while its execution waits on a cloud job. What n8n 2.41.1 does, as
- * found here and written in the README: nothing retries the execution. Once the job's lock in the
- * queue has expired, a live worker's stall check fails the job (about 15 s after the kill with this
- * stack's shortened lock settings; up to 90 s with n8n's defaults), and the main process then marks
- * the execution as failed ("This execution failed to be processed too many times…"), about 45 s
- * after the kill in these runs. Nobody cancels the cloud job: it runs to its end on the service, and
- * its output reaches no n8n execution. The other worker keeps working. This case runs last: the
- * stack has one worker after it.
+ * found here and written in docs/queue-mode.md: nothing retries the execution. Once the job's lock
+ * in the queue has expired, a live worker's stall check fails the job (about 15 s after the kill
+ * with this stack's shortened lock settings; up to 90 s with n8n's defaults), and the main process
+ * then marks the execution as failed ("This execution failed to be processed too many times…"),
+ * about 45 s after the kill in these runs, and starts its Error Workflow. That is the
+ * cancel-orphaned-jobs recipe (without its mail): it cancels the cloud job the execution left
+ * running, within 10 s of the marking, and reports it by prompt_id. The execution is started by a
+ * production webhook (n8n starts no Error Workflow for a run started by hand). The other worker
+ * keeps working. This case runs last: the stack has one worker after it.
  */
-import { startWithRunningCloudJob, withSimulatorTiming } from '../../support/in-flight';
+import { recordReliability } from '../../../helpers/reliability';
+import { withSimulatorTiming } from '../../support/in-flight';
 import { describeFailure } from '../../support/n8n-client';
+import { cancelReport, orphanCanceller, runningTaggedJob, webhookJobWithErrorWorkflow, whenMarkedFailed } from '../../support/orphans';
 import { QUEUE_LOCK_SETTINGS } from '../../support/queue-stack';
 import { runsOf } from '../../support/queue-logs';
-import { manualCloudWorkflow } from '../../support/queue-workflows';
+import { manualCloudWorkflow, postJson } from '../../support/queue-workflows';
 import { waitFor } from '../../support/wait';
 import { queue } from '../context';
 
+/** n8n marks the execution at most one status poll (250 ms) and one request before the test sees it. */
+const MARK_SEEN_SLACK_MS = 500;
+/** Seven nodes of 15 s: the job runs through the kill, the stall check and the marking. */
+const NODE_MS = 15000;
+
 describe('queue mode: a worker killed mid-execution', () => {
-	it('fails the execution once the queue notices, leaves the cloud job running to its end, and the other worker keeps working', async () => {
+	it('fails the execution once the queue notices; its Error Workflow cancels the orphaned cloud job within 10 s, naming its prompt_id; the other worker keeps working', async () => {
 		const stack = queue();
 		const { client, importWorkflow, simulator, workers } = stack;
-		const workflow = await importWorkflow(manualCloudWorkflow('Queue: worker killed', { downloadFiles: false }));
-		// Seven nodes of 5 s: the job is still running when the worker dies, and long after.
-		const survivor = await withSimulatorTiming(simulator, 'nodeMs', 5000, async () => {
-			const { executionId, promptId } = await startWithRunningCloudJob(client, simulator, workflow.id);
-			const [run] = runsOf(executionId, workers);
-			const victim = workers.find((worker) => worker.name === run!.worker)!;
-			const other = workers.find((worker) => worker !== victim)!;
-			const killedAt = Date.now();
-			await stack.killWorker(victim);
+		const canceller = await importWorkflow(orphanCanceller());
+		// n8n 2.x starts only a published (active) Error Workflow.
+		await client.activateWorkflow(canceller.id);
+		const { workflow: json, path } = webhookJobWithErrorWorkflow('Queue: worker killed', canceller.id);
+		const workflow = await importWorkflow(json);
+		await client.activateWorkflow(workflow.id);
+		try {
+			const survivor = await withSimulatorTiming(simulator, 'nodeMs', NODE_MS, async () => {
+				const before = new Set(simulator.cloud.jobs.keys());
+				const url = `${stack.webhookProcessors[0]!.url}/webhook/${path}`;
+				await waitFor('the production webhook to answer', async () => (await postJson(url, { tag: 'killed' })).status === 200, {
+					timeoutMs: 20000,
+					intervalMs: 250,
+				});
+				const { promptId, executionId } = await runningTaggedJob(simulator, before);
+				const [run] = await waitFor('a worker to run the execution', () => runsOf(executionId, workers)[0] && runsOf(executionId, workers));
+				const victim = workers.find((worker) => worker.name === run!.worker)!;
+				const other = workers.find((worker) => worker !== victim)!;
+				const known = await client.executionIds(canceller.id);
+				const killedAt = Date.now();
+				await stack.killWorker(victim);
 
-			const failed = await client.waitForExecution(executionId, { timeoutMs: 120000 });
-			const noticedAfterMs = Date.now() - killedAt;
-			process.stderr.write(
-				`[e2e:queue] killed ${victim.name}: execution ${executionId} ended as "${failed.status}" after ${(noticedAfterMs / 1000).toFixed(1)} s (lock ${QUEUE_LOCK_SETTINGS.QUEUE_WORKER_LOCK_DURATION} ms)\n`,
-			);
-			expect(failed.status).toBe('error');
-			expect(failed.error?.message).toMatch(/failed to be processed too many times/);
-			// Nothing retried it: no worker took it again.
-			expect(runsOf(executionId, [other])).toEqual([]);
+				const { execution: failed, seenAt } = await whenMarkedFailed(client, executionId, 120000);
+				const noticedAfterMs = seenAt - killedAt;
+				process.stderr.write(
+					`[e2e:queue] killed ${victim.name}: execution ${executionId} ended as "${failed.status}" after ${(noticedAfterMs / 1000).toFixed(1)} s (lock ${QUEUE_LOCK_SETTINGS.QUEUE_WORKER_LOCK_DURATION} ms)\n`,
+				);
+				expect(failed.status).toBe('error');
+				expect(failed.error?.message).toMatch(/failed to be processed too many times/);
+				// Nothing retried it: no worker took it again.
+				expect(runsOf(executionId, [other])).toEqual([]);
 
-			// The cloud job was not cancelled: it runs to its end on the service.
-			expect(simulator.requestsTo('POST', '/api/queue').some((request) => request.body.includes(promptId))).toBe(false);
-			expect(simulator.cloud.jobs.get(promptId)?.status).not.toBe('cancelled');
-			await waitFor('the orphaned job to finish on the cloud', () => simulator.cloud.jobs.get(promptId)?.status === 'completed', {
-				timeoutMs: 60000,
+				const report = await cancelReport(client, canceller.id, known);
+				const job = await waitFor('the orphaned job to be cancelled', () => {
+					const current = simulator.cloud.jobs.get(promptId);
+					return current?.status === 'cancelled' ? current : undefined;
+				});
+				expect(report).toMatchObject({
+					execution_id: executionId,
+					workflow_id: workflow.id,
+					cancelled: [{ prompt_id: promptId, state: 'running', node_name: 'Run graph', item_index: 0, operation: 'execute' }],
+					cancelled_count: 1,
+				});
+				const cancelledAfterMarkMs = job.finishedAt! - seenAt;
+				expect(cancelledAfterMarkMs).toBeLessThanOrEqual(10_000 - MARK_SEEN_SLACK_MS);
+				expect(simulator.requestsTo('POST', '/api/queue').filter((request) => request.body.includes(promptId))).toHaveLength(1);
+				recordReliability('crash_orphans_queue', {
+					mode: 'queue',
+					execution_marked_seconds_after_kill: Number((noticedAfterMs / 1000).toFixed(1)),
+					execution_status: failed.status,
+					job_cancelled: true,
+					cancelled_seconds_after_marked_seen: Number((cancelledAfterMarkMs / 1000).toFixed(1)),
+					job_seconds_saved: Number(((job.startedAt! + 7 * NODE_MS - job.finishedAt!) / 1000).toFixed(1)),
+				});
+				return other;
 			});
-			return other;
-		});
 
-		// The other worker keeps working.
-		const next = await client.runWorkflow(workflow.id, { timeoutMs: 60000 });
-		expect(describeFailure(next)).toBe('succeeded');
-		expect(runsOf(next.id, [survivor])).toEqual([expect.objectContaining({ finished: true })]);
+			// The other worker keeps working.
+			const manual = await importWorkflow(manualCloudWorkflow('Queue: after the kill', { downloadFiles: false }));
+			const next = await client.runWorkflow(manual.id, { timeoutMs: 60000 });
+			expect(describeFailure(next)).toBe('succeeded');
+			expect(runsOf(next.id, [survivor])).toEqual([expect.objectContaining({ finished: true })]);
+		} finally {
+			await client.deactivateWorkflow(workflow.id);
+			await client.deactivateWorkflow(canceller.id);
+		}
 	}, 240000);
 });
