@@ -178,6 +178,44 @@ describe('recipes: the Host nodes chained with n8n’s own nodes, checked at the
 		expect(mail.body).toMatch(/Error: .*Out of GPU memory while sampling \(recipe test\)/);
 	}, 120000);
 
+	it('cancel-orphaned-jobs.json: the job a failed execution left running is cancelled and mailed by prompt_id', async () => {
+		const { client, n8n, simulator } = e2e();
+		const canceller = await importRecipe('cancel-orphaned-jobs.json');
+		// n8n 2.x runs only an active error workflow.
+		await activate(canceller);
+		// The image API with a Max Wait far shorter than its job, set to leave the job running: the
+		// execution fails and nobody waits for the job any more.
+		let api = withParameter(loadRecipe('webhook-image-api.json'), 'Image API', 'path', 'image-api-orphan');
+		api = withParameter(api, 'Generate image', 'waitOptions', { maxWaitMinutes: 0.01, onTimeout: 'keep' });
+		api.settings = { ...api.settings, errorWorkflow: canceller.id };
+		const failing = await importRecipe('webhook-image-api.json', api, 'Recipe: image API (job left running)');
+		await activate(failing);
+		await webhookServed(`${n8n.url}/webhook/image-api-orphan`, 'POST');
+		const known = await client.executionIds(canceller.id);
+		const prompt = `recipe orphaned job ${Date.now()}`;
+		const nodeMs = simulator.options.nodeMs;
+		simulator.options.nodeMs = 60_000;
+		try {
+			const response = await fetch(`${n8n.url}/webhook/image-api-orphan`, {
+				method: 'POST',
+				headers: { 'content-type': 'application/json' },
+				body: JSON.stringify({ prompt }),
+			});
+			await response.arrayBuffer();
+			const report = await client.waitForNewExecution(canceller.id, known, { timeoutMs: 60000 });
+			expect(report.status).toBe('success');
+			const [job] = jobsWithPrompt(simulator, prompt);
+			expect(job?.status).toBe('cancelled');
+			const mail = await mailWith('the cancel report', (candidate) => candidate.body.includes(job!.promptId));
+			expect(mail.to).toBe('ops@example.com');
+			expect(mail.subject).toBe('Cancelled 1 orphaned Host Cloud job(s) of Recipe: image API (job left running)');
+			expect(mail.body).toContain(`prompt_id: ${job!.promptId} (running, node Generate image, item 0)`);
+			expect(mail.body).toMatch(/Error: .*did not finish within/);
+		} finally {
+			simulator.options.nodeMs = nodeMs;
+		}
+	}, 120000);
+
 	it('form-to-image.json: a person fills in the form in Chromium and the completion page shows the generated image', async () => {
 		const { n8n, simulator } = e2e();
 		const workflow = await importRecipe('form-to-image.json');
