@@ -13,15 +13,18 @@ import { waitFor } from './wait';
 export const CANCEL_NODE = 'Cancel its jobs';
 const RECIPE = 'cancel-orphaned-jobs.json';
 
-/** The recipe's Error Trigger → Cancel its jobs, without the filter and mail after it (no SMTP here). */
+const FILTER_NODE = 'From an execution?';
+
+/** The recipe up to Cancel its jobs, without the filter and mail after it (no SMTP here). */
 export function orphanCanceller(): WorkflowJson {
 	const recipe = loadRecipe(RECIPE);
-	const kept = new Set(['Error Trigger', CANCEL_NODE]);
+	const kept = new Set(['Error Trigger', FILTER_NODE, CANCEL_NODE]);
+	const connections = recipe.connections as Record<string, unknown>;
 	return {
 		...recipe,
 		name: 'Recipe: cancel orphaned jobs (no mail)',
 		nodes: recipe.nodes.filter((node) => kept.has(node.name)),
-		connections: { 'Error Trigger': (recipe.connections as Record<string, unknown>)['Error Trigger'] },
+		connections: { 'Error Trigger': connections['Error Trigger'], [FILTER_NODE]: connections[FILTER_NODE] },
 	};
 }
 
