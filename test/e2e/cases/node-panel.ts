@@ -9,7 +9,12 @@
  * include "Root Nodes", and searches display names and codex aliases only: the codex files
  * (nodes/*\/*.node.json) decide what is findable.
  */
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+
 import { e2e } from '../support/context';
+import { withSimulatorTiming } from '../support/in-flight';
+import { REPO_ROOT } from '../support/n8n-server';
 import { openEditorSession, type EditorSession } from '../support/editor';
 import {
 	createCredentialFromNode,
@@ -177,6 +182,31 @@ describe('a user’s first run of each Host node, from the node panel (Chromium)
 		const firstInput = Object.keys(catalogue.KSampler?.input?.required ?? {})[0];
 		expect(firstInput).toBeDefined();
 		expect(output).toContain(`[ { "class_type": "KSampler", "input": { "required": { "${firstInput}": `);
+	}, 180000);
+
+	it('Host Cloud: Cancel the jobs of an execution, by hand, with a new Host Cloud API credential', async () => {
+		const { page } = session!;
+		const { simulator } = e2e();
+		// A job that execution 77 of another n8n left running, as a killed worker leaves it (it outlasts the clicks).
+		await withSimulatorTiming(simulator, 'nodeMs', 60_000, async () => {
+			const submit = await fetch(`${simulator.baseUrl}/api/prompt`, {
+				method: 'POST',
+				headers: { 'X-API-Key': simulator.apiKey, 'content-type': 'application/json' },
+				body: JSON.stringify({
+					prompt: JSON.parse(readFileSync(join(REPO_ROOT, 'test', 'fixtures', 'txt2img-api.json'), 'utf8')),
+					extra_data: { n8n: { execution_id: '77', workflow_id: 'wf-panel', node_name: 'Run graph', item_index: 0, operation: 'execute' } },
+				}),
+			});
+			const { prompt_id: promptId } = (await submit.json()) as { prompt_id: string };
+			await addActionWithNewCredential(CLOUD, 'Host Cloud', 'Cancel the jobs of an execution', {
+				apiKey: simulator.apiKey,
+				baseUrl: simulator.baseUrl,
+			});
+			await fillParameter(page, 'executionId', '77');
+			const output = await executeStep(page);
+			expect(output).toContain(`"execution_id": "77", "cancelled": [ { "prompt_id": "${promptId}"`);
+			expect(simulator.cloud.jobs.get(promptId)?.status).toBe('cancelled');
+		});
 	}, 180000);
 
 	it('Host Registry: Get many nodes with a new Host API credential', async () => {

@@ -23,18 +23,20 @@ const properties: INodeProperties[] = [
 		displayName: EXECUTION_FIELD,
 		name: 'executionId',
 		type: 'string',
-		default: '={{ $json.execution?.id }}',
+		default: '',
 		required: true,
+		placeholder: 'e.g. 1234',
 		description:
-			"The n8n execution whose jobs to cancel. After an Error Trigger the default reads the failed execution's ID; enter an ID from the Executions list to cancel by hand.",
+			'The n8n execution whose jobs to cancel: after an Error Trigger, map its execution ID (as the cancel-orphaned-jobs recipe does); by hand, an ID from the Executions list',
 	},
 	{
 		displayName: WORKFLOW_FIELD,
 		name: 'workflowId',
 		type: 'string',
-		default: '={{ $json.workflow?.id }}',
+		default: '',
+		placeholder: 'e.g. Ab12Cd34Ef56Gh78',
 		description:
-			'Cancel only jobs of this workflow too (after an Error Trigger the default reads it). Leave empty to match the execution ID alone; give it when several n8n instances share one account, since each numbers its executions from 1.',
+			'Cancel only jobs of this workflow too (after an Error Trigger, map its workflow ID). Leave empty to match the execution ID alone; give it when several n8n instances share one account, since each numbers its executions from 1.',
 	},
 	{
 		displayName: 'Also Cancel Submitted Jobs',
