@@ -18,7 +18,6 @@ import { hostCloudCredential } from '../helpers/cloud-credential';
 import { cloudForSuite, executeTxt2img, OUTLASTING_NODE_MS, storedFiles, txt2img, waitUntil } from '../helpers/cloud';
 import type { WorkflowNodeSpec } from '../harness/engine';
 
-const REQUEST_ID = /request id ([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})/;
 /** Per node of the seven-node graph: a job of about 2.8 s, still running when a lost submit is looked for. */
 const RUNNING_NODE_MS = 400;
 

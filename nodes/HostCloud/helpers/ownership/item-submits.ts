@@ -29,17 +29,26 @@ const MOST_KEPT = 10_000;
 
 const submits = new Map<string, ItemSubmit>();
 
-/** The item's key: undefined where n8n gives no execution or run (then nothing is remembered). */
-function keyOf(context: IExecuteFunctions, itemIndex: number): string | undefined {
+/** Each node run's part of the key (execution, node, run), read once per run: a data proxy is not free. */
+const runKeys = new WeakMap<IExecuteFunctions, string | null>();
+
+function runKeyOf(context: IExecuteFunctions): string | null {
 	try {
 		const executionId = context.getExecutionId();
-		const runIndex = context.getWorkflowDataProxy(itemIndex).$runIndex as unknown;
-		if (typeof executionId !== 'string' || executionId === '' || typeof runIndex !== 'number') return undefined;
-		return JSON.stringify([executionId, context.getNode().name, runIndex, itemIndex]);
+		const runIndex = context.getWorkflowDataProxy(0).$runIndex as unknown;
+		if (typeof executionId !== 'string' || executionId === '' || typeof runIndex !== 'number') return null;
+		return JSON.stringify([executionId, context.getNode().name, runIndex]);
 	} catch {
 		// A context without an execution (a test run of an older n8n): nothing to key a retry on.
-		return undefined;
+		return null;
 	}
+}
+
+/** The item's key: undefined where n8n gives no execution or run (then nothing is remembered). */
+function keyOf(context: IExecuteFunctions, itemIndex: number): string | undefined {
+	if (!runKeys.has(context)) runKeys.set(context, runKeyOf(context));
+	const run = runKeys.get(context);
+	return run ? `${run}#${itemIndex}` : undefined;
 }
 
 function prune(now: number): void {
