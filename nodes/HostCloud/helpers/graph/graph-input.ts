@@ -345,7 +345,7 @@ export async function submitWorkflow(
 		answer = await submitPrompt(context, body, itemIndex);
 	} catch (error) {
 		if (!answerMayBeLost(error)) {
-			// Refused, or never sent: no job was made.
+			// Refused or never sent: no job was made. (A submit cut short by Stop is found by the watcher's clean-up, by client id.)
 			forgetSubmit(context, itemIndex);
 			throw errorForItem(context, error, itemIndex);
 		}
