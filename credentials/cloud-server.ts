@@ -8,6 +8,9 @@ import type { ICredentialDataDecryptedObject } from 'n8n-workflow';
 
 export type ServerKind = 'cloud' | 'selfHosted';
 
+/** Where a job runs, as messages say it. */
+export const placeOf = (kind: ServerKind): string => (kind === 'selfHosted' ? 'your server' : 'the cloud');
+
 export interface CloudServer {
 	kind: ServerKind;
 	/** Base URL without a trailing slash (and without /api). */

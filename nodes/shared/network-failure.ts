@@ -8,19 +8,22 @@
 interface FailedRequest {
 	code?: unknown;
 	message?: unknown;
+	syscall?: unknown;
 	cause?: unknown;
 }
 
-/** The error's code and message, and those of its causes (n8n's helper keeps the network error there). */
-function signals(error: unknown): { codes: string[]; text: string } {
+/** The error's code, message and system call, and those of its causes (n8n's helper keeps the network error there). */
+function signals(error: unknown): { codes: string[]; text: string; syscalls: string[] } {
 	const codes: string[] = [];
 	const texts: string[] = [];
+	const syscalls: string[] = [];
 	for (let at = error as FailedRequest | undefined, depth = 0; at && typeof at === 'object' && depth < 3; depth++) {
 		if (typeof at.code === 'string') codes.push(at.code.toUpperCase());
 		if (typeof at.message === 'string') texts.push(at.message);
+		if (typeof at.syscall === 'string') syscalls.push(at.syscall);
 		at = at.cause as FailedRequest | undefined;
 	}
-	return { codes, text: texts.join(' ') };
+	return { codes, text: texts.join(' '), syscalls };
 }
 
 const seconds = (ms: number): string => {
@@ -31,19 +34,27 @@ const seconds = (ms: number): string => {
 /**
  * What went wrong, starting with `who` ("the storage host"): it sent nothing for the timeout
  * (`timedOut`), closed the connection early, could not be found, refused the connection, or could
- * not be reached.
+ * not be reached. `mayHaveArrived`: the request may have reached `who` (it went silent or closed
+ * the connection once it was open), rather than surely not (no name, no connection).
  */
-export function networkFailure(error: unknown, who: string, timeoutMs?: number): { words: string; timedOut: boolean } {
-	const { codes, text } = signals(error);
+export function networkFailure(
+	error: unknown,
+	who: string,
+	timeoutMs?: number,
+): { words: string; timedOut: boolean; mayHaveArrived: boolean } {
+	const { codes, text, syscalls } = signals(error);
 	const has = (...names: string[]) => names.some((name) => codes.includes(name));
+	// A failed connect or name lookup sent nothing, whatever its code.
+	const connected = !syscalls.some((call) => call === 'connect' || call === 'getaddrinfo');
 	// IdleTimeoutError (streams.ts): a body that fell silent part-way.
 	const idle = (error as { name?: unknown } | undefined)?.name === 'IdleTimeoutError';
 	if (idle || has('ECONNABORTED', 'ETIMEDOUT', 'ESOCKETTIMEDOUT') || /timeout|timed out/i.test(text)) {
-		return { words: timeoutMs ? `${who} sent nothing for ${seconds(timeoutMs)}` : `${who} did not answer in time`, timedOut: true };
+		const words = timeoutMs ? `${who} sent nothing for ${seconds(timeoutMs)}` : `${who} did not answer in time`;
+		return { words, timedOut: true, mayHaveArrived: connected };
 	}
-	const words = (reason: string) => ({ words: `${who} ${reason}`, timedOut: false });
-	if (has('ECONNRESET', 'EPIPE') || /aborted|closed|socket hang up/i.test(text)) return words('closed the connection early');
-	if (has('ENOTFOUND', 'EAI_AGAIN')) return { words: `${who}’s name could not be resolved`, timedOut: false };
+	const words = (reason: string, mayHaveArrived = false) => ({ words: `${who} ${reason}`, timedOut: false, mayHaveArrived });
+	if (has('ECONNRESET', 'EPIPE') || /aborted|closed|socket hang up/i.test(text)) return words('closed the connection early', connected);
+	if (has('ENOTFOUND', 'EAI_AGAIN')) return { words: `${who}’s name could not be resolved`, timedOut: false, mayHaveArrived: false };
 	if (has('ECONNREFUSED')) return words('refused the connection');
 	return words('could not be reached');
 }

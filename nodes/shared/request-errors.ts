@@ -228,15 +228,25 @@ export function secretLocationError(context: ErrorContext, statusCode: number, r
 	});
 }
 
-/** A request that got no answer, in words: a raw code in the message would make n8n replace all of it. */
+/**
+ * A request that got no answer, in words: a raw code in the message would make n8n replace all of it.
+ * Its context says whether the request may have reached the service (`mayHaveArrived`) and what
+ * happened without the advice (`failure`), for a caller that can find out what became of it (a
+ * lost submit is looked for by its request id).
+ */
 export function networkError(context: ErrorContext, error: unknown, request: FailedCall, secrets: string[]): NodeApiError {
 	const while_ = request.action ? ` while ${request.action}` : '';
-	const { words, timedOut } = networkFailure(error, 'the service', request.timeout);
-	const hint = !timedOut
+	const { words, timedOut, mayHaveArrived } = networkFailure(error, 'the service', request.timeout);
+	const hint = !mayHaveArrived
 		? 'Check the URL in the credential and your network.'
-		: request.method === 'GET'
-			? 'The service may be busy: try again later.'
-			: 'The service may have carried it out all the same (a job or task may exist now): check before sending it again.';
-	const message = redact(`${words.charAt(0).toUpperCase()}${words.slice(1)}${while_}. ${hint}`, secrets);
-	return new NodeApiError(context.getNode(), { message } as JsonObject, { message, itemIndex: request.itemIndex });
+		: request.method !== 'GET'
+			? 'The service may have carried it out all the same (a job or task may exist now): check before sending it again.'
+			: timedOut
+				? 'The service may be busy: try again later.'
+				: 'Check the URL in the credential and your network.';
+	const failure = redact(`${words.charAt(0).toUpperCase()}${words.slice(1)}${while_}`, secrets);
+	const message = `${failure}. ${redact(hint, secrets)}`;
+	const apiError = new NodeApiError(context.getNode(), { message } as JsonObject, { message, itemIndex: request.itemIndex });
+	Object.assign(apiError.context, { mayHaveArrived, failure });
+	return apiError;
 }

@@ -242,7 +242,9 @@ describe('the service says no', () => {
 		graph['5']!.inputs.width = 1;
 		const result = await run({ workflow: JSON.stringify(graph) });
 		const message = result.error('Node')!.message;
-		expect(message).toContain('Node 3 (KSampler): input steps: 0 is too small (allowed: 1 to 10000); Node 5 (EmptyLatentImage): input width: 1 is too small (allowed: 16 to 16384)');
+		expect(message).toContain(
+			'Node 3 (KSampler): input steps: 0 is too small (allowed: 1 to 10000); Node 5 (EmptyLatentImage): input width: 1 is too small (allowed: 16 to 16384)',
+		);
 		expect(message.split('input steps')).toHaveLength(2);
 		expect(message).not.toContain('also');
 	});
@@ -263,13 +265,16 @@ describe('the service says no', () => {
 		expect(sim.requestsTo('POST', '/api/prompt')).toHaveLength(3);
 	});
 
-	test('a 5xx on submit is not sent again (it could run twice); a 5xx on a file address is retried', async () => {
+	test('a 5xx on submit is not sent again (it could run twice) but looked for; a 5xx on a file address is retried', async () => {
 		const { sim } = cloud;
 		sim.faults.http5xx = { count: 1, pathPrefix: '/api/prompt' };
 		const failed = await run({});
-		expect(failed.error('Node')?.message).toMatch(/^The service had an internal error while submitting the workflow \(HTTP 503\)/);
-		expect(failed.error('Node')?.description).toMatch(/not sent again automatically/);
+		expect(failed.error('Node')?.message).toMatch(
+			/^The answer to the submit was lost \(The service had an internal error while submitting the workflow \(HTTP 503\): .*\), and no job with request id [0-9a-f-]{36} was found on the cloud$/,
+		);
+		expect(failed.error('Node')?.description).toMatch(/it was not sent again/);
 		expect(sim.requestsTo('POST', '/api/prompt')).toHaveLength(1);
+		expect(sim.requestsTo('GET', '/api/queue')).toHaveLength(2);
 
 		sim.reset();
 		sim.faults.http5xx = { count: 1, pathPrefix: '/api/view' };

@@ -1,6 +1,7 @@
 /**
- * A service that never answers: every Host Cloud request has a time limit (a submit's message says
- * the job may exist all the same), and Max Wait ends a job's wait while a status read hangs.
+ * A service that never answers: every Host Cloud request has a time limit (a submit's job is then
+ * looked for, and when it cannot be, the message says it may exist), and Max Wait ends a job's
+ * wait while a status read hangs.
  */
 import type { ServerResponse } from 'node:http';
 
@@ -74,15 +75,20 @@ describe('every request has a time limit', () => {
 		);
 	}, 15_000);
 
-	it('a submit that never answers fails, saying the job may exist all the same', async () => {
+	it('a submit that never answers is looked for by its request id; a service that cannot be asked leaves it said that the job may exist', async () => {
 		silentPaths = /^POST \/api\/prompt$/;
 		const result = await run({
 			resource: 'workflow',
 			operation: 'submit',
 			workflow: JSON.stringify(txt2img()),
 		});
-		expect(result.items[0]!.json.error).toBe(
-			'The service sent nothing for 1 second while submitting the workflow. The service may have carried it out all the same (a job or task may exist now): check before sending it again.',
+		const json = result.items[0]!.json as { error: string; errorDetails: string };
+		const requestId = /request id ([0-9a-f-]{36})/.exec(json.error)?.[1];
+		expect(json.error).toBe(
+			`The answer to the submit was lost (The service sent nothing for 1 second while submitting the workflow), and its job (request id ${requestId}) could not be looked for: Not found while looking for the job of request ${requestId} (HTTP 404): no route /api/queue`,
+		);
+		expect(json.errorDetails).toBe(
+			`The job may exist on the cloud: check the queue (Queue → Get) for a job whose extra_data.n8n.request_id is ${requestId} before running again. Nothing was sent again.`,
 		);
 	});
 });

@@ -99,6 +99,10 @@ export interface WorkflowNodeSpec {
 	parameters?: INode['parameters'];
 	credentials?: Record<string, string>;
 	continueOnFail?: boolean;
+	/** n8n's "Retry On Fail" settings (n8n keeps 2 to 5 tries, 0 to 5000 ms apart). */
+	retryOnFail?: boolean;
+	maxTries?: number;
+	waitBetweenTries?: number;
 	/** n8n's "On Error" setting; `continueErrorOutput` adds an error output (index 1). */
 	onError?: INode['onError'];
 	typeVersion?: number;
@@ -247,6 +251,9 @@ export class EngineHarness {
 				parameters: node.parameters ?? {},
 				credentials,
 				continueOnFail: node.continueOnFail,
+				retryOnFail: node.retryOnFail,
+				maxTries: node.maxTries,
+				waitBetweenTries: node.waitBetweenTries,
 				onError: node.onError ?? (node.continueOnFail ? 'continueRegularOutput' : undefined),
 			};
 		});

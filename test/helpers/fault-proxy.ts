@@ -29,7 +29,14 @@ export type Fault =
 	| { kind: 'proto'; target: Target; name: string }
 	| { kind: 'wrong-type'; target: Target; value: unknown }
 	| { kind: 'address'; target: Target | 'location'; value: string }
-	| { kind: 'ndjson-cut-line'; line: number };
+	| { kind: 'ndjson-cut-line'; line: number }
+	/** The request is forwarded, then the connection is closed with no answer at all. */
+	| { kind: 'drop' }
+	/** A gateway's 502, after forwarding the request or without forwarding it. */
+	| { kind: 'bad-gateway'; forward: boolean };
+
+/** Which request a fault is armed for: its index in the run, or the first one to `METHOD /path`. */
+export type ArmedFault = { index: number; fault: Fault } | { request: string; fault: Fault };
 
 export interface Exchange {
 	index: number;
@@ -63,14 +70,20 @@ export const WRONG_FOR_TEXT: unknown[] = [42, ['x'], { a: 1 }, null];
 export interface FaultProxy {
 	urls: Record<ProxiedHost, string>;
 	log: Exchange[];
-	/** Arms `fault` for request `index` of the next run (undefined: a clean run). */
-	arm(fault?: { index: number; fault: Fault }): void;
+	/** Arms `fault` for request `index` of the next run, or for its first `request` (undefined: a clean run). */
+	arm(fault?: ArmedFault): void;
 	/** Ends every silence still held (the run is over): the connections are destroyed. */
 	release(): void;
 	close(): Promise<void>;
 }
 
 const TEXT_TYPES = /json|text|ndjson|javascript|xml|html/i;
+
+/** What a gateway in front of the server answers when it cannot give the server's answer. */
+function badGateway(res: ServerResponse): void {
+	res.writeHead(502, { 'content-type': 'text/plain' });
+	res.end('Bad Gateway');
+}
 
 /** `value` with the value (or the key) at `target` changed by `change`; `__proto__` keys stay own keys. */
 export function mutateAt(value: unknown, target: Target, change: (old: unknown) => unknown): unknown {
@@ -139,7 +152,9 @@ const isSilence = (fault: Fault): fault is Extract<Fault, { status: number }> =>
 /** Starts one proxy listener per simulator host; `targets` are the simulator's own addresses. */
 export async function startFaultProxy(targets: Record<ProxiedHost, string>): Promise<FaultProxy> {
 	const log: Exchange[] = [];
-	let armed: { index: number; fault: Fault } | undefined;
+	let armed: ArmedFault | undefined;
+	/** Whether the fault armed for a `request` was made. */
+	let armedUsed = false;
 	/** A silenced endpoint (method and path), from the faulted request on. */
 	let silenced: string | undefined;
 	const held = new Set<ServerResponse>();
@@ -163,7 +178,15 @@ export async function startFaultProxy(targets: Record<ProxiedHost, string>): Pro
 		};
 		log.push(exchange);
 		const endpoint = `${host} ${exchange.method} ${exchange.path}`;
-		const fault = armed?.index === exchange.index ? armed.fault : silenced === endpoint ? armed?.fault : undefined;
+		const armedHere =
+			armed !== undefined &&
+			('index' in armed ? armed.index === exchange.index : !armedUsed && armed.request === `${exchange.method} ${exchange.path}`);
+		if (armedHere && !('index' in armed!)) armedUsed = true;
+		const fault = armedHere ? armed!.fault : silenced === endpoint ? armed?.fault : undefined;
+		if (fault?.kind === 'bad-gateway' && !fault.forward) {
+			exchange.fault = 'bad-gateway, not forwarded';
+			return void badGateway(res);
+		}
 		const target = new URL(targets[host]);
 		const upstream = await new Promise<IncomingMessage>((resolve, reject) => {
 			const forward = httpRequest(
@@ -182,6 +205,11 @@ export async function startFaultProxy(targets: Record<ProxiedHost, string>): Pro
 		if (!upstream) return void res.destroy();
 		const headers = { ...upstream.headers };
 		const raw = await readAll(upstream);
+		if (fault?.kind === 'drop' || fault?.kind === 'bad-gateway') {
+			exchange.fault = fault.kind === 'drop' ? 'dropped after forwarding' : 'bad-gateway after forwarding';
+			Object.assign(exchange, { status: upstream.statusCode, answer: raw });
+			return void (fault.kind === 'drop' ? res.destroy() : badGateway(res));
+		}
 		const contentType = String(headers['content-type'] ?? '');
 		let answerBody = TEXT_TYPES.test(contentType) ? Buffer.from(rewrite(raw.toString('utf8'))) : raw;
 		if (typeof headers.location === 'string') headers.location = rewrite(headers.location);
@@ -273,6 +301,7 @@ export async function startFaultProxy(targets: Record<ProxiedHost, string>): Pro
 		log,
 		arm(next) {
 			armed = next;
+			armedUsed = false;
 			silenced = undefined;
 			log.length = 0;
 		},

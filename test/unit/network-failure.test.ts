@@ -11,17 +11,28 @@ const failure = (code: string | undefined, message: string) => Object.assign(new
 
 describe('networkFailure', () => {
 	it.each([
-		['ECONNABORTED', 'timeout of 1000ms exceeded', 'the service sent nothing for 1 second', true],
-		['ETIMEDOUT', 'connect ETIMEDOUT', 'the service sent nothing for 1 second', true],
-		['ECONNRESET', 'socket hang up', 'the service closed the connection early', false],
-		[undefined, 'aborted', 'the service closed the connection early', false],
-		['EPIPE', 'write EPIPE', 'the service closed the connection early', false],
-		['ENOTFOUND', 'getaddrinfo ENOTFOUND x', 'the service’s name could not be resolved', false],
-		['ECONNREFUSED', 'connect ECONNREFUSED', 'the service refused the connection', false],
-		['EHOSTUNREACH', 'no route', 'the service could not be reached', false],
-	])('%s (%s): "%s"', (code, message, words, timedOut) => {
-		expect(networkFailure(failure(code, message), 'the service', 1000)).toEqual({ words, timedOut });
+		['ECONNABORTED', 'timeout of 1000ms exceeded', 'the service sent nothing for 1 second', true, true],
+		['ETIMEDOUT', 'connect ETIMEDOUT', 'the service sent nothing for 1 second', true, true],
+		['ECONNRESET', 'socket hang up', 'the service closed the connection early', false, true],
+		[undefined, 'aborted', 'the service closed the connection early', false, true],
+		['EPIPE', 'write EPIPE', 'the service closed the connection early', false, true],
+		['ENOTFOUND', 'getaddrinfo ENOTFOUND x', 'the service’s name could not be resolved', false, false],
+		['ECONNREFUSED', 'connect ECONNREFUSED', 'the service refused the connection', false, false],
+		['EHOSTUNREACH', 'no route', 'the service could not be reached', false, false],
+	])('%s (%s): "%s"', (code, message, words, timedOut, mayHaveArrived) => {
+		expect(networkFailure(failure(code, message), 'the service', 1000)).toEqual({ words, timedOut, mayHaveArrived });
 		expect(isNetworkFailure(failure(code, message))).toBe(true);
+	});
+
+	it('a request whose connection was never made did not arrive, whatever its code (the system call says so)', () => {
+		const connecting = Object.assign(failure('ETIMEDOUT', 'connect ETIMEDOUT 10.0.0.1:443'), { syscall: 'connect' });
+		expect(networkFailure(connecting, 'the service', 1000)).toEqual({
+			words: 'the service sent nothing for 1 second',
+			timedOut: true,
+			mayHaveArrived: false,
+		});
+		const wrapped = new NodeApiError(NODE, Object.assign(failure('ECONNRESET', 'read ECONNRESET'), { syscall: 'read' }) as never);
+		expect(networkFailure(wrapped, 'the service').mayHaveArrived).toBe(true);
 	});
 
 	it('reads the code where n8n’s helper keeps it, on the cause of its own error with the generic sentence', () => {

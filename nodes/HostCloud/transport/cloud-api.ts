@@ -127,6 +127,14 @@ export async function readHistory(context: IExecuteFunctions, promptId: string, 
 	);
 }
 
+/** GET /api/history?max_items (self-hosted): the `maxItems` jobs that ended last, `{[prompt_id]: entry}`. */
+export async function readRecentHistory(context: IExecuteFunctions, maxItems: number, options: CallFor = {}): Promise<IDataObject> {
+	return await hostRequest<IDataObject>(context, 'hostCloudApi', {
+		...call({ method: 'GET', path: '/api/history', action: 'reading the history', answer: 'object' }, { retry: true, ...options }),
+		qs: { max_items: maxItems },
+	});
+}
+
 /** GET /api/object_info: every node class the cloud runs, with its inputs and outputs. */
 export async function readNodeDefinitions(context: CloudContext, itemIndex = 0): Promise<Record<string, IDataObject>> {
 	return await hostRequest<Record<string, IDataObject>>(context, 'hostCloudApi', {

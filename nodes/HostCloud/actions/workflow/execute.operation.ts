@@ -2,6 +2,7 @@ import type { IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n
 import { NodeOperationError, updateDisplayOptions } from 'n8n-workflow';
 
 import { createLimiter } from '../../../shared/concurrent-items';
+import { errorForItem } from '../../../shared/items';
 import {
 	prepareWorkflow,
 	readDefinitionsEarly,
@@ -15,6 +16,8 @@ import { describeToolAnswer } from '../../../shared/tool-result';
 import { toolDescriptionProperty, toolWaitProperty } from '../../../shared/tool-use';
 import { downloadFilesProperties, rawOutputsProperty, runJobs } from '../../helpers/jobs/run-jobs';
 import { waitProperties } from '../../helpers/jobs/wait-settings';
+import type { FinishedJob } from '../../helpers/jobs/tracked-job';
+import { forgetSubmit, jobsToTakeOver, keepSubmit } from '../../helpers/ownership/item-submits';
 
 const TOOL_DESCRIPTION = `Generates images, video or audio by running a workflow on the Host cloud, with the inputs this tool asks for (such as a text prompt). Images usually take seconds to a minute, videos several minutes; every call starts a new paid job. ${describeToolAnswer(['prompt_id'], 'the Host Cloud "Get Status" tool')}`;
 
@@ -30,12 +33,15 @@ export const description = updateDisplayOptions({ show: { resource: ['workflow']
 
 /**
  * Submits every item's workflow and waits for all of them over one WebSocket, up to "Max
- * Concurrent Jobs" at a time; results come back in item order.
+ * Concurrent Jobs" at a time; results come back in item order. On a Retry On Fail, an item whose
+ * earlier try's job is still queued or running follows that job instead of submitting again.
  */
 export async function executeAll(this: IExecuteFunctions, items: INodeExecutionData[]): Promise<INodeExecutionData[]> {
 	// "Max Concurrent Jobs" counts jobs on the cloud; fetching a finished job's files does not hold
 	// a slot, so the next job starts while they download.
 	let onCloud: ReturnType<typeof createLimiter> | undefined;
+	// One queue read for the whole run, made only when an item has an earlier try's job to look for.
+	let earlierJobs: Promise<Map<number, string>> | undefined;
 	return await runJobs<PreparedWorkflow>(this, items, {
 		check: async (itemIndex) => await prepareWorkflow(this, itemIndex),
 		ownsJobs: true,
@@ -54,14 +60,31 @@ export async function executeAll(this: IExecuteFunctions, items: INodeExecutionD
 				if (reason) throw new NodeOperationError(this.getNode(), `This item was not submitted: ${reason}`, { itemIndex });
 			};
 			before();
-			await uploadInputImages(this, workflow, itemIndex);
-			return await onCloud!(async () => {
-				before();
-				return await watcher.submitAndWait(
-					itemIndex,
-					async (clientId) => (await submitWorkflow(this, workflow, itemIndex, clientId)).prompt_id,
-				);
-			});
+			earlierJobs ??= jobsToTakeOver(
+				this,
+				items.map((_, index) => index),
+			);
+			const earlier = (await earlierJobs).get(itemIndex);
+			const wait = async (): Promise<FinishedJob> => {
+				// Its job is on the cloud already: followed like one submitted elsewhere (its messages went to an earlier socket).
+				if (earlier) return await onCloud!(async () => await watcher.follow(earlier, itemIndex));
+				await uploadInputImages(this, workflow, itemIndex);
+				return await onCloud!(async () => {
+					before();
+					return await watcher.submitAndWait(
+						itemIndex,
+						async (clientId) => (await submitWorkflow(this, workflow, itemIndex, clientId)).prompt_id,
+					);
+				});
+			};
+			try {
+				const finished = await wait();
+				forgetSubmit(this, itemIndex);
+				return finished;
+			} catch (error) {
+				keepSubmit(this, itemIndex);
+				throw errorForItem(this, error, itemIndex);
+			}
 		},
 	});
 }

@@ -4,6 +4,7 @@ import { updateDisplayOptions } from 'n8n-workflow';
 import { runsAsTool, toolDescriptionProperty } from '../../../shared/tool-use';
 import { prepareWorkflow, submitFields, submitWorkflow, uploadInputImages, workflowProperties } from '../../helpers/graph/graph-input';
 import { runningJobForTool } from '../../helpers/jobs/results';
+import { jobsToTakeOver } from '../../helpers/ownership/item-submits';
 
 const TOOL_DESCRIPTION =
 	'Starts generating images, video or audio by running a workflow on the Host cloud, with the inputs this tool asks for (such as a text prompt), and answers at once {"status": "running", "prompt_id", "message"}; every call starts a new paid job. The Host Cloud "Get Status" tool with that prompt_id waits for the job and returns its output files.';
@@ -23,11 +24,15 @@ const properties: INodeProperties[] = [
 
 export const description = updateDisplayOptions({ show: { resource: ['workflow'], operation: ['submit'] } }, properties);
 
-/** POST /api/prompt and return the prompt_id at once, without waiting for the job. */
+/**
+ * POST /api/prompt and return the prompt_id at once, without waiting for the job. On a Retry On
+ * Fail, an item whose earlier try's job is still queued or running answers that job's prompt_id.
+ */
 export async function execute(this: IExecuteFunctions, itemIndex: number): Promise<INodeExecutionData[]> {
 	const workflow = await prepareWorkflow(this, itemIndex);
-	await uploadInputImages(this, workflow, itemIndex);
-	const answer = await submitWorkflow(this, workflow, itemIndex);
+	const earlier = (await jobsToTakeOver(this, [itemIndex])).get(itemIndex);
+	if (!earlier) await uploadInputImages(this, workflow, itemIndex);
+	const answer = earlier ? { prompt_id: earlier } : await submitWorkflow(this, workflow, itemIndex);
 	if (runsAsTool(this)) return [runningJobForTool(answer.prompt_id, itemIndex)];
 	const json: IDataObject = { prompt_id: answer.prompt_id, status: 'submitted' };
 	if (answer.number !== undefined) json.number = answer.number;

@@ -7,10 +7,11 @@
  * The workflow a user runs (Execute, Submit, Convert to API Format): its parameters, reading it (a
  * UI-format workflow is converted with the server's node definitions) and checking it before
  * anything is sent, uploading "Input Images" into LoadImage nodes, the partner-node API key, and
- * the submit itself (never re-sent automatically: a second POST would run the workflow twice).
+ * the submit itself (never re-sent automatically: a second POST would run the workflow twice; a
+ * lost answer is found by the submit's request id instead).
  */
 import type { IDataObject, IExecuteFunctions, ILoadOptionsFunctions, INodeProperties } from 'n8n-workflow';
-import { NodeApiError, NodeOperationError } from 'n8n-workflow';
+import { NodeOperationError } from 'n8n-workflow';
 
 import { errorForItem } from '../../../shared/items';
 import { notForTools, runsAsTool } from '../../../shared/tool-use';
@@ -35,6 +36,8 @@ import { nodeDefinitions, nodeDefinitionsIfReadable } from './node-definitions';
 import { convertUiWorkflow } from '../ui-format/convert';
 import { binaryToUpload, loadImageValue, uploadBinary } from '../files/uploads';
 import { JOB_TAG_KEY, jobTagFor } from '../ownership/job-tag';
+import { forgetSubmit, rememberSubmit } from '../ownership/item-submits';
+import { answerMayBeLost, findLostSubmit } from '../ownership/lost-submit';
 import { clipTextsDeep } from '../../../shared/service-values';
 
 // The parameter keeps its name (`workflow`) so saved workflows keep working; it takes both formats now.
@@ -314,7 +317,12 @@ export async function needsPartnerKey(context: IExecuteFunctions, prepared: Prep
 	return hasPartnerNodes(prepared.graph, await nodeDefinitionsIfReadable(context, itemIndex));
 }
 
-/** POST /api/prompt. Never retried: a second POST could run the workflow twice. */
+/**
+ * POST /api/prompt. Never sent again: a second POST could run the workflow twice. When its answer
+ * is lost after it may have reached the server, its job is looked for by the request id of its tag
+ * (`ownership/lost-submit.ts`) and answered as if the submit had; the submit is remembered for the
+ * item, so that a Retry On Fail takes its job over while it runs (`ownership/item-submits.ts`).
+ */
 export async function submitWorkflow(
 	context: IExecuteFunctions,
 	prepared: PreparedWorkflow,
@@ -323,20 +331,25 @@ export async function submitWorkflow(
 ): Promise<{ prompt_id: string } & IDataObject> {
 	const extraData: IDataObject = { ...prepared.extraData };
 	for (const name of Object.values(PARTNER_KEY_NAMES)) delete extraData[name];
-	extraData[JOB_TAG_KEY] = jobTagFor(context, itemIndex);
+	const tag = jobTagFor(context, itemIndex);
+	extraData[JOB_TAG_KEY] = tag;
 	// A self-hosted server gets a key only when the credential has one: nothing is injected otherwise.
 	const { partnerKey, kind } = await hostCloudServer(context, itemIndex);
 	if (partnerKey && (await needsPartnerKey(context, prepared, itemIndex))) extraData[PARTNER_KEY_NAMES[kind]] = partnerKey;
 	const body: SubmitBody = { prompt: prepared.graph as unknown as IDataObject, extra_data: extraData };
 	if (clientId) body.client_id = clientId;
+	const requestId = String(tag.request_id);
+	rememberSubmit(context, itemIndex, requestId);
 	let answer: IDataObject;
 	try {
 		answer = await submitPrompt(context, body, itemIndex);
 	} catch (error) {
-		if (error instanceof NodeApiError && (!error.httpCode || Number(error.httpCode) >= 500)) {
-			error.description = `${error.description ? `${error.description} ` : ''}The workflow was not sent again automatically, so it cannot run twice. Check the queue (Queue → Get) before running again.`;
+		if (!answerMayBeLost(error)) {
+			// Refused or never sent: no job was made. (A submit cut short by Stop is found by the watcher's clean-up, by client id.)
+			forgetSubmit(context, itemIndex);
+			throw errorForItem(context, error, itemIndex);
 		}
-		throw errorForItem(context, error, itemIndex);
+		return { prompt_id: (await findLostSubmit(context, error, requestId, itemIndex)).promptId };
 	}
 	const promptId = answer?.prompt_id;
 	const unusableId = typeof promptId === 'string' ? pathSegmentProblem(promptId) : undefined;

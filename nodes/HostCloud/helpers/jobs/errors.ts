@@ -6,7 +6,7 @@
 import type { INode } from 'n8n-workflow';
 import { NodeApiError, NodeOperationError } from 'n8n-workflow';
 
-import type { ServerKind } from '../../../../credentials/cloud-server';
+import { placeOf, type ServerKind } from '../../../../credentials/cloud-server';
 import { redact } from '../../../shared/redaction';
 
 export interface ExecutionErrorInfo {
@@ -15,9 +15,6 @@ export interface ExecutionErrorInfo {
 	node_id?: string;
 	node_type?: string;
 }
-
-/** Where a job ran, as the messages say it. */
-export const placeOf = (kind: ServerKind): string => (kind === 'selfHosted' ? 'your server' : 'the cloud');
 
 const capitalised = (text: string): string => text.charAt(0).toUpperCase() + text.slice(1);
 

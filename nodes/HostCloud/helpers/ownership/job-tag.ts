@@ -59,9 +59,15 @@ export function jobTagOf(extraData: unknown): Record<string, unknown> | undefine
 	return isRecord(tag) ? tag : undefined;
 }
 
-/** The workflow id a queue entry's extra_data carries in its tag, if any. */
-export function taggedWorkflowId(extraData: unknown): string | undefined {
+/** A string value of the tag in a queue entry's extra_data, if any. */
+function tagValue(extraData: unknown, key: 'workflow_id' | 'request_id'): string | undefined {
 	const tag = jobTagOf(extraData);
-	const workflowId = tag ? ownValue(tag, 'workflow_id') : undefined;
-	return typeof workflowId === 'string' && workflowId !== '' ? workflowId : undefined;
+	const value = tag ? ownValue(tag, key) : undefined;
+	return typeof value === 'string' && value !== '' ? value : undefined;
 }
+
+/** The workflow id a queue entry's extra_data carries in its tag, if any. */
+export const taggedWorkflowId = (extraData: unknown): string | undefined => tagValue(extraData, 'workflow_id');
+
+/** The request id of the submit that made a job, from its extra_data's tag, if any. */
+export const taggedRequestId = (extraData: unknown): string | undefined => tagValue(extraData, 'request_id');

@@ -15,7 +15,7 @@ export const NO_WORKFLOW_ID =
 	'This workflow has no id (it was never saved), so no job can be shown to be its own: save the workflow and run it again.';
 
 /** The raw entries of a queue list (`queue_running` or `queue_pending`). */
-function entriesOf(queue: unknown, list: 'queue_running' | 'queue_pending'): unknown[] {
+export function entriesOf(queue: unknown, list: 'queue_running' | 'queue_pending'): unknown[] {
 	const entries = isRecord(queue) ? queue[list] : undefined;
 	return Array.isArray(entries) ? entries : [];
 }
