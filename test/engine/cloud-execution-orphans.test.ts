@@ -1,8 +1,9 @@
 /**
  * Queue → Cancel Jobs of an Execution, through n8n's engine against both flavours of the simulator:
  * the jobs an ended execution left queued or running are found by their tag and cancelled, every
- * one reported by prompt_id; a job of another execution, of another workflow, without a tag, or
- * started with Submit (Don't Wait) is never touched unless asked for.
+ * one reported by prompt_id; a job of another execution, of another workflow, or without a tag is
+ * never touched, and one meant to outlive its wait (Submit, or left running at Max Wait) only when
+ * asked for.
  */
 import axios from 'axios';
 import type { INodeParameters } from 'n8n-workflow';
@@ -73,7 +74,7 @@ describe.each([
 		cloud.sim.options.nodeMs = OUTLASTING_NODE_MS; // nothing finishes while the node looks
 		const running = await submitTagged(tag({ item_index: 0 }));
 		const queued = await submitTagged(tag({ item_index: 1, node_name: 'Upscale' }));
-		const submitted = await submitTagged(tag({ item_index: 2, operation: 'submit' }));
+		const submitted = await submitTagged(tag({ item_index: 2, operation: 'submit', keep: true }));
 		const others = [
 			await submitTagged(tag({ execution_id: '42' })),
 			await submitTagged(tag({ workflow_id: OTHER_WORKFLOW })),
@@ -98,7 +99,7 @@ describe.each([
 				],
 				cancelled_count: 2,
 				left_running: [
-					{ prompt_id: submitted, state: 'queued', node_name: 'Generate', item_index: 2, operation: 'submit', request_id: 'r' },
+					{ prompt_id: submitted, state: 'queued', node_name: 'Generate', item_index: 2, operation: 'submit', keep: true, request_id: 'r' },
 				],
 				message: `Cancelled 2 job(s) of execution 41: ${running}, ${queued}.`,
 			},
@@ -108,10 +109,10 @@ describe.each([
 		for (const id of [submitted, ...others]) expect(idsSentToCancel()).not.toContain(id);
 	});
 
-	test('"Also Cancel Submitted Jobs" cancels the Submit (Don’t Wait) job too; an empty Workflow ID matches the execution ID alone', async () => {
+	test('"Also Cancel Jobs Left Running on Purpose" cancels the Submit (Don’t Wait) job too; an empty Workflow ID matches the execution ID alone', async () => {
 		const { running, queued, submitted, others } = await jobsOfSeveralExecutions();
 		const otherWorkflows = others[1]!;
-		const result = await runNode(cancelParameters({ workflowId: '', includeSubmitted: true }));
+		const result = await runNode(cancelParameters({ workflowId: '', includeKept: true }));
 		expect(result.items[0]!.json).toMatchObject({ execution_id: '41', cancelled_count: 4 });
 		expect(result.items[0]!.json).not.toHaveProperty('workflow_id');
 		expect(result.items[0]!.json).not.toHaveProperty('left_running');
@@ -119,33 +120,33 @@ describe.each([
 		for (const id of [others[0]!, others[2]!, others[3]!]) expect(status(id)).not.toBe('cancelled');
 	});
 
-	test('a job a real execution left running (Max Wait passed, "Leave It Running") is found by that execution’s id and cancelled', async () => {
+	test('a job a real execution left running at Max Wait ("Leave It Running") is tagged to be kept: reported, left running, cancelled only when asked', async () => {
 		cloud.sim.options.nodeMs = OUTLASTING_NODE_MS;
 		const failed = await runNode(executeTxt2img({ waitOptions: { pollIntervalSeconds: 0.05, maxWaitMinutes: 0.01, onTimeout: 'keep' } }));
 		expect(failed.status).toBe('error');
 		const [left] = cloud.sim.requestsTo('POST', '/api/prompt');
 		const promptId = [...cloud.sim.cloud.jobs.keys()].pop()!;
-		expect(JSON.parse(left!.body).extra_data.n8n.execution_id).toBe(failed.executionId);
+		expect(JSON.parse(left!.body).extra_data.n8n).toMatchObject({ execution_id: failed.executionId, operation: 'execute', keep: true });
+
+		// The Error Trigger's payload, as n8n gives it to the Error Workflow (the recipe maps these).
+		const payload = { execution: { id: failed.executionId, mode: 'webhook' }, workflow: { id: WORKFLOW, name: 'Orders' } };
+		const fromErrorTrigger = (more: Record<string, unknown> = {}) => ({
+			resource: 'queue',
+			operation: 'cancelExecutionJobs',
+			executionId: '={{ $json.execution.id }}',
+			workflowId: '={{ $json.workflow.id }}',
+			...more,
+		});
+		const kept = await runNode(fromErrorTrigger(), [{ json: payload }], 'wf-error-workflow');
+		expect(kept.items[0]!.json).toMatchObject({
+			execution_id: failed.executionId,
+			cancelled_count: 0,
+			left_running: [{ prompt_id: promptId, state: 'running', node_name: 'Node', item_index: 0, operation: 'execute', keep: true }],
+		});
 		expect(status(promptId)).not.toBe('cancelled');
 
-		// The Error Trigger's payload, as n8n gives it to the Error Workflow.
-		const payload = { execution: { id: failed.executionId }, workflow: { id: WORKFLOW, name: 'Orders' } };
-		const report = await runNode(
-			{
-				resource: 'queue',
-				operation: 'cancelExecutionJobs',
-				executionId: '={{ $json.execution?.id }}',
-				workflowId: '={{ $json.workflow?.id }}',
-			},
-			[{ json: payload }],
-			'wf-error-workflow',
-		);
-		expect(report.items[0]!.json).toMatchObject({
-			execution_id: failed.executionId,
-			workflow_id: WORKFLOW,
-			cancelled: [{ prompt_id: promptId, state: 'running', node_name: 'Node', item_index: 0, operation: 'execute' }],
-			cancelled_count: 1,
-		});
+		const asked = await runNode(fromErrorTrigger({ includeKept: true }), [{ json: payload }], 'wf-error-workflow');
+		expect(asked.items[0]!.json).toMatchObject({ cancelled: [{ prompt_id: promptId, state: 'running' }], cancelled_count: 1 });
 		expect(status(promptId)).toBe('cancelled');
 	});
 

@@ -11,6 +11,8 @@ import { cloudForSuite, OUTLASTING_NODE_MS, txt2img } from '../helpers/cloud';
 import { registerToolTypes, runAsAgentTool, toolsFor, type ToolNodeSpec } from '../harness/tools';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
+/** n8n's instance id (a hash of its encryption key): the same for every submit of one install. */
+const INSTANCE_ID = expect.stringMatching(/^[0-9a-f]{64}$/);
 const HARNESS_WORKFLOW = 'wf-harness';
 const OTHER_WORKFLOW = 'wf-other';
 
@@ -58,7 +60,7 @@ describe.each([
 	}
 
 	describe('the tag every submit carries', () => {
-		test('Submit sends {execution_id, workflow_id, node_name, item_index, operation, request_id}, one request id per submit, and the queue shows it', async () => {
+		test('Submit sends {execution_id, workflow_id, instance_id, node_name, item_index, operation, keep, request_id}, one request id per submit, and the queue shows it', async () => {
 			cloud.sim.options.nodeMs = OUTLASTING_NODE_MS; // still queued when the queue is read
 			const result = await runNode(submitParameters({ additionalFields: { extraData: '{"purpose":"test"}' } }), [
 				{ json: {} },
@@ -75,6 +77,8 @@ describe.each([
 					node_name: 'Node',
 					item_index: itemIndex,
 					operation: 'submit',
+					instance_id: INSTANCE_ID,
+					keep: true,
 					request_id: expect.stringMatching(UUID),
 				});
 			}
@@ -104,6 +108,7 @@ describe.each([
 					node_name: 'Node',
 					item_index: 0,
 					operation: 'execute',
+					instance_id: INSTANCE_ID,
 					request_id: expect.stringMatching(UUID),
 				},
 				{
@@ -112,6 +117,8 @@ describe.each([
 					node_name: 'Generate Image',
 					item_index: 0,
 					operation: 'execute',
+					instance_id: INSTANCE_ID,
+					keep: true,
 					request_id: expect.stringMatching(UUID),
 				},
 			]);

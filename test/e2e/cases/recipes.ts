@@ -178,9 +178,12 @@ describe('recipes: the Host nodes chained with n8n’s own nodes, checked at the
 		expect(mail.body).toMatch(/Error: .*Out of GPU memory while sampling \(recipe test\)/);
 	}, 120000);
 
-	it('cancel-orphaned-jobs.json: the job a failed execution left running is cancelled and mailed by prompt_id', async () => {
+	it('cancel-orphaned-jobs.json, set to cancel jobs left running on purpose too: the job a failed execution left at Max Wait is cancelled and mailed by prompt_id', async () => {
 		const { client, n8n, simulator } = e2e();
-		const canceller = await importRecipe('cancel-orphaned-jobs.json');
+		// Left running at Max Wait, a job is kept by default (it may be collected later); this user
+		// wants such jobs cancelled once the execution failed. (The crash cases run the recipe as it is.)
+		const recipe = withParameter(loadRecipe('cancel-orphaned-jobs.json'), 'Cancel its jobs', 'includeKept', true);
+		const canceller = await importRecipe('cancel-orphaned-jobs.json', recipe);
 		// n8n 2.x runs only an active error workflow.
 		await activate(canceller);
 		// The image API with a Max Wait far shorter than its job, set to leave the job running: the

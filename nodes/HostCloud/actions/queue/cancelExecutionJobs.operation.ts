@@ -1,9 +1,11 @@
 import type { IDataObject, IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
-import { updateDisplayOptions } from 'n8n-workflow';
+import { NodeOperationError, updateDisplayOptions } from 'n8n-workflow';
 
-import { booleanValue, maxCharacters, optionalText, requiredText } from '../../../shared/validation';
+import { clipText } from '../../../shared/service-values';
+import { booleanValue, isRecord, maxCharacters, optionalText, requiredText } from '../../../shared/validation';
 import { cancelJobs } from '../../helpers/jobs/lookup';
-import { jobsOfExecution, type ExecutionJob } from '../../helpers/ownership/own-jobs';
+import { thisInstanceId } from '../../helpers/ownership/job-tag';
+import { isAwaitedOnly, isQueueAnswer, jobsOfExecution, type ExecutionJob } from '../../helpers/ownership/own-jobs';
 import { readQueue } from '../../transport/cloud-api';
 
 const EXECUTION_FIELD = 'Execution ID';
@@ -39,12 +41,12 @@ const properties: INodeProperties[] = [
 			'Cancel only jobs of this workflow too (after an Error Trigger, map its workflow ID). Leave empty to match the execution ID alone; give it when several n8n instances share one account, since each numbers its executions from 1.',
 	},
 	{
-		displayName: 'Also Cancel Submitted Jobs',
-		name: 'includeSubmitted',
+		displayName: 'Also Cancel Jobs Left Running on Purpose',
+		name: 'includeKept',
 		type: 'boolean',
 		default: false,
 		description:
-			"Whether to cancel jobs started with Submit (Don't Wait) too. They hand their prompt_id on and may be awaited elsewhere (Get Status, Wait for Completion, another workflow), so they are left running unless this is on.",
+			"Whether to cancel jobs meant to outlive their wait too: those started with Submit (Don't Wait), and those Execute leaves running at Max Wait (On Timeout: Leave It Running). Their prompt_id was handed on and they may be awaited elsewhere, so they are left running unless this is on.",
 	},
 ];
 
@@ -54,57 +56,108 @@ export const description = updateDisplayOptions({ show: { resource: ['queue'], o
 export const notAsTool =
 	'Cancel Jobs of an Execution acts on an execution the agent does not run; an agent cancels the jobs it started with Cancel Jobs.';
 
+/** At most this many jobs are named in each list of the answer; the counts say how many there were. */
+const MAX_LISTED = 100;
+/** Ids per cancel request: a long list goes in several requests, each a body of bounded size. */
+const IDS_PER_CANCEL = 100;
+
 /** The job as the answer reports it: its prompt_id first, what the tag says after. */
 function reported(job: ExecutionJob): IDataObject {
 	return Object.fromEntries(Object.entries(job).filter(([, value]) => value !== undefined)) as IDataObject;
 }
 
-/**
- * Reads the account's queue (GET /api/queue), and cancels the queued and running jobs whose tag
- * (`extra_data.n8n`, set by every submit of this package) names that execution: never another
- * job, and never one without a tag. Answers with each job found, by prompt_id.
- */
-export async function execute(this: IExecuteFunctions, itemIndex: number): Promise<INodeExecutionData[]> {
+function readOwner(context: IExecuteFunctions, itemIndex: number) {
+	const field = (name: string) => context.getNodeParameter(name, itemIndex, '');
 	const executionId = maxCharacters(
-		this,
+		context,
 		itemIndex,
 		EXECUTION_FIELD,
-		requiredText(this, itemIndex, EXECUTION_FIELD, this.getNodeParameter('executionId', itemIndex, '')),
+		requiredText(context, itemIndex, EXECUTION_FIELD, field('executionId')),
 		MAX_ID_CHARS,
 	);
-	const workflowText = optionalText(this, itemIndex, WORKFLOW_FIELD, this.getNodeParameter('workflowId', itemIndex, ''));
-	const workflowId = workflowText === '' ? undefined : maxCharacters(this, itemIndex, WORKFLOW_FIELD, workflowText, MAX_ID_CHARS);
-	const includeSubmitted = booleanValue(
+	const workflowText = optionalText(context, itemIndex, WORKFLOW_FIELD, field('workflowId'));
+	const workflowId = workflowText === '' ? undefined : maxCharacters(context, itemIndex, WORKFLOW_FIELD, workflowText, MAX_ID_CHARS);
+	return { executionId, workflowId, instanceId: thisInstanceId(context) };
+}
+
+/** The queue, or an error that says the answer was no queue: "no job" must never be a guess. */
+async function readQueueAnswer(context: IExecuteFunctions, itemIndex: number, executionId: string): Promise<unknown> {
+	const queue = await readQueue(context, { itemIndex, retry: true });
+	if (isQueueAnswer(queue)) return queue;
+	const held = isRecord(queue)
+		? Object.keys(queue)
+				.slice(0, 5)
+				.map((key) => clipText(key, 40))
+				.join(', ')
+		: typeof queue;
+	throw new NodeOperationError(
+		context.getNode(),
+		`The service's queue answer holds no lists of running and pending jobs, so the jobs of execution ${executionId} could not be looked for`,
+		{
+			itemIndex,
+			description: `It held: ${held || 'nothing'}. Nothing was cancelled. Try again; if it keeps answering so, cancel the jobs by their prompt_id (Queue → Cancel Jobs).`,
+		},
+	);
+}
+
+/** Cancels the jobs, a bounded number of ids per request; which the server said it cancelled, when it says. */
+async function cancelInParts(context: IExecuteFunctions, jobs: ExecutionJob[], itemIndex: number): Promise<Set<string> | undefined> {
+	let confirmed: Set<string> | undefined = new Set();
+	for (let start = 0; start < jobs.length; start += IDS_PER_CANCEL) {
+		const ids = jobs.slice(start, start + IDS_PER_CANCEL).map((job) => job.prompt_id);
+		const { cancelled } = await cancelJobs(context, ids, { itemIndex });
+		if (!cancelled) confirmed = undefined;
+		else for (const id of cancelled) confirmed?.add(id);
+	}
+	return confirmed;
+}
+
+/** A list of the answer: at most MAX_LISTED jobs named, and how many were left out. */
+function listed(json: IDataObject, key: string, jobs: IDataObject[]): void {
+	if (jobs.length === 0) return;
+	json[key] = jobs.slice(0, MAX_LISTED);
+	if (jobs.length > MAX_LISTED) json[`${key}_not_listed`] = jobs.length - MAX_LISTED;
+}
+
+/**
+ * Reads the account's queue (GET /api/queue), and cancels the queued and running jobs Execute
+ * waited for whose tag (`extra_data.n8n`, set by every submit of this package) names that
+ * execution: never another job, never one without a tag, and never one meant to outlive its wait
+ * unless asked. Answers with each job found, by prompt_id.
+ */
+export async function execute(this: IExecuteFunctions, itemIndex: number): Promise<INodeExecutionData[]> {
+	const owner = readOwner(this, itemIndex);
+	const includeKept = booleanValue(
 		this,
 		itemIndex,
-		'Also Cancel Submitted Jobs',
-		this.getNodeParameter('includeSubmitted', itemIndex, false),
+		'Also Cancel Jobs Left Running on Purpose',
+		this.getNodeParameter('includeKept', itemIndex, false),
 	);
+	const { jobs: found, unreadable } = jobsOfExecution(await readQueueAnswer(this, itemIndex, owner.executionId), owner);
+	const toCancel = found.filter((job) => includeKept || isAwaitedOnly(job));
+	const chosen = new Set(toCancel);
+	const leftRunning = found.filter((job) => !chosen.has(job));
+	const confirmed = toCancel.length > 0 ? await cancelInParts(this, toCancel, itemIndex) : new Set<string>();
+	// A server that does not say which it cancelled: each was asked to stop, which the answer says.
+	const cancelled = confirmed ? toCancel.filter((job) => confirmed.has(job.prompt_id)) : toCancel;
+	const ended = confirmed ? toCancel.filter((job) => !confirmed.has(job.prompt_id)) : [];
 
-	const found = jobsOfExecution(await readQueue(this, { itemIndex, retry: true }), executionId, workflowId);
-	const toCancel = found.filter((job) => includeSubmitted || job.operation !== 'submit');
-	const leftRunning = found.filter((job) => !toCancel.includes(job));
-	const json: IDataObject = { execution_id: executionId, ...(workflowId ? { workflow_id: workflowId } : {}) };
-	let cancelled = toCancel;
-	let notCancelled: IDataObject[] = [];
-	if (toCancel.length > 0) {
-		const ids = toCancel.map((job) => job.prompt_id);
-		const deleted = (await cancelJobs(this, ids, { itemIndex })).cancelled;
-		// A server that does not say which it cancelled: every one named was asked to stop.
-		if (deleted) {
-			cancelled = toCancel.filter((job) => deleted.includes(job.prompt_id));
-			notCancelled = toCancel
-				.filter((job) => !deleted.includes(job.prompt_id))
-				.map((job) => ({ ...reported(job), reason: 'it ended before it could be cancelled' }));
-		}
-	}
-	json.cancelled = cancelled.map(reported);
+	const json: IDataObject = { execution_id: owner.executionId, ...(owner.workflowId ? { workflow_id: owner.workflowId } : {}) };
+	listed(json, 'cancelled', cancelled.map(reported));
+	json.cancelled = json.cancelled ?? [];
 	json.cancelled_count = cancelled.length;
-	if (notCancelled.length > 0) json.not_cancelled = notCancelled;
-	if (leftRunning.length > 0) json.left_running = leftRunning.map(reported);
+	if (!confirmed) json.cancel_confirmed = false;
+	listed(
+		json,
+		'not_cancelled',
+		ended.map((job) => ({ ...reported(job), reason: 'it ended before it could be cancelled' })),
+	);
+	listed(json, 'left_running', leftRunning.map(reported));
+	if (unreadable > 0) json.unreadable_queue_entries = unreadable;
+	const named = cancelled.slice(0, 10).map((job) => job.prompt_id);
 	json.message =
 		found.length === 0
-			? `No queued or running job was started by execution ${executionId}.`
-			: `Cancelled ${cancelled.length} job(s) of execution ${executionId}${cancelled.length > 0 ? `: ${cancelled.map((job) => job.prompt_id).join(', ')}` : ''}.`;
+			? `No queued or running job was started by execution ${owner.executionId}.`
+			: `${confirmed ? 'Cancelled' : 'Asked the service to cancel'} ${cancelled.length} job(s) of execution ${owner.executionId}${named.length > 0 ? `: ${named.join(', ')}${cancelled.length > named.length ? ', …' : ''}` : ''}.`;
 	return [{ json }];
 }

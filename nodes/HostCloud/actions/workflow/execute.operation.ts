@@ -42,6 +42,8 @@ export async function executeAll(this: IExecuteFunctions, items: INodeExecutionD
 	let onCloud: ReturnType<typeof createLimiter> | undefined;
 	// One queue read for the whole run, made only when an item has an earlier try's job to look for.
 	let earlierJobs: Promise<Map<number, string>> | undefined;
+	// A job left running at Max Wait is meant to be collected later: its tag says so (no orphan).
+	let leftRunningAtMaxWait = false;
 	return await runJobs<PreparedWorkflow>(this, items, {
 		check: async (itemIndex) => await prepareWorkflow(this, itemIndex),
 		ownsJobs: true,
@@ -49,6 +51,7 @@ export async function executeAll(this: IExecuteFunctions, items: INodeExecutionD
 		beforeStart: (workflows, options) => {
 			readDefinitionsEarly(this, workflows);
 			onCloud = createLimiter(options.maxConcurrentJobs);
+			leftRunningAtMaxWait = !options.cancelOnTimeout;
 		},
 		job: async (watcher, itemIndex, workflow, stop) => {
 			const before = () => {
@@ -73,7 +76,7 @@ export async function executeAll(this: IExecuteFunctions, items: INodeExecutionD
 					before();
 					return await watcher.submitAndWait(
 						itemIndex,
-						async (clientId) => (await submitWorkflow(this, workflow, itemIndex, clientId)).prompt_id,
+						async (clientId) => (await submitWorkflow(this, workflow, itemIndex, { clientId, leftRunningAtMaxWait })).prompt_id,
 					);
 				});
 			};

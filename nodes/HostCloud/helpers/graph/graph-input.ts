@@ -327,11 +327,12 @@ export async function submitWorkflow(
 	context: IExecuteFunctions,
 	prepared: PreparedWorkflow,
 	itemIndex: number,
-	clientId?: string,
+	options: { clientId?: string; leftRunningAtMaxWait?: boolean } = {},
 ): Promise<{ prompt_id: string } & IDataObject> {
+	const { clientId } = options;
 	const extraData: IDataObject = { ...prepared.extraData };
 	for (const name of Object.values(PARTNER_KEY_NAMES)) delete extraData[name];
-	const tag = jobTagFor(context, itemIndex);
+	const tag = jobTagFor(context, itemIndex, options.leftRunningAtMaxWait === true);
 	extraData[JOB_TAG_KEY] = tag;
 	// A self-hosted server gets a key only when the credential has one: nothing is injected otherwise.
 	const { partnerKey, kind } = await hostCloudServer(context, itemIndex);

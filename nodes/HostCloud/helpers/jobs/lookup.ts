@@ -128,6 +128,9 @@ export async function lookUpJobRecord(context: IExecuteFunctions, promptId: stri
 	return await readJobRecord(context, promptId, options);
 }
 
+/** The most interrupts one cancel sends (see cancelJobs). */
+const MAX_INTERRUPTS = 5;
+
 /**
  * Cancels jobs, queued or running, and nothing else. The cloud's queue delete does both. On a
  * self-hosted server the delete takes the pending ones off the queue, then the one running (if it
@@ -149,7 +152,9 @@ export async function cancelJobs(
 	await deleteFromQueue(context, promptIds, options);
 	// Read after the delete: a job that started meanwhile is running now, and is interrupted too.
 	const running = queuedIds(await readQueue(context, { retry: true, ...options })).running.filter((id) => promptIds.includes(id));
-	for (const id of running) await interruptJob(context, id, options);
+	// Such a server runs one job at a time: a queue that claims more running is believed for a few
+	// interrupts, never for as many as it lists (each is a bounded request, their sum would not be).
+	for (const id of running.slice(0, MAX_INTERRUPTS)) await interruptJob(context, id, options);
 	if (!before) return {};
 	const wasQueued = new Set([...before.running, ...before.pending, ...running]);
 	return { cancelled: promptIds.filter((id) => wasQueued.has(id)) };

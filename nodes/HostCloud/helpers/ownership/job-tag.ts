@@ -34,23 +34,33 @@ export function thisWorkflowId(context: IExecuteFunctions): string | undefined {
 }
 
 /**
- * The tag of one submit: `{execution_id, workflow_id, node_name, item_index, operation,
- * request_id}` (ids left out when n8n has none). `operation` says whether the node waits for the
- * job (`execute`) or hands its prompt_id on (`submit`): a submitted job may be awaited elsewhere,
- * so it is no orphan when its execution ends.
+ * The tag of one submit: `{execution_id, workflow_id, instance_id, node_name, item_index,
+ * operation, request_id}` (ids left out when n8n has none), and `keep: true` for a job meant to
+ * outlive its wait: one handed on by Submit, or one Execute leaves running at Max Wait (On Timeout
+ * "Leave It Running", a tool's Tool Wait). Such a job may be awaited elsewhere, so it is no orphan
+ * when its execution ends. `instance_id` (n8n's, the same on every process of one install) keeps
+ * two installs on one account, which both number executions from 1, apart.
  */
-export function jobTagFor(context: IExecuteFunctions, itemIndex: number): IDataObject {
+export function jobTagFor(context: IExecuteFunctions, itemIndex: number, keep = false): IDataObject {
 	const executionId = presentString(() => context.getExecutionId());
 	const workflowId = thisWorkflowId(context);
+	const instanceId = thisInstanceId(context);
 	const operation = presentString(() => context.getNodeParameter('operation', itemIndex));
 	return {
 		...(executionId ? { execution_id: executionId } : {}),
 		...(workflowId ? { workflow_id: workflowId } : {}),
+		...(instanceId ? { instance_id: instanceId } : {}),
 		node_name: context.getNode().name,
 		item_index: itemIndex,
 		...(operation ? { operation } : {}),
+		...(keep || operation === 'submit' ? { keep: true } : {}),
 		request_id: randomUUID(),
 	};
+}
+
+/** The id of this n8n install, when the context gives one. */
+export function thisInstanceId(context: IExecuteFunctions): string | undefined {
+	return presentString(() => context.getInstanceId());
 }
 
 /** A queue entry's tag (`extra_data.n8n`), when it has one. */

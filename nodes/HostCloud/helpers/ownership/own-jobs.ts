@@ -3,6 +3,7 @@
  * workflow. An agent or MCP client must not read or stop work that other workflows (or people in
  * the editor) started; a job without a tag is nobody's it can prove, so it is left out too.
  */
+import { pathSegmentProblem } from '../../../shared/path-segment';
 import { isRecord, ownValue } from '../../../shared/validation';
 import { jobTagOf, taggedWorkflowId } from './job-tag';
 
@@ -64,40 +65,72 @@ export interface ExecutionJob {
 	node_name?: string;
 	item_index?: number;
 	operation?: string;
+	/** Meant to outlive its wait (Submit, or left running at Max Wait): no orphan. */
+	keep?: boolean;
 	request_id?: string;
 }
 
-/** A tag's text field, when it is one (the service hands the tag back as it was sent, or not at all). */
+/** The longest prompt_id taken from a queue: a longer one is no id, and cutting it would cancel another. */
+const MAX_PROMPT_ID_CHARS = 256;
+
+/** A tag's text field, when it is one; control characters go, so the service cannot forge report lines. */
 function tagText(tag: Record<string, unknown>, key: string): string | undefined {
 	const value = ownValue(tag, key);
-	return typeof value === 'string' && value !== '' ? value.slice(0, 256) : undefined;
+	if (typeof value !== 'string') return undefined;
+	const text = value.replace(/[\u0000-\u001f\u007f]/g, '').slice(0, MAX_PROMPT_ID_CHARS);
+	return text === '' ? undefined : text;
+}
+
+/** Whether an answer is a queue: both lists, as lists (anything else cannot show that no job is there). */
+export function isQueueAnswer(queue: unknown): boolean {
+	return isRecord(queue) && Array.isArray(queue.queue_running) && Array.isArray(queue.queue_pending);
+}
+
+/** Which jobs belong to one execution: its id, and the workflow and n8n install when known. */
+export interface ExecutionOwner {
+	executionId: string;
+	workflowId?: string;
+	/** This n8n's instance id: a tag naming another install is another install's execution. */
+	instanceId?: string;
 }
 
 /**
  * The queue's jobs tagged with this execution id (and this workflow id, when given: two n8n
- * instances on one account both number their executions from 1). A job without a tag, or with
- * another execution's, is never among them.
+ * installs on one account both number their executions from 1; and never another install's). A
+ * job without a tag, with another execution's, or whose prompt_id is no id is never among them;
+ * one listed twice counts once (running first). `unreadable` counts entries that could not be read.
  */
-export function jobsOfExecution(queue: unknown, executionId: string, workflowId?: string): ExecutionJob[] {
-	const jobs: ExecutionJob[] = [];
+export function jobsOfExecution(queue: unknown, owner: ExecutionOwner): { jobs: ExecutionJob[]; unreadable: number } {
+	const jobs = new Map<string, ExecutionJob>();
+	let unreadable = 0;
 	const add = (entries: unknown[], state: ExecutionJob['state']) => {
 		for (const entry of entries) {
-			if (!Array.isArray(entry) || typeof entry[1] !== 'string') continue;
-			const tag = jobTagOf(entry[3]);
-			if (!tag || tagText(tag, 'execution_id') !== executionId) continue;
-			if (workflowId !== undefined && tagText(tag, 'workflow_id') !== workflowId) continue;
+			const promptId = Array.isArray(entry) ? entry[1] : undefined;
+			if (typeof promptId !== 'string' || promptId.length > MAX_PROMPT_ID_CHARS || pathSegmentProblem(promptId)) {
+				unreadable++;
+				continue;
+			}
+			const tag = jobTagOf((entry as unknown[])[3]);
+			if (!tag || tagText(tag, 'execution_id') !== owner.executionId || jobs.has(promptId)) continue;
+			if (owner.workflowId !== undefined && tagText(tag, 'workflow_id') !== owner.workflowId) continue;
+			const instance = tagText(tag, 'instance_id');
+			if (owner.instanceId !== undefined && instance !== undefined && instance !== owner.instanceId) continue;
 			const itemIndex = ownValue(tag, 'item_index');
-			jobs.push({
-				prompt_id: entry[1].slice(0, 256),
+			jobs.set(promptId, {
+				prompt_id: promptId,
 				state,
 				node_name: tagText(tag, 'node_name'),
-				item_index: typeof itemIndex === 'number' ? itemIndex : undefined,
+				item_index: typeof itemIndex === 'number' && Number.isSafeInteger(itemIndex) ? itemIndex : undefined,
 				operation: tagText(tag, 'operation'),
+				keep: ownValue(tag, 'keep') === true ? true : undefined,
 				request_id: tagText(tag, 'request_id'),
 			});
 		}
 	};
 	add(entriesOf(queue, 'queue_running'), 'running');
 	add(entriesOf(queue, 'queue_pending'), 'queued');
-	return jobs;
+	return { jobs: [...jobs.values()], unreadable };
 }
+
+/** An orphan to cancel: a job Execute waited for, not meant to outlive the wait (any other tag is left). */
+export const isAwaitedOnly = (job: ExecutionJob): boolean => job.operation === 'execute' && job.keep !== true;
