@@ -58,7 +58,9 @@ async function judge(file: string, definitions: NodeDefinitions): Promise<Verdic
 	const type = body.error?.type ?? `HTTP ${answer.status}`;
 	const why = `${type}: ${body.error?.message ?? ''} ${JSON.stringify(body.node_errors ?? {}).slice(0, 400)}`;
 	if (type !== 'prompt_no_outputs') return { kind: 'refused', why, converterFault: true };
-	const outputOn = savedNodes(workflow).some((node) => node.mode === 0 && definitions[node.type]?.output_node === true);
+	const outputOn = savedNodes(workflow).some(
+		(node) => node.mode === 0 && (definitions[node.type] as { output_node?: boolean } | undefined)?.output_node === true,
+	);
 	return { kind: 'refused', why, converterFault: outputOn };
 }
 
