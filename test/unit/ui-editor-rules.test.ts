@@ -6,8 +6,7 @@
  * Each also checks the note a user reads in Convert to API Format.
  */
 import { convertUiWorkflow } from '../../nodes/HostCloud/helpers/ui-format/convert';
-import { conversionNotes } from '../../nodes/HostCloud/helpers/ui-format/notes';
-import type { NodeDefinitions, WorkflowGraph } from '../../nodes/HostCloud/helpers/graph/workflow-graph';
+import { conversionNotes, type NodeDefinitions, type WorkflowGraph } from '../../nodes/HostCloud/helpers/graph/workflow-graph';
 import { uiNode as node } from '../helpers/ui-workflows';
 
 type Spec = [unknown, Record<string, unknown>?];

@@ -10,8 +10,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 
 import { convertUiWorkflow } from '../../nodes/HostCloud/helpers/ui-format/convert';
-import { conversionNotes } from '../../nodes/HostCloud/helpers/ui-format/notes';
-import type { NodeDefinitions } from '../../nodes/HostCloud/helpers/graph/workflow-graph';
+import { conversionNotes, type NodeDefinitions } from '../../nodes/HostCloud/helpers/graph/workflow-graph';
 import { assetFiles, EXPECTED, MORE_CORE_DEFINITIONS } from '../helpers/frontend-assets';
 import { sharedDir } from '../helpers/shared-data';
 

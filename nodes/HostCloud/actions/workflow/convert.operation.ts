@@ -3,7 +3,7 @@ import { updateDisplayOptions } from 'n8n-workflow';
 
 import { toolDescriptionProperty } from '../../../shared/tool-use';
 import { overridesProperty, workflowProperty, workflowWithInputs } from '../../helpers/graph/graph-input';
-import { conversionNotes } from '../../helpers/ui-format/notes';
+import { conversionNotes } from '../../helpers/graph/workflow-graph';
 
 const TOOL_DESCRIPTION =
 	'Returns the Host Cloud workflow this tool is set up with, in API format (each node id with its class_type and inputs), without running it: shows which inputs the workflow has. Nothing is generated or paid for.';

@@ -25,10 +25,17 @@ import {
 	type UiWorkflow,
 } from './graph';
 import { executionId, resolveInput, type Frame, type Resolved, type ResolveContext } from './links';
-import { attachNotes, ConversionNotes } from './notes';
+import { ConversionNotes } from './notes';
 import { applyHostValues, bindHostInputs, noHostValues, type HostValues } from './subgraph-hosts';
 import { apiValue, readWidgetValues } from './widgets';
-import { asLink, type GraphNode, type GraphResult, type NodeDefinitions, type WorkflowGraph } from '../graph/workflow-graph';
+import {
+	asLink,
+	setConversionNotes,
+	type GraphNode,
+	type GraphResult,
+	type NodeDefinitions,
+	type WorkflowGraph,
+} from '../graph/workflow-graph';
 
 /**
  * What one conversion may cost. A saved workflow of a few kilobytes can nest subgraph instances
@@ -313,7 +320,7 @@ export function convertUiWorkflow(source: Record<string, unknown>, definitions: 
 				if (link && !Object.hasOwn(graph, link[0])) delete node.inputs[name];
 			}
 		}
-		attachNotes(graph, notes.all);
+		setConversionNotes(graph, notes.all);
 		return { graph };
 	} catch (error) {
 		// Anything else is a shape the reader did not expect: still a message, never a crash.

@@ -4,8 +4,6 @@
  * definition, node ids renumbered, values missing from a saved node. The converter still succeeds;
  * these say why the server gets what it gets.
  */
-import type { WorkflowGraph } from '../graph/workflow-graph';
-
 /** A long workflow can assume the same thing hundreds of times: the list stays readable. */
 const MAX_NOTES = 40;
 
@@ -22,19 +20,4 @@ export class ConversionNotes {
 	get all(): string[] {
 		return this.dropped > 0 ? [...this.list, `… and ${this.dropped} more notes like these`] : [...this.list];
 	}
-}
-
-/*
- * The converted graph goes through graph/ (owned elsewhere) on its way to the operation, which
- * returns only the graph: the notes ride with that same object instead of changing its path.
- */
-const notesByGraph = new WeakMap<WorkflowGraph, string[]>();
-
-export function attachNotes(graph: WorkflowGraph, notes: string[]): void {
-	notesByGraph.set(graph, notes);
-}
-
-/** The notes of a graph this converter made (none for an API-format workflow). */
-export function conversionNotes(graph: WorkflowGraph): string[] {
-	return notesByGraph.get(graph) ?? [];
 }
