@@ -31,6 +31,7 @@ const DEFINITIONS: NodeDefinitions = {
 		'LATENT',
 	]),
 	ShowAnything: definition({ source: ['*', {}] }),
+	Text: definition({ string_a: ['STRING', {}] }, ['STRING']),
 	FromOutputs: definition({
 		image: ['COMBO', { options: ['a.png', 'b.png'], image_upload: true, remote: { route: '/files', refresh_button: true } }],
 	}),
@@ -204,6 +205,40 @@ describe('promoted widgets of a subgraph host follow its proxyWidgets order', ()
 		expect(asText.graph['2:1']!.inputs).toEqual({ width: 512, height: 64, batch_size: 1 });
 		const noList = converted(workflow([node(2, LATENT, { values: [1, 512] })], [], { definitions: { subgraphs: [subgraph] } }));
 		expect(noList.graph['2:1']!.inputs).toEqual({ width: 1, height: 64, batch_size: 512 });
+	});
+});
+
+describe('a host promotes a widget of a subgraph nested in its own', () => {
+	const INNER = 'c0ffee00-0000-4000-8000-000000000004';
+	const OUTER = 'c0ffee00-0000-4000-8000-000000000005';
+	const inner = {
+		id: INNER,
+		name: 'Inner',
+		inputs: [{ name: 'string_a', type: 'STRING', linkIds: [1] }],
+		outputs: [],
+		nodes: [node(3, 'Text', { inputs: [['string_a', 'STRING', 1, 'string_a']], values: ['inner'] })],
+		links: [link(1, -10, 3, 0, 'STRING')],
+	};
+	const nestedHost = {
+		...node(6, INNER, { inputs: [['string_a', 'STRING', null, 'string_a']], values: ['middle'] }),
+		properties: { proxyWidgets: [['-1', 'string_a']] },
+	};
+	const outer = { id: OUTER, name: 'Outer', inputs: [], outputs: [], nodes: [nestedHost], links: [] };
+	const host = (name: string) => ({ ...node(5, OUTER, { values: ['outer'] }), properties: { proxyWidgets: [['6', name]] } });
+
+	test.each([
+		['by the widget name', 'string_a'],
+		['by the prefixed name older editors saved ("6: 3: string_a")', '6: 3: string_a'],
+	])('%s: the outer host’s value wins over the nested host’s', (_name, name) => {
+		const { graph } = converted(workflow([host(name)], [], { definitions: { subgraphs: [inner, outer] } }));
+		expect(graph['5:6:3']!.inputs.string_a).toBe('outer');
+	});
+
+	test('an outer host without values leaves the nested host’s', () => {
+		const { graph } = converted(
+			workflow([{ ...host('string_a'), widgets_values: [] }], [], { definitions: { subgraphs: [inner, outer] } }),
+		);
+		expect(graph['5:6:3']!.inputs.string_a).toBe('middle');
 	});
 });
 
