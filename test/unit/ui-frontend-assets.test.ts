@@ -19,7 +19,10 @@ const ASSETS = join(SHARED, 'frontend-assets');
 const there = existsSync(ASSETS) && existsSync(join(SHARED, 'object_info.json'));
 
 if (!there) {
-	test.skip(`SKIPPED: ${ASSETS} is missing (public data kept beside the repository, not in it), so the editor's test workflows are not compared here`, () => {});
+	const why = `SKIPPED: ${ASSETS} is missing (public data kept beside the repository, not in it), so the editor's test workflows are not compared here`;
+	// Jest does not print the name of a skipped test: the reason goes to the output too.
+	console.warn(why);
+	test.skip(why, () => {});
 } else {
 	const definitions: NodeDefinitions = {
 		...(JSON.parse(readFileSync(join(SHARED, 'object_info.json'), 'utf8')) as NodeDefinitions),
