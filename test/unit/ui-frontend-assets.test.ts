@@ -20,8 +20,8 @@ const there = existsSync(ASSETS) && existsSync(join(SHARED, 'object_info.json'))
 
 if (!there) {
 	const why = `SKIPPED: ${ASSETS} is missing (public data kept beside the repository, not in it), so the editor's test workflows are not compared here`;
-	// Jest does not print the name of a skipped test: the reason goes to the output too.
-	console.warn(why);
+	// Jest does not print the name of a skipped test, and this suite's console is quiet: stderr it is.
+	process.stderr.write(`${why}\n`);
 	test.skip(why, () => {});
 } else {
 	const definitions: NodeDefinitions = {

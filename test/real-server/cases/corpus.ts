@@ -66,7 +66,9 @@ async function judge(file: string, definitions: NodeDefinitions): Promise<Verdic
 
 describe('the editor’s test workflows on the real validator (frontend-assets)', () => {
 	if (!existsSync(ASSETS)) {
-		test.skip(`SKIPPED: ${ASSETS} is missing, so the editor's test workflows are not sent to the real server`, () => {});
+		const why = `SKIPPED: ${ASSETS} is missing, so the editor's test workflows are not sent to the real server`;
+		process.stderr.write(`[real-server] ${why}\n`);
+		test.skip(why, () => {});
 		return;
 	}
 	const files = assetFiles(ASSETS);
