@@ -117,7 +117,7 @@ describe('refused before anything is submitted, naming the node', () => {
 		workflow.nodes.find((node) => node.id === 5)!.widgets_values = [512, 'wide', 1];
 		const error = (await run({ workflow: JSON.stringify(workflow) })).error('Node')!;
 		expect(error.message).toBe(
-			`Workflow: node 5 (EmptyLatentImage): its saved widget values do not fit the server's definition of EmptyLatentImage ("height" should be a number, not "wide")`,
+			`Workflow: node 5 (EmptyLatentImage): its saved widget values do not fit the server's definition of EmptyLatentImage: value 2 of 3 in its widgets_values: read as widget "height", it should be a number, not "wide"`,
 		);
 		expectNothingSubmitted();
 	});
@@ -149,7 +149,7 @@ describe('refused before anything is submitted, naming the node', () => {
 });
 
 describe('Convert to API Format', () => {
-	test('returns the converted workflow without running it; an API-format one comes back as it is, with no request', async () => {
+	test('returns the converted workflow without running it, with notes on what was assumed; an API-format one comes back as it is, with no request', async () => {
 		const convert = (workflow: unknown) =>
 			cloud.harness.runNode({
 				type: 'hostCloud',
@@ -163,6 +163,7 @@ describe('Convert to API Format', () => {
 			});
 		const fromUi = await convert(uiTxt2img());
 		expect(fromUi.items[0]!.json).toMatchObject({ converted: true, node_count: 7 });
+		expect(fromUi.items[0]!.json.notes).toEqual(['node 13 (PreviewImage) is muted: not sent, and inputs linked to it are left out.']);
 		const graph = fromUi.items[0]!.json.workflow as Graph;
 		expect(graph['3']!.inputs.steps).toBe(30);
 		expect(withoutMeta({ ...graph, '3': { ...graph['3']!, inputs: { ...graph['3']!.inputs, steps: 20 } } })).toEqual(txt2img());
@@ -171,7 +172,7 @@ describe('Convert to API Format', () => {
 
 		cloud.sim.reset();
 		const fromApi = await convert(txt2img());
-		expect(fromApi.items[0]!.json).toMatchObject({ converted: false, node_count: 7 });
+		expect(fromApi.items[0]!.json).toMatchObject({ converted: false, node_count: 7, notes: [] });
 		expect(cloud.sim.requests).toHaveLength(0);
 	});
 });

@@ -5,7 +5,8 @@
  *   the simulator is checked against in `npm test`): a difference means upstream changed, and the
  *   fixtures are recorded again with `npm run record:real-server`;
  * - Host Cloud through n8n's engine (cases/engine.ts), and in a real n8n (cases/n8n.ts);
- * - a lost submit found by its request id, through a fault proxy (cases/lost-submit.ts).
+ * - a lost submit found by its request id, through a fault proxy (cases/lost-submit.ts);
+ * - the editor's own test workflows converted and judged by the real validator (cases/corpus.ts).
  */
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -45,3 +46,4 @@ describe('the real server answers as the contract fixtures say', () => {
 require('./cases/engine');
 require('./cases/n8n');
 require('./cases/lost-submit');
+require('./cases/corpus');

@@ -318,7 +318,7 @@ describe('widget values', () => {
 		});
 		const shifted = convert(workflow([node(2, 'Style', { values: ['b', 0.5] })], []), definitions);
 		expect('problem' in shifted && shifted.problem.message).toBe(
-			'Workflow: node 2 (Style): its saved widget values do not fit the server\'s definition of Style (the value after "style" should be its control (fixed, increment, decrement or randomize), not 0.5)',
+			'Workflow: node 2 (Style): its saved widget values do not fit the server\'s definition of Style: value 2 of 2 in its widgets_values: it should be the control after "style" (fixed, increment, decrement or randomize), not 0.5',
 		);
 	});
 
@@ -407,14 +407,9 @@ describe('refusals name the node (id, title, class) and what is wrong', () => {
 			'Workflow: the server does not know the node type of node 12 (constructor), node 13 (toString): it may be a custom node that is not installed there',
 		],
 		[
-			'more widget values than the definition has',
-			workflow([node(3, 'Sampler', { title: 'Main', values: [1, 'fixed', 20, 'euler', 'normal'] })], []),
-			'Workflow: node 3 "Main" (Sampler): its saved widget values do not fit the server\'s definition of Sampler (it holds 5 widget values, and the server\'s definition has 3 widgets)',
-		],
-		[
 			'a value of the wrong kind',
 			workflow([node(3, 'Sampler', { values: ['euler', 'fixed', 20] })], []),
-			'Workflow: node 3 (Sampler): its saved widget values do not fit the server\'s definition of Sampler ("seed" should be a number, not "euler")',
+			'Workflow: node 3 (Sampler): its saved widget values do not fit the server\'s definition of Sampler: value 1 of 3 in its widgets_values: read as widget "seed", it should be a number, not "euler"',
 		],
 		[
 			'a link to a node that is not there',

@@ -111,7 +111,7 @@ describe('the near-pairs (../shared/ui-format/near-pairs): structure only, their
 		const definitions = JSON.parse(readFileSync(join(SHARED, 'near-pairs', 'object_info.json'), 'utf8')) as NodeDefinitions;
 		const result = convertUiWorkflow(read('workflow_ui.json'), definitions, FIELD);
 		expect('problem' in result && result.problem.message).toBe(
-			`Workflow: node 70 (ImageResize+): its saved widget values do not fit the server's definition of ImageResize+ ("method" should be a choice, not true)`,
+			`Workflow: node 70 (ImageResize+): its saved widget values do not fit the server's definition of ImageResize+: value 4 of 6 in its widgets_values: read as widget "method", it should be a choice, not true`,
 		);
 	});
 

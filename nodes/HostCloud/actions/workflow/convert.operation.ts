@@ -3,6 +3,7 @@ import { updateDisplayOptions } from 'n8n-workflow';
 
 import { toolDescriptionProperty } from '../../../shared/tool-use';
 import { overridesProperty, workflowProperty, workflowWithInputs } from '../../helpers/graph/graph-input';
+import { conversionNotes } from '../../helpers/graph/workflow-graph';
 
 const TOOL_DESCRIPTION =
 	'Returns the Host Cloud workflow this tool is set up with, in API format (each node id with its class_type and inputs), without running it: shows which inputs the workflow has. Nothing is generated or paid for.';
@@ -13,9 +14,11 @@ export const description = updateDisplayOptions({ show: { resource: ['workflow']
 
 /**
  * The workflow in API format without running it: a UI-format workflow converted with the server's
- * node definitions, Set Inputs applied. Users inspect it, or pass `workflow` on to another node.
+ * node definitions, Set Inputs applied. Users inspect it, or pass `workflow` on to another node;
+ * `notes` say what the conversion assumed (nodes not sent, values skipped, instances rebound, ids
+ * renumbered), so a user can see why the server gets what it gets.
  */
 export async function execute(this: IExecuteFunctions, itemIndex: number): Promise<INodeExecutionData[]> {
 	const { graph, converted } = await workflowWithInputs(this, itemIndex);
-	return [{ json: { workflow: graph, converted, node_count: Object.keys(graph).length } }];
+	return [{ json: { workflow: graph, converted, node_count: Object.keys(graph).length, notes: conversionNotes(graph) } }];
 }

@@ -28,6 +28,21 @@ export type GraphResult = { graph: WorkflowGraph } | { problem: GraphProblem };
 /** A parameter's workflow: an API-format graph, a UI-format workflow still to convert, or what is wrong. */
 export type WorkflowInput = GraphResult | { uiWorkflow: Record<string, unknown> };
 
+/*
+ * What the conversion of a UI-format workflow assumed, for Convert to API Format to show. It rides
+ * with the graph object itself, so it reaches the operation along the graph's own path.
+ */
+const notesByGraph = new WeakMap<WorkflowGraph, string[]>();
+
+export function setConversionNotes(graph: WorkflowGraph, notes: string[]): void {
+	notesByGraph.set(graph, notes);
+}
+
+/** The notes of a converted graph; none for a graph given in API format. */
+export function conversionNotes(graph: WorkflowGraph): string[] {
+	return notesByGraph.get(graph) ?? [];
+}
+
 const WORKFLOW_FILE_HINT =
 	'Paste the workflow file as the editor saves it (Workflow → Save or Export), or in API format (Workflow → Export (API); ' +
 	'in older versions, turn on the dev mode options in Settings, then use Save (API Format)), or pass it from an earlier node.';

@@ -25,8 +25,17 @@ import {
 	type UiWorkflow,
 } from './graph';
 import { executionId, resolveInput, type Frame, type Resolved, type ResolveContext } from './links';
-import { apiValue, isWidgetInput, readWidgetValues, widgetLayout } from './widgets';
-import { asLink, type GraphNode, type GraphResult, type NodeDefinitions, type WorkflowGraph } from '../graph/workflow-graph';
+import { ConversionNotes } from './notes';
+import { applyHostValues, bindHostInputs, noHostValues, type HostValues } from './subgraph-hosts';
+import { apiValue, readWidgetValues } from './widgets';
+import {
+	asLink,
+	setConversionNotes,
+	type GraphNode,
+	type GraphResult,
+	type NodeDefinitions,
+	type WorkflowGraph,
+} from '../graph/workflow-graph';
 
 /**
  * What one conversion may cost. A saved workflow of a few kilobytes can nest subgraph instances
@@ -59,6 +68,8 @@ class Conversion implements ResolveContext {
 	readonly pushed = new Map<string, Map<string, unknown>>();
 	/** Values PrimitiveNodes push into promoted inputs of instances. */
 	readonly pushedPromoted = new Map<Frame, Map<number, unknown>>();
+	/** What each expanded instance's host gives its definition (promoted widget values). */
+	readonly hostValues = new Map<Frame, HostValues>();
 	readonly frames: Frame[] = [];
 	readonly resolvedOutputs = new Map<string, Resolved | undefined>();
 	private nodeCount = 0;
@@ -68,6 +79,7 @@ class Conversion implements ResolveContext {
 	constructor(
 		readonly workflow: UiWorkflow,
 		readonly definitions: NodeDefinitions,
+		readonly notes: ConversionNotes,
 	) {}
 
 	followLink(): void {
@@ -95,19 +107,54 @@ class Conversion implements ResolveContext {
 			this.overBudget(`expands to more than ${CONVERSION_BUDGETS.nodes.toLocaleString('en-US')} nodes (subgraphs included)`);
 		this.checkTime();
 		for (const node of frame.graph.nodes) {
-			if (node.mode === MODE_MUTED || node.mode === MODE_BYPASSED) continue;
+			if (node.mode === MODE_MUTED || node.mode === MODE_BYPASSED) {
+				this.noteNotSent(frame, node);
+				continue;
+			}
 			const subgraph = this.instanceOf(frame, node);
 			if (subgraph) {
+				const id = executionId(frame, node);
 				if (chain.includes(subgraph.id)) {
-					throw new ConversionProblem(`${describeNode(executionId(frame, node), node, subgraph.name)} contains itself`);
+					throw new ConversionProblem(`${describeNode(id, node, subgraph.name)} contains itself`);
 				}
 				if (chain.length >= CONVERSION_BUDGETS.depth) this.overBudget(`nests subgraphs more than ${CONVERSION_BUDGETS.depth} deep`);
-				const child: Frame = { graph: subgraph, path: [...frame.path, node.id], instance: { node, frame, subgraph }, children: new Map() };
+				const binding = bindHostInputs(id, node, subgraph, this.notes);
+				const child: Frame = {
+					graph: subgraph,
+					path: [...frame.path, node.id],
+					instance: { node, frame, subgraph, binding },
+					children: new Map(),
+				};
 				frame.children.set(node.id, child);
 				this.expand(child, [...chain, subgraph.id]);
 			} else if (!VIRTUAL_TYPES.has(node.type)) {
 				this.runnable.push({ frame, node, id: executionId(frame, node) });
 			}
+		}
+	}
+
+	private noteNotSent(frame: Frame, node: UiNode): void {
+		if (VIRTUAL_TYPES.has(node.type)) return;
+		const subgraph = this.workflow.subgraphs.get(node.type);
+		const what = describeNode(executionId(frame, node), node, subgraph ? `subgraph "${subgraph.name}"` : node.type);
+		const inner = subgraph ? ' with the nodes inside it' : '';
+		this.notes.add(
+			node.mode === MODE_MUTED
+				? `${what} is muted: not sent${inner}, and inputs linked to it are left out.`
+				: `${what} is bypassed: not sent${inner}; the nodes after it get what it would pass through.`,
+		);
+	}
+
+	/** The promoted widget values every host gives, innermost first so an outer host's value wins. */
+	applyHosts(): void {
+		for (const frame of this.frames) if (frame.instance) this.hostValues.set(frame, noHostValues());
+		for (const frame of [...this.frames].reverse()) {
+			const { instance } = frame;
+			if (!instance) continue;
+			applyHostValues(instance.node, instance.subgraph, instance.binding, this.hostValues.get(frame)!, this.definitions, (nodeId) => {
+				const nested = frame.children.get(nodeId);
+				return nested?.instance ? { subgraph: nested.instance.subgraph, values: this.hostValues.get(nested)! } : undefined;
+			});
 		}
 	}
 
@@ -135,8 +182,11 @@ class Conversion implements ResolveContext {
 			const primitives = frame.graph.nodes.filter((node) => node.type === 'PrimitiveNode');
 			if (primitives.length === 0) continue;
 			const fromOrigin = linksByOrigin(frame);
+			const fromHost = this.hostValues.get(frame)?.widgets;
 			for (const primitive of primitives) {
-				const value = Array.isArray(primitive.widgetsValues) ? primitive.widgetsValues[0] : undefined;
+				// A host that promotes the primitive gives each instance its own value.
+				const hosted = fromHost?.get(primitive.id)?.values().next().value;
+				const value = hosted ?? (Array.isArray(primitive.widgetsValues) ? primitive.widgetsValues[0] : undefined);
 				if (value !== undefined) this.pushFrom(frame, fromOrigin, primitive, value);
 			}
 		}
@@ -168,9 +218,11 @@ class Conversion implements ResolveContext {
 		const input = target.inputs[index];
 		if (!input) return;
 		const child = frame.children.get(target.id);
-		if (child) {
+		if (child?.instance) {
+			const slot = child.instance.binding.indexOf(index);
+			if (slot === -1) return;
 			if (!this.pushedPromoted.has(child)) this.pushedPromoted.set(child, new Map());
-			this.pushedPromoted.get(child)!.set(index, value);
+			this.pushedPromoted.get(child)!.set(slot, value);
 			return;
 		}
 		const id = executionId(frame, target);
@@ -178,41 +230,12 @@ class Conversion implements ResolveContext {
 		this.pushed.get(id)!.set(input.widgetName ?? input.name, value);
 	}
 
-	/** An unlinked subgraph input that stands for a widget: its value on the instance (one value per such input, in order). */
+	/** An unlinked subgraph input that stands for a widget: what a PrimitiveNode pushes into it, else its host's value. */
 	promotedValue(frame: Frame, slot: number): Resolved | undefined {
 		const pushed = this.pushedPromoted.get(frame)?.get(slot);
 		if (pushed !== undefined) return { value: apiValue(undefined, pushed) };
-		const instance = frame.instance;
-		if (!instance || instance.subgraph.legacyGroup || !Array.isArray(instance.node.widgetsValues)) return undefined;
-		const promoted = instance.subgraph.inputs
-			.map((port, index) => ({ index, target: this.widgetTarget(frame, port.linkIds, instance.node.inputs[index]?.widgetName) }))
-			.filter((entry) => entry.target !== undefined);
-		const values = instance.node.widgetsValues;
-		// Older editors also saved the control after a promoted seed.
-		const withControls = values.length > promoted.length;
-		let position = 0;
-		for (const entry of promoted) {
-			if (entry.index === slot) return position < values.length ? { value: apiValue(undefined, values[position]) } : undefined;
-			position += withControls && entry.target!.control ? 2 : 1;
-		}
-		return undefined;
-	}
-
-	/** The inner widget a subgraph input feeds, if it feeds one. */
-	private widgetTarget(frame: Frame, linkIds: number[], savedWidget: string | undefined): { control: boolean } | undefined {
-		for (const linkId of linkIds) {
-			const link = frame.graph.links.get(linkId);
-			const node = link && frame.graph.byId.get(link.targetId);
-			const input = node?.inputs.find((candidate) => candidate.link === linkId);
-			const definition = node && ownValue(this.definitions, node.type);
-			if (!input || !node) continue;
-			const name = input.widgetName ?? input.name;
-			if (definition && isWidgetInput(definition, name)) {
-				return { control: widgetLayout(definition).some((slot) => slot.name === name && slot.role === 'control') };
-			}
-			if (input.widgetName || savedWidget) return { control: false };
-		}
-		return undefined;
+		const hosted = this.hostValues.get(frame)?.slots;
+		return hosted?.has(slot) ? { value: apiValue(undefined, hosted.get(slot)) } : undefined;
 	}
 
 	unknownClasses(): string | undefined {
@@ -231,13 +254,15 @@ class Conversion implements ResolveContext {
 		const { frame, node, id } = entry;
 		// Every runnable node's type was checked against the definitions before (unknownTypes).
 		const definition = ownValue(this.definitions, node.type)!;
-		const reading = readWidgetValues(definition, node.widgetsValues, this.pushed.get(id));
+		const overrides = new Map([...(this.pushed.get(id) ?? []), ...(this.hostValues.get(frame)?.widgets.get(node.id) ?? [])]);
+		const reading = readWidgetValues(definition, node.widgetsValues, overrides);
 		if ('misfit' in reading) {
 			throw new ConversionProblem(
-				`${describeNode(id, node)}: its saved widget values do not fit the server's definition of ${node.type} (${reading.misfit})`,
-				`The node may be a different version on the server than in the editor that saved the workflow. ${REFRESH_HINT}`,
+				`${describeNode(id, node)}: its saved widget values do not fit the server's definition of ${node.type}: ${reading.misfit}`,
+				`The file was saved with a ${node.type} whose widgets differ from the server's (another version of the node, or a file edited by hand). ${REFRESH_HINT}`,
 			);
 		}
+		for (const note of reading.notes) this.notes.add(`${describeNode(id, node)}: ${note}.`);
 		const inputs: Record<string, unknown> = Object.fromEntries(reading.entries);
 		for (const [index, input] of node.inputs.entries()) {
 			const resolved = resolveInput(frame, node, index, this);
@@ -261,9 +286,10 @@ function linksByOrigin(frame: Frame): Map<string, UiLink[]> {
 
 /** Converts a UI-format workflow with the server's node definitions. `field` names the parameter in messages. */
 export function convertUiWorkflow(source: Record<string, unknown>, definitions: NodeDefinitions, field: string): GraphResult {
-	const read = readUiWorkflow(source, field);
+	const notes = new ConversionNotes();
+	const read = readUiWorkflow(source, field, notes);
 	if ('problem' in read) return read;
-	const conversion = new Conversion(read.workflow, definitions);
+	const conversion = new Conversion(read.workflow, definitions, notes);
 	try {
 		conversion.expand({ graph: read.workflow.root, path: [], children: new Map() }, []);
 		const unknown = conversion.unknownClasses();
@@ -275,6 +301,7 @@ export function convertUiWorkflow(source: Record<string, unknown>, definitions: 
 				},
 			};
 		}
+		conversion.applyHosts();
 		conversion.pushPrimitives();
 		const graph: WorkflowGraph = {};
 		for (const entry of conversion.runnable) graph[entry.id] = conversion.node(entry);
@@ -293,6 +320,7 @@ export function convertUiWorkflow(source: Record<string, unknown>, definitions: 
 				if (link && !Object.hasOwn(graph, link[0])) delete node.inputs[name];
 			}
 		}
+		setConversionNotes(graph, notes.all);
 		return { graph };
 	} catch (error) {
 		// Anything else is a shape the reader did not expect: still a message, never a crash.

@@ -6,6 +6,7 @@
  */
 import { isRecord } from '../../../shared/validation';
 import type { GraphProblem } from '../graph/workflow-graph';
+import type { ConversionNotes } from './notes';
 
 /** Link ends on a subgraph's own input and output nodes use these ids. */
 export const SUBGRAPH_INPUT_ID = '-10';
@@ -41,7 +42,7 @@ export interface UiNode {
 	mode: number;
 	title?: string;
 	inputs: UiInput[];
-	outputs: Array<{ name: string; type: string }>;
+	outputs: Array<{ name: string; type: string; links?: number[] }>;
 	widgetsValues: unknown[] | Record<string, unknown> | undefined;
 	properties: Record<string, unknown>;
 }
@@ -126,9 +127,11 @@ export function readNode(value: unknown, position: number, where: string, id?: s
 		link: linkId(input.link),
 		...(isRecord(input.widget) && typeof input.widget.name === 'string' ? { widgetName: input.widget.name } : {}),
 	}));
-	const outputs = (Array.isArray(value.outputs) ? value.outputs : [])
-		.filter(isRecord)
-		.map((output) => ({ name: text(output.name), type: slotType(output.type) }));
+	const outputs = (Array.isArray(value.outputs) ? value.outputs : []).filter(isRecord).map((output) => ({
+		name: text(output.name),
+		type: slotType(output.type),
+		links: (Array.isArray(output.links) ? output.links : []).map(linkId).filter((id): id is number => id !== null),
+	}));
 	const widgets = value.widgets_values;
 	return {
 		id: id ?? String(value.id),
@@ -142,8 +145,53 @@ export function readNode(value: unknown, position: number, where: string, id?: s
 	};
 }
 
-/** Reads `nodes` and `links` of the root graph or of a subgraph definition. */
-export function readGraph(source: Record<string, unknown>, where: string): UiGraph | GraphProblem {
+/** The highest node id a graph has used: the editor numbers a new node after it. */
+function lastNodeId(source: Record<string, unknown>, nodes: UiNode[]): number {
+	const state = isRecord(source.state) ? source.state.lastNodeId : undefined;
+	const saved = [source.last_node_id, state].filter((id): id is number => typeof id === 'number' && Number.isFinite(id));
+	const numeric = nodes.map((node) => Number(node.id)).filter((id) => Number.isInteger(id));
+	return Math.max(0, ...saved, ...numeric);
+}
+
+/**
+ * A second node with an id already taken gets the next free id, as the editor gives it when it
+ * loads the file; both are sent. Its own links follow it: those its inputs hold and those its
+ * outputs list. A link that names the id and neither node claims stays with the first node.
+ */
+function renumberDuplicates(
+	source: Record<string, unknown>,
+	nodes: UiNode[],
+	links: Map<number, UiLink>,
+	inside: string,
+	notes: ConversionNotes,
+): void {
+	const taken = new Set<string>();
+	let next = lastNodeId(source, nodes);
+	for (const node of nodes) {
+		if (!taken.has(node.id)) {
+			taken.add(node.id);
+			continue;
+		}
+		const old = node.id;
+		while (taken.has(String(++next)));
+		node.id = String(next);
+		taken.add(node.id);
+		for (const input of node.inputs) {
+			const link = input.link === null ? undefined : links.get(input.link);
+			if (link && link.targetId === old) link.targetId = node.id;
+		}
+		for (const linkId of node.outputs.flatMap((output) => output.links ?? [])) {
+			const link = links.get(linkId);
+			if (link && link.originId === old) link.originId = node.id;
+		}
+		notes.add(
+			`Two nodes have id ${old}${inside}: the second (${node.type}) is sent as node ${node.id}, as the editor renumbers it when it opens the file.`,
+		);
+	}
+}
+
+/** Reads `nodes` and `links` of the root graph or of a subgraph definition (`inside` names it in notes). */
+export function readGraph(source: Record<string, unknown>, where: string, notes: ConversionNotes, inside = ''): UiGraph | GraphProblem {
 	const nodes: UiNode[] = [];
 	const rawNodes = Array.isArray(source.nodes) ? source.nodes : [];
 	for (const [position, raw] of rawNodes.entries()) {
@@ -156,6 +204,7 @@ export function readGraph(source: Record<string, unknown>, where: string): UiGra
 		const link = readLink(raw);
 		if (link) links.set(link.id, link);
 	}
+	renumberDuplicates(source, nodes, links, inside, notes);
 	return { nodes, byId: new Map(nodes.map((node) => [node.id, node])), links };
 }
 
@@ -168,15 +217,19 @@ function readPorts(value: unknown): UiSubgraph['inputs'] {
 }
 
 /** Reads the whole saved workflow: the root graph, subgraph definitions and legacy group nodes. */
-export function readUiWorkflow(source: Record<string, unknown>, field: string): { workflow: UiWorkflow } | { problem: GraphProblem } {
-	const root = readGraph(source, field);
+export function readUiWorkflow(
+	source: Record<string, unknown>,
+	field: string,
+	notes: ConversionNotes,
+): { workflow: UiWorkflow } | { problem: GraphProblem } {
+	const root = readGraph(source, field, notes);
 	if ('message' in root) return { problem: root };
 	const subgraphs = new Map<string, UiSubgraph>();
 	const definitions = isRecord(source.definitions) && Array.isArray(source.definitions.subgraphs) ? source.definitions.subgraphs : [];
 	for (const raw of definitions.filter(isRecord)) {
 		const id = text(raw.id);
 		const name = text(raw.name, 'Subgraph');
-		const graph = readGraph(raw, `${field}: subgraph "${name}"`);
+		const graph = readGraph(raw, `${field}: subgraph "${name}"`, notes, ` in subgraph "${name}"`);
 		if ('message' in graph) return { problem: graph };
 		subgraphs.set(id, { ...graph, id, name, inputs: readPorts(raw.inputs), outputs: readPorts(raw.outputs) });
 	}

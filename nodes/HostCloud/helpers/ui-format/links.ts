@@ -15,6 +15,7 @@ import {
 	type UiNode,
 	type UiSubgraph,
 } from './graph';
+import type { InputBinding } from './subgraph-hosts';
 
 const SAVE_AGAIN = 'The workflow may have been cut short or edited by hand. Open it in the editor and save it again.';
 
@@ -23,7 +24,7 @@ export interface Frame {
 	graph: UiGraph;
 	/** Ids of the instances from the root down to this graph. */
 	path: string[];
-	instance?: { node: UiNode; frame: Frame; subgraph: UiSubgraph };
+	instance?: { node: UiNode; frame: Frame; subgraph: UiSubgraph; binding: InputBinding };
 	/** Expanded instances in this graph, by node id. */
 	children: Map<string, Frame>;
 }
@@ -160,8 +161,9 @@ function outOfSubgraph(frame: Frame, slot: number, fallbacks: Array<{ frame: Fra
 	if (!instance) throw new ConversionProblem('A link starts at a subgraph input outside any subgraph');
 	// Linked to nothing that is sent (a PrimitiveNode, a dead end): the promoted widget's value, as when unlinked.
 	fallbacks.push({ frame, slot });
-	const outer = instance.node.inputs[slot];
-	return outer && outer.link !== null ? { output: false, frame: instance.frame, node: instance.node, index: slot } : undefined;
+	const index = instance.binding[slot];
+	const outer = index === undefined ? undefined : instance.node.inputs[index];
+	return outer && outer.link !== null ? { output: false, frame: instance.frame, node: instance.node, index: index! } : undefined;
 }
 
 /** One step from an output: through a bypassed node, into an instance, through a reroute, or the end. */

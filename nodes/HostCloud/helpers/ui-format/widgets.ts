@@ -32,8 +32,13 @@ const CONTROL_WORDS = ['fixed', 'increment', 'decrement', 'randomize'];
 /** Keys of dict-form values that are editor state, never inputs. */
 const UNSENT_KEYS = /^(videopreview|upload|choose .* to upload|control_after_generate|control_filter_list)$/;
 
-/** `value` widgets are sent; the others take a slot in `widgets_values` but are not. */
-export type WidgetRole = 'value' | 'control' | 'filter' | 'upload' | 'forced';
+/**
+ * `value` widgets are sent; the others take a slot in `widgets_values` but are not. `refresh` slots
+ * (after a combo whose list the editor reloads from the server: its auto-refresh toggle, then its
+ * refresh button) are there only in files from editors that had them, so they are read when the
+ * saved value looks like theirs.
+ */
+export type WidgetRole = 'value' | 'control' | 'filter' | 'upload' | 'forced' | 'refresh';
 
 export interface WidgetSlot {
 	name: string;
@@ -98,6 +103,11 @@ export function widgetLayout(definition: ClassDefinition, withForced = false): W
 		slots.push(slot(entry.name, kind === 'IMAGEUPLOAD' ? 'upload' : 'value'));
 		if (kind === 'INT' && hasSeedControl(entry)) slots.push(slot(entry.name, 'control'));
 		if (kind === 'COMBO' && entry.options.control_after_generate) slots.push(slot(entry.name, 'control'), slot(entry.name, 'filter'));
+		const remote = entry.options.remote;
+		if (kind === 'COMBO' && isRecord(remote)) {
+			slots.push(slot(entry.name, 'refresh'));
+			if (remote.refresh_button === true) slots.push(slot(entry.name, 'refresh'));
+		}
 		if (kind === 'COMBO' && entry.required && UPLOAD_FLAGS.some((flag) => entry.options[flag] === true)) upload = true;
 	}
 	if (upload) slots.push({ name: 'upload', role: 'upload', kind: 'IMAGEUPLOAD', options: {}, type: 'IMAGEUPLOAD' });
@@ -137,12 +147,15 @@ function misfit(slot: WidgetSlot, value: unknown): string | undefined {
 	if (slot.role === 'control') {
 		return typeof value === 'boolean' || CONTROL_WORDS.includes(String(value))
 			? undefined
-			: `the value after "${slot.name}" should be its control (fixed, increment, decrement or randomize), not ${shown}`;
+			: `it should be the control after "${slot.name}" (fixed, increment, decrement or randomize), not ${shown}`;
 	}
 	if (slot.role !== 'value' || fitsKind(slot, value)) return undefined;
 	const wanted = { INT: 'a number', FLOAT: 'a number', BOOLEAN: 'true or false', STRING: 'text', COMBO: 'a choice' }[slot.kind];
-	return `"${slot.name}" should be ${wanted ?? slot.kind}, not ${shown}`;
+	return `read as widget "${slot.name}", it should be ${wanted ?? slot.kind}, not ${shown}`;
 }
+
+/** Whether a saved value is the one an editor-only refresh slot holds (the toggle's boolean, the button's label). */
+const isRefreshValue = (value: unknown) => typeof value === 'boolean' || value === 'refresh' || value === null;
 
 /** Whether a saved value can be a value of its widget (numbers as text included, as the server reads them). */
 function fitsKind(slot: WidgetSlot, value: unknown): boolean {
@@ -167,8 +180,16 @@ export function apiValue(slot: WidgetSlot | undefined, value: unknown): unknown 
 	return slot?.kind === 'CURVE' ? { __type__: 'CURVE', __value__: value } : { __value__: value };
 }
 
-/** A node's widget values to send, in the editor's order, or why they do not fit the definition. */
-export type WidgetReading = { entries: Array<[string, unknown]> } | { misfit: string };
+/**
+ * A node's widget values to send, in the editor's order, with what was assumed (values beyond the
+ * widgets not sent, widgets without a saved value sent at their default); or why they do not fit.
+ */
+export type WidgetReading = { entries: Array<[string, unknown]>; notes: string[] } | { misfit: string };
+
+const shortJson = (values: unknown[]) => {
+	const text = JSON.stringify(values) ?? '';
+	return text.length > 80 ? `${text.slice(0, 77)}…` : text;
+};
 
 /** Drops the dummy values editors before 1.16 saved for `forceInput` inputs, when the count says they are there. */
 export function withoutForcedValues(definition: ClassDefinition, values: unknown[]): unknown[] {
@@ -188,17 +209,31 @@ export function readWidgetValues(
 ): WidgetReading {
 	const layout = widgetLayout(definition);
 	const values = new Map<string, unknown>();
+	const notes: string[] = [];
 	if (Array.isArray(saved)) {
 		const list = withoutForcedValues(definition, saved);
-		for (const [index, slot] of layout.entries()) {
-			const problem = misfit(slot, list[index]);
-			if (problem) return { misfit: problem };
-			if (slot.role === 'value') values.set(slot.name, list[index] ?? defaultValue(slot));
+		let cursor = 0;
+		const missing: string[] = [];
+		for (const slot of layout) {
+			if (slot.role === 'refresh' && !(cursor < list.length && isRefreshValue(list[cursor]))) continue;
+			const problem = misfit(slot, list[cursor]);
+			if (problem) return { misfit: `value ${cursor + 1} of ${list.length} in its widgets_values: ${problem}` };
+			if (slot.role === 'value' && cursor >= list.length) missing.push(`"${slot.name}" (${JSON.stringify(defaultValue(slot))})`);
+			if (slot.role === 'value') values.set(slot.name, list[cursor] ?? defaultValue(slot));
+			cursor++;
 		}
-		const extra = list.slice(layout.length).filter((value) => value !== '' && value !== null && (!isRecord(value) || Array.isArray(value)));
-		if (extra.length > 0) {
-			const widgets = layout.length === 1 ? '1 widget' : `${layout.length} widgets`;
-			return { misfit: `it holds ${list.length} widget values, and the server's definition has ${widgets}` };
+		// The editor ignores what is left: values of its own widgets (preview toggles, buttons) that the definition has not.
+		const extra = list.slice(cursor);
+		if (extra.some((value) => value !== '' && value !== null)) {
+			const count = extra.length === 1 ? '1 saved value' : `${extra.length} saved values`;
+			notes.push(
+				`${count} after its widgets (${shortJson(extra)}) not sent: the editor ignores values beyond a node's widgets (its own widgets such as preview toggles and buttons, or widgets this server's version of the node has not)`,
+			);
+		}
+		if (missing.length > 0) {
+			notes.push(
+				`the file has no value for ${missing.join(', ')}, widgets the server's definition has and the saved node had not: sent at their defaults, as the editor does`,
+			);
 		}
 	} else if (isRecord(saved)) {
 		for (const [name, value] of Object.entries(saved)) {
@@ -209,5 +244,5 @@ export function readWidgetValues(
 	for (const slot of layout) if (slot.role === 'value' && !values.has(slot.name)) values.set(slot.name, defaultValue(slot));
 	for (const [name, value] of overrides) if (values.has(name)) values.set(name, value);
 	const slotNamed = (name: string) => layout.find((slot) => slot.name === name && slot.role === 'value');
-	return { entries: [...values].map(([name, value]) => [name, apiValue(slotNamed(name), value)]) };
+	return { entries: [...values].map(([name, value]) => [name, apiValue(slotNamed(name), value)]), notes };
 }
