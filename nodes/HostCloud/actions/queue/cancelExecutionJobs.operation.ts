@@ -5,7 +5,7 @@ import { clipText } from '../../../shared/service-values';
 import { booleanValue, isRecord, maxCharacters, optionalText, requiredText } from '../../../shared/validation';
 import { cancelJobs } from '../../helpers/jobs/lookup';
 import { thisInstanceId } from '../../helpers/ownership/job-tag';
-import { isAwaitedOnly, isQueueAnswer, jobsOfExecution, type ExecutionJob } from '../../helpers/ownership/own-jobs';
+import { ENDED_BEFORE_CANCEL, isAwaitedOnly, isQueueAnswer, jobsOfExecution, type ExecutionJob } from '../../helpers/ownership/own-jobs';
 import { readQueue } from '../../transport/cloud-api';
 
 const EXECUTION_FIELD = 'Execution ID';
@@ -119,6 +119,14 @@ function listed(json: IDataObject, key: string, jobs: IDataObject[]): void {
 	if (jobs.length > MAX_LISTED) json[`${key}_not_listed`] = jobs.length - MAX_LISTED;
 }
 
+/** The answer in one line, naming the first ten jobs cancelled. */
+function summary(executionId: string, found: number, cancelled: ExecutionJob[], confirmed: boolean): string {
+	if (found === 0) return `No queued or running job was started by execution ${executionId}.`;
+	const named = cancelled.slice(0, 10).map((job) => job.prompt_id);
+	const list = named.length === 0 ? '' : `: ${named.join(', ')}${cancelled.length > named.length ? ', …' : ''}`;
+	return `${confirmed ? 'Cancelled' : 'Asked the service to cancel'} ${cancelled.length} job(s) of execution ${executionId}${list}.`;
+}
+
 /**
  * Reads the account's queue (GET /api/queue), and cancels the queued and running jobs Execute
  * waited for whose tag (`extra_data.n8n`, set by every submit of this package) names that
@@ -150,14 +158,10 @@ export async function execute(this: IExecuteFunctions, itemIndex: number): Promi
 	listed(
 		json,
 		'not_cancelled',
-		ended.map((job) => ({ ...reported(job), reason: 'it ended before it could be cancelled' })),
+		ended.map((job) => ({ ...reported(job), reason: ENDED_BEFORE_CANCEL })),
 	);
 	listed(json, 'left_running', leftRunning.map(reported));
 	if (unreadable > 0) json.unreadable_queue_entries = unreadable;
-	const named = cancelled.slice(0, 10).map((job) => job.prompt_id);
-	json.message =
-		found.length === 0
-			? `No queued or running job was started by execution ${owner.executionId}.`
-			: `${confirmed ? 'Cancelled' : 'Asked the service to cancel'} ${cancelled.length} job(s) of execution ${owner.executionId}${named.length > 0 ? `: ${named.join(', ')}${cancelled.length > named.length ? ', …' : ''}` : ''}.`;
+	json.message = summary(owner.executionId, found.length, cancelled, confirmed !== undefined);
 	return [{ json }];
 }

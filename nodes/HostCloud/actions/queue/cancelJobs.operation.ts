@@ -6,7 +6,7 @@ import { invalidField, quoted, stringList } from '../../../shared/validation';
 import { cancelJobs } from '../../helpers/jobs/lookup';
 import { PROMPT_ID_PATTERN } from '../../helpers/jobs/prompt-id';
 import { thisWorkflowId } from '../../helpers/ownership/job-tag';
-import { cancellableByThisWorkflow } from '../../helpers/ownership/own-jobs';
+import { cancellableByThisWorkflow, ENDED_BEFORE_CANCEL } from '../../helpers/ownership/own-jobs';
 import { readQueue } from '../../transport/cloud-api';
 
 const FIELD = 'Prompt IDs';
@@ -48,9 +48,6 @@ function readPromptIds(context: IExecuteFunctions, itemIndex: number): string[] 
 	return ids;
 }
 
-/** Why an id a tool asked for was not cancelled after all (it was queued or running when the queue was read). */
-const ENDED_MEANWHILE = 'it ended before it could be cancelled';
-
 /**
  * As a tool: the queue is read first, and only the ids queued or running and started by this
  * workflow are cancelled; every other id is refused by name, and no cancel request names it.
@@ -63,7 +60,7 @@ async function cancelOwnJobs(context: IExecuteFunctions, ids: string[], itemInde
 	// A server that does not say which it cancelled: the answer says the cancel was sent, not that it took.
 	if (!deleted) return { requested: ids, cancel_sent_for: allowed, not_cancelled: refused };
 	const cancelled = allowed.filter((id) => deleted.includes(id));
-	const ended = allowed.filter((id) => !deleted.includes(id)).map((id) => ({ prompt_id: id, reason: ENDED_MEANWHILE }));
+	const ended = allowed.filter((id) => !deleted.includes(id)).map((id) => ({ prompt_id: id, reason: ENDED_BEFORE_CANCEL }));
 	return { requested: ids, cancelled, not_cancelled: [...refused, ...ended] };
 }
 

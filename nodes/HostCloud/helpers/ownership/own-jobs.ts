@@ -10,6 +10,8 @@ import { jobTagOf, taggedWorkflowId } from './job-tag';
 /** Why a tool does not cancel an id, as the answer names it. */
 export const NOT_THIS_WORKFLOWS = 'not started by this workflow';
 export const NOT_QUEUED = 'not queued or running (it may have finished already)';
+/** Why a job that was queued or running when the queue was read was not cancelled after all. */
+export const ENDED_BEFORE_CANCEL = 'it ended before it could be cancelled';
 
 /** Said when the workflow has no id (never saved), so none of the account's jobs can be shown to be its own. */
 export const NO_WORKFLOW_ID =
