@@ -31,7 +31,8 @@ export const description = updateDisplayOptions({ show: { resource: ['workflow']
  */
 export async function execute(this: IExecuteFunctions, itemIndex: number): Promise<INodeExecutionData[]> {
 	const workflow = await prepareWorkflow(this, itemIndex);
-	const earlier = (await jobsToTakeOver(this, [itemIndex], { answered: true })).get(itemIndex);
+	// A tool may be called again in one run for a new job, so only a node's retry answers an earlier prompt_id.
+	const earlier = (await jobsToTakeOver(this, [itemIndex], { answered: !runsAsTool(this) })).get(itemIndex);
 	if (earlier && 'error' in earlier) throw earlier.error;
 	if (!earlier) await uploadInputImages(this, workflow, itemIndex);
 	const answer = earlier ? { prompt_id: earlier.promptId } : await submitWorkflow(this, workflow, itemIndex);
