@@ -20,7 +20,8 @@ import { forgetSubmit, lostSubmitOf, submitAnswered, submitLost } from './item-s
  * The pause before the second look. The upstream server queues a job before it answers, but a
  * server that went silent may still be taking the request in, and a distributed queue (the
  * cloud's) may list a job a moment after it took it: one more look a little later finds those, for
- * one more read. More looks would hold the item for a job that most likely never arrived.
+ * one more read. More looks would hold the item longer: Execute makes one more as its run ends
+ * (`lostJobsThatAppeared`), once the item has failed.
  */
 export const SECOND_LOOK_MS = 2000;
 
