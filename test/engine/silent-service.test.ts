@@ -85,7 +85,7 @@ describe('every request has a time limit', () => {
 		const json = result.items[0]!.json as { error: string; errorDetails: string };
 		const requestId = /request id ([0-9a-f-]{36})/.exec(json.error)?.[1];
 		expect(json.error).toBe(
-			`The answer to the submit was lost (The service sent nothing for 1 second while submitting the workflow), and its job (request id ${requestId}) could not be looked for: Not found while looking for the job of request ${requestId} (HTTP 404): no route /api/queue`,
+			`The answer to the submit was lost (The service sent nothing for 1 second while submitting the workflow), and its job (request id ${requestId}) could not be looked for (Not found while looking for the job of request ${requestId} (HTTP 404): no route /api/queue)`,
 		);
 		expect(json.errorDetails).toBe(
 			`The job may exist on the cloud: check the queue (Queue → Get) for a job whose extra_data.n8n.request_id is ${requestId} before running again. Nothing was sent again.`,

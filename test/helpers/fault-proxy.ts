@@ -67,8 +67,17 @@ export const BAD_ADDRESSES = [
 ];
 export const WRONG_FOR_TEXT: unknown[] = [42, ['x'], { a: 1 }, null];
 
+/**
+ * What a test's hook does with one API request (given the exchange and the request's whole body):
+ * answer it at once (and forward it `forwardAfterMs` later, its answer dropped: a service that
+ * acknowledges first and acts later), or forward it and rewrite the answer's text.
+ */
+export type Hooked = { answer: { status: number; body: string }; forwardAfterMs?: number } | { rewrite: (text: string) => string };
+
 export interface FaultProxy {
 	urls: Record<ProxiedHost, string>;
+	/** Set by a test to answer or rewrite chosen API requests (cleared by `arm`). */
+	hook?: (exchange: Exchange, body: string) => Hooked | undefined;
 	log: Exchange[];
 	/** Arms `fault` for request `index` of the next run, or for its first `request` (undefined: a clean run). */
 	arm(fault?: ArmedFault): void;
@@ -165,6 +174,18 @@ export async function startFaultProxy(targets: Record<ProxiedHost, string>): Pro
 
 	const rewrite = (text: string) => rewrites.reduce((out, [from, to]) => out.split(from).join(to), text);
 
+	/** Sends a request on to the simulator host; undefined when it cannot be reached. */
+	const forward = (host: ProxiedHost, req: IncomingMessage, body: Buffer) =>
+		new Promise<IncomingMessage>((resolve, reject) => {
+			const target = new URL(targets[host]);
+			const sent = httpRequest(
+				{ host: target.hostname, port: target.port, method: req.method, path: req.url, headers: { ...req.headers, host: target.host } },
+				resolve,
+			);
+			sent.on('error', reject);
+			sent.end(body);
+		}).catch(() => undefined);
+
 	const answer = async (host: ProxiedHost, req: IncomingMessage, res: ServerResponse) => {
 		const url = new URL(req.url ?? '/', 'http://proxy');
 		const body = await readAll(req);
@@ -187,21 +208,16 @@ export async function startFaultProxy(targets: Record<ProxiedHost, string>): Pro
 			exchange.fault = 'bad-gateway, not forwarded';
 			return void badGateway(res);
 		}
-		const target = new URL(targets[host]);
-		const upstream = await new Promise<IncomingMessage>((resolve, reject) => {
-			const forward = httpRequest(
-				{
-					host: target.hostname,
-					port: target.port,
-					method: req.method,
-					path: req.url,
-					headers: { ...req.headers, host: target.host },
-				},
-				resolve,
-			);
-			forward.on('error', reject);
-			forward.end(body);
-		}).catch(() => undefined);
+		const hooked = host === 'api' ? proxy.hook?.(exchange, body.toString('utf8')) : undefined;
+		if (hooked && 'answer' in hooked) {
+			exchange.fault = `answered ${hooked.answer.status} by the test`;
+			res.writeHead(hooked.answer.status, { 'content-type': 'application/json' });
+			res.end(hooked.answer.body);
+			const { forwardAfterMs } = hooked;
+			if (forwardAfterMs !== undefined) setTimeout(() => void forward(host, req, body).then((late) => late?.resume()), forwardAfterMs);
+			return;
+		}
+		const upstream = await forward(host, req, body);
 		if (!upstream) return void res.destroy();
 		const headers = { ...upstream.headers };
 		const raw = await readAll(upstream);
@@ -212,6 +228,7 @@ export async function startFaultProxy(targets: Record<ProxiedHost, string>): Pro
 		}
 		const contentType = String(headers['content-type'] ?? '');
 		let answerBody = TEXT_TYPES.test(contentType) ? Buffer.from(rewrite(raw.toString('utf8'))) : raw;
+		if (hooked) answerBody = Buffer.from(hooked.rewrite(answerBody.toString('utf8')));
 		if (typeof headers.location === 'string') headers.location = rewrite(headers.location);
 		Object.assign(exchange, { status: upstream.statusCode, contentType, location: headers.location, answer: answerBody });
 		delete headers['transfer-encoding'];
@@ -296,10 +313,11 @@ export async function startFaultProxy(targets: Record<ProxiedHost, string>): Pro
 		if (host === 'api') rewrites.push([from.replace(/^http/, 'ws'), urls[host].replace(/^http/, 'ws')]);
 	}
 
-	return {
+	const proxy: FaultProxy = {
 		urls,
 		log,
 		arm(next) {
+			proxy.hook = undefined;
 			armed = next;
 			armedUsed = false;
 			silenced = undefined;
@@ -317,6 +335,7 @@ export async function startFaultProxy(targets: Record<ProxiedHost, string>): Pro
 			await Promise.all(servers.map((server) => new Promise<void>((resolve) => server.close(() => resolve()))));
 		},
 	};
+	return proxy;
 }
 
 export function describeFault(fault: Fault): string {

@@ -26,13 +26,16 @@ export const description = updateDisplayOptions({ show: { resource: ['workflow']
 
 /**
  * POST /api/prompt and return the prompt_id at once, without waiting for the job. On a Retry On
- * Fail, an item whose earlier try's job is still queued or running answers that job's prompt_id.
+ * Fail, an item whose earlier try's submit answered (its job may have ended since: it was paid
+ * for), or whose job is still queued or running, answers that job's prompt_id.
  */
 export async function execute(this: IExecuteFunctions, itemIndex: number): Promise<INodeExecutionData[]> {
 	const workflow = await prepareWorkflow(this, itemIndex);
-	const earlier = (await jobsToTakeOver(this, [itemIndex])).get(itemIndex);
+	// A tool may be called again in one run for a new job, so only a node's retry answers an earlier prompt_id.
+	const earlier = (await jobsToTakeOver(this, [itemIndex], { answered: !runsAsTool(this) })).get(itemIndex);
+	if (earlier && 'error' in earlier) throw earlier.error;
 	if (!earlier) await uploadInputImages(this, workflow, itemIndex);
-	const answer = earlier ? { prompt_id: earlier } : await submitWorkflow(this, workflow, itemIndex);
+	const answer = earlier ? { prompt_id: earlier.promptId } : await submitWorkflow(this, workflow, itemIndex);
 	if (runsAsTool(this)) return [runningJobForTool(answer.prompt_id, itemIndex)];
 	const json: IDataObject = { prompt_id: answer.prompt_id, status: 'submitted' };
 	if (answer.number !== undefined) json.number = answer.number;

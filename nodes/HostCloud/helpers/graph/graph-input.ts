@@ -36,7 +36,7 @@ import { nodeDefinitions, nodeDefinitionsIfReadable } from './node-definitions';
 import { convertUiWorkflow } from '../ui-format/convert';
 import { binaryToUpload, loadImageValue, uploadBinary } from '../files/uploads';
 import { JOB_TAG_KEY, jobTagFor } from '../ownership/job-tag';
-import { forgetSubmit, rememberSubmit } from '../ownership/item-submits';
+import { forgetSubmit, rememberSubmit, submitAnswered } from '../ownership/item-submits';
 import { answerMayBeLost, findLostSubmit } from '../ownership/lost-submit';
 import { clipTextsDeep } from '../../../shared/service-values';
 
@@ -340,7 +340,7 @@ export async function submitWorkflow(
 	const body: SubmitBody = { prompt: prepared.graph as unknown as IDataObject, extra_data: extraData };
 	if (clientId) body.client_id = clientId;
 	const requestId = String(tag.request_id);
-	rememberSubmit(context, itemIndex, requestId);
+	rememberSubmit(context, itemIndex, requestId, clientId);
 	let answer: IDataObject;
 	try {
 		answer = await submitPrompt(context, body, itemIndex);
@@ -350,7 +350,8 @@ export async function submitWorkflow(
 			forgetSubmit(context, itemIndex);
 			throw errorForItem(context, error, itemIndex);
 		}
-		return { prompt_id: (await findLostSubmit(context, error, requestId, itemIndex)).promptId };
+		// Only Execute sends a client id: it owns its jobs, so it looks once more as its run ends.
+		return { prompt_id: (await findLostSubmit(context, error, { requestId, itemIndex, clientId }, clientId !== undefined)).promptId };
 	}
 	const promptId = answer?.prompt_id;
 	const unusableId = typeof promptId === 'string' ? pathSegmentProblem(promptId) : undefined;
@@ -370,6 +371,7 @@ export async function submitWorkflow(
 			'Check the queue (Queue → Get): the job may be there.',
 		);
 	}
+	submitAnswered(context, itemIndex, promptId);
 	// The rest of the answer (number, node_errors) is the service's: passed on with its texts clipped.
 	return { ...clipTextsDeep(answer), prompt_id: promptId };
 }

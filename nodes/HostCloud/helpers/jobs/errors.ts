@@ -52,6 +52,8 @@ export interface JobFailureWords {
 	description?: string;
 	/** Only the wait ended (Max Wait): the job goes on running where it was submitted. */
 	stillRunning?: boolean;
+	/** The node cancelled the job itself: a retry must not take it over (it may be listed a moment longer). */
+	cancelledByNode?: boolean;
 }
 
 /** A failure message and hint for an execution_error, in words a user can act on. */
@@ -141,6 +143,7 @@ export function jobWording(kind: ServerKind) {
 				? {
 						message: `Job ${promptId} did not finish within ${timeout.seconds} seconds (Max Wait), so it was cancelled on ${place}`,
 						description: `${last} Raise Max Wait in the wait settings for longer jobs, or set "On Timeout" to leave jobs running.`.trim(),
+						cancelledByNode: true,
 					}
 				: {
 						message: `Job ${promptId} did not finish within ${timeout.seconds} seconds (Max Wait); it is still running on ${place}`,
@@ -153,10 +156,11 @@ export function jobWording(kind: ServerKind) {
 			const fate = owned ? `the job was stopped on ${place}` : 'the job itself was left running';
 			// "canceled" is the word n8n looks for to mark the execution canceled rather than failed.
 			return cancelled
-				? { message: `The execution was canceled while waiting for job ${promptId}; ${fate}` }
+				? { message: `The execution was canceled while waiting for job ${promptId}; ${fate}`, cancelledByNode: owned }
 				: {
 						message: `Stopped waiting for job ${promptId} because another item failed; ${fate}`,
 						description: 'Turn on "Continue On Fail" to let the other items finish.',
+						cancelledByNode: owned,
 					};
 		},
 	};
@@ -175,12 +179,17 @@ export function jobFailure(
 	});
 	error.context.prompt_id = job.promptId;
 	if (words.stillRunning) error.context.still_running = true;
+	if (words.cancelledByNode) error.context.cancelled_by_node = true;
 	return error;
 }
 
 /** Whether an error only ended the wait for a job that goes on running (see `stillRunning`). */
 export const isStillRunning = (error: unknown): boolean =>
 	error instanceof NodeOperationError && error.context.still_running === true && typeof error.context.prompt_id === 'string';
+
+/** Whether an error says the node cancelled the item's job itself (at Max Wait, or abandoning the run). */
+export const isCancelledByNode = (error: unknown): boolean =>
+	error instanceof NodeOperationError && error.context.cancelled_by_node === true;
 
 /** Any error met while waiting for a job, as that job's error. */
 export function asJobFailure(node: INode, job: { promptId: string; itemIndex: number }, error: unknown, secrets: string[]): Error {

@@ -10,7 +10,7 @@ import type { IExecuteFunctions } from 'n8n-workflow';
 import { pathSegmentProblem } from '../../../shared/path-segment';
 import { isRecord, ownValue } from '../../../shared/validation';
 import { readQueue, readRecentHistory } from '../../transport/cloud-api';
-import { taggedRequestId } from './job-tag';
+import { jobTagOf, taggedRequestId, thisExecutionId } from './job-tag';
 import { entriesOf } from './own-jobs';
 
 /** Where a job was found: queued (running or pending), or among the ended ones. */
@@ -21,6 +21,13 @@ export interface FoundJob {
 	where: FoundWhere;
 }
 
+/** One submit to look for: its request id, the item that made it, and the client id it was sent with (Execute's). */
+export interface SubmitToFind {
+	requestId: string;
+	itemIndex: number;
+	clientId?: string;
+}
+
 /**
  * How many of the jobs that ended last are read: a self-hosted server runs one job at a time, and
  * a lost submit is looked for within its time limit (a minute by default), so its job, if it
@@ -29,34 +36,74 @@ export interface FoundJob {
  */
 export const RECENT_JOBS = 100;
 
-/** The request ids of a queue answer's running and pending jobs that the node can follow (prompt_id → request id). */
-export function queuedByRequestId(queue: unknown): Map<string, FoundJob> {
-	const found = new Map<string, FoundJob>();
+/** Names an object already has: a service's answer may not pass one off as a prompt_id. */
+const RESERVED_NAMES = new Set(['__proto__', 'constructor', 'prototype']);
+
+/** Whether a prompt_id read from a queue or history can name a job. */
+const usablePromptId = (id: unknown): id is string => typeof id === 'string' && !RESERVED_NAMES.has(id) && !pathSegmentProblem(id);
+
+/** A listed job that carries some submit's request id in its tag. */
+interface Listed extends FoundJob {
+	extraData: unknown;
+}
+
+/** The running and pending jobs of a queue answer that the node can follow, by the request id of their tag. */
+export function queuedByRequestId(queue: unknown): Map<string, Listed[]> {
+	const found = new Map<string, Listed[]>();
 	for (const where of ['running', 'pending'] as const) {
 		for (const entry of entriesOf(queue, where === 'running' ? 'queue_running' : 'queue_pending')) {
-			if (!Array.isArray(entry) || typeof entry[1] !== 'string' || pathSegmentProblem(entry[1])) continue;
+			if (!Array.isArray(entry) || !usablePromptId(entry[1])) continue;
 			const requestId = taggedRequestId(entry[3]);
-			if (requestId && !found.has(requestId)) found.set(requestId, { promptId: entry[1], where });
+			if (requestId) found.set(requestId, [...(found.get(requestId) ?? []), { promptId: entry[1], where, extraData: entry[3] }]);
 		}
 	}
 	return found;
 }
 
-/** The job the submit `requestId` made, if the server lists it (one queue read; on a self-hosted server with `ended`, one history read). */
-export async function findJobByRequestId(
-	context: IExecuteFunctions,
-	requestId: string,
-	options: { itemIndex: number; ended: boolean },
-): Promise<FoundJob | undefined> {
-	const action = `looking for the job of request ${requestId}`;
-	// The queue first: a job that ends between the two reads moves to the history, where it is read second.
-	const queued = queuedByRequestId(await readQueue(context, { itemIndex: options.itemIndex, retry: true, action })).get(requestId);
-	if (queued || !options.ended) return queued;
-	const history = await readRecentHistory(context, RECENT_JOBS, { itemIndex: options.itemIndex, action });
+/**
+ * Whether a job's extra_data shows it made by `submit` of this node in this execution: a request
+ * id alone could be copied into another job's tag, so the execution, node and item must match too,
+ * and the client id where both the job and the submit show one.
+ */
+function madeBy(context: IExecuteFunctions, submit: SubmitToFind, extraData: unknown): boolean {
+	const tag = jobTagOf(extraData);
+	if (!tag || ownValue(tag, 'request_id') !== submit.requestId) return false;
+	if (ownValue(tag, 'execution_id') !== thisExecutionId(context)) return false;
+	if (ownValue(tag, 'node_name') !== context.getNode().name || ownValue(tag, 'item_index') !== submit.itemIndex) return false;
+	const clientId = isRecord(extraData) ? ownValue(extraData, 'client_id') : undefined;
+	return submit.clientId === undefined || typeof clientId !== 'string' || clientId === submit.clientId;
+}
+
+/** The job of `submit` among the queued ones (from `queuedByRequestId`), if listed. */
+export function queuedJobOf(context: IExecuteFunctions, queued: Map<string, Listed[]>, submit: SubmitToFind): FoundJob | undefined {
+	const job = queued.get(submit.requestId)?.find((listed) => madeBy(context, submit, listed.extraData));
+	return job && { promptId: job.promptId, where: job.where };
+}
+
+/** The job of `submit` among the ended ones of a history answer, if there: its key must be the id its entry names. */
+export function endedJobOf(context: IExecuteFunctions, history: unknown, submit: SubmitToFind): FoundJob | undefined {
+	if (!isRecord(history)) return undefined;
 	for (const [promptId, entry] of Object.entries(history)) {
 		const queueItem = isRecord(entry) ? ownValue(entry, 'prompt') : undefined;
-		if (Array.isArray(queueItem) && taggedRequestId(queueItem[3]) === requestId && !pathSegmentProblem(promptId))
-			return { promptId, where: 'ended' };
+		if (!usablePromptId(promptId) || !Array.isArray(queueItem) || queueItem[1] !== promptId) continue;
+		if (madeBy(context, submit, queueItem[3])) return { promptId, where: 'ended' };
 	}
 	return undefined;
+}
+
+/**
+ * The job `submit` made, if the server lists it: one queue read and, on a self-hosted server with
+ * `ended`, one history read. Neither read is repeated here (`retry: false`): the caller looks
+ * again, and a look stays within two time limits.
+ */
+export async function findJobByRequestId(
+	context: IExecuteFunctions,
+	submit: SubmitToFind,
+	options: { ended: boolean },
+): Promise<FoundJob | undefined> {
+	const read = { itemIndex: submit.itemIndex, retry: false, action: `looking for the job of request ${submit.requestId}` };
+	// The queue first: a job that ends between the two reads moves to the history, where it is read second.
+	const queued = queuedJobOf(context, queuedByRequestId(await readQueue(context, read)), submit);
+	if (queued || !options.ended) return queued;
+	return endedJobOf(context, await readRecentHistory(context, RECENT_JOBS, read), submit);
 }

@@ -10,15 +10,26 @@
  * run index, item index), and is needed only seconds after its try failed. After a cancelled
  * execution there is nothing to take over: the node cancelled its own jobs, and a try that follows
  * refuses to submit.
+ *
+ * An entry also says what became of the submit: its prompt_id once answered (Submit answers it
+ * again rather than paying twice), and whether its answer was lost and its job not found (on the
+ * cloud, which lists no ended jobs, a retry then cannot tell "never arrived" from "already ran").
  */
 import type { IExecuteFunctions } from 'n8n-workflow';
 import { NodeOperationError } from 'n8n-workflow';
 
-import { readQueue } from '../../transport/cloud-api';
-import { queuedByRequestId } from './find-by-request';
+import { hostCloudServer } from '../../../shared/transport';
+import { readQueue, readRecentHistory } from '../../transport/cloud-api';
+import { endedJobOf, queuedByRequestId, queuedJobOf, RECENT_JOBS, type SubmitToFind } from './find-by-request';
 
 interface ItemSubmit {
 	requestId: string;
+	/** The client id it was sent with (Execute's), which its queue entry may show. */
+	clientId?: string;
+	/** Its prompt_id, once the submit answered or its job was found. */
+	promptId?: string;
+	/** Its answer was lost and its job was not found: it may never have arrived, or already ended. */
+	lost?: boolean;
 	/** When it was last written (submitted, or its wait failed). */
 	at: number;
 }
@@ -58,71 +69,121 @@ function prune(now: number): void {
 	}
 }
 
-/** Remembers the item's submit `requestId` (made, or about to be), in place of any earlier one. */
-export function rememberSubmit(context: IExecuteFunctions, itemIndex: number, requestId: string): void {
+/** The item's entry, if one is remembered and not expired. */
+function entryOf(context: IExecuteFunctions, itemIndex: number): ItemSubmit | undefined {
+	const key = keyOf(context, itemIndex);
+	const submit = key === undefined ? undefined : submits.get(key);
+	return submit && Date.now() - submit.at < KEPT_FOR_MS ? submit : undefined;
+}
+
+/** Writes the item's entry, in place of any earlier one. */
+function write(context: IExecuteFunctions, itemIndex: number, submit: Omit<ItemSubmit, 'at'>): void {
 	const key = keyOf(context, itemIndex);
 	if (key === undefined) return;
 	const now = Date.now();
 	submits.delete(key); // re-inserted last: the map stays in the order entries were written
-	submits.set(key, { requestId, at: now });
+	submits.set(key, { ...submit, at: now });
 	prune(now);
+}
+
+/** Remembers the item's submit `requestId` (made, or about to be, with `clientId` when Execute's), in place of any earlier one. */
+export function rememberSubmit(context: IExecuteFunctions, itemIndex: number, requestId: string, clientId?: string): void {
+	write(context, itemIndex, { requestId, ...(clientId ? { clientId } : {}) });
+}
+
+/** The item's submit answered (or its job was found): a retry of Submit answers this prompt_id again. */
+export function submitAnswered(context: IExecuteFunctions, itemIndex: number, promptId: string): void {
+	const submit = entryOf(context, itemIndex);
+	if (submit) write(context, itemIndex, { ...submit, promptId, lost: undefined });
+}
+
+/** The item's submit lost its answer and its job was not found: a retry looks for it before anything else. */
+export function submitLost(context: IExecuteFunctions, itemIndex: number): void {
+	const submit = entryOf(context, itemIndex);
+	if (submit) write(context, itemIndex, { ...submit, lost: true });
 }
 
 /** The item's wait failed: its job may still run, and the retry that may follow needs the entry. */
 export function keepSubmit(context: IExecuteFunctions, itemIndex: number): void {
-	const key = keyOf(context, itemIndex);
-	const submit = key === undefined ? undefined : submits.get(key);
-	if (submit) rememberSubmit(context, itemIndex, submit.requestId);
+	const submit = entryOf(context, itemIndex);
+	if (submit) write(context, itemIndex, submit);
 }
 
-/** The item's job ended (or none was made): nothing to take over. */
+/** The item's job ended, was cancelled by the node, or none was made: nothing to take over. */
 export function forgetSubmit(context: IExecuteFunctions, itemIndex: number): void {
 	const key = keyOf(context, itemIndex);
 	if (key !== undefined) submits.delete(key);
 }
 
-/** The request id of the item's earlier submit, if one is remembered. */
-function earlierSubmit(context: IExecuteFunctions, itemIndex: number): string | undefined {
-	const key = keyOf(context, itemIndex);
-	const submit = key === undefined ? undefined : submits.get(key);
-	if (!submit || Date.now() - submit.at >= KEPT_FOR_MS) return undefined;
-	return submit.requestId;
+/** The lost submit of an item, to look for once more (Execute's clean-up): undefined when none is remembered. */
+export function lostSubmitOf(context: IExecuteFunctions, itemIndex: number): SubmitToFind | undefined {
+	const submit = entryOf(context, itemIndex);
+	return submit?.lost ? { requestId: submit.requestId, itemIndex, clientId: submit.clientId } : undefined;
+}
+
+/** What a retry does with an item: follow (or answer) an earlier try's job, or fail without submitting. */
+export type EarlierTry = { promptId: string } | { error: NodeOperationError };
+
+/** Said when a retry meets a lost submit the cloud cannot show: it may have run already, so nothing is sent again. */
+function mayHaveRunAlready(context: IExecuteFunctions, itemIndex: number, requestId: string): NodeOperationError {
+	return new NodeOperationError(
+		context.getNode(),
+		`An earlier try of this node lost the answer to its submit (request id ${requestId}), and its job is not in the cloud's queue: it may never have arrived, or already ended`,
+		{
+			itemIndex,
+			description: `The cloud lists no jobs that have ended, so a job that already ran cannot be told from one that never arrived, and submitting again could run (and bill) the workflow twice: the retry sent nothing. Look among your jobs on the cloud (or in Queue → Get) for one whose extra_data.n8n.request_id is ${requestId}, then run again if it is not there.`,
+		},
+	);
 }
 
 /**
- * The jobs that earlier tries of these items submitted and that are still queued or running
- * (item → prompt_id), found by their request ids with one queue read, made only when one of the
- * items has an earlier submit. An item whose earlier job is not queued (it ended) is forgotten,
- * and submits anew. When the queue cannot be read, those items fail rather than risk a second job.
+ * What earlier tries of these items left to take over (item → job, or an error), found with at
+ * most one queue read (and, on a self-hosted server when a lost submit is among them, one history
+ * read). Submit answers an answered earlier submit's prompt_id without reading anything: that job
+ * was paid for, whether or not it ended. Otherwise an item whose earlier job is queued or running
+ * follows it; one whose job ended is forgotten and submits anew, except a lost submit on the
+ * cloud, which may have run unseen. When the queue cannot be read, the items with an earlier
+ * submit fail, each naming its own, rather than risk a second job; the others submit.
  */
-export async function jobsToTakeOver(context: IExecuteFunctions, itemIndices: number[]): Promise<Map<number, string>> {
-	const earlier = new Map<number, string>();
+export async function jobsToTakeOver(
+	context: IExecuteFunctions,
+	itemIndices: number[],
+	options: { answered: boolean },
+): Promise<Map<number, EarlierTry>> {
+	const takeOver = new Map<number, EarlierTry>();
+	const toFind: Array<SubmitToFind & { lost: boolean }> = [];
 	for (const itemIndex of itemIndices) {
-		const requestId = earlierSubmit(context, itemIndex);
-		if (requestId) earlier.set(itemIndex, requestId);
+		const submit = entryOf(context, itemIndex);
+		if (!submit) continue;
+		if (options.answered && submit.promptId) takeOver.set(itemIndex, { promptId: submit.promptId });
+		else toFind.push({ requestId: submit.requestId, itemIndex, clientId: submit.clientId, lost: submit.lost === true });
 	}
-	const takeOver = new Map<number, string>();
-	if (earlier.size === 0) return takeOver;
-	const [first, requestId] = [...earlier][0]!;
+	if (toFind.length === 0) return takeOver;
+	const { kind } = await hostCloudServer(context, toFind[0]!.itemIndex);
+	const read = { itemIndex: toFind[0]!.itemIndex, retry: true, action: 'looking for the jobs of earlier tries' };
 	let queued: ReturnType<typeof queuedByRequestId>;
+	let history: unknown;
 	try {
-		queued = queuedByRequestId(
-			await readQueue(context, { itemIndex: first, retry: true, action: 'looking for the jobs of earlier tries' }),
-		);
+		queued = queuedByRequestId(await readQueue(context, read));
+		// A lost submit's short job may have ended already: a self-hosted server's history shows it.
+		const lostOnes = toFind.filter((submit) => submit.lost && !queuedJobOf(context, queued, submit));
+		if (kind === 'selfHosted' && lostOnes.length > 0) history = await readRecentHistory(context, RECENT_JOBS, read);
 	} catch (error) {
-		throw new NodeOperationError(
-			context.getNode(),
-			`An earlier try of this node submitted the workflow (request id ${requestId}), and the queue could not be read to see whether that job still runs: ${(error as Error).message}`,
-			{
-				itemIndex: first,
-				description: 'Nothing was submitted again, so the job cannot run twice. Check the queue (Queue → Get), then run again.',
-			},
-		);
+		for (const { itemIndex, requestId } of toFind) {
+			const words = `An earlier try of this node submitted the workflow (request id ${requestId}), and the queue could not be read to see whether that job still runs: ${(error as Error).message}`;
+			const description = 'Nothing was submitted again, so the job cannot run twice. Check the queue (Queue → Get), then run again.';
+			takeOver.set(itemIndex, { error: new NodeOperationError(context.getNode(), words, { itemIndex, description }) });
+		}
+		return takeOver;
 	}
-	for (const [itemIndex, id] of earlier) {
-		const job = queued.get(id);
-		if (job) takeOver.set(itemIndex, job.promptId);
-		else forgetSubmit(context, itemIndex);
+	for (const submit of toFind) {
+		const job = queuedJobOf(context, queued, submit) ?? (submit.lost ? endedJobOf(context, history, submit) : undefined);
+		if (job) {
+			submitAnswered(context, submit.itemIndex, job.promptId);
+			takeOver.set(submit.itemIndex, { promptId: job.promptId });
+		} else if (submit.lost && kind !== 'selfHosted')
+			takeOver.set(submit.itemIndex, { error: mayHaveRunAlready(context, submit.itemIndex, submit.requestId) });
+		else forgetSubmit(context, submit.itemIndex);
 	}
 	return takeOver;
 }

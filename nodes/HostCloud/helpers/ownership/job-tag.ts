@@ -42,7 +42,7 @@ export function thisWorkflowId(context: IExecuteFunctions): string | undefined {
  * two installs on one account, which both number executions from 1, apart.
  */
 export function jobTagFor(context: IExecuteFunctions, itemIndex: number, keep = false): IDataObject {
-	const executionId = presentString(() => context.getExecutionId());
+	const executionId = thisExecutionId(context);
 	const workflowId = thisWorkflowId(context);
 	const instanceId = thisInstanceId(context);
 	const operation = presentString(() => context.getNodeParameter('operation', itemIndex));
@@ -56,6 +56,11 @@ export function jobTagFor(context: IExecuteFunctions, itemIndex: number, keep = 
 		...(keep || operation === 'submit' ? { keep: true } : {}),
 		request_id: randomUUID(),
 	};
+}
+
+/** The id of the execution this node runs in, when it has one. */
+export function thisExecutionId(context: IExecuteFunctions): string | undefined {
+	return presentString(() => context.getExecutionId());
 }
 
 /** The id of this n8n install, when the context gives one. */

@@ -3,7 +3,8 @@
  * out once it was sent, the connection closed early, or something answered 5xx or an unreadable 2xx
  * (a proxy that forwarded it, then failed). Sending it again could run (and bill) the workflow
  * twice, so its job is looked for by the request id of its tag instead: found, it is followed as if
- * the submit had answered its prompt_id; not found, the item fails saying so.
+ * the submit had answered its prompt_id; not found, the item fails saying so, and its entry is kept
+ * flagged for the retry (`item-submits.ts`) and for Execute's last look (`lostJobsThatAppeared`).
  */
 import type { IExecuteFunctions } from 'n8n-workflow';
 import { NodeApiError, NodeOperationError } from 'n8n-workflow';
@@ -11,13 +12,16 @@ import { NodeApiError, NodeOperationError } from 'n8n-workflow';
 import { placeOf } from '../../../../credentials/cloud-server';
 import { pause } from '../../../shared/pause';
 import { hostCloudServer } from '../../../shared/transport';
-import { findJobByRequestId, RECENT_JOBS, type FoundJob } from './find-by-request';
+import { readQueue } from '../../transport/cloud-api';
+import { findJobByRequestId, queuedByRequestId, queuedJobOf, RECENT_JOBS, type FoundJob, type SubmitToFind } from './find-by-request';
+import { forgetSubmit, lostSubmitOf, submitAnswered, submitLost } from './item-submits';
 
 /**
  * The pause before the second look. The upstream server queues a job before it answers, but a
  * server that went silent may still be taking the request in, and a distributed queue (the
  * cloud's) may list a job a moment after it took it: one more look a little later finds those, for
- * one more read. More looks would hold the item for a job that most likely never arrived.
+ * one more read. More looks would hold the item longer: Execute makes one more as its run ends
+ * (`lostJobsThatAppeared`), once the item has failed.
  */
 export const SECOND_LOOK_MS = 2000;
 
@@ -38,20 +42,23 @@ const whatHappened = (lost: NodeApiError): string =>
 	(typeof lost.context.failure === 'string' ? lost.context.failure : lost.message).replace(/\.$/, '');
 
 /**
- * The job of the lost submit `requestId`, looked for twice, SECOND_LOOK_MS apart (each look one
- * queue read and, on a self-hosted server, one history read, within the transport's time limits).
- * Throws, naming the request id, when it is not found or cannot be looked for.
+ * The job of the lost submit, looked for twice, SECOND_LOOK_MS apart (each look one queue read
+ * and, on a self-hosted server, one history read, each read once within the transport's time
+ * limit). Throws, naming the request id, when it is not found or cannot be looked for.
+ * `looksAgain`: Execute looks once more as its run ends (`lostJobsThatAppeared`).
  */
 export async function findLostSubmit(
 	context: IExecuteFunctions,
 	lost: NodeApiError,
-	requestId: string,
-	itemIndex: number,
+	submit: SubmitToFind,
+	looksAgain: boolean,
 ): Promise<FoundJob> {
+	const { requestId, itemIndex } = submit;
 	const { kind } = await hostCloudServer(context, itemIndex);
 	const place = placeOf(kind);
 	const lookedFor = `The answer to the submit was lost (${whatHappened(lost)})`;
-	const look = async () => await findJobByRequestId(context, requestId, { itemIndex, ended: kind === 'selfHosted' });
+	const look = async () => await findJobByRequestId(context, submit, { ended: kind === 'selfHosted' });
+	const lastLook = looksAgain ? ` When this run ends, the node looks for it once more and cancels it if it is there.` : '';
 	let found: FoundJob | undefined;
 	try {
 		found = await look();
@@ -60,30 +67,66 @@ export async function findLostSubmit(
 			found = await look();
 		}
 	} catch (error) {
+		submitLost(context, itemIndex);
 		if (context.getExecutionCancelSignal()?.aborted) throw lost;
 		throw new NodeOperationError(
 			context.getNode(),
-			`${lookedFor}, and its job (request id ${requestId}) could not be looked for: ${(error as Error).message}`,
+			`${lookedFor}, and its job (request id ${requestId}) could not be looked for (${error instanceof NodeApiError ? whatHappened(error) : (error as Error).message})`,
 			{
 				itemIndex,
-				description: `The job may exist on ${place}: check the queue (Queue → Get) for a job whose extra_data.n8n.request_id is ${requestId} before running again. Nothing was sent again.`,
+				description: `The job may exist on ${place}: check the queue (Queue → Get) for a job whose extra_data.n8n.request_id is ${requestId} before running again. Nothing was sent again.${lastLook}`,
 			},
 		);
 	}
 	if (found) {
 		context.logger?.info?.(`Host Cloud: the answer to submit ${requestId} was lost; its job ${found.promptId} was found (${found.where})`);
+		submitAnswered(context, itemIndex, found.promptId);
 		return found;
 	}
+	submitLost(context, itemIndex);
 	const where =
 		kind === 'selfHosted'
 			? `in your server's queue and among the ${RECENT_JOBS} jobs that ended last`
 			: "in the cloud's queue (running and pending jobs)";
 	const ended =
 		kind === 'selfHosted'
-			? ''
-			: ' The cloud lists no jobs that have ended, so a job that already ran to its end cannot be found this way: if the workflow is very short, look for it among your jobs on the cloud before running again.';
+			? ' With Retry On Fail, the next try looks for it once more, and submits again only when it is still not there.'
+			: ' The cloud lists no jobs that have ended, so a job that already ran to its end cannot be found this way: look for it among your jobs on the cloud before running again. With Retry On Fail, the next try follows the job if the queue lists it by then, and otherwise fails without submitting.';
 	throw new NodeOperationError(context.getNode(), `${lookedFor}, and no job with request id ${requestId} was found on ${place}`, {
 		itemIndex,
-		description: `The node looked for it twice, ${SECOND_LOOK_MS / 1000} seconds apart, ${where}, and did not find it: the workflow most likely never reached ${place}, and it was not sent again.${ended} With Retry On Fail, the next try looks in the queue for this job once more before it submits again.`,
+		description: `The node looked for it twice, ${SECOND_LOOK_MS / 1000} seconds apart, ${where}, and did not find it. It was not sent again: the workflow may never have reached ${place}, or ${place} may list its job late.${lastLook}${ended}`,
 	});
+}
+
+/**
+ * Execute's last look for the lost submits of these items that were not found: a queue may list a
+ * job late, and a failed read proves nothing, so such a job would otherwise run (and bill) unseen.
+ * Bounded: one queue read, no earlier than SECOND_LOOK_MS after `lastFailedAt`; the jobs found
+ * (item → prompt_id) are for the caller to cancel, and their entries are forgotten so a retry
+ * submits anew. A job listed later still is not seen; a failed read is logged.
+ */
+export async function lostJobsThatAppeared(
+	context: IExecuteFunctions,
+	itemIndices: number[],
+	lastFailedAt: number,
+): Promise<Map<number, string>> {
+	const appeared = new Map<number, string>();
+	const lostOnes = itemIndices.flatMap((itemIndex) => lostSubmitOf(context, itemIndex) ?? []);
+	if (lostOnes.length === 0) return appeared;
+	try {
+		const wait = lastFailedAt + SECOND_LOOK_MS - Date.now();
+		// A stopped execution looks at once.
+		if (wait > 0) await pause(wait, context.getExecutionCancelSignal()).catch(() => undefined);
+		const action = 'looking once more for the jobs of lost submits';
+		const queued = queuedByRequestId(await readQueue(context, { cleanup: true, itemIndex: lostOnes[0]!.itemIndex, action }));
+		for (const submit of lostOnes) {
+			const job = queuedJobOf(context, queued, submit);
+			if (!job) continue;
+			appeared.set(submit.itemIndex, job.promptId);
+			forgetSubmit(context, submit.itemIndex);
+		}
+	} catch (error) {
+		context.logger?.warn?.(`Host Cloud: could not look once more for the jobs of lost submits: ${(error as Error).message}`);
+	}
+	return appeared;
 }
