@@ -269,7 +269,7 @@ describe('a legacy PrimitiveNode inside a subgraph gives each host its own value
 });
 
 describe('two nodes with the same id are both sent: the second is renumbered as the editor does', () => {
-	test('the second gets the next id after last_node_id, its output link follows it, and a note says so', () => {
+	test('the second gets the next id after last_node_id; a link naming the id stays with the first, as in the editor', () => {
 		const first = node(3, 'Ints', { outputs: ['INT'], values: [1, 'fixed'] });
 		const second = node(3, 'Ints', { outputs: ['INT'], values: [2, 'fixed'] });
 		second.outputs[0]!.links.push(7);
