@@ -257,5 +257,6 @@ export function groupNodeName(type: string): string | undefined {
 
 /** "12 "My title" (KSampler)": how a node is named in messages (`id` is its execution id). */
 export function describeNode(id: string, node: UiNode, classLabel = node.type): string {
-	return `node ${clip(id)}${node.title ? ` "${clip(node.title)}"` : ''} (${clip(classLabel)})`;
+	// Execution ids of nested instances run long ("18:57:3"…): cut only what no real file has.
+	return `node ${clip(id, 240)}${node.title ? ` "${clip(node.title)}"` : ''} (${clip(classLabel)})`;
 }
