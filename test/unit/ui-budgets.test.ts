@@ -3,7 +3,7 @@
  * million nodes are refused, naming the budget; reroute chains are walked once, without recursion.
  */
 import { CONVERSION_BUDGETS, convertUiWorkflow } from '../../nodes/HostCloud/helpers/ui-format/convert';
-import type { NodeDefinitions } from '../../nodes/HostCloud/helpers/graph/workflow-graph';
+import { conversionNotes, type NodeDefinitions } from '../../nodes/HostCloud/helpers/graph/workflow-graph';
 import { nestedSubgraphs, rerouteChain, wideSubgraph } from '../helpers/hostile-ui-workflows';
 
 const DEFINITIONS: NodeDefinitions = {
@@ -73,6 +73,10 @@ describe('subgraph instances with tens of thousands of inputs convert in linear 
 		if (!('graph' in result)) throw new Error(result.problem.message);
 		// Values follow the host's saved order: its first value goes to the definition's last input.
 		expect(result.graph['1:1']!.inputs).toMatchObject({ in59999: 64, in0: 64 + 59_999 });
+		// The rebinding note names the first five inputs, not 60,000.
+		expect(conversionNotes(result.graph)).toEqual([
+			'node 1 (subgraph "Wide") was saved with other inputs than the subgraph has now: rebound as the editor does when it opens the file ("in59999", "in59998", "in59997", "in59996", "in59995" and 59995 more matched by name).',
+		]);
 		expect(ms).toBeLessThan(5_000);
 	});
 
