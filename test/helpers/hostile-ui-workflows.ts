@@ -40,3 +40,45 @@ export function rerouteChain(length: number, readers: number): UiWorkflowJson {
 	}
 	return { nodes, links, version: 0.4 };
 }
+
+export const WIDE_SUBGRAPH = '00000000-0000-4000-8000-00000000beef';
+
+/**
+ * One subgraph whose `inputs` definition inputs each feed the `value` widget of its single inner
+ * EmptyLatentImage (width), and `instances` hosts of it. Each host saves `hostInputs` inputs: the
+ * definition's names in reverse order ("reverse"), other names ("other"), or none; and, with
+ * `proxyWidgets`, one promoted widget per definition input. Lookups done per input, per entry or
+ * per link make these files quadratic.
+ */
+export function wideSubgraph(options: {
+	inputs: number;
+	instances?: number;
+	hostInputs?: 'reverse' | 'other' | 'none';
+	proxyWidgets?: boolean;
+}): UiWorkflowJson {
+	const { inputs: count, instances = 1, hostInputs = 'reverse', proxyWidgets = false } = options;
+	const names = Array.from({ length: count }, (_, index) => `in${index}`);
+	const inner = uiNode(1, 'EmptyLatentImage', {
+		inputs: names.map((name, index) => [name, 'INT', index + 1, 'width']),
+		outputs: ['LATENT'],
+		values: [512, 512, 1],
+	});
+	const subgraph = {
+		id: WIDE_SUBGRAPH,
+		name: 'Wide',
+		inputs: names.map((name, index) => ({ name, type: 'INT', linkIds: [index + 1] })),
+		outputs: [],
+		nodes: [inner],
+		links: names.map((_, index) => [index + 1, -10, index, 1, index, 'INT']),
+	};
+	const saved = hostInputs === 'none' ? [] : hostInputs === 'other' ? names.map((name) => `other_${name}`) : [...names].reverse();
+	const hosts = Array.from({ length: instances }, (_, index) => {
+		const host = uiNode(index + 1, WIDE_SUBGRAPH, {
+			inputs: saved.map((name): [string, string, null, string] => [name, 'INT', null, name]),
+			values: names.map((_, position) => 64 + position),
+		});
+		if (proxyWidgets) host.properties.proxyWidgets = names.map((name) => ['-1', name]);
+		return host;
+	});
+	return { nodes: hosts, links: [], definitions: { subgraphs: [subgraph] }, version: 0.4 };
+}

@@ -200,10 +200,14 @@ describe('promoted widgets of a subgraph host follow its proxyWidgets order', ()
 		expect(graph['2:1']!.inputs).toEqual({ width: 512, height: 64, batch_size: 1 });
 	});
 
-	test('the list saved as JSON text reads the same; without a list the values follow the subgraph inputs', () => {
+	test('the list saved as JSON text reads the same; without a list the values follow the host’s inputs', () => {
 		const asText = converted(workflow([host('[["-1","batch_size"],["-1","width"]]')], [], { definitions: { subgraphs: [subgraph] } }));
 		expect(asText.graph['2:1']!.inputs).toEqual({ width: 512, height: 64, batch_size: 1 });
-		const noList = converted(workflow([node(2, LATENT, { values: [1, 512] })], [], { definitions: { subgraphs: [subgraph] } }));
+		const inputs: Array<[string, string, null]> = [
+			['width', 'INT', null],
+			['batch_size', 'INT', null],
+		];
+		const noList = converted(workflow([node(2, LATENT, { inputs, values: [1, 512] })], [], { definitions: { subgraphs: [subgraph] } }));
 		expect(noList.graph['2:1']!.inputs).toEqual({ width: 1, height: 64, batch_size: 512 });
 	});
 });
@@ -269,7 +273,7 @@ describe('a legacy PrimitiveNode inside a subgraph gives each host its own value
 });
 
 describe('two nodes with the same id are both sent: the second is renumbered as the editor does', () => {
-	test('the second gets the next id after last_node_id, its output link follows it, and a note says so', () => {
+	test('the second gets the next id after last_node_id; a link naming the id stays with the first, as in the editor', () => {
 		const first = node(3, 'Ints', { outputs: ['INT'], values: [1, 'fixed'] });
 		const second = node(3, 'Ints', { outputs: ['INT'], values: [2, 'fixed'] });
 		second.outputs[0]!.links.push(7);
@@ -277,7 +281,8 @@ describe('two nodes with the same id are both sent: the second is renumbered as 
 		const { graph, notes } = converted(workflow([first, second, show], [[7, 3, 0, 4, 0, 'INT']]));
 		expect(Object.keys(graph).sort()).toEqual(['21', '3', '4']);
 		expect([graph['3']!.inputs.value, graph['21']!.inputs.value]).toEqual([1, 2]);
-		expect(graph['4']!.inputs.source).toEqual(['21', 0]);
+		// Link 7 names node 3, which two nodes had: the editor keeps it on the first.
+		expect(graph['4']!.inputs.source).toEqual(['3', 0]);
 		expect(notes).toEqual([
 			'Two nodes have id 3: the second (Ints) is sent as node 21, as the editor renumbers it when it opens the file.',
 		]);

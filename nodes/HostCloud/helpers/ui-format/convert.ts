@@ -9,7 +9,7 @@
  * bypassed (mode 4) nodes not sent, widget values named by the definitions, links resolved.
  * Pure: what cannot be converted comes back as a problem naming the node (id, title, class).
  */
-import { ownValue } from '../../../shared/validation';
+import { ownValue, setOwn } from '../../../shared/validation';
 import { groupNodeSubgraph } from './group-nodes';
 import {
 	ConversionProblem,
@@ -26,6 +26,7 @@ import {
 } from './graph';
 import { executionId, resolveInput, type Frame, type Resolved, type ResolveContext } from './links';
 import { ConversionNotes } from './notes';
+import { readProxyWidgets } from './proxy-widgets';
 import { applyHostValues, bindHostInputs, noHostValues, type HostValues } from './subgraph-hosts';
 import { apiValue, readWidgetValues } from './widgets';
 import {
@@ -49,6 +50,8 @@ export const CONVERSION_BUDGETS = {
 	nodes: 20_000,
 	/** Links followed while resolving inputs (each chain is walked once). */
 	links: 1_000_000,
+	/** Saved inputs and promoted widgets of instances, with their definitions' inputs, counted per instance. */
+	slots: 500_000,
 	/** Wall time of the whole conversion. */
 	milliseconds: 10_000,
 };
@@ -73,6 +76,7 @@ class Conversion implements ResolveContext {
 	readonly frames: Frame[] = [];
 	readonly resolvedOutputs = new Map<string, Resolved | undefined>();
 	private nodeCount = 0;
+	private slotCount = 0;
 	private linksFollowed = 0;
 	private readonly startedAt = Date.now();
 
@@ -86,6 +90,18 @@ class Conversion implements ResolveContext {
 		if (++this.linksFollowed > CONVERSION_BUDGETS.links)
 			this.overBudget(`follows more than ${CONVERSION_BUDGETS.links.toLocaleString('en-US')} links`);
 		if (this.linksFollowed % 1024 === 0) this.checkTime();
+	}
+
+	/** Counts an instance's saved inputs, promoted widgets and definition inputs; checks the time spent. */
+	private countSlots(host: UiNode, subgraph: UiSubgraph): void {
+		const list = readProxyWidgets(host.properties);
+		this.slotCount += host.inputs.length + subgraph.inputs.length + (list && 'entries' in list ? list.entries.length : 0);
+		if (this.slotCount > CONVERSION_BUDGETS.slots) {
+			this.overBudget(
+				`gives its subgraph instances more than ${CONVERSION_BUDGETS.slots.toLocaleString('en-US')} inputs and promoted widgets (their subgraphs' inputs included)`,
+			);
+		}
+		this.checkTime();
 	}
 
 	private checkTime(): void {
@@ -118,6 +134,7 @@ class Conversion implements ResolveContext {
 					throw new ConversionProblem(`${describeNode(id, node, subgraph.name)} contains itself`);
 				}
 				if (chain.length >= CONVERSION_BUDGETS.depth) this.overBudget(`nests subgraphs more than ${CONVERSION_BUDGETS.depth} deep`);
+				this.countSlots(node, subgraph);
 				const binding = bindHostInputs(id, node, subgraph, this.notes);
 				const child: Frame = {
 					graph: subgraph,
@@ -151,9 +168,15 @@ class Conversion implements ResolveContext {
 		for (const frame of [...this.frames].reverse()) {
 			const { instance } = frame;
 			if (!instance) continue;
-			applyHostValues(instance.node, instance.subgraph, instance.binding, this.hostValues.get(frame)!, this.definitions, (nodeId) => {
-				const nested = frame.children.get(nodeId);
-				return nested?.instance ? { subgraph: nested.instance.subgraph, values: this.hostValues.get(nested)! } : undefined;
+			this.checkTime();
+			applyHostValues(instance.node, instance.subgraph, instance.binding, this.hostValues.get(frame)!, {
+				id: executionId(instance.frame, instance.node),
+				definitions: this.definitions,
+				notes: this.notes,
+				nested: (nodeId) => {
+					const nested = frame.children.get(nodeId);
+					return nested?.instance ? { subgraph: nested.instance.subgraph, values: this.hostValues.get(nested)! } : undefined;
+				},
 			});
 		}
 	}
@@ -214,7 +237,9 @@ class Conversion implements ResolveContext {
 	}
 
 	private pushInto(frame: Frame, target: UiNode, link: UiLink, value: unknown): void {
-		const index = target.inputs.findIndex((input) => input.link === link.id);
+		// The link's own slot first: a target can have tens of thousands of inputs.
+		const index =
+			target.inputs[link.targetSlot]?.link === link.id ? link.targetSlot : target.inputs.findIndex((input) => input.link === link.id);
 		const input = target.inputs[index];
 		if (!input) return;
 		const child = frame.children.get(target.id);
@@ -266,7 +291,8 @@ class Conversion implements ResolveContext {
 		const inputs: Record<string, unknown> = Object.fromEntries(reading.entries);
 		for (const [index, input] of node.inputs.entries()) {
 			const resolved = resolveInput(frame, node, index, this);
-			if (resolved) inputs[input.name] = 'link' in resolved ? resolved.link : resolved.value;
+			// Names and ids come from the file: `__proto__` must stay a key, not replace the prototype.
+			if (resolved) setOwn(inputs, input.name, 'link' in resolved ? resolved.link : resolved.value);
 		}
 		const title = node.title ?? (typeof definition.display_name === 'string' ? definition.display_name : node.type);
 		return { inputs, class_type: node.type, _meta: { title } };
@@ -304,7 +330,7 @@ export function convertUiWorkflow(source: Record<string, unknown>, definitions: 
 		conversion.applyHosts();
 		conversion.pushPrimitives();
 		const graph: WorkflowGraph = {};
-		for (const entry of conversion.runnable) graph[entry.id] = conversion.node(entry);
+		for (const entry of conversion.runnable) setOwn(graph, entry.id, conversion.node(entry));
 		if (Object.keys(graph).length === 0) {
 			return {
 				problem: {

@@ -6,7 +6,7 @@
  */
 import { isRecord } from '../../../shared/validation';
 import type { GraphProblem } from '../graph/workflow-graph';
-import type { ConversionNotes } from './notes';
+import { clip, type ConversionNotes } from './notes';
 
 /** Link ends on a subgraph's own input and output nodes use these ids. */
 export const SUBGRAPH_INPUT_ID = '-10';
@@ -145,18 +145,19 @@ export function readNode(value: unknown, position: number, where: string, id?: s
 	};
 }
 
-/** The highest node id a graph has used: the editor numbers a new node after it. */
-function lastNodeId(source: Record<string, unknown>, nodes: UiNode[]): number {
+/** The node id counter the file saved: the editor numbers a node whose id is taken after it. */
+function savedLastNodeId(source: Record<string, unknown>): number {
 	const state = isRecord(source.state) ? source.state.lastNodeId : undefined;
 	const saved = [source.last_node_id, state].filter((id): id is number => typeof id === 'number' && Number.isFinite(id));
-	const numeric = nodes.map((node) => Number(node.id)).filter((id) => Number.isInteger(id));
-	return Math.max(0, ...saved, ...numeric);
+	return Math.max(0, ...saved);
 }
 
 /**
- * A second node with an id already taken gets the next free id, as the editor gives it when it
- * loads the file; both are sent. Its own links follow it: those its inputs hold and those its
- * outputs list. A link that names the id and neither node claims stays with the first node.
+ * A node whose id is taken when the editor adds it gets the next id of the counter, as the editor
+ * gives it when it loads the file: nodes are added in saved order, the counter starts at the saved
+ * last id and rises to every id added, so nodes [1, 1, 2] with last id 1 become 1, 2 and 3.
+ * Links name nodes by saved id: those naming an id only one node had follow that node; an id two
+ * nodes had keeps its links on the first (inputs still read their own links, by link id).
  */
 function renumberDuplicates(
 	source: Record<string, unknown>,
@@ -165,28 +166,35 @@ function renumberDuplicates(
 	inside: string,
 	notes: ConversionNotes,
 ): void {
+	const requested = new Map<string, number>();
+	for (const node of nodes) requested.set(node.id, (requested.get(node.id) ?? 0) + 1);
 	const taken = new Set<string>();
-	let next = lastNodeId(source, nodes);
+	const moved = new Map<string, string>();
+	let counter = savedLastNodeId(source);
 	for (const node of nodes) {
+		const numeric = Number(node.id);
 		if (!taken.has(node.id)) {
+			if (Number.isInteger(numeric) && numeric > counter) counter = numeric;
 			taken.add(node.id);
 			continue;
 		}
 		const old = node.id;
-		while (taken.has(String(++next)));
-		node.id = String(next);
+		node.id = String(++counter);
 		taken.add(node.id);
-		for (const input of node.inputs) {
-			const link = input.link === null ? undefined : links.get(input.link);
-			if (link && link.targetId === old) link.targetId = node.id;
+		const what = `(${clip(node.type)}) is sent as node ${node.id}`;
+		if (requested.get(old) === 1) {
+			moved.set(old, node.id);
+			notes.add(
+				`Node ${clip(old)}${inside} ${what}: its id went to a node renumbered before it, as the editor numbers them when it opens the file.`,
+			);
+		} else {
+			notes.add(`Two nodes have id ${clip(old)}${inside}: the second ${what}, as the editor renumbers it when it opens the file.`);
 		}
-		for (const linkId of node.outputs.flatMap((output) => output.links ?? [])) {
-			const link = links.get(linkId);
-			if (link && link.originId === old) link.originId = node.id;
-		}
-		notes.add(
-			`Two nodes have id ${old}${inside}: the second (${node.type}) is sent as node ${node.id}, as the editor renumbers it when it opens the file.`,
-		);
+	}
+	if (moved.size === 0) return;
+	for (const link of links.values()) {
+		link.originId = moved.get(link.originId) ?? link.originId;
+		link.targetId = moved.get(link.targetId) ?? link.targetId;
 	}
 }
 
@@ -229,7 +237,7 @@ export function readUiWorkflow(
 	for (const raw of definitions.filter(isRecord)) {
 		const id = text(raw.id);
 		const name = text(raw.name, 'Subgraph');
-		const graph = readGraph(raw, `${field}: subgraph "${name}"`, notes, ` in subgraph "${name}"`);
+		const graph = readGraph(raw, `${field}: subgraph "${clip(name)}"`, notes, ` in subgraph "${clip(name)}"`);
 		if ('message' in graph) return { problem: graph };
 		subgraphs.set(id, { ...graph, id, name, inputs: readPorts(raw.inputs), outputs: readPorts(raw.outputs) });
 	}
@@ -249,5 +257,6 @@ export function groupNodeName(type: string): string | undefined {
 
 /** "12 "My title" (KSampler)": how a node is named in messages (`id` is its execution id). */
 export function describeNode(id: string, node: UiNode, classLabel = node.type): string {
-	return `node ${id}${node.title ? ` "${node.title}"` : ''} (${classLabel})`;
+	// Execution ids of nested instances run long ("18:57:3"…): cut only what no real file has.
+	return `node ${clip(id, 240)}${node.title ? ` "${clip(node.title)}"` : ''} (${clip(classLabel)})`;
 }

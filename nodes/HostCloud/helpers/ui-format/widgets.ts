@@ -114,9 +114,9 @@ export function widgetLayout(definition: ClassDefinition, withForced = false): W
 	return slots;
 }
 
-/** Whether an input of the class is drawn as a widget (so a socket for it carries a value when unlinked). */
-export function isWidgetInput(definition: ClassDefinition, name: string): boolean {
-	return widgetLayout(definition).some((slot) => slot.name === name && slot.role === 'value');
+/** The widget of the class that an input of this name is drawn as, if it is one (a socket for it carries a value when unlinked). */
+export function valueWidget(definition: ClassDefinition, name: string): WidgetSlot | undefined {
+	return widgetLayout(definition).find((slot) => slot.name === name && slot.role === 'value');
 }
 
 /** The inputs of a class that are sockets only (links), in the editor's order. */
@@ -141,7 +141,7 @@ function defaultValue(slot: WidgetSlot): unknown {
 }
 
 /** Why a saved value cannot belong to its slot (the values are out of step with the definition), or undefined. */
-function misfit(slot: WidgetSlot, value: unknown): string | undefined {
+export function misfit(slot: WidgetSlot, value: unknown): string | undefined {
 	if (value === undefined || value === null) return undefined;
 	const shown = JSON.stringify(value)?.slice(0, 60);
 	if (slot.role === 'control') {
