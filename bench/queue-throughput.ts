@@ -6,14 +6,15 @@
  *
  * - Wall time: first request sent → last execution's stoppedAt in n8n's database; the median of
  *   two batches per worker count, each started once the machine's 1-minute load is below 1.0
- *   (waited for up to 3 minutes; a batch that started above it is repeated, up to two more).
+ *   (waited for up to 3 minutes; when a batch started above it, one more is run and the quiet ones count).
  * - CPU per execution per worker: each worker process's user + system time (/proc/<pid>/stat)
  *   over the batch, divided by the executions it ran (its log's "Worker finished execution").
  * - The package's share: after the measured batches of each count, one worker is replaced by one
  *   started with `--cpu-prof`, a further batch runs, and that worker's profile (cut to the batch's
- *   window) says how much main-thread time was the package's own code and how much ran with the
- *   package on the stack (bench/cpu-profile.ts), per execution that worker ran. Profiles and their
- *   summaries are kept in bench/tmp/queue-profile/ (out of git).
+ *   window) says which share of its main thread's samples was the package's own code and which ran
+ *   with the package on the stack (bench/cpu-profile.ts); times those shares the main thread's CPU
+ *   time over the batch (/proc/<pid>/task/<pid>/stat), per execution that worker ran. Profiles and
+ *   their summaries are kept in bench/tmp/queue-profile/ (out of git).
  */
 import { mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -30,7 +31,7 @@ const WORKER_COUNTS = [1, 2, 4];
 const JOB_NODE_MS = 500;
 /** Measured batches per worker count (the median is reported), and how many more a busy machine may cost. */
 const BATCHES = 2;
-const EXTRA_BATCHES = 2;
+const EXTRA_BATCHES = 1;
 const QUIET_LOAD = 1.0;
 const QUIET_WAIT_MS = 180000;
 const PROFILE_DIR = join(ROOT, 'bench', 'tmp', 'queue-profile');
@@ -43,10 +44,15 @@ const progress = (line: string) => process.stderr.write(`[bench queue] ${line}\n
 const round = (value: number, places = 1) => Math.round(value * 10 ** places) / 10 ** places;
 const nowUs = () => Number(process.hrtime.bigint() / 1000n);
 
-/** User + system CPU time of a process so far, ms (fields 14 and 15 of /proc/<pid>/stat). */
-function cpuMsOf(pid: number): number {
-	const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+/** User + system CPU time so far, ms (fields 14 and 15 of a /proc stat file). */
+function cpuMsIn(statFile: string): number {
+	const fields = readFileSync(statFile, 'utf8').split(') ')[1]!.split(' ');
 	return (Number(fields[11]) + Number(fields[12])) * MS_PER_TICK;
+}
+
+/** A worker's CPU time so far: the whole process's, and its main thread's (where the nodes run; the rest is GC helpers, I/O, compilers). */
+function cpuOf(pid: number): { processMs: number; mainThreadMs: number } {
+	return { processMs: cpuMsIn(`/proc/${pid}/stat`), mainThreadMs: cpuMsIn(`/proc/${pid}/task/${pid}/stat`) };
 }
 
 /** How many of `ids` the worker ran, from its log. */
@@ -61,7 +67,7 @@ interface Batch {
 	quiet: boolean;
 	/** All workers' CPU over all executions, ms. */
 	cpuMsPerExecution: number;
-	perWorker: Array<{ name: string; executions: number; cpuMs: number }>;
+	perWorker: Array<{ name: string; executions: number; cpuMs: number; mainThreadCpuMs: number }>;
 	fromUs: number;
 	toUs: number;
 }
@@ -94,15 +100,19 @@ async function runBatch(stack: QueueStack, workflowId: string, url: string, coun
 async function measuredBatch(stack: QueueStack, workflowId: string, url: string, label: string): Promise<Batch> {
 	const { load, quiet } = await waitForQuietMachine(QUIET_LOAD, QUIET_WAIT_MS);
 	const workers = [...stack.workers];
-	const before = workers.map((worker) => cpuMsOf(worker.process.pid));
+	const before = workers.map((worker) => cpuOf(worker.process.pid));
 	const fromUs = nowUs();
 	const { wallMs, ids } = await runBatch(stack, workflowId, url, BATCH, label);
 	const toUs = nowUs();
-	const perWorker = workers.map((worker, index) => ({
-		name: worker.name,
-		executions: executionsRunBy(worker, ids),
-		cpuMs: cpuMsOf(worker.process.pid) - before[index]!,
-	}));
+	const perWorker = workers.map((worker, index) => {
+		const after = cpuOf(worker.process.pid);
+		return {
+			name: worker.name,
+			executions: executionsRunBy(worker, ids),
+			cpuMs: after.processMs - before[index]!.processMs,
+			mainThreadCpuMs: after.mainThreadMs - before[index]!.mainThreadMs,
+		};
+	});
 	const ran = perWorker.reduce((sum, worker) => sum + worker.executions, 0);
 	if (ran !== BATCH) throw new Error(`${label}: the workers' logs name ${ran} of the ${BATCH} executions`);
 	const cpuMsPerExecution = perWorker.reduce((sum, worker) => sum + worker.cpuMs, 0) / ran;
@@ -138,11 +148,17 @@ async function profiledBatch(stack: QueueStack, workflowId: string, url: string,
 	if (!file) throw new Error(`no CPU profile of worker ${pid} in ${dir}`);
 	const summary = summariseProfile(join(dir, file), PACKAGE_DIST, batch.fromUs, batch.toUs);
 	const ran = batch.perWorker.find((worker) => worker.name === profiled.name)!;
-	writeFileSync(join(dir, 'summary.json'), `${JSON.stringify({ workers, batch, profiledWorker: ran, ...summary }, null, 2)}\n`);
-	const perExecution = (ms: number) => round(ms / ran.executions, 2);
+	// V8 samples on a wall-clock timer, so a sample also counts time the thread waited for a core (the
+	// whole stack shares two): the profile gives each origin's share, the main thread's CPU time the ms.
+	const cpuPerSampledMs = ran.mainThreadCpuMs / summary.busyMs;
+	const perExecution = (ms: number) => round((ms * cpuPerSampledMs) / ran.executions, 2);
+	writeFileSync(
+		join(dir, 'summary.json'),
+		`${JSON.stringify({ workers, batch, profiledWorker: ran, cpuPerSampledMs, ...summary }, null, 2)}\n`,
+	);
 	progress(
 		`profile of ${profiled.name} with ${workers} worker(s) (${ran.executions} executions, ${round(ran.cpuMs / ran.executions)} ms CPU each while profiled): ` +
-			`main thread busy ${perExecution(summary.busyMs)} ms, package code ${perExecution(summary.packageSelfMs)} ms, ` +
+			`main thread ${perExecution(summary.busyMs)} ms (${round(summary.busyMs / ran.executions)} ms sampled), package code ${perExecution(summary.packageSelfMs)} ms, ` +
 			`with the package on the stack ${perExecution(summary.packageInitiatedMs)} ms per execution; ` +
 			`by origin: ${summary.byOrigin
 				.slice(0, 8)
@@ -152,6 +168,7 @@ async function profiledBatch(stack: QueueStack, workflowId: string, url: string,
 	return {
 		[`queue_package_cpu_ms_per_execution_${workers}w`]: perExecution(summary.packageSelfMs),
 		[`queue_package_initiated_cpu_ms_per_execution_${workers}w`]: perExecution(summary.packageInitiatedMs),
+		[`queue_package_share_of_main_thread_pct_${workers}w`]: round((summary.packageSelfMs / summary.busyMs) * 100),
 		[`queue_profiled_main_thread_ms_per_execution_${workers}w`]: perExecution(summary.busyMs),
 		[`queue_profiled_cpu_ms_per_execution_${workers}w`]: round(ran.cpuMs / ran.executions),
 	};
