@@ -196,6 +196,8 @@ export async function throughputFigures(stack: QueueStack): Promise<Figures> {
 		figures[`queue_batch_wall_ms_${workers}w`] = walls[workers];
 		figures[`queue_cpu_ms_per_execution_${workers}w`] = round(median(batches.map((batch) => batch.cpuMsPerExecution)));
 		figures[`queue_load_before_batches_${workers}w`] = batches.map((batch) => batch.loadBefore).join(', ');
+		figures[`queue_batch_walls_ms_${workers}w`] = batches.map((batch) => batch.wallMs).join(', ');
+		figures[`queue_cpu_ms_per_execution_by_batch_${workers}w`] = batches.map((batch) => round(batch.cpuMsPerExecution)).join(', ');
 		Object.assign(figures, await profiledBatch(stack, workflow.id, url, workers));
 	}
 	await client.deactivateWorkflow(workflow.id);
