@@ -9,6 +9,8 @@
  *   n8n's helpers (httpRequest...), JSON and Node's internals the package calls count as its too.
  *   Work that runs later on its own stack (a response parsed in a socket callback, a promise n8n's
  *   helper resolves) cannot be traced back that way and stays n8n's or Node's.
+ * - by caller: to the nearest frame up the stack that is neither Node's nor V8's, so that Node's
+ *   sockets, streams and buffers count for the library that used them (pg, ioredis, n8n...).
  */
 import { readFileSync } from 'node:fs';
 
@@ -48,7 +50,14 @@ export interface ProfileSummary {
 	topFunctions: Array<{ name: string; origin: string; ms: number }>;
 	/** What runs with a package frame on the stack, by the origin of the top frame, ms. */
 	initiatedByOrigin: Array<{ origin: string; ms: number }>;
+	/** Self time by the nearest origin up the stack that is not Node's or V8's, ms. */
+	byCaller: Array<{ origin: string; ms: number }>;
 }
+
+/** Node's and V8's own code: their time is charged to whoever called them in `byCaller`. */
+/** `byCaller` for Node's and V8's work with no library on the stack: I/O callbacks, timers, promise jobs. */
+const EVENT_LOOP = "Node's event loop and I/O (no library on the stack)";
+const RUNTIME_ORIGINS = new Set(['node: internals', 'node:undici (fetch, WebSocket)', '(native/V8 builtin)', '(program)', '(root)']);
 
 /** Where a frame's code lives: this package, another package (by its name), Node, V8. */
 export function originOf(frame: CallFrame, packageDist: string): string {
@@ -60,6 +69,15 @@ export function originOf(frame: CallFrame, packageDist: string): string {
 	if (url.includes('deps/undici')) return 'node:undici (fetch, WebSocket)';
 	if (url.startsWith('node:')) return 'node: internals';
 	return url;
+}
+
+/**
+ * A function's name for the summary. A regular expression's frame is named by its source, and the
+ * redaction's expressions spell out the credential's secrets: never written anywhere.
+ */
+function functionLabel({ functionName }: CallFrame): string {
+	if (functionName.startsWith('RegExp:')) return 'RegExp (a regular expression; its source is not shown)';
+	return functionName || '(anonymous)';
 }
 
 const sorted = (totals: Map<string, number>) =>
@@ -82,6 +100,17 @@ export function summariseProfile(file: string, packageDist: string, fromUs: numb
 		return answer;
 	};
 
+	const callerCache = new Map<number, string>();
+	const callerOf = (id: number): string => {
+		const known = callerCache.get(id);
+		if (known !== undefined) return known;
+		const origin = originOf(byId.get(id)!.callFrame, packageDist);
+		const up = parent.get(id);
+		const answer = !RUNTIME_ORIGINS.has(origin) ? origin : up === undefined ? EVENT_LOOP : callerOf(up);
+		callerCache.set(id, answer);
+		return answer;
+	};
+	const callers = new Map<string, number>();
 	const origins = new Map<string, number>();
 	const initiatedOrigins = new Map<string, number>();
 	const functions = new Map<string, { origin: string; ms: number }>();
@@ -100,9 +129,11 @@ export function summariseProfile(file: string, packageDist: string, fromUs: numb
 		}
 		busyMs += ms;
 		origins.set(origin, (origins.get(origin) ?? 0) + ms);
+		const caller = callerOf(node.id);
+		callers.set(caller, (callers.get(caller) ?? 0) + ms);
 		if (initiated(node.id)) initiatedOrigins.set(origin, (initiatedOrigins.get(origin) ?? 0) + ms);
-		const { functionName, url, lineNumber } = node.callFrame;
-		const name = `${functionName || '(anonymous)'} ${url.split('/').slice(-1)[0] ?? ''}:${lineNumber + 1}`;
+		const { url, lineNumber } = node.callFrame;
+		const name = `${functionLabel(node.callFrame)} ${url.split('/').slice(-1)[0] ?? ''}:${lineNumber + 1}`;
 		const entry = functions.get(name) ?? { origin, ms: 0 };
 		entry.ms += ms;
 		functions.set(name, entry);
@@ -121,5 +152,6 @@ export function summariseProfile(file: string, packageDist: string, fromUs: numb
 		packageFunctions: topFunctions.filter((fn) => fn.origin === packageOrigin).map(({ name, ms }) => ({ name, ms })),
 		topFunctions: topFunctions.slice(0, 25),
 		initiatedByOrigin: sorted(initiatedOrigins),
+		byCaller: sorted(callers),
 	};
 }
