@@ -9,11 +9,8 @@
  *   the only one, after a warm-up run with small files), each also reported. Peak = the kernel's
  *   high-water mark (VmHWM, reset through clear_refs before the run) over the resident size at
  *   that moment. Whether the main process can then serve the 256 MiB file back is recorded too.
- * - queue_throughput_ratio_2w_over_1w: the same 60 executions (a production webhook called 60
- *   times at once through the webhook processor, one cloud job of 7 nodes × 500 ms each, the
- *   simulator's parallel limit 200) with one worker and then with two, wall time (first request
- *   sent → last execution's stoppedAt in n8n's database) of one over that of two, the median of two
- *   batches each; n8n's default of 10 jobs at once per worker.
+ * - queue_throughput_ratio_2w_over_1w / _4w_over_1w, CPU per execution per worker and the
+ *   package's share of it from a profile: bench/queue-throughput.ts.
  * - queue_resume_latency_ms_median: Host Media *Wait for Notification*: from the simulator sending
  *   the task's final notification (delivered at the first attempt, to the webhook processor) to the
  *   resumed execution's stoppedAt, median of 15.
@@ -26,20 +23,15 @@ import { cpSync, readFileSync, writeFileSync } from 'node:fs';
 import type { N8nClient } from '../test/e2e/support/n8n-client';
 import { startQueueStack, type QueueProcess, type QueueStack } from '../test/e2e/support/queue-stack';
 import { CREDENTIAL_NAMES } from '../test/e2e/support/instance-setup';
-import { mediaWaitWorkflow, manualCloudWorkflow, postJson, webhookCloudWorkflow } from '../test/e2e/support/queue-workflows';
-import { waitFor } from '../test/e2e/support/wait';
+import { mediaWaitWorkflow, manualCloudWorkflow } from '../test/e2e/support/queue-workflows';
 import { hostNodeType, linearWorkflow, manualTriggerNode } from '../test/e2e/support/workflows';
+import { throughputFigures } from './queue-throughput';
 import { median, report, type Figures } from './support';
 
 const FILE_BYTES = Number(process.env.BENCH_QUEUE_FILE_MIB ?? 256) * 1024 * 1024;
-const BATCH = 60;
-const JOB_NODE_MS = 500;
-/** Measured batches per worker count; the median is reported. */
-const BATCHES = 2;
 const RESUMES = 15;
 /** Memory measurements per kind (each on a fresh worker); the median is reported. */
 const MEMORY_RUNS = 3;
-const FINAL = new Set(['success', 'error', 'canceled', 'crashed']);
 const MIB = 1024 * 1024;
 
 const progress = (line: string) => process.stderr.write(`[bench queue] ${line}\n`);
@@ -156,64 +148,6 @@ async function databaseBinaryFigures(stack: QueueStack): Promise<Figures> {
 		queue_db_binary_music_peak_rss_delta_mib: stream,
 		queue_db_binary_file_mib: FILE_BYTES / MIB,
 		queue_db_binary_read_back: readBackResult,
-	};
-}
-
-/** Calls the production webhook `count` times at once; resolves with the wall time to the last execution's end. */
-async function batchWallMs(stack: QueueStack, workflowId: string, url: string, count: number, label: string): Promise<number> {
-	const { client } = stack;
-	const known = new Set((await client.listExecutions(workflowId, { limit: 100 })).map((execution) => execution.id));
-	const sentAt = Date.now();
-	const answers = await Promise.all(Array.from({ length: count }, (_, index) => postJson(url, { tag: `${label}-${index}` })));
-	if (answers.some((answer) => answer.status !== 200))
-		throw new Error(`${label}: the webhook answered ${answers.map((a) => a.status).join(',')}`);
-	const ended = await waitFor(
-		`${label}: ${count} executions to end`,
-		async () => {
-			const fresh = (await client.listExecutions(workflowId, { limit: 100 })).filter((execution) => !known.has(execution.id));
-			return fresh.length >= count && fresh.every((execution) => FINAL.has(execution.status)) ? fresh : undefined;
-		},
-		{ timeoutMs: 300000, intervalMs: 200 },
-	);
-	let lastStop = 0;
-	for (const { id } of ended) {
-		const execution = await client.getExecution(id);
-		if (execution.status !== 'success') throw new Error(`${label}: execution ${id} ended as ${execution.status}`);
-		lastStop = Math.max(lastStop, Date.parse(execution.stoppedAt!));
-	}
-	return lastStop - sentAt;
-}
-
-async function throughputFigures(stack: QueueStack): Promise<Figures> {
-	const { client, importWorkflow, simulator, webhookProcessors } = stack;
-	simulator.options.nodeMs = JOB_NODE_MS;
-	const { workflow: json, path } = webhookCloudWorkflow('Bench: 60 executions', { downloadFiles: false });
-	const workflow = await importWorkflow(json);
-	await client.activateWorkflow(workflow.id);
-	const url = `${webhookProcessors[0]!.url}/webhook/${path}`;
-	await waitFor('the production webhook', async () => (await postJson(url, { tag: 'live' })).status === 200, {
-		timeoutMs: 20000,
-		intervalMs: 250,
-	});
-	const measure = async (workers: number): Promise<number> => {
-		await batchWallMs(stack, workflow.id, url, 20, `warm-${workers}w`);
-		const walls: number[] = [];
-		for (let batch = 0; batch < BATCHES; batch++)
-			walls.push(await batchWallMs(stack, workflow.id, url, BATCH, `batch-${workers}w-${batch}`));
-		progress(`${BATCH} executions with ${workers} worker(s): ${walls.join(', ')} ms`);
-		return median(walls);
-	};
-	const oneWorker = await measure(1);
-	await stack.startWorker();
-	const twoWorkers = await measure(2);
-	await client.deactivateWorkflow(workflow.id);
-	simulator.options.nodeMs = 20;
-	return {
-		queue_throughput_ratio_2w_over_1w: Math.round((oneWorker / twoWorkers) * 100) / 100,
-		queue_batch_wall_ms_1w: oneWorker,
-		queue_batch_wall_ms_2w: twoWorkers,
-		queue_batch_executions: BATCH,
-		queue_batch_job_ms: JOB_NODE_MS * 7,
 	};
 }
 

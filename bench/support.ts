@@ -5,6 +5,7 @@
  * figures to bench/run.ts (and to the tests that run a benchmark script).
  */
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { ICredentialDataDecryptedObject } from 'n8n-workflow';
 
@@ -131,6 +132,24 @@ export function median(values: number[]): number {
 }
 
 export type Figures = Record<string, number | string>;
+
+/** The machine's 1-minute load average. */
+export function machineLoad(): number {
+	return Number(readFileSync('/proc/loadavg', 'utf8').split(' ')[0]);
+}
+
+/**
+ * The machine is shared (other work runs tests now and then): waits up to `maxWaitMs` for the
+ * 1-minute load average to fall below `below`, and answers the load then and whether it did.
+ */
+export async function waitForQuietMachine(below: number, maxWaitMs: number): Promise<{ load: number; quiet: boolean }> {
+	const deadline = Date.now() + maxWaitMs;
+	for (;;) {
+		const load = machineLoad();
+		if (load < below || Date.now() > deadline) return { load, quiet: load < below };
+		await new Promise((resolve) => setTimeout(resolve, 5000));
+	}
+}
 
 const RESULT_PREFIX = 'BENCH_RESULT ';
 

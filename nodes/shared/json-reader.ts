@@ -44,6 +44,8 @@ const tooLarge = (limits: JsonLimits, size?: number) =>
 /** What is over a bound in a JSON text ("is nested more than 100 levels deep"), found in one pass without parsing; undefined when within. */
 export function jsonTextProblem(text: string, limits: JsonLimits): string | undefined {
 	if (text.length > limits.maxChars) return tooLarge(limits, text.length);
+	// No depth bound (the caller checks the parsed value's, if it walks it): no pass over the text.
+	if (limits.maxDepth === Number.POSITIVE_INFINITY) return undefined;
 	let depth = 0;
 	let inString = false;
 	for (let at = 0; at < text.length; at++) {

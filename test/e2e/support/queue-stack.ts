@@ -48,7 +48,8 @@ export interface QueueStack extends PreparedInstance {
 	processes: QueueProcess[];
 	/** The folder every process's log is in. */
 	logsFolder: string;
-	startWorker(): Promise<QueueProcess>;
+	/** `env`: more environment for this worker only (e.g. NODE_OPTIONS to profile it). */
+	startWorker(env?: Record<string, string>): Promise<QueueProcess>;
 	startWebhookProcessor(): Promise<QueueProcess>;
 	/** SIGKILL to the worker's process group (n8n and its task runner), as a crash or the OOM killer would. */
 	killWorker(worker: QueueProcess): Promise<void>;
@@ -140,11 +141,18 @@ export async function startQueueStack(options: StartQueueStackOptions = {}): Pro
 		const workers: QueueProcess[] = [];
 		const webhookProcessors: QueueProcess[] = [];
 		const counts: Record<N8nCommand, number> = { start: 0, worker: 0, webhook: 0 };
-		const launch = async (command: N8nCommand, port?: number): Promise<QueueProcess> => {
+		const launch = async (command: N8nCommand, port?: number, env: Record<string, string> = {}): Promise<QueueProcess> => {
 			const name = command === 'start' ? 'main' : `${command}-${++counts[command]}`;
 			const begun = Date.now();
 			const args = command === 'worker' && options.workerConcurrency ? [`--concurrency=${options.workerConcurrency}`] : [];
-			const server = await startN8n({ runtime, command, args, port, env: sharedEnv, logFile: join(logsFolder, `${name}.log`) });
+			const server = await startN8n({
+				runtime,
+				command,
+				args,
+				port,
+				env: { ...sharedEnv, ...env },
+				logFile: join(logsFolder, `${name}.log`),
+			});
 			const member: QueueProcess = { ...server, name, command };
 			processes.push(member);
 			stops.add(() => server.stop());
@@ -153,8 +161,8 @@ export async function startQueueStack(options: StartQueueStackOptions = {}): Pro
 			progress(`${name} ready in ${((Date.now() - begun) / 1000).toFixed(1)}s (${server.url})`);
 			return member;
 		};
-		const startWorker = async () => {
-			const worker = await launch('worker');
+		const startWorker = async (env?: Record<string, string>) => {
+			const worker = await launch('worker', undefined, env);
 			workers.push(worker);
 			return worker;
 		};

@@ -8,18 +8,20 @@
 import type { Logger } from 'n8n-workflow';
 
 import { pause } from '../../../shared/pause';
-import { redactDeep } from '../../../shared/redaction';
+import { redact, redactDeep } from '../../../shared/redaction';
 import { jittered } from '../../../shared/retry';
 import { isRecord } from '../../../shared/validation';
-import { JSON_LIMITS, readJson } from '../../../shared/json-reader';
+import { JSON_LIMITS, jsonValueProblem, readJson } from '../../../shared/json-reader';
 import { parsePreviewFrame, type PreviewImage } from './preview-frames';
 import { runtimeWebSocket, SOCKET_OPEN, type RuntimeWebSocket } from './websocket';
 
 export type JobMessage = Record<string, unknown> & { data: Record<string, unknown> & { prompt_id: string } };
 
 export interface SocketEvents {
-	/** A message naming a job; false when no job is watched under that prompt_id (it may then be kept for a submit under way). */
-	onJobMessage(promptId: string, message: JobMessage): boolean;
+	/** Whether a job is watched under that prompt_id (otherwise its messages may be kept for a submit under way). */
+	watches(promptId: string): boolean;
+	/** A message of a watched job. */
+	onJobMessage(promptId: string, message: JobMessage): void;
 	/** A preview image that names its job. */
 	onPreview(promptId: string, preview: PreviewImage): void;
 	/** The open socket closed or failed: messages may have been missed. */
@@ -42,6 +44,12 @@ export interface SocketSettings {
 /** Message types kept for a prompt_id the node does not know yet. */
 const KEPT_TYPES = new Set(['executed', 'execution_success', 'execution_error', 'execution_interrupted', 'executing']);
 const KEPT_LIMIT = 5000;
+/**
+ * A message's size is bounded when it comes; its depth only once it is to be read or kept
+ * (`jsonValueProblem`): parsing is safe at any depth, walking is not, and most messages are other
+ * runs' and are never walked.
+ */
+const UNREAD_MESSAGE = { ...JSON_LIMITS.message, maxDepth: Number.POSITIVE_INFINITY };
 const RECONNECT_FIRST_MS = 100;
 const RECONNECT_MAX_MS = 15_000;
 
@@ -229,17 +237,9 @@ export class JobSocket {
 		this.lastMessageAt = Date.now();
 		this.silent = false;
 		if (typeof data === 'string') {
-			const reading = readJson(data, JSON_LIMITS.message);
-			if (!('value' in reading) || !isRecord(reading.value)) {
-				// It may have been any job's `executed`: a gap, as if the socket had dropped, so outputs
-				// of jobs that finish now come from their record rather than being passed on as whole.
-				this.logger?.warn(
-					`Host Cloud: a progress message ${'problem' in reading ? reading.problem : 'is not a JSON object'}; it was skipped`,
-				);
-				this.events.onLost();
-				return;
-			}
-			this.onJson(redactDeep(reading.value, this.settings.secrets));
+			const reading = readJson(data, UNREAD_MESSAGE);
+			if (!('value' in reading) || !isRecord(reading.value)) this.skipped('problem' in reading ? reading.problem : 'is not a JSON object');
+			else this.onJson(reading.value);
 			return;
 		}
 		if (!this.settings.keepPreview) return;
@@ -255,15 +255,35 @@ export class JobSocket {
 		}
 	}
 
-	private onJson(message: Record<string, unknown>): void {
-		const data = message.data;
+	/** A message that could not be read may have been any job's `executed`: a gap, as if the socket had dropped. */
+	private skipped(problem: string): void {
+		// Outputs of jobs that finish now then come from their record rather than being passed on as whole.
+		this.logger?.warn(`Host Cloud: a progress message ${problem}; it was skipped`);
+		this.events.onLost();
+	}
+
+	private onJson(unread: Record<string, unknown>): void {
+		const data = unread.data;
 		if (!isRecord(data) || typeof data.prompt_id !== 'string') return;
-		const promptId = data.prompt_id;
-		if (this.events.onJobMessage(promptId, message as JobMessage)) return;
-		if (this.submitting === 0 || typeof message.type !== 'string' || !KEPT_TYPES.has(message.type)) return;
+		const promptId = redact(data.prompt_id, this.settings.secrets);
+		const watched = this.events.watches(promptId);
+		const keep = !watched && this.submitting > 0 && typeof unread.type === 'string' && KEPT_TYPES.has(unread.type);
+		// Every message of the account comes down every socket: most are other runs' and go unread, so
+		// only what is read or kept is redacted (the deep redaction was most of a message's cost).
+		if (!watched && !keep) return;
+		const tooBig = jsonValueProblem(unread, JSON_LIMITS.message);
+		if (tooBig) {
+			this.skipped(tooBig);
+			return;
+		}
+		const message = redactDeep(unread, this.settings.secrets) as JobMessage;
+		if (watched) {
+			this.events.onJobMessage(promptId, message);
+			return;
+		}
 		const list = this.kept.get(promptId) ?? [];
 		if (list.length === 0) this.kept.set(promptId, list);
-		list.push(message as JobMessage);
+		list.push(message);
 		this.keptCount++;
 		this.pruneKept();
 	}

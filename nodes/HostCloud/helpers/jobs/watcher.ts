@@ -71,6 +71,7 @@ export class JobWatcher {
 				address.url,
 				{ keepPreview: this.settings.keepPreview, connectTimeoutMs: this.settings.connectTimeoutMs, ...address },
 				{
+					watches: (promptId) => this.jobs.has(promptId),
 					onJobMessage: (promptId, message) => this.onJobMessage(promptId, message),
 					onPreview: (promptId, preview) => this.onPreview(promptId, preview),
 					onLost: () => {
@@ -191,11 +192,9 @@ export class JobWatcher {
 
 	// ---- what the socket says ----
 
-	private onJobMessage(promptId: string, message: JobMessage): boolean {
+	private onJobMessage(promptId: string, message: JobMessage): void {
 		const job = this.jobs.get(promptId);
-		if (!job) return false;
-		this.apply(job, message);
-		return true;
+		if (job) this.apply(job, message);
 	}
 
 	private onPreview(promptId: string, preview: PreviewImage): void {
