@@ -112,7 +112,8 @@ describe('a lost submit on the real upstream server (engine, through a fault pro
 		const result = await harness.runNode(node({ '1': emptyImage(colour()), '2': save('1', prefix) }));
 		expect(result.items[0]!.json.error).toMatch(/, and no job with request id [0-9a-f-]{36} was found on your server$/);
 		expect(await jobsSavingAs(prefix)).toHaveLength(0);
-		expect(proxied('GET', '/api/queue')).toHaveLength(2);
+		// Two looks, 2 s apart, in the queue and the history; then Execute's last look in the queue as its run ends.
+		expect(proxied('GET', '/api/queue')).toHaveLength(3);
 		expect(proxied('GET', '/api/history')).toHaveLength(2);
 	});
 });
