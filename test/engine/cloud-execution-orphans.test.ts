@@ -8,7 +8,7 @@
 import axios from 'axios';
 import type { INodeParameters } from 'n8n-workflow';
 
-import { cloudForSuite, executeTxt2img, OUTLASTING_NODE_MS, txt2img } from '../helpers/cloud';
+import { cancelRequestBodies, cloudForSuite, executeTxt2img, OUTLASTING_NODE_MS, txt2img } from '../helpers/cloud';
 
 const WORKFLOW = 'wf-orders';
 const OTHER_WORKFLOW = 'wf-invoices';
@@ -57,15 +57,7 @@ describe.each([
 		},
 	});
 
-	/** Every prompt_id a cancel or interrupt request named. */
-	const idsSentToCancel = () =>
-		[
-			...cloud.sim.requestsTo('POST', '/api/queue'),
-			...cloud.sim.requestsTo('POST', '/api/interrupt'),
-			...cloud.sim.requestsTo('POST', '/queue'),
-		]
-			.map((request) => request.body)
-			.join('\n');
+	const idsSentToCancel = () => cancelRequestBodies(cloud.sim);
 
 	const status = (promptId: string) => cloud.sim.cloud.jobs.get(promptId)?.status;
 

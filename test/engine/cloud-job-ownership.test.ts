@@ -7,7 +7,7 @@
  */
 import axios from 'axios';
 
-import { cloudForSuite, OUTLASTING_NODE_MS, txt2img } from '../helpers/cloud';
+import { cancelRequestBodies, cloudForSuite, OUTLASTING_NODE_MS, txt2img } from '../helpers/cloud';
 import { registerToolTypes, runAsAgentTool, toolsFor, type ToolNodeSpec } from '../harness/tools';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
@@ -158,15 +158,7 @@ describe.each([
 			return { own, others };
 		}
 
-		/** Every prompt_id any cancel or interrupt request named. */
-		const idsSentToCancel = () =>
-			[
-				...cloud.sim.requestsTo('POST', '/api/queue'),
-				...cloud.sim.requestsTo('POST', '/api/interrupt'),
-				...cloud.sim.requestsTo('POST', '/queue'),
-			]
-				.map((request) => request.body)
-				.join('\n');
+		const idsSentToCancel = () => cancelRequestBodies(cloud.sim);
 
 		test('as the MCP Server Trigger calls them: Get lists only this workflow’s job and counts the others; Cancel Jobs cancels it and refuses the others by name', async () => {
 			const { own, others } = await jobsOfSeveralWorkflows();

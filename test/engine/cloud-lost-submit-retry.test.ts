@@ -10,11 +10,9 @@
 import axios from 'axios';
 
 import { REQUEST_TIME_LIMIT } from '../../nodes/shared/transport';
-import type { Exchange, FaultProxy, Hooked } from '../helpers/fault-proxy';
-import { startFaultProxy } from '../helpers/fault-proxy';
-import { hostCloudCredential } from '../helpers/cloud-credential';
-import { cloudForSuite, executeTxt2img, txt2img, waitUntil } from '../helpers/cloud';
-import type { WorkflowNodeSpec } from '../harness/engine';
+import type { Exchange, Hooked } from '../helpers/fault-proxy';
+import { cloudBehindFaultProxy } from '../helpers/cloud-behind-proxy';
+import { executeTxt2img, txt2img, waitUntil } from '../helpers/cloud';
 
 /** The tag of a submit's body. */
 const tagOf = (body: string) => JSON.parse(body).extra_data.n8n as { item_index: number; request_id: string };
@@ -28,48 +26,20 @@ describe.each([
 	{ server: 'the cloud', flavour: 'cloud' as const },
 	{ server: 'a self-hosted server', flavour: 'self-hosted' as const },
 ])('on $server', ({ flavour }) => {
-	const cloud = cloudForSuite({ flavour });
-	let proxy: FaultProxy;
-	let throughProxy: string;
+	const { cloud, node, proxy } = cloudBehindFaultProxy(flavour);
 
-	beforeAll(async () => {
-		const { sim } = cloud;
-		proxy = await startFaultProxy({ api: sim.baseUrl, registry: sim.registryUrl, storage: sim.storageUrl });
-		throughProxy = cloud.harness.addCredential(
-			'hostCloudApi',
-			hostCloudCredential({ flavour, baseUrl: proxy.urls.api, apiKey: sim.apiKey, proxy: sim.options.proxyAuth }),
-		);
-	});
-
-	beforeEach(() => proxy.arm(undefined));
-
-	afterEach(() => {
-		proxy.release();
-		proxy.arm(undefined);
-		REQUEST_TIME_LIMIT.ms = 60_000;
-	});
-
-	afterAll(async () => {
-		await proxy.close();
-	});
-
-	const node = (parameters: Record<string, unknown>, more: Partial<WorkflowNodeSpec> = {}) => ({
-		type: 'hostCloud',
-		parameters: parameters as WorkflowNodeSpec['parameters'],
-		credentials: { hostCloudApi: throughProxy },
-		...more,
-	});
+	beforeEach(() => proxy().arm(undefined));
 	const submitNode = () => node({ resource: 'workflow', operation: 'submit', workflow: JSON.stringify(txt2img()) }, retrying(1000));
 	const retrying = (waitBetweenTries = 0) => ({ retryOnFail: true, maxTries: 2, waitBetweenTries });
 	/** The submits the simulator took, with the item each was for. */
 	const submits = () => cloud.sim.requestsTo('POST', '/api/prompt').map((request) => tagOf(request.body));
 	const jobs = () => [...cloud.sim.cloud.jobs.values()];
-	const proxied = (method: string, path: string) => proxy.log.filter((exchange) => exchange.method === method && exchange.path === path);
+	const proxied = (method: string, path: string) => proxy().log.filter((exchange) => exchange.method === method && exchange.path === path);
 
 	test('a retry after another item failed submits anew the job the node cancelled, though it is still listed running', async () => {
 		cloud.sim.options.nodeMs = 650;
 		let refused = false;
-		proxy.hook = (exchange, body) => {
+		proxy().hook = (exchange, body) => {
 			if (isSubmit(exchange) && tagOf(body).item_index === 1 && !refused) {
 				refused = true;
 				return TOO_MANY;
@@ -99,7 +69,7 @@ describe.each([
 
 	test('Submit retried after another item failed answers the first item’s prompt_id, though its job ended: no second job', async () => {
 		let refused = false;
-		proxy.hook = (exchange, body) => {
+		proxy().hook = (exchange, body) => {
 			if (!isSubmit(exchange) || tagOf(body).item_index !== 1 || refused) return undefined;
 			refused = true;
 			return TOO_MANY;
@@ -119,7 +89,7 @@ describe.each([
 	test('a job the queue lists late after a 502 is looked for once more as the run ends, and cancelled', async () => {
 		cloud.sim.options.nodeMs = 1000;
 		let hideUntil = 0;
-		proxy.hook = (exchange) => {
+		proxy().hook = (exchange) => {
 			if (isSubmit(exchange)) {
 				hideUntil = Date.now() + 3000;
 				return { answer: { status: 502, body: '"Bad Gateway"' }, forwardAfterMs: 0 };
@@ -153,7 +123,7 @@ describe.each([
 		const answer = await axios.post(`${cloud.sim.baseUrl}/api/prompt`, { prompt, extra_data: { n8n: tag } }, { headers: cloud.headers });
 		const other = answer.data.prompt_id as string;
 		let lost = '';
-		proxy.hook = (exchange, body) => {
+		proxy().hook = (exchange, body) => {
 			if (isSubmit(exchange)) {
 				lost = tagOf(body).request_id;
 				return { answer: { status: 502, body: '"Bad Gateway"' } };
@@ -173,7 +143,7 @@ describe.each([
 		cloud.sim.options.nodeMs = 650;
 		let refused = false;
 		let brokenFrom = Number.POSITIVE_INFINITY;
-		proxy.hook = (exchange, body) => {
+		proxy().hook = (exchange, body) => {
 			if (isSubmit(exchange) && tagOf(body).item_index === 0) brokenFrom = Date.now() + 3500;
 			// Item 1's first submit is refused: no job, nothing to take over.
 			if (isSubmit(exchange) && tagOf(body).item_index === 1 && !refused) {
@@ -203,7 +173,7 @@ describe.each([
 	}, 60_000);
 
 	test('each lookup read is made once: a queue that answers 500 is read once for the lookup (and once as the run ends)', async () => {
-		proxy.hook = (exchange) => {
+		proxy().hook = (exchange) => {
 			if (isSubmit(exchange)) return { answer: { status: 502, body: '"Bad Gateway"' } };
 			if (exchange.method === 'GET' && exchange.path === '/api/queue') return { answer: { status: 500, body: '{"error":"boom"}' } };
 			return undefined;
@@ -223,7 +193,7 @@ describe.each([
 		test('a retry never sends again a lost submit that was not found: its short job may have ended unseen', async () => {
 			// A job of some 35 ms: over long before the one-second time limit runs out, and the cloud lists no ended jobs.
 			REQUEST_TIME_LIMIT.ms = 1000;
-			proxy.arm({ request: 'POST /api/prompt', fault: { kind: 'stall-headers', status: 200 } });
+			proxy().arm({ request: 'POST /api/prompt', fault: { kind: 'stall-headers', status: 200 } });
 			const result = await cloud.harness.runNode(node(executeTxt2img({ waitOptions: quickWait() }), retrying()));
 
 			const error = result.error('Node')!;
@@ -237,7 +207,7 @@ describe.each([
 
 		test('Submit: a retry never sends again a lost submit that was not found', async () => {
 			REQUEST_TIME_LIMIT.ms = 1000;
-			proxy.arm({ request: 'POST /api/prompt', fault: { kind: 'stall-headers', status: 200 } });
+			proxy().arm({ request: 'POST /api/prompt', fault: { kind: 'stall-headers', status: 200 } });
 			const result = await cloud.harness.runNode(submitNode());
 
 			expect(result.error('Node')?.message).toMatch(/^An earlier try of this node lost the answer to its submit/);
@@ -253,7 +223,7 @@ describe.each([
 			test('names no job for a lost submit', async () => {
 				REQUEST_TIME_LIMIT.ms = 1000;
 				let extraData = '';
-				proxy.hook = (exchange, body) => {
+				proxy().hook = (exchange, body) => {
 					if (isSubmit(exchange)) {
 						extraData = JSON.stringify(JSON.parse(body).extra_data);
 						return { answer: { status: 502, body: '"Bad Gateway"' } };

@@ -12,11 +12,9 @@ import { randomUUID } from 'node:crypto';
 import axios from 'axios';
 
 import { REQUEST_TIME_LIMIT } from '../../nodes/shared/transport';
-import type { Fault, FaultProxy } from '../helpers/fault-proxy';
-import { startFaultProxy } from '../helpers/fault-proxy';
-import { hostCloudCredential } from '../helpers/cloud-credential';
-import { cloudForSuite, executeTxt2img, OUTLASTING_NODE_MS, storedFiles, txt2img, waitUntil } from '../helpers/cloud';
-import type { WorkflowNodeSpec } from '../harness/engine';
+import type { Fault } from '../helpers/fault-proxy';
+import { cloudBehindFaultProxy } from '../helpers/cloud-behind-proxy';
+import { executeTxt2img, OUTLASTING_NODE_MS, storedFiles, txt2img, waitUntil } from '../helpers/cloud';
 
 /** Per node of the seven-node graph: a job of about 2.8 s, still running when a lost submit is looked for. */
 const RUNNING_NODE_MS = 400;
@@ -25,45 +23,16 @@ describe.each([
 	{ server: 'the cloud', flavour: 'cloud' as const },
 	{ server: 'a self-hosted server', flavour: 'self-hosted' as const },
 ])('on $server', ({ flavour }) => {
-	const cloud = cloudForSuite({ flavour });
-	let proxy: FaultProxy;
-	/** The Host Cloud credential pointing at the fault proxy in front of the simulator. */
-	let throughProxy: string;
-
-	beforeAll(async () => {
-		const { sim } = cloud;
-		proxy = await startFaultProxy({ api: sim.baseUrl, registry: sim.registryUrl, storage: sim.storageUrl });
-		throughProxy = cloud.harness.addCredential(
-			'hostCloudApi',
-			hostCloudCredential({ flavour, baseUrl: proxy.urls.api, apiKey: sim.apiKey, proxy: sim.options.proxyAuth }),
-		);
-	});
-
-	afterEach(() => {
-		proxy.release();
-		proxy.arm(undefined);
-		REQUEST_TIME_LIMIT.ms = 60_000;
-	});
-
-	afterAll(async () => {
-		await proxy.close();
-	});
-
-	const node = (parameters: Record<string, unknown>, more: Partial<WorkflowNodeSpec> = {}) => ({
-		type: 'hostCloud',
-		parameters: parameters as WorkflowNodeSpec['parameters'],
-		credentials: { hostCloudApi: throughProxy },
-		...more,
-	});
+	const { cloud, node, proxy } = cloudBehindFaultProxy(flavour);
 
 	const submits = () => cloud.sim.requestsTo('POST', '/api/prompt');
 	const requestIdOf = (body: string): string => JSON.parse(body).extra_data.n8n.request_id;
-	const proxied = (method: string, path: string) => proxy.log.filter((exchange) => exchange.method === method && exchange.path === path);
+	const proxied = (method: string, path: string) => proxy().log.filter((exchange) => exchange.method === method && exchange.path === path);
 
 	/** The answer to the item's submit is lost by `fault` (a short time limit for a silence). */
 	function loseTheAnswer(fault: Fault): void {
 		if (fault.kind === 'stall-headers') REQUEST_TIME_LIMIT.ms = 1000;
-		proxy.arm({ request: 'POST /api/prompt', fault });
+		proxy().arm({ request: 'POST /api/prompt', fault });
 	}
 
 	const lostAnswers: Array<[string, Fault]> = [
@@ -93,7 +62,7 @@ describe.each([
 			// Found while it ran: in the queue, so the history was not read.
 			expect(proxied('GET', '/api/queue').length).toBeGreaterThanOrEqual(1);
 			expect(proxied('GET', '/api/history')).toHaveLength(0);
-			expect(proxy.log.find((exchange) => exchange.path === '/api/prompt')?.fault).toBeDefined();
+			expect(proxy().log.find((exchange) => exchange.path === '/api/prompt')?.fault).toBeDefined();
 		}, 30_000);
 
 		test('Submit answers the prompt_id of the one job', async () => {
@@ -142,7 +111,7 @@ describe.each([
 		await waitUntil(() => cloud.sim.cloud.jobs.get(ended)?.status === 'completed');
 		cloud.sim.options.nodeMs = OUTLASTING_NODE_MS;
 		const running = await decoy(1002);
-		proxy.arm({ request: 'POST /api/prompt', fault: { kind: 'bad-gateway', forward: false } });
+		proxy().arm({ request: 'POST /api/prompt', fault: { kind: 'bad-gateway', forward: false } });
 		const startedAt = Date.now();
 		const result = await cloud.harness.runNode(node(executeTxt2img()));
 
@@ -194,7 +163,7 @@ describe.each([
 		// On the cloud, which lists no ended jobs, such a retry fails instead (cloud-lost-submit-retry.test.ts).
 		if (flavour === 'self-hosted') {
 			test('a retry after a lost answer that was not found looks again, and submits only when the job is not there', async () => {
-				proxy.arm({ request: 'POST /api/prompt', fault: { kind: 'bad-gateway', forward: false } });
+				proxy().arm({ request: 'POST /api/prompt', fault: { kind: 'bad-gateway', forward: false } });
 				const result = await cloud.harness.runNode(node(executeTxt2img(), { retryOnFail: true, maxTries: 2, waitBetweenTries: 1 }));
 
 				expect(result.status).toBe('success');

@@ -132,3 +132,10 @@ export const executeTxt2img = (more: Record<string, unknown> = {}): Record<strin
 	waitOptions: FAST_WAIT,
 	...more,
 });
+
+/** Every cancel or interrupt request the simulator took, its bodies as one text (both flavours' routes). */
+export function cancelRequestBodies(sim: Simulator): string {
+	return [...sim.requestsTo('POST', '/api/queue'), ...sim.requestsTo('POST', '/api/interrupt'), ...sim.requestsTo('POST', '/queue')]
+		.map((request) => request.body)
+		.join('\n');
+}

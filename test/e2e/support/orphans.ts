@@ -62,9 +62,55 @@ export async function whenMarkedFailed(
 }
 
 /** The Error Workflow's report: the output of its "Cancel its jobs" node in its new execution. */
-export async function cancelReport(client: N8nClient, errorWorkflowId: string, known: Set<string>): Promise<Record<string, unknown>> {
+async function cancelReport(client: N8nClient, errorWorkflowId: string, known: Set<string>): Promise<Record<string, unknown>> {
 	const run = await client.waitForNewExecution(errorWorkflowId, known, { timeoutMs: 60000 });
 	const [item] = outputItems(run, CANCEL_NODE);
 	if (!item) throw new Error(`The Error Workflow's execution ${run.id} ended "${run.status}" with no output from ${CANCEL_NODE}`);
 	return item.json as Record<string, unknown>;
+}
+
+/** n8n marks the execution at most one status poll (250 ms) and one request before the test sees it. */
+const MARK_SEEN_SLACK_MS = 500;
+
+/** The orphan as the Error Workflow left it: what the case checks. */
+export interface Orphan {
+	promptId: string;
+	executionId: string;
+	workflowId: string;
+	/** When the test first saw n8n's marking (whenMarkedFailed). */
+	seenAt: number;
+	/** How long the job would have run uncancelled (its nodes × their time). */
+	jobMs: number;
+}
+
+/**
+ * Waits for the Error Workflow's report and the job's cancel, and checks both: the report names
+ * the job by prompt_id, node and item; the job was cancelled once, within 10 s of the marking.
+ * Answers the figures both crash cases record.
+ */
+export async function expectOrphanCancelled(
+	client: N8nClient,
+	simulator: Simulator,
+	errorWorkflow: { id: string; known: Set<string> },
+	orphan: Orphan,
+): Promise<{ cancelled_seconds_after_marked_seen: number; job_seconds_saved: number }> {
+	const report = await cancelReport(client, errorWorkflow.id, errorWorkflow.known);
+	const job = await waitFor('the orphaned job to be cancelled', () => {
+		const current = simulator.cloud.jobs.get(orphan.promptId);
+		return current?.status === 'cancelled' ? current : undefined;
+	});
+	expect(report).toMatchObject({
+		execution_id: orphan.executionId,
+		workflow_id: orphan.workflowId,
+		cancelled: [{ prompt_id: orphan.promptId, state: 'running', node_name: 'Run graph', item_index: 0, operation: 'execute' }],
+		cancelled_count: 1,
+	});
+	const cancelledAfterMarkMs = job.finishedAt! - orphan.seenAt;
+	expect(cancelledAfterMarkMs).toBeLessThanOrEqual(10_000 - MARK_SEEN_SLACK_MS);
+	// Cancelled once, by the Error Workflow: nothing else touched it.
+	expect(simulator.requestsTo('POST', '/api/queue').filter((request) => request.body.includes(orphan.promptId))).toHaveLength(1);
+	return {
+		cancelled_seconds_after_marked_seen: Number((cancelledAfterMarkMs / 1000).toFixed(1)),
+		job_seconds_saved: Number(((job.startedAt! + orphan.jobMs - job.finishedAt!) / 1000).toFixed(1)),
+	};
 }
