@@ -7,11 +7,10 @@
  */
 import type { IExecuteFunctions } from 'n8n-workflow';
 
-import { pathSegmentProblem } from '../../../shared/path-segment';
 import { isRecord, ownValue } from '../../../shared/validation';
 import { readQueue, readRecentHistory } from '../../transport/cloud-api';
 import { jobTagOf, taggedRequestId, thisExecutionId } from './job-tag';
-import { entriesOf } from './own-jobs';
+import { entriesOf, usablePromptId } from './own-jobs';
 
 /** Where a job was found: queued (running or pending), or among the ended ones. */
 export type FoundWhere = 'running' | 'pending' | 'ended';
@@ -35,12 +34,6 @@ export interface SubmitToFind {
  * while keeping the answer (each entry holds its workflow) to a few MiB at most.
  */
 export const RECENT_JOBS = 100;
-
-/** Names an object already has: a service's answer may not pass one off as a prompt_id. */
-const RESERVED_NAMES = new Set(['__proto__', 'constructor', 'prototype']);
-
-/** Whether a prompt_id read from a queue or history can name a job. */
-const usablePromptId = (id: unknown): id is string => typeof id === 'string' && !RESERVED_NAMES.has(id) && !pathSegmentProblem(id);
 
 /** A listed job that carries some submit's request id in its tag. */
 interface Listed extends FoundJob {

@@ -21,6 +21,7 @@ import { NodeOperationError } from 'n8n-workflow';
 import { hostCloudServer } from '../../../shared/transport';
 import { readQueue, readRecentHistory } from '../../transport/cloud-api';
 import { endedJobOf, queuedByRequestId, queuedJobOf, RECENT_JOBS, type SubmitToFind } from './find-by-request';
+import { thisExecutionId } from './job-tag';
 
 interface ItemSubmit {
 	requestId: string;
@@ -44,10 +45,10 @@ const submits = new Map<string, ItemSubmit>();
 const runKeys = new WeakMap<IExecuteFunctions, string | null>();
 
 function runKeyOf(context: IExecuteFunctions): string | null {
+	const executionId = thisExecutionId(context);
 	try {
-		const executionId = context.getExecutionId();
 		const runIndex = context.getWorkflowDataProxy(0).$runIndex as unknown;
-		if (typeof executionId !== 'string' || executionId === '' || typeof runIndex !== 'number') return null;
+		if (executionId === undefined || typeof runIndex !== 'number') return null;
 		return JSON.stringify([executionId, context.getNode().name, runIndex]);
 	} catch {
 		// A context without an execution (a test run of an older n8n): nothing to key a retry on.

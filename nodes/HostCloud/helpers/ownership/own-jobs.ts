@@ -75,6 +75,13 @@ export interface ExecutionJob {
 /** The longest prompt_id taken from a queue: a longer one is no id, and cutting it would cancel another. */
 const MAX_PROMPT_ID_CHARS = 256;
 
+/** Names an object already has: a service's answer may not pass one off as a prompt_id. */
+const RESERVED_NAMES = new Set(['__proto__', 'constructor', 'prototype']);
+
+/** Whether a prompt_id read from a queue or history can name a job the node may follow or cancel. */
+export const usablePromptId = (id: unknown): id is string =>
+	typeof id === 'string' && id.length <= MAX_PROMPT_ID_CHARS && !RESERVED_NAMES.has(id) && !pathSegmentProblem(id);
+
 /** A tag's text field, when it is one; control characters go, so the service cannot forge report lines. */
 function tagText(tag: Record<string, unknown>, key: string): string | undefined {
 	const value = ownValue(tag, key);
@@ -108,7 +115,7 @@ export function jobsOfExecution(queue: unknown, owner: ExecutionOwner): { jobs: 
 	const add = (entries: unknown[], state: ExecutionJob['state']) => {
 		for (const entry of entries) {
 			const promptId = Array.isArray(entry) ? entry[1] : undefined;
-			if (typeof promptId !== 'string' || promptId.length > MAX_PROMPT_ID_CHARS || pathSegmentProblem(promptId)) {
+			if (!usablePromptId(promptId)) {
 				unreadable++;
 				continue;
 			}
