@@ -15,26 +15,10 @@ import { NodeConnectionTypes } from 'n8n-workflow';
 import { redactDeep } from '../shared/redaction';
 import { clipTextsDeep } from '../shared/service-values';
 import { normaliseTask, refuseOverBoundNotification } from '../shared/task-status';
-
-/** How many task/status pairs the "ignore repeated" option remembers per workflow. */
-const SEEN_LIMIT = 1000;
-/** And how much of the workflow's static data they may take (a task id is at most 256 characters). */
-const SEEN_MAX_CHARS = 128 * 1024;
-
-/** The newest keys of `keys` (oldest first) within both bounds: by count and by size. */
-function newestWithin(keys: string[]): string[] {
-	const kept: string[] = [];
-	let chars = 0;
-	for (let index = keys.length - 1; index >= 0 && kept.length < SEEN_LIMIT; index--) {
-		chars += keys[index]!.length;
-		if (chars > SEEN_MAX_CHARS) break;
-		kept.push(keys[index]!);
-	}
-	return kept.reverse();
-}
+import { newestWithin, REMEMBERED_KEYS } from '../shared/trigger-memory';
 
 interface TriggerState {
-	/** Keys of the notifications already passed on (`repeatKey`), oldest first (bounded by SEEN_LIMIT and SEEN_MAX_CHARS). */
+	/** Keys of the notifications already passed on (`repeatKey`), oldest first (bounded by count and size: trigger-memory.ts). */
 	seen?: string[];
 }
 
@@ -318,7 +302,7 @@ export class HostTaskTrigger implements INodeType {
 		const items = this.getInputData().map((item, index) => ({ ...item, pairedItem: { item: index } }));
 		if (this.getMode() === 'manual' || !(this.getNodeParameter('ignoreRepeated', 0, true) as boolean)) return [items];
 		const keys = items.map((item) => repeatKey(item.json));
-		const record = async () => await this.helpers.checkProcessedAndRecord(keys, 'node', { mode: 'entries', maxEntries: SEEN_LIMIT });
+		const record = async () => await this.helpers.checkProcessedAndRecord(keys, 'node', { mode: 'entries', maxEntries: REMEMBERED_KEYS });
 		// The trigger's very first executions may both create its record at once; the one that loses
 		// the race finds the record there on a second try.
 		const recorded = await record().catch(record);

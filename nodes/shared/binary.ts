@@ -4,14 +4,14 @@
  * leak there), so downloads go out as the transport's storage requests; the body is streamed into
  * n8n's binary data service, never held whole, and a body that falls silent ends the download.
  */
-import type { IBinaryData, IExecuteFunctions, IN8nHttpFullResponse, IWebhookFunctions } from 'n8n-workflow';
+import type { IBinaryData, IExecuteFunctions, IN8nHttpFullResponse } from 'n8n-workflow';
 import { NodeOperationError } from 'n8n-workflow';
 
 import { extensionFor, mimeTypeForExtension, sniffMimeType, SNIFF_BYTES } from './file-types';
 import { isRedirectLoop, networkFailureInWords } from './network-failure';
 import { pauseBeforeRetry, RETRY_DELAYS_MS } from './retry';
 import { discardBody, isAsyncIterable, peek, readableClassOf, readableFrom, withIdleTimeout } from './streams';
-import { abandon, retryFits, storageIdleMs, storageReadMs, storageRequest } from './transport';
+import { abandon, retryFits, type RunContext, storageIdleMs, storageReadMs, storageRequest } from './transport';
 import { notAWebAddress } from './service-values';
 import { ownValue } from './validation';
 
@@ -60,7 +60,7 @@ function header(headers: IN8nHttpFullResponse['headers'], name: string): string 
  * With `retry`, a transfer that broke off (nothing of it kept) is fetched again from the start.
  */
 export async function downloadToBinary(
-	context: IExecuteFunctions | IWebhookFunctions,
+	context: RunContext,
 	url: string,
 	options: DownloadOptions,
 ): Promise<IBinaryData> {
@@ -79,7 +79,7 @@ export async function downloadToBinary(
  * is set and it broke off or met a 5xx: nothing of a failed attempt is kept, so each starts afresh.
  */
 export async function retryingDownload(
-	context: IExecuteFunctions | IWebhookFunctions,
+	context: RunContext,
 	options: Pick<DownloadOptions, 'retry'>,
 	attempt: () => Promise<IBinaryData>,
 ): Promise<IBinaryData> {
@@ -99,7 +99,7 @@ export async function retryingDownload(
 	}
 }
 
-async function downloadOnce(context: IExecuteFunctions | IWebhookFunctions, url: string, options: DownloadOptions): Promise<IBinaryData> {
+async function downloadOnce(context: RunContext, url: string, options: DownloadOptions): Promise<IBinaryData> {
 	let response: IN8nHttpFullResponse;
 	const giveUp = new AbortController();
 	try {
@@ -128,7 +128,7 @@ async function downloadOnce(context: IExecuteFunctions | IWebhookFunctions, url:
  * breaks off fails with words, and nothing partial is kept. `url` names the file when nothing else does.
  */
 export async function responseToBinary(
-	context: IExecuteFunctions | IWebhookFunctions,
+	context: RunContext,
 	url: string,
 	response: IN8nHttpFullResponse & { abandon?: () => void },
 	options: DownloadOptions,
@@ -223,7 +223,7 @@ async function* watchTransfer(body: AsyncIterable<Buffer>, transfer: { brokeOff:
 }
 
 /** n8n's binary data refused or failed to keep a whole download: its own words, and what to do. */
-function notStored(context: IExecuteFunctions | IWebhookFunctions, error: unknown, options: DownloadOptions): NodeOperationError {
+function notStored(context: RunContext, error: unknown, options: DownloadOptions): NodeOperationError {
 	const reason = (error as { message?: string }).message ?? String(error);
 	return new NodeOperationError(context.getNode(), `${capitalised(options.what)} arrived whole but n8n could not store it: ${reason}`, {
 		itemIndex: options.itemIndex,
@@ -244,7 +244,7 @@ function transferProblem(cause: unknown, options: DownloadOptions): string {
 
 /** The body into n8n's binary data, named and typed from its first bytes, the URL and the headers. */
 async function storeBody(
-	context: IExecuteFunctions | IWebhookFunctions,
+	context: RunContext,
 	url: string,
 	response: IN8nHttpFullResponse,
 	Readable: NonNullable<ReturnType<typeof readableClassOf>>,

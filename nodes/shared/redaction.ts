@@ -16,6 +16,7 @@ import type {
 	IDataObject,
 	IExecuteFunctions,
 	ILoadOptionsFunctions,
+	ITriggerFunctions,
 	IWebhookFunctions,
 } from 'n8n-workflow';
 
@@ -117,7 +118,7 @@ function redactValue(value: unknown, secrets: readonly string[]): unknown {
 	return value;
 }
 
-type SecretsContext = IExecuteFunctions | ILoadOptionsFunctions | IWebhookFunctions;
+type SecretsContext = IExecuteFunctions | ILoadOptionsFunctions | IWebhookFunctions | ITriggerFunctions;
 
 /**
  * The secrets to keep out of everything the service sends back: the credential's, and in a

@@ -9,6 +9,7 @@ import type {
 	IExecuteFunctions,
 	IHttpRequestMethods,
 	ILoadOptionsFunctions,
+	ITriggerFunctions,
 	IWebhookFunctions,
 	JsonObject,
 } from 'n8n-workflow';
@@ -20,7 +21,7 @@ import { redact, redactDeep } from './redaction';
 import { refusedNodeLines } from './refused-workflow';
 import { clipText, SERVICE_TEXT_MAX_CHARS } from './service-values';
 
-type ErrorContext = IExecuteFunctions | ILoadOptionsFunctions | IWebhookFunctions;
+type ErrorContext = IExecuteFunctions | ILoadOptionsFunctions | IWebhookFunctions | ITriggerFunctions;
 
 /** Who answers a request, for what its statuses mean: the cloud, a self-hosted server, or the registry and media host. */
 export type Answerer = 'cloud' | 'selfHosted' | 'registry';

@@ -18,6 +18,7 @@ import type {
 	IHttpRequestOptions,
 	ILoadOptionsFunctions,
 	IN8nHttpFullResponse,
+	ITriggerFunctions,
 	IWebhookFunctions,
 	JsonObject,
 } from 'n8n-workflow';
@@ -42,7 +43,10 @@ import { AnswerOverBound, readAnswer, readBoundedText, readErrorBody } from './a
 
 export type HostCredentialType = 'hostCloudApi' | 'hostApi';
 
-export type HostContext = IExecuteFunctions | ILoadOptionsFunctions | IWebhookFunctions;
+/** What does a node's work and may fetch files: an execution, a resume webhook, or a trigger listening for jobs. */
+export type RunContext = IExecuteFunctions | IWebhookFunctions | ITriggerFunctions;
+
+export type HostContext = RunContext | ILoadOptionsFunctions;
 
 export interface HostRequest {
 	method: IHttpRequestMethods;
@@ -288,7 +292,7 @@ export interface StorageRequest {
  * reads a file body itself (`binary.ts`) or its words with `readStorageText`.
  */
 export async function storageRequest(
-	context: IExecuteFunctions | IWebhookFunctions,
+	context: RunContext,
 	request: StorageRequest,
 ): Promise<IN8nHttpFullResponse> {
 	return (await context.helpers.httpRequest({

@@ -13,7 +13,7 @@ import type { IDataObject, IExecuteFunctions, ILoadOptionsFunctions } from 'n8n-
 
 import type { CloudServer } from '../../../credentials/cloud-server';
 import { pathSegment } from '../../shared/path-segment';
-import { hostCloudServer, hostRequest, hostRequestFull, type HostResponse } from '../../shared/transport';
+import { hostCloudServer, hostRequest, hostRequestFull, type HostResponse, type RunContext } from '../../shared/transport';
 
 type CloudContext = IExecuteFunctions | ILoadOptionsFunctions;
 
@@ -62,7 +62,7 @@ export async function submitPrompt(context: IExecuteFunctions, body: SubmitBody,
 }
 
 /** GET /api/job/{prompt_id}/status: `{status}`. */
-export async function readJobStatus(context: IExecuteFunctions, promptId: string, options: CallFor = {}): Promise<IDataObject> {
+export async function readJobStatus(context: RunContext, promptId: string, options: CallFor = {}): Promise<IDataObject> {
 	const path = `/api/job/${pathSegment(promptId)}/status`;
 	return await hostRequest<IDataObject>(
 		context,
@@ -72,7 +72,7 @@ export async function readJobStatus(context: IExecuteFunctions, promptId: string
 }
 
 /** GET /api/jobs/{prompt_id}: the job record (the real service lists `outputs` there once the job is over). */
-export async function readJobRecord(context: IExecuteFunctions, promptId: string, options: CallFor = {}): Promise<IDataObject> {
+export async function readJobRecord(context: RunContext, promptId: string, options: CallFor = {}): Promise<IDataObject> {
 	const path = `/api/jobs/${pathSegment(promptId)}`;
 	const action = `reading the outputs of job ${promptId}`;
 	return await hostRequest<IDataObject>(
@@ -83,7 +83,7 @@ export async function readJobRecord(context: IExecuteFunctions, promptId: string
 }
 
 /** GET /api/queue: `{queue_running, queue_pending}`. */
-export async function readQueue(context: IExecuteFunctions, options: CallFor = {}): Promise<IDataObject> {
+export async function readQueue(context: RunContext, options: CallFor = {}): Promise<IDataObject> {
 	return await hostRequest<IDataObject>(
 		context,
 		'hostCloudApi',
@@ -117,7 +117,7 @@ export async function interruptJob(context: IExecuteFunctions, promptId: string,
 }
 
 /** GET /api/history/{prompt_id} (self-hosted): `{[prompt_id]: entry}` once the job is over, `{}` before. */
-export async function readHistory(context: IExecuteFunctions, promptId: string, options: CallFor = {}): Promise<IDataObject> {
+export async function readHistory(context: RunContext, promptId: string, options: CallFor = {}): Promise<IDataObject> {
 	const path = `/api/history/${pathSegment(promptId)}`;
 	const action = `reading the history of job ${promptId}`;
 	return await hostRequest<IDataObject>(
@@ -128,7 +128,7 @@ export async function readHistory(context: IExecuteFunctions, promptId: string, 
 }
 
 /** GET /api/history?max_items (self-hosted): the `maxItems` jobs that ended last, `{[prompt_id]: entry}`. */
-export async function readRecentHistory(context: IExecuteFunctions, maxItems: number, options: CallFor = {}): Promise<IDataObject> {
+export async function readRecentHistory(context: RunContext, maxItems: number, options: CallFor = {}): Promise<IDataObject> {
 	return await hostRequest<IDataObject>(context, 'hostCloudApi', {
 		...call({ method: 'GET', path: '/api/history', action: 'reading the history', answer: 'object' }, { retry: true, ...options }),
 		qs: { max_items: maxItems },
@@ -151,7 +151,7 @@ const viewQuery = (file: FileQuery) => ({ filename: file.filename, subfolder: fi
 
 /** GET /api/view on the cloud: answers a redirect whose Location is the signed storage URL; it is not followed. */
 export async function readViewLocation(
-	context: IExecuteFunctions,
+	context: RunContext,
 	file: FileQuery,
 	options: CallFor & { action: string },
 ): Promise<HostResponse<unknown>> {
@@ -164,7 +164,7 @@ export async function readViewLocation(
 
 /** GET /api/view on a self-hosted server: the file itself, as a stream (HEAD with `check`: only whether it is there). */
 export async function readViewFile(
-	context: IExecuteFunctions,
+	context: RunContext,
 	file: FileQuery,
 	options: CallFor & { action: string; check?: boolean },
 ): Promise<HostResponse<unknown>> {
@@ -202,7 +202,7 @@ export async function uploadFile(
  * headers go with the upgrade. `secrets` are redacted from every message.
  */
 export async function progressSocketAddress(
-	context: IExecuteFunctions,
+	context: RunContext,
 	clientId: string,
 ): Promise<{ url: string; headers: Record<string, string>; secrets: string[]; kind: CloudServer['kind'] }> {
 	const server = await hostCloudServer(context);

@@ -11,12 +11,12 @@
  * - A self-hosted server answers the file itself at GET /api/view: that link is the address, and
  *   the download is streamed from the server with the credential (its reverse proxy's headers).
  */
-import type { IBinaryData, IDataObject, IExecuteFunctions, IN8nHttpFullResponse } from 'n8n-workflow';
+import type { IBinaryData, IDataObject, IN8nHttpFullResponse } from 'n8n-workflow';
 import { NodeOperationError } from 'n8n-workflow';
 
 import { downloadToBinary, responseToBinary, retryingDownload } from '../../../shared/binary';
 import { mimeTypeForExtension } from '../../../shared/file-types';
-import { hostCloudServer } from '../../../shared/transport';
+import { hostCloudServer, type RunContext } from '../../../shared/transport';
 import { readViewFile, readViewLocation, viewAddress } from '../../transport/cloud-api';
 import { createLimiter } from '../../../shared/concurrent-items';
 import { compareNodeIds } from '../graph/workflow-graph';
@@ -158,7 +158,7 @@ type Limiter = ReturnType<typeof createLimiter>;
 /** One limiter per node run (n8n gives each run its own context object). */
 const limiters = new WeakMap<object, Limiter>();
 
-function fileLimiter(context: IExecuteFunctions): Limiter {
+function fileLimiter(context: RunContext): Limiter {
 	let limiter = limiters.get(context);
 	if (!limiter) limiters.set(context, (limiter = createLimiter(FILE_REQUESTS_AT_ONCE)));
 	return limiter;
@@ -166,7 +166,7 @@ function fileLimiter(context: IExecuteFunctions): Limiter {
 
 /** GET /api/view answers 302: the signed storage URL is its Location, which is not followed here. */
 async function signedUrlFor(
-	context: IExecuteFunctions,
+	context: RunContext,
 	ref: Pick<OutputFileRef, 'filename' | 'subfolder' | 'type'>,
 	where: FileContext,
 ): Promise<string> {
@@ -211,7 +211,7 @@ async function signedUrlFor(
  * whether the file is there (HEAD), where nothing else would have asked it.
  */
 export async function fileAddressFor(
-	context: IExecuteFunctions,
+	context: RunContext,
 	ref: Pick<OutputFileRef, 'filename' | 'subfolder' | 'type'>,
 	where: FileContext & { check?: boolean },
 ): Promise<string> {
@@ -231,7 +231,7 @@ export async function fileAddressFor(
  * /api/view itself, with the credential's proxy headers, and never a redirect.
  */
 export async function downloadOutputFile(
-	context: IExecuteFunctions,
+	context: RunContext,
 	url: string,
 	ref: Pick<OutputFileRef, 'filename' | 'subfolder' | 'type'>,
 	where: FileContext,

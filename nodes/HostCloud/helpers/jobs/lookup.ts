@@ -9,7 +9,7 @@
 import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
 import { NodeOperationError } from 'n8n-workflow';
 
-import { hostCloudServer } from '../../../shared/transport';
+import { hostCloudServer, type RunContext } from '../../../shared/transport';
 import { isRecord, ownValue } from '../../../shared/validation';
 import { clipText } from '../../../shared/service-values';
 import {
@@ -67,7 +67,7 @@ export function recordFromHistory(entry: IDataObject): IDataObject {
 }
 
 /** The job's history entry as a record, or undefined while it is not over. */
-async function fromHistory(context: IExecuteFunctions, promptId: string, options: CallFor): Promise<IDataObject | undefined> {
+async function fromHistory(context: RunContext, promptId: string, options: CallFor): Promise<IDataObject | undefined> {
 	const history = await readHistory(context, promptId, options);
 	const entry = isRecord(history) ? ownValue(history, promptId) : undefined;
 	return isRecord(entry) ? { ...recordFromHistory(entry as IDataObject), prompt_id: promptId } : undefined;
@@ -78,7 +78,7 @@ async function fromHistory(context: IExecuteFunctions, promptId: string, options
  * deleted from the queue or its history was cleared; the history is read again first, since the
  * server moves a job from the queue to the history at once, and it may have done so between reads.
  */
-async function selfHostedJob(context: IExecuteFunctions, promptId: string, options: CallFor): Promise<IDataObject> {
+async function selfHostedJob(context: RunContext, promptId: string, options: CallFor): Promise<IDataObject> {
 	const record = await fromHistory(context, promptId, options);
 	if (record) return record;
 	const queue = queuedIds(await readQueue(context, { retry: true, ...options }));
@@ -91,7 +91,7 @@ async function selfHostedJob(context: IExecuteFunctions, promptId: string, optio
 
 /** A job a self-hosted server does not know (neither queued, running nor in its history). */
 export class JobNotOnServerError extends NodeOperationError {
-	constructor(context: IExecuteFunctions, promptId: string, itemIndex?: number) {
+	constructor(context: RunContext, promptId: string, itemIndex?: number) {
 		const words = jobWording('selfHosted').notFound(promptId);
 		super(context.getNode(), words.message, { itemIndex, description: words.description });
 		this.context.prompt_id = promptId;
@@ -99,7 +99,7 @@ export class JobNotOnServerError extends NodeOperationError {
 }
 
 /** `{status}` of a job (a self-hosted server's answer also carries the record's fields once it is over). */
-export async function lookUpJobStatus(context: IExecuteFunctions, promptId: string, options: CallFor = {}): Promise<IDataObject> {
+export async function lookUpJobStatus(context: RunContext, promptId: string, options: CallFor = {}): Promise<IDataObject> {
 	const server = await hostCloudServer(context, options.itemIndex);
 	if (server.kind === 'selfHosted') return await selfHostedJob(context, promptId, options);
 	const answer = await readJobStatus(context, promptId, options);
@@ -122,7 +122,7 @@ export async function lookUpJobStatus(context: IExecuteFunctions, promptId: stri
 }
 
 /** A job's record: `status`, and `outputs` once it is over (`execution_error` when it failed). */
-export async function lookUpJobRecord(context: IExecuteFunctions, promptId: string, options: CallFor = {}): Promise<IDataObject> {
+export async function lookUpJobRecord(context: RunContext, promptId: string, options: CallFor = {}): Promise<IDataObject> {
 	const server = await hostCloudServer(context, options.itemIndex);
 	if (server.kind === 'selfHosted') return await selfHostedJob(context, promptId, options);
 	return await readJobRecord(context, promptId, options);

@@ -65,7 +65,7 @@ export async function outputsFromRecord(
 }
 
 /** Whether a job record names `promptId` (the cloud's `id` or `prompt_id`; a self-hosted record is made for it). */
-function recordIsFor(record: IDataObject, promptId: string): boolean {
+export function recordIsFor(record: IDataObject, promptId: string): boolean {
 	return [ownValue(record, 'id'), ownValue(record, 'prompt_id')].includes(promptId);
 }
 

@@ -7,7 +7,7 @@
 import type { IBinaryKeyData, IDataObject, IExecuteFunctions, INodeExecutionData } from 'n8n-workflow';
 
 import { binaryFieldFor } from '../../../shared/result-files';
-import { hostCloudServer } from '../../../shared/transport';
+import { hostCloudServer, type RunContext } from '../../../shared/transport';
 import { completedForTool, runningForTool, SERVER_LINK_LIFETIME, SERVICE_LINK_LIFETIME, toolOutput } from '../../../shared/tool-result';
 import type { FinishedJob } from './tracked-job';
 import { collectOutputFiles, downloadOutputFile, fileAddressFor, type FileKind, type OutputFileRef } from '../files/output-files';
@@ -39,7 +39,7 @@ const GROUP_BY_KIND: Record<FileKind, 'images' | 'videos' | 'audio' | 'others'> 
 
 /** Every file of a job's outputs and its address (in parallel: one short request each, a few at a time, see FILE_REQUESTS_AT_ONCE). */
 async function filesWithAddresses(
-	context: IExecuteFunctions,
+	context: RunContext,
 	outputs: Record<string, unknown>,
 	where: { itemIndex: number; promptId: string },
 ): Promise<{ refs: OutputFileRef[]; urls: string[] }> {
@@ -49,7 +49,7 @@ async function filesWithAddresses(
 
 /** Files of a job's outputs with their signed URLs, grouped by kind, and the binary data when asked. */
 export async function filesItem(
-	context: IExecuteFunctions,
+	context: RunContext,
 	outputs: Record<string, unknown>,
 	itemIndex: number,
 	promptId: string,

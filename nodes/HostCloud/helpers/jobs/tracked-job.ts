@@ -114,6 +114,14 @@ export function checkSoon(jobs: Iterable<TrackedJob>): void {
 /** Whether a job's wait is over (read after an await, where the compiler's narrowing no longer holds). */
 export const isDone = (job: TrackedJob): boolean => job.phase === 'done';
 
+/** Adds the outputs an `executed` message reports to those collected by node id. */
+export function collectExecuted(outputs: Record<string, IDataObject>, data: Record<string, unknown>): void {
+	// A node id is a name from outside: kept as an own key (`__proto__` included), never "[object Object]".
+	const node = data.node ?? data.display_node;
+	const nodeId = typeof node === 'string' || typeof node === 'number' ? String(node) : '';
+	if (nodeId && isRecord(data.output)) setOwn(outputs, nodeId, mergeNodeOutput(ownValue(outputs, nodeId), data.output as IDataObject));
+}
+
 /**
  * Applies one progress message to its job: outputs of `executed` are collected; the answer says
  * whether the message ends the job, or announces its end (`executing` with no node, sent after
@@ -124,14 +132,9 @@ export function readMessage(job: TrackedJob, message: JobMessage): 'completed' |
 	if (job.phase === 'done' || job.phase === 'ending') return undefined;
 	const data = message.data;
 	switch (message.type) {
-		case 'executed': {
-			// A node id is a name from outside: kept as an own key (`__proto__` included), never "[object Object]".
-			const node = data.node ?? data.display_node;
-			const nodeId = typeof node === 'string' || typeof node === 'number' ? String(node) : '';
-			if (nodeId && isRecord(data.output))
-				setOwn(job.outputs, nodeId, mergeNodeOutput(ownValue(job.outputs, nodeId), data.output as IDataObject));
+		case 'executed':
+			collectExecuted(job.outputs, data);
 			return undefined;
-		}
 		case 'execution_success':
 			return 'completed';
 		case 'execution_error':

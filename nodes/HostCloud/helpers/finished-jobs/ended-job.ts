@@ -1,0 +1,145 @@
+/**
+ * finished-jobs/: the Host Cloud Trigger's side of Host Cloud. This file is the folder's entry: a
+ * job that ended anywhere on the account or server, whether the trigger's filters pass it on, and
+ * the item it starts a flow with. `cloud-listener.ts` hears the cloud's jobs end on the account's
+ * WebSocket; `history-poller.ts` reads a self-hosted server's history; `settings.ts` reads the
+ * trigger's parameters and `memory.ts` what it remembers. The folder may call jobs/, files/ (output
+ * files only), ownership/ (the job tag), transport/ and nodes/shared.
+ */
+import type { IDataObject, INodeExecutionData, ITriggerFunctions } from 'n8n-workflow';
+
+import { placeOf, type ServerKind } from '../../../../credentials/cloud-server';
+import { clipText, clipTextsDeep } from '../../../shared/service-values';
+import { isRecord, ownValue } from '../../../shared/validation';
+import { describeExecutionError, type ExecutionErrorInfo } from '../jobs/errors';
+import { filesItem } from '../jobs/results';
+import { jobTagOf } from '../ownership/job-tag';
+import type { TriggerSettings } from './settings';
+
+/** How a job ended, in the trigger's words. */
+export type JobEnd = 'succeeded' | 'failed' | 'interrupted';
+
+/** A job that ended, as the trigger learned it. */
+export interface EndedJob {
+	promptId: string;
+	end: JobEnd;
+	/** Its outputs by node id; undefined when they could not be read whole. */
+	outputs?: Record<string, unknown>;
+	/** Why it failed, when the service said. */
+	error?: ExecutionErrorInfo;
+	/** The tag a Host Cloud node put in its extra_data (`n8n`), when its queue or history entry was seen. */
+	tag?: Record<string, unknown>;
+	/** The class of each node of its graph, when the graph was seen. */
+	classes?: Record<string, string>;
+}
+
+/** The job's end from the package's status words (completed, failed, cancelled), or undefined while it runs. */
+export function endOf(status: unknown): JobEnd | undefined {
+	if (status === 'completed') return 'succeeded';
+	if (status === 'failed') return 'failed';
+	return status === 'cancelled' ? 'interrupted' : undefined;
+}
+
+/**
+ * What a queue or history entry (`[number, prompt_id, prompt, extra_data, output node ids]`) says
+ * of its job: the tag, and the class of each node (only texts, and only for nodes of a graph).
+ */
+export function entryFacts(entry: unknown): Pick<EndedJob, 'tag' | 'classes'> {
+	if (!Array.isArray(entry)) return {};
+	const classes: Record<string, string> = {};
+	if (isRecord(entry[2])) {
+		for (const [id, node] of Object.entries(entry[2]).slice(0, MAX_GRAPH_NODES)) {
+			const type = isRecord(node) ? node.class_type : undefined;
+			if (typeof type === 'string') Object.defineProperty(classes, clipText(id, 256), { value: clipText(type, 256), enumerable: true });
+		}
+	}
+	return { tag: jobTagOf(entry[3]), classes };
+}
+
+/** The most nodes of a graph the trigger learns the classes of (a graph is kept only while its job runs). */
+const MAX_GRAPH_NODES = 2000;
+
+/** Whether a node's outputs are among those the trigger was asked for (by node id or class); all when none were named. */
+function wantedNode(job: EndedJob, nodeId: string, settings: TriggerSettings): boolean {
+	if (settings.outputNodes.length === 0) return true;
+	const type = job.classes ? ownValue(job.classes, nodeId) : undefined;
+	return settings.outputNodes.some((wanted) => wanted === nodeId || wanted === type);
+}
+
+/** The job's outputs from the nodes the trigger was asked for. */
+function wantedOutputs(job: EndedJob, settings: TriggerSettings): Record<string, unknown> {
+	const outputs = job.outputs ?? {};
+	return Object.fromEntries(Object.entries(outputs).filter(([nodeId]) => wantedNode(job, nodeId, settings)));
+}
+
+/**
+ * Whether a job starts the flow: its end is one asked for; it was not started by a Host Cloud node
+ * (unless those are wanted); and, when output nodes are named, a succeeded job has outputs from one
+ * of them, and another one's graph (when seen) holds one of them.
+ */
+export function passesFilters(job: EndedJob, settings: TriggerSettings): boolean {
+	if (settings.events === 'succeeded' && job.end !== 'succeeded') return false;
+	if (!settings.includeOwnJobs && job.tag) return false;
+	if (settings.outputNodes.length === 0) return true;
+	if (Object.keys(wantedOutputs(job, settings)).length > 0) return true;
+	if (job.end === 'succeeded') return false;
+	return Object.keys(job.classes ?? {}).some((nodeId) => wantedNode(job, nodeId, settings));
+}
+
+/** Who started the job, from its tag: the n8n workflow, execution and node (none of it secret). */
+function startedBy(tag: Record<string, unknown> | undefined): IDataObject | undefined {
+	if (!tag) return undefined;
+	const text = (key: string) => {
+		const value = ownValue(tag, key);
+		return typeof value === 'string' ? clipText(value, 256) : undefined;
+	};
+	return { workflow_id: text('workflow_id'), execution_id: text('execution_id'), node_name: text('node_name') };
+}
+
+/**
+ * The item a finished job starts the flow with: `{prompt_id, status, images, videos, audio,
+ * files, …}` as Host Cloud's Execute answers, the failure in words, who started it (when a Host
+ * Cloud node did), and the files as binary data when asked.
+ */
+export async function endedJobItem(
+	context: ITriggerFunctions,
+	job: EndedJob,
+	settings: TriggerSettings,
+	kind: ServerKind,
+): Promise<INodeExecutionData> {
+	const json: IDataObject = { prompt_id: job.promptId, status: job.end };
+	if (job.error || job.end === 'failed') {
+		const error = job.error ?? { exception_type: '', exception_message: '' };
+		const words = describeExecutionError(job.promptId, error, placeOf(kind));
+		json.error = clipTextsDeep({
+			message: words.message,
+			description: words.description,
+			exception_type: error.exception_type,
+			...(error.node_id ? { node_id: error.node_id } : {}),
+			...(error.node_type ? { node_type: error.node_type } : {}),
+		});
+	}
+	let binary: INodeExecutionData['binary'];
+	if (job.outputs === undefined) {
+		json.images = [];
+		json.videos = [];
+		json.audio = [];
+		json.files = [];
+		json.outputs_unknown = `The trigger did not hear all of job ${job.promptId}'s messages and ${placeOf(kind)} has no record of its outputs, so its files are not listed. Get Status with this prompt_id may still read them.`;
+	} else {
+		try {
+			const download = settings.download ? { binaryPropertyName: settings.binaryPropertyName } : undefined;
+			const files = await filesItem(context, wantedOutputs(job, settings), 0, job.promptId, download);
+			Object.assign(json, files.json);
+			binary = files.binary;
+		} catch (error) {
+			// The job ended all the same: the flow hears of it, and of why its files are missing.
+			Object.assign(json, { images: [], videos: [], audio: [], files: [] });
+			json.files_error = clipText((error as Error).message);
+		}
+	}
+	const by = startedBy(job.tag);
+	if (by) json.started_by = by;
+	json.server = kind;
+	return binary ? { json, binary } : { json };
+}

@@ -1,0 +1,114 @@
+/**
+ * The Host Cloud Trigger at work: on the cloud it listens (cloud-listener.ts), on a self-hosted
+ * server it reads the history every Poll Every seconds (history-poller.ts). Each job that ends and
+ * passes the filters starts one flow. A test run ("Fetch Test Event") shows the latest finished job
+ * at once where one is known, or else the next one to end.
+ */
+import type { ITriggerFunctions, ITriggerResponse } from 'n8n-workflow';
+
+import { pause } from '../../../shared/pause';
+import { hostCloudServer } from '../../../shared/transport';
+import { CloudJobListener, isRefusal } from './cloud-listener';
+import { endedJobItem, passesFilters, type EndedJob } from './ended-job';
+import { HistoryPoller } from './history-poller';
+import { TriggerMemory } from './memory';
+import { readTriggerSettings } from './settings';
+
+/** How long an activation waits for its first look before it goes on listening in the background. */
+const FIRST_LOOK_MS = 20_000;
+
+/**
+ * Waits for `first` at most FIRST_LOOK_MS: a silent service must not hold n8n's activation of every
+ * workflow. A failure after that goes to `lateFailure`.
+ */
+async function withinFirstLook(first: Promise<void>, lateFailure: (error: Error) => void): Promise<void> {
+	let waiting = true;
+	const timer = new AbortController();
+	const look = first.catch((error: Error) => {
+		if (waiting) throw error;
+		lateFailure(error);
+	});
+	const timeUp = pause(FIRST_LOOK_MS, timer.signal).then(
+		() => (waiting = false),
+		() => undefined,
+	);
+	try {
+		await Promise.race([look, timeUp]);
+	} finally {
+		timer.abort();
+	}
+}
+
+export async function listenForEndedJobs(context: ITriggerFunctions): Promise<ITriggerResponse> {
+	const settings = readTriggerSettings(context);
+	const server = await hostCloudServer(context);
+	const manual = context.getMode() === 'manual';
+	// A test run's memory is its own and never saved: it must not hide jobs from the published workflow.
+	const stored = context.getWorkflowStaticData('node');
+	const memory = new TriggerMemory(manual ? { done: stored.done } : stored);
+	const stopped = new AbortController();
+	const emitJob = async (job: EndedJob) => {
+		if (stopped.signal.aborted) return;
+		context.emit([[await endedJobItem(context, job, settings, server.kind)]]);
+		// A test run shows one job.
+		if (manual) stopped.abort();
+	};
+	const fail = (error: Error) => {
+		if (!stopped.signal.aborted) context.emitError(error);
+	};
+
+	if (server.kind === 'cloud') {
+		const listener = new CloudJobListener(context, settings, memory, emitJob, fail);
+		const closeFunction = async () => {
+			stopped.abort();
+			listener.close();
+		};
+		if (!manual) {
+			await withinFirstLook(listener.start(), fail);
+			return { closeFunction };
+		}
+		const manualTriggerFunction = async () => {
+			const last = memory.lastDone;
+			const known = last ? await listener.endedJob(last).catch(() => undefined) : undefined;
+			if (known && passesFilters(known, settings)) await emitJob(known);
+			else await listener.start();
+		};
+		return { closeFunction, manualTriggerFunction };
+	}
+
+	const poller = new HistoryPoller(context, settings, memory, emitJob);
+	const closeFunction = async () => {
+		stopped.abort();
+	};
+	const pollForever = async () => {
+		while (!stopped.signal.aborted) {
+			await pause(settings.pollMs, stopped.signal).catch(() => undefined);
+			if (stopped.signal.aborted) return;
+			try {
+				await poller.poll();
+			} catch (error) {
+				if (isRefusal(error)) return fail(error as Error);
+				context.logger.warn(`Host Cloud Trigger: ${(error as Error).message}; reading the history again in ${settings.pollMs / 1000} s`);
+			}
+		}
+	};
+	if (!manual) {
+		// The first read is the activation's: a refused server fails it, and what had ended is remembered
+		// before n8n saves the activation. A server that does not answer is read again later.
+		await withinFirstLook(
+			poller.poll().catch((error: Error) => {
+				if (isRefusal(error)) throw error;
+				context.logger.warn(`Host Cloud Trigger: ${error.message}; reading the history again in ${settings.pollMs / 1000} s`);
+			}),
+			fail,
+		);
+		void pollForever();
+		return { closeFunction };
+	}
+	const manualTriggerFunction = async () => {
+		const latest = await poller.latest();
+		if (latest) return await emitJob(latest);
+		void pollForever();
+	};
+	return { closeFunction, manualTriggerFunction };
+}

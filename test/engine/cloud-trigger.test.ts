@@ -1,0 +1,170 @@
+/**
+ * Host Cloud Trigger, activated through n8n-core's TriggerContext against the simulator over real
+ * HTTP and WebSocket: jobs submitted from outside n8n start one flow each, with their files; the
+ * filters; a dropped socket and a restart lose no job and repeat none; a test run; and a credential
+ * the server refuses fails the activation in words.
+ */
+import { readBinary } from '../harness/engine';
+import { cloudForSuite, executeTxt2img, txt2img, waitUntil, type CloudSetup } from '../helpers/cloud';
+import { ListeningTrigger } from '../helpers/listening-trigger';
+
+/** A job submitted the way a script or the editor does, straight to the server. */
+async function submitFromOutside(setup: CloudSetup, extraData: Record<string, unknown> = {}): Promise<string> {
+	const response = await fetch(`${setup.sim.baseUrl}/api/prompt`, {
+		method: 'POST',
+		headers: { ...setup.headers, 'Content-Type': 'application/json' },
+		body: JSON.stringify({ prompt: txt2img(), extra_data: extraData }),
+	});
+	const body = (await response.json()) as { prompt_id: string };
+	expect(response.status).toBe(200);
+	return body.prompt_id;
+}
+
+const triggers: ListeningTrigger[] = [];
+function listening(setup: CloudSetup, parameters: Record<string, unknown> = {}, credential = setup.credential): ListeningTrigger {
+	const trigger = new ListeningTrigger(setup.harness, credential, { pollSeconds: 2, ...parameters });
+	triggers.push(trigger);
+	return trigger;
+}
+afterEach(async () => {
+	for (const trigger of triggers.splice(0)) await trigger.close();
+});
+
+/** The prompt_ids of the jobs the simulator finished. */
+const finishedIds = (setup: CloudSetup) =>
+	[...setup.sim.cloud.jobs.values()].filter((job) => job.status === 'completed').map((job) => job.promptId);
+
+describe.each([
+	['the cloud', 'cloud'],
+	['a self-hosted server', 'self-hosted'],
+] as const)('on %s', (_where, flavour) => {
+	const cloud = cloudForSuite({ flavour, nodeMs: 60 });
+
+	test('a job started outside n8n starts one flow, with its image listed and downloaded', async () => {
+		const trigger = listening(cloud);
+		await trigger.activate();
+		const promptId = await submitFromOutside(cloud);
+		const [item] = await trigger.flows(1);
+		expect(item!.json).toMatchObject({ prompt_id: promptId, status: 'succeeded', server: flavour === 'cloud' ? 'cloud' : 'selfHosted' });
+		const images = item!.json.images as Array<{ url: string; filename: string }>;
+		expect(images).toHaveLength(1);
+		expect(images[0]!.url).toMatch(
+			flavour === 'cloud' ? /^http:\/\/localhost:\d+\/o\/.*signature=/ : /^http:\/\/127\.0\.0\.1:\d+\/api\/view\?/,
+		);
+		expect((await readBinary(item!.binary!.data!)).subarray(1, 4).toString()).toBe('PNG');
+		// Nothing more comes of it: no second flow on the next looks.
+		await new Promise((resolve) => setTimeout(resolve, 2500));
+		expect(trigger.items).toHaveLength(1);
+		expect(trigger.errors).toEqual([]);
+		expect(JSON.stringify(trigger.items.map((one) => one.json))).not.toContain(cloud.sim.apiKey);
+	});
+
+	test('jobs a Host Cloud node started are left to it, unless they are wanted', async () => {
+		const quiet = listening(cloud);
+		const wanting = listening(cloud, { includeOwnJobs: true, downloadFiles: false });
+		await quiet.activate();
+		await wanting.activate();
+		const run = await cloud.harness.runNode(
+			{ type: 'hostCloud', parameters: executeTxt2img({ downloadFiles: false }), credentials: { hostCloudApi: cloud.credential } },
+			[{ json: {} }],
+		);
+		const promptId = run.items[0]!.json.prompt_id;
+		const [item] = await wanting.flows(1);
+		expect(item!.json).toMatchObject({ prompt_id: promptId, started_by: { node_name: 'Node' } });
+		expect(item!.binary).toBeUndefined();
+		const outside = await submitFromOutside(cloud);
+		await quiet.flows(1);
+		expect(quiet.items.map((one) => one.json.prompt_id)).toEqual([outside]);
+	});
+
+	test('a failed job starts the flow only with Every Finished Job, its failure in words', async () => {
+		const succeededOnly = listening(cloud);
+		const every = listening(cloud, { events: 'finished' });
+		await succeededOnly.activate();
+		await every.activate();
+		cloud.sim.cloud.failNextJob({ exception_type: 'OOMError', exception_message: 'CUDA out of memory', nodeId: '3' });
+		const failed = await submitFromOutside(cloud);
+		const [item] = await every.flows(1);
+		expect(item!.json).toMatchObject({ prompt_id: failed, status: 'failed', error: { exception_type: 'OOMError', node_id: '3' } });
+		expect((item!.json.error as { message: string }).message).toMatch(/ran out of GPU memory/);
+		const succeeded = await submitFromOutside(cloud);
+		await succeededOnly.flows(1);
+		await every.flows(2);
+		expect(succeededOnly.items.map((one) => one.json.prompt_id)).toEqual([succeeded]);
+	});
+
+	test('only the files of the named output nodes are passed on, and a job with none starts nothing', async () => {
+		const saved = listening(cloud, { outputNodes: 'SaveImage', downloadFiles: false });
+		const elsewhere = listening(cloud, { outputNodes: 'PreviewImage, 42', downloadFiles: false });
+		await saved.activate();
+		await elsewhere.activate();
+		const promptId = await submitFromOutside(cloud);
+		const [item] = await saved.flows(1);
+		expect(item!.json.prompt_id).toBe(promptId);
+		expect(item!.json.images).toHaveLength(1);
+		await new Promise((resolve) => setTimeout(resolve, 2500));
+		expect(elsewhere.items).toEqual([]);
+	});
+
+	test('a restart loses no job that ended while n8n was down, and repeats none', async () => {
+		cloud.sim.options.nodeMs = 400;
+		// Queued before the activation: the trigger knows it from its first look, which n8n saves.
+		const before = await submitFromOutside(cloud);
+		const trigger = listening(cloud, { downloadFiles: false });
+		await trigger.activate();
+		await trigger.close();
+		await waitUntil(() => finishedIds(cloud).includes(before), 10_000);
+		// Running across the restart.
+		const across = await submitFromOutside(cloud);
+		await trigger.activate();
+		const items = await trigger.flows(2, 15_000);
+		expect(items.map((one) => one.json.prompt_id).sort()).toEqual([before, across].sort());
+		await trigger.restart();
+		await new Promise((resolve) => setTimeout(resolve, 2500));
+		expect(trigger.items).toHaveLength(2);
+	});
+
+	test('a test run waits for the next job when it knows none, else shows the latest at once', async () => {
+		const trigger = listening(cloud, { downloadFiles: false });
+		await trigger.activate('manual');
+		const promptId = await submitFromOutside(cloud);
+		const [first] = await trigger.flows(1);
+		expect(first!.json.prompt_id).toBe(promptId);
+		await trigger.close();
+		// Published, it passes a job on; a test run afterwards shows that one without waiting.
+		await trigger.activate();
+		const latest = await submitFromOutside(cloud);
+		await trigger.flows(2);
+		await trigger.close();
+		await trigger.activate('manual');
+		expect(trigger.items).toHaveLength(3);
+		expect(trigger.items[2]!.json.prompt_id).toBe(latest);
+	});
+
+	test('a credential the server refuses fails the activation in words, and no flow starts', async () => {
+		const wrong =
+			flavour === 'cloud'
+				? cloud.harness.addCredential('hostCloudApi', { server: 'cloud', baseUrl: cloud.sim.baseUrl, apiKey: 'not-the-key' })
+				: cloud.harness.addCredential('hostCloudApi', { server: 'selfHosted', serverUrl: cloud.sim.baseUrl });
+		const trigger = listening(cloud, {}, wrong);
+		await expect(trigger.activate()).rejects.toThrow(
+			flavour === 'cloud' ? /API key/ : /reverse proxy in front of it\) refused the request/,
+		);
+		expect(trigger.items).toEqual([]);
+	});
+});
+
+describe('on the cloud, across a gap', () => {
+	const cloud = cloudForSuite({ nodeMs: 150 });
+
+	test('a job whose messages were lost to a dropped socket is reported once, with its files from its record', async () => {
+		const trigger = listening(cloud, { downloadFiles: false });
+		await trigger.activate();
+		cloud.sim.faults.dropWebSocket = { afterMessages: 2 };
+		const promptId = await submitFromOutside(cloud);
+		const [item] = await trigger.flows(1, 15_000);
+		expect(item!.json).toMatchObject({ prompt_id: promptId, status: 'succeeded' });
+		expect(item!.json.images).toHaveLength(1);
+		expect(item!.json.outputs_unknown).toBeUndefined();
+	});
+});
