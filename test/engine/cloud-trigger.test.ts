@@ -65,7 +65,7 @@ describe.each([
 		await quiet.activate();
 		await wanting.activate();
 		const run = await cloud.harness.runNode(
-			{ type: 'hostCloud', parameters: executeTxt2img({ downloadFiles: false }), credentials: { hostCloudApi: cloud.credential } },
+			{ type: 'hostCloud', parameters: executeTxt2img({ downloadFiles: false }) as never, credentials: { hostCloudApi: cloud.credential } },
 			[{ json: {} }],
 		);
 		const promptId = run.items[0]!.json.prompt_id;

@@ -76,9 +76,10 @@ export class ListeningTrigger {
 			},
 		);
 		const type = this.harness.nodeTypes.getByNameAndVersion(node.type) as INodeType;
-		this.response = await type.trigger!.call(context);
+		const response = await type.trigger!.call(context);
+		this.response = response;
 		save();
-		if (mode === 'manual') await this.response.manualTriggerFunction?.();
+		if (mode === 'manual') await response?.manualTriggerFunction?.();
 	}
 
 	/** Deactivates it (n8n stopping). */

@@ -3,10 +3,11 @@
  * (issue 26). The codex test (test/unit/node-panel-codex.test.ts) checks the codex files against
  * it; the editor case (test/e2e/cases/node-panel.ts) searches it in the real panel.
  */
-export type PackageNode = 'hostCloud' | 'hostMedia' | 'hostRegistry' | 'hostTaskTrigger';
+export type PackageNode = 'hostCloud' | 'hostCloudTrigger' | 'hostMedia' | 'hostRegistry' | 'hostTaskTrigger';
 
 export const DISPLAY_NAMES: Record<PackageNode, string> = {
 	hostCloud: 'Host Cloud',
+	hostCloudTrigger: 'Host Cloud Trigger',
 	hostMedia: 'Host Media',
 	hostRegistry: 'Host Registry',
 	hostTaskTrigger: 'Host Task Trigger',
@@ -14,17 +15,19 @@ export const DISPLAY_NAMES: Record<PackageNode, string> = {
 
 /** Word → the nodes it must find (the trigger in the trigger panel, the others as actions and as tools). */
 export const SEARCH_WORDS: Record<string, PackageNode[]> = {
-	image: ['hostCloud', 'hostMedia', 'hostTaskTrigger'],
+	image: ['hostCloud', 'hostCloudTrigger', 'hostMedia', 'hostTaskTrigger'],
 	upscale: ['hostMedia'],
 	relight: ['hostMedia'],
 	style: ['hostMedia'],
 	video: ['hostMedia', 'hostTaskTrigger'],
 	music: ['hostMedia'],
 	workflow: ['hostCloud'],
-	ComfyUI: ['hostCloud'],
+	ComfyUI: ['hostCloud', 'hostCloudTrigger'],
+	'job finished': ['hostCloudTrigger'],
+	'generated image': ['hostCloudTrigger'],
 	registry: ['hostRegistry'],
 	publish: ['hostRegistry'],
-	trigger: ['hostTaskTrigger'],
+	trigger: ['hostTaskTrigger', 'hostCloudTrigger'],
 };
 
 /** The words (names first) that must find `node`. */

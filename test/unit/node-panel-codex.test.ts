@@ -58,9 +58,12 @@ describe('codex files: every node is findable in n8n’s node panel', () => {
 		expect(unfound).toEqual([]);
 	});
 
-	it('the trigger is categorised as n8n’s app triggers are, and has its own trigger-panel text', () => {
-		const trigger = nodes.find((node) => node.description.group.includes('trigger'))!;
-		expect(trigger.codex.subcategories).toBeUndefined();
-		expect(trigger.description.triggerPanel).toMatchObject({ header: expect.stringMatching(/\S/) });
+	it('the triggers are categorised as n8n’s app triggers are, and have their own trigger-panel text', () => {
+		const triggers = nodes.filter((node) => node.description.group.includes('trigger'));
+		expect(triggers.map((node) => node.name).sort()).toEqual(['hostCloudTrigger', 'hostTaskTrigger']);
+		for (const trigger of triggers) {
+			expect(trigger.codex.subcategories).toBeUndefined();
+			expect(trigger.description.triggerPanel).toMatchObject({ header: expect.stringMatching(/\S/) });
+		}
 	});
 });

@@ -78,6 +78,16 @@ describe("import rules between folders (what each folder's header comment says i
 			paths(`${CLOUD}/(graph/|ui-format/|files/(?!output-files\\.ts$))`),
 		],
 		['ownership/ calls no other helper folder', paths(`${CLOUD}/ownership/`), paths(`${CLOUD}/(?!ownership/)`)],
+		[
+			'finished-jobs/ calls no graph/, ui-format/ or files/ but output-files',
+			paths(`${CLOUD}/finished-jobs/`),
+			paths(`${CLOUD}/(graph/|ui-format/|files/(?!output-files\\.ts$))`),
+		],
+		[
+			'only the trigger calls finished-jobs/',
+			paths(`(?!${CLOUD}/finished-jobs/|nodes/HostCloud/HostCloudTrigger\\.node\\.ts$)`),
+			paths(`${CLOUD}/finished-jobs/`),
+		],
 		["Host Media's music/ calls no tasks/ or inputs/", paths(`${MEDIA}/music/`), paths(`${MEDIA}/(tasks|inputs)/`)],
 		["Host Media's tasks/ calls no music/ or inputs/", paths(`${MEDIA}/tasks/`), paths(`${MEDIA}/(music|inputs)/`)],
 		["Host Media's inputs/ calls no music/ or tasks/", paths(`${MEDIA}/inputs/`), paths(`${MEDIA}/(music|tasks)/`)],

@@ -41,6 +41,7 @@ const CLOUD = hostNodeType('hostCloud');
 const MEDIA = hostNodeType('hostMedia');
 const REGISTRY = hostNodeType('hostRegistry');
 const TRIGGER = hostNodeType('hostTaskTrigger');
+const CLOUD_TRIGGER = hostNodeType('hostCloudTrigger');
 const tool = (type: string) => `${type}Tool`;
 
 const ACTIONS: PackageNode[] = ['hostCloud', 'hostMedia', 'hostRegistry'];
@@ -51,7 +52,10 @@ function searches(among: PackageNode[], typeOf: (node: PackageNode) => string): 
 	return words.map((word): [string, string[]] => [word, among.filter((node) => wordsFor(node).includes(word)).map(typeOf)]);
 }
 
-const TRIGGER_SEARCHES: Array<[string, string[]]> = [['Host Task', [TRIGGER]], ...searches(['hostTaskTrigger'], hostNodeType)];
+const TRIGGER_SEARCHES: Array<[string, string[]]> = [
+	['Host Task', [TRIGGER]],
+	...searches(['hostTaskTrigger', 'hostCloudTrigger'], hostNodeType),
+];
 const NEXT_STEP_SEARCHES = searches(ACTIONS, hostNodeType);
 const TOOL_SEARCHES = searches(ACTIONS, (node) => tool(hostNodeType(node)));
 
@@ -230,6 +234,30 @@ describe('a user’s first run of each Host node, from the node panel (Chromium)
 		expect(task!.status).toBe('COMPLETED');
 		expect(output).toContain(`"task_id": "${task!.taskId}"`);
 		expect(output).toContain('"status": "succeeded"');
+	}, 180000);
+
+	it('Host Cloud Trigger: found by "ComfyUI", listens with a new credential and shows the job that finished', async () => {
+		const { page } = session!;
+		const { n8n, simulator } = e2e();
+		await openTriggerPanelOfNewWorkflow(page, n8n.url);
+		const listed = await searchPanel(page, 'ComfyUI', [CLOUD_TRIGGER]);
+		expect(missing(listed, [CLOUD_TRIGGER])).toEqual([]);
+		await pickNode(page, CLOUD_TRIGGER);
+		await pickAction(page, 'When a job succeeds');
+		await nodeDetails(page).waitFor({ state: 'visible', timeout: 15000 });
+		expect(await triggerPanelHeader(page)).toBe('Pull in jobs as they finish on the Host cloud or your server');
+		await createCredentialFromNode(page, { apiKey: simulator.apiKey, baseUrl: simulator.baseUrl });
+		await nodeDetails(page).locator('[data-test-id="trigger-execute-button"]').click();
+		await nodeDetails(page).locator('[data-test-id="trigger-listening"]').waitFor({ state: 'visible', timeout: 15000 });
+		// A job someone starts elsewhere (a script posting the graph): the test run shows it.
+		const submit = await fetch(`${simulator.baseUrl}/api/prompt`, {
+			method: 'POST',
+			headers: { 'X-API-Key': simulator.apiKey, 'content-type': 'application/json' },
+			body: JSON.stringify({ prompt: JSON.parse(readFileSync(join(REPO_ROOT, 'test', 'fixtures', 'txt2img-api.json'), 'utf8')) }),
+		});
+		const { prompt_id: promptId } = (await submit.json()) as { prompt_id: string };
+		const output = await outputAfterRun(page, 60000);
+		expect(output).toContain(`"prompt_id": "${promptId}", "status": "succeeded"`);
 	}, 180000);
 
 	it('Host Task Trigger: listens from the trigger panel and shows the notification of a finished task', async () => {

@@ -6,10 +6,11 @@
  * MQTT message, the entries of the zip, the version and archive in the registry. Each recipe's canvas
  * is photographed into test/e2e/.work/recipes/, and into docs/recipes/ with RECIPE_SCREENSHOTS=1.
  */
-import { existsSync, mkdirSync, readFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 
 import { e2e } from '../support/context';
+import { withSimulatorTiming } from '../support/in-flight';
 import { openEditorSession, type EditorSession } from '../support/editor';
 import { outputItems, type CredentialRef, type StoredWorkflow, type WorkflowJson } from '../support/n8n-client';
 import { REPO_ROOT } from '../support/n8n-server';
@@ -383,6 +384,53 @@ describe('recipes: the Host nodes chained with n8n’s own nodes, checked at the
 		const message = await mqttMessage('host/releases', (payload) => payload.node === 'recipe-node');
 		expect(message).toEqual({ node: 'recipe-node', version: '2.3.4', status: 'published' });
 	}, 90000);
+
+	it('cloud-jobs-to-sftp.json: a job started outside n8n reaches the SFTP server under its prompt_id and is mailed with its links; a failed one is mailed in words', async () => {
+		const { simulator } = e2e();
+		const folder = join(servers!.sftp.root, 'host-jobs');
+		const recipe = loadRecipe('cloud-jobs-to-sftp.json');
+		const upload = recipe.nodes.find((node) => node.name === 'Upload to SFTP')!;
+		const workflow = await importRecipe(
+			'cloud-jobs-to-sftp.json',
+			withParameter(recipe, 'Upload to SFTP', 'path', String(upload.parameters.path).replace('/srv/host-jobs', folder)),
+		);
+		await activate(workflow);
+		const graph = JSON.parse(readFileSync(join(REPO_ROOT, 'test', 'fixtures', 'txt2img-api.json'), 'utf8')) as Record<string, unknown>;
+		/** A job posted by a script, straight to the cloud; long enough for the trigger to see it queued. */
+		const submit = async () =>
+			await withSimulatorTiming(simulator, 'nodeMs', 300, async () => {
+				const response = await fetch(`${simulator.baseUrl}/api/prompt`, {
+					method: 'POST',
+					headers: { 'X-API-Key': simulator.apiKey, 'content-type': 'application/json' },
+					body: JSON.stringify({ prompt: graph }),
+				});
+				return ((await response.json()) as { prompt_id: string }).prompt_id;
+			});
+
+		const promptId = await submit();
+		const stored = await waitFor(
+			'the image on the SFTP server',
+			() => (existsSync(folder) ? readdirSync(folder).find((name) => name.startsWith(promptId)) : undefined),
+			{
+				timeoutMs: 60000,
+			},
+		);
+		expect(sha(readFileSync(join(folder, stored)))).toBe(sha(await jobImageBytes(simulator, promptId)));
+		const mail = await mailWith('the new-image mail', (candidate) => candidate.subject === `New image from job ${promptId}`);
+		expect(mail.to).toBe('team@example.com');
+		expect(mail.body).toContain(`/srv/host-jobs/${stored}`);
+		expect(mail.body).toMatch(/signature=/);
+
+		simulator.cloud.failNextJob({
+			exception_type: 'OOMError',
+			exception_message: 'Out of GPU memory while sampling (recipe test)',
+			nodeId: '3',
+		});
+		const failed = await submit();
+		const failure = await mailWith('the failure mail', (candidate) => candidate.subject === `Job ${failed} failed`);
+		expect(failure.body).toMatch(/ran out of GPU memory \(OOMError: Out of GPU memory while sampling \(recipe test\)\)/);
+		expect(readdirSync(folder).filter((name) => name.startsWith(failed))).toEqual([]);
+	}, 150000);
 
 	it('every recipe opens on the canvas (screenshots)', async () => {
 		const { n8n } = e2e();
