@@ -124,6 +124,23 @@ describe.each([
 		expect(trigger.items).toHaveLength(2);
 	});
 
+	test('a memory saved older than it was (an execution writes back its copy) starts no second flow: n8n refuses the same key', async () => {
+		cloud.sim.options.nodeMs = 300;
+		// On the cloud the job is queued when the trigger is published, so the memory saved then watches it.
+		const early = flavour === 'cloud' ? await submitFromOutside(cloud) : undefined;
+		const trigger = listening(cloud, { downloadFiles: false });
+		await trigger.activate();
+		const older = trigger.savedStaticData;
+		const promptId = early ?? (await submitFromOutside(cloud));
+		await trigger.flows(1, 15_000);
+		expect(trigger.items[0]!.json.prompt_id).toBe(promptId);
+		await trigger.close();
+		trigger.savedStaticData = older;
+		await trigger.activate();
+		await waitUntil(() => trigger.refusedByKey > 0, 10_000);
+		expect(trigger.items).toHaveLength(1);
+	});
+
 	test('a test run waits for the next job when it knows none, else shows the latest at once', async () => {
 		const trigger = listening(cloud, { downloadFiles: false });
 		await trigger.activate('manual');

@@ -20,6 +20,9 @@ export class ListeningTrigger {
 	readonly items: INodeExecutionData[] = [];
 	/** What the trigger reported with emitError. */
 	readonly errors: Error[] = [];
+	/** The execution keys given with each flow: n8n 2.x refuses a second execution for a key (counted in `refusedByKey`). */
+	readonly keys = new Set<string>();
+	refusedByKey = 0;
 	private response?: ITriggerResponse;
 	private readonly workflowId = `wf-cloud-trigger-${++workflowCounter}`;
 
@@ -67,8 +70,13 @@ export class ListeningTrigger {
 			this.harness.additionalData(`${this.workflowId}-trigger`),
 			mode,
 			'activate',
-			(data) => {
+			(data, _response, _done, key) => {
 				save();
+				if (key !== undefined && this.keys.has(key)) {
+					this.refusedByKey++;
+					return;
+				}
+				if (key !== undefined) this.keys.add(key);
 				this.items.push(...(data[0] ?? []));
 			},
 			(error) => {

@@ -34,6 +34,7 @@ import {
 	triggerPanelHelp,
 	type PanelItem,
 } from '../support/node-panel';
+import { waitFor } from '../support/wait';
 import { hostNodeType } from '../support/workflows';
 import { wordsFor, type PackageNode } from '../../helpers/search-words';
 
@@ -52,9 +53,15 @@ function searches(among: PackageNode[], typeOf: (node: PackageNode) => string): 
 	return words.map((word): [string, string[]] => [word, among.filter((node) => wordsFor(node).includes(word)).map(typeOf)]);
 }
 
+/**
+ * n8n's trigger panel lists an app's trigger under the app when the package has a node of that name
+ * (as it lists GitHub Trigger under GitHub): Host Cloud Trigger shows as "Host Cloud", whose triggers
+ * are its events.
+ */
+const inTriggerPanel = (node: PackageNode) => (node === 'hostCloudTrigger' ? CLOUD : hostNodeType(node));
 const TRIGGER_SEARCHES: Array<[string, string[]]> = [
 	['Host Task', [TRIGGER]],
-	...searches(['hostTaskTrigger', 'hostCloudTrigger'], hostNodeType),
+	...searches(['hostTaskTrigger', 'hostCloudTrigger'], inTriggerPanel),
 ];
 const NEXT_STEP_SEARCHES = searches(ACTIONS, hostNodeType);
 const TOOL_SEARCHES = searches(ACTIONS, (node) => tool(hostNodeType(node)));
@@ -240,15 +247,24 @@ describe('a user’s first run of each Host node, from the node panel (Chromium)
 		const { page } = session!;
 		const { n8n, simulator } = e2e();
 		await openTriggerPanelOfNewWorkflow(page, n8n.url);
-		const listed = await searchPanel(page, 'ComfyUI', [CLOUD_TRIGGER]);
-		expect(missing(listed, [CLOUD_TRIGGER])).toEqual([]);
-		await pickNode(page, CLOUD_TRIGGER);
+		const listed = await searchPanel(page, 'ComfyUI', [CLOUD]);
+		expect(missing(listed, [CLOUD])).toEqual([]);
+		// The app, then its trigger's event: the node added is the trigger.
+		await pickNode(page, CLOUD);
 		await pickAction(page, 'When a job succeeds');
 		await nodeDetails(page).waitFor({ state: 'visible', timeout: 15000 });
 		expect(await triggerPanelHeader(page)).toBe('Pull in jobs as they finish on the Host cloud or your server');
+		await page.locator(`[data-test-id="canvas-node"][data-node-type="${CLOUD_TRIGGER}"]`).waitFor({ state: 'attached', timeout: 10000 });
 		await createCredentialFromNode(page, { apiKey: simulator.apiKey, baseUrl: simulator.baseUrl });
+		const handshakes = simulator.cloud.wsHandshakes.length;
+		const reads = simulator.requestsTo('GET', '/api/queue').length;
 		await nodeDetails(page).locator('[data-test-id="trigger-execute-button"]').click();
-		await nodeDetails(page).locator('[data-test-id="trigger-listening"]').waitFor({ state: 'visible', timeout: 15000 });
+		// Listening: its socket opened, and it read the queue once.
+		await waitFor(
+			'the trigger to listen',
+			() => simulator.cloud.wsHandshakes.length > handshakes && simulator.requestsTo('GET', '/api/queue').length > reads,
+			{ timeoutMs: 30000 },
+		);
 		// A job someone starts elsewhere (a script posting the graph): the test run shows it.
 		const submit = await fetch(`${simulator.baseUrl}/api/prompt`, {
 			method: 'POST',

@@ -4,6 +4,8 @@
  * passes the filters starts one flow. A test run ("Fetch Test Event") shows the latest finished job
  * at once where one is known, or else the next one to end.
  */
+import { createHash } from 'crypto';
+
 import type { ITriggerFunctions, ITriggerResponse } from 'n8n-workflow';
 
 import { pause } from '../../../shared/pause';
@@ -39,6 +41,16 @@ async function withinFirstLook(first: Promise<void>, lateFailure: (error: Error)
 	}
 }
 
+/**
+ * The key n8n (2.x) keeps with the execution a job starts, and refuses a second execution for:
+ * n8n may save the trigger's memory older than it was (each execution writes back the copy it
+ * read), so after a restart a job could otherwise start the flow again. n8n 1.x ignores it.
+ */
+function executionKey(context: ITriggerFunctions, promptId: string): string {
+	const of = createHash('sha256').update(JSON.stringify([context.getWorkflow().id ?? '', context.getNode().id, promptId]));
+	return `host-cloud-job:${of.digest('hex')}`;
+}
+
 export async function listenForEndedJobs(context: ITriggerFunctions): Promise<ITriggerResponse> {
 	const settings = readTriggerSettings(context);
 	const server = await hostCloudServer(context);
@@ -49,7 +61,8 @@ export async function listenForEndedJobs(context: ITriggerFunctions): Promise<IT
 	const stopped = new AbortController();
 	const emitJob = async (job: EndedJob) => {
 		if (stopped.signal.aborted) return;
-		context.emit([[await endedJobItem(context, job, settings, server.kind)]]);
+		const item = await endedJobItem(context, job, settings, server.kind);
+		context.emit([[item]], undefined, undefined, manual ? undefined : executionKey(context, job.promptId));
 		// A test run shows one job.
 		if (manual) stopped.abort();
 	};
