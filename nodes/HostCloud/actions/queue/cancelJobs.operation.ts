@@ -2,9 +2,8 @@ import type { IDataObject, IExecuteFunctions, INodeExecutionData, INodePropertie
 import { updateDisplayOptions } from 'n8n-workflow';
 
 import { runsAsTool, toolDescriptionProperty } from '../../../shared/tool-use';
-import { invalidField, quoted, stringList } from '../../../shared/validation';
 import { cancelJobs } from '../../helpers/jobs/lookup';
-import { PROMPT_ID_PATTERN } from '../../helpers/jobs/prompt-id';
+import { readPromptIdList } from '../../helpers/jobs/prompt-id';
 import { thisWorkflowId } from '../../helpers/ownership/job-tag';
 import { cancellableByThisWorkflow, ENDED_BEFORE_CANCEL } from '../../helpers/ownership/own-jobs';
 import { readQueue } from '../../transport/cloud-api';
@@ -29,23 +28,7 @@ const properties: INodeProperties[] = [
 export const description = updateDisplayOptions({ show: { resource: ['queue'], operation: ['cancelJobs'] } }, properties);
 
 function readPromptIds(context: IExecuteFunctions, itemIndex: number): string[] {
-	const raw = context.getNodeParameter('promptIds', itemIndex, '') as unknown;
-	const entries = stringList(context, itemIndex, FIELD, typeof raw === 'string' ? raw.replace(/\s+/g, ',') : raw);
-	const ids = [...new Set(entries)];
-	if (ids.length === 0) {
-		throw invalidField(context, itemIndex, FIELD, 'is required', 'Enter at least one prompt_id. Queue → Get lists the jobs in the queue.');
-	}
-	const bad = ids.find((id) => !PROMPT_ID_PATTERN.test(id));
-	if (bad !== undefined) {
-		throw invalidField(
-			context,
-			itemIndex,
-			FIELD,
-			`holds ${quoted(bad)}, which is not a prompt_id`,
-			'A prompt_id is made of letters, digits and dashes. Separate several with commas.',
-		);
-	}
-	return ids;
+	return readPromptIdList(context, itemIndex, { name: 'promptIds', field: FIELD, whereToFind: 'Queue → Get lists the jobs in the queue.' });
 }
 
 /**
