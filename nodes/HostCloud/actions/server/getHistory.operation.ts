@@ -1,0 +1,81 @@
+import type { IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
+import { updateDisplayOptions } from 'n8n-workflow';
+
+import { integerInRange, oneOf } from '../../../shared/validation';
+import { readPromptIdList } from '../../helpers/jobs/prompt-id';
+import { selfHostedServer } from '../../helpers/server/controls';
+import { historyEntryJson, historyOf, MAX_HISTORY_IDS, MAX_HISTORY_ITEMS, recentHistory } from '../../helpers/server/history';
+
+const OPERATION_NAME = 'Get History';
+const IDS_FIELD = 'Prompt IDs';
+const MAX_ITEMS_FIELD = 'Max Items';
+const SCOPES = ['recent', 'promptIds'] as const;
+
+/** The status of an id the history does not hold: not a job word, since the job may not be over (or may never have run). */
+const NOT_IN_HISTORY = 'not_in_history';
+const NOT_IN_HISTORY_NOTE = 'The history has no such job: it is still queued or running, was deleted, or never ran on this server.';
+
+const properties: INodeProperties[] = [
+	{
+		displayName: 'Jobs',
+		name: 'scope',
+		type: 'options',
+		options: [
+			{ name: 'Recent', value: 'recent', description: 'The jobs that ended last, whoever started them' },
+			{ name: 'By Prompt ID', value: 'promptIds', description: 'The jobs with these prompt IDs' },
+		],
+		default: 'recent',
+	},
+	{
+		displayName: MAX_ITEMS_FIELD,
+		name: 'maxItems',
+		type: 'number',
+		typeOptions: { minValue: 1, maxValue: MAX_HISTORY_ITEMS },
+		default: 20,
+		displayOptions: { show: { scope: ['recent'] } },
+		description: `How many of the jobs that ended last to return, 1 to ${MAX_HISTORY_ITEMS} (each entry holds its whole workflow)`,
+	},
+	{
+		displayName: IDS_FIELD,
+		name: 'promptIds',
+		type: 'string',
+		default: '',
+		required: true,
+		displayOptions: { show: { scope: ['promptIds'] } },
+		placeholder: 'e.g. 6f1c2a9e-0b7d-4c52-9a57-2f0c3d1e8b44, 0d3e…',
+		description: `The prompt_id of each job, separated by commas or spaces (or a list from an expression); at most ${MAX_HISTORY_IDS}`,
+	},
+];
+
+export const description = updateDisplayOptions({ show: { resource: ['server'], operation: ['getHistory'] } }, properties);
+
+/** Why a tool call cannot use this operation (it is hidden on the tool type, and refused). */
+export const notAsTool =
+	'Get History lists every job the server ran, whoever started it, with their files; a tool sees only the jobs its own workflow started (Get Status).';
+
+/**
+ * GET /api/history?max_items=N (the jobs that ended last, in the order they ended) or
+ * GET /api/history/{prompt_id} for each id: one item per entry, in the package's job words with
+ * its files and their links. An id the history does not hold gets an item that says so.
+ */
+export async function execute(this: IExecuteFunctions, itemIndex: number): Promise<INodeExecutionData[]> {
+	await selfHostedServer(this, OPERATION_NAME, itemIndex);
+	const scope = oneOf(this, itemIndex, 'Jobs', this.getNodeParameter('scope', itemIndex, 'recent'), SCOPES);
+	if (scope === 'recent') {
+		const maxItems = integerInRange(this, itemIndex, MAX_ITEMS_FIELD, this.getNodeParameter('maxItems', itemIndex, 20), 1, MAX_HISTORY_ITEMS);
+		const { found } = await recentHistory(this, maxItems, itemIndex);
+		return await Promise.all(found.map(async (entry) => ({ json: await historyEntryJson(this, entry, itemIndex) })));
+	}
+	const ids = readPromptIdList(this, itemIndex, {
+		name: 'promptIds',
+		field: IDS_FIELD,
+		whereToFind: 'Get History with "Recent" lists the jobs that ended last.',
+		max: MAX_HISTORY_IDS,
+	});
+	const { found, missing } = await historyOf(this, ids, itemIndex);
+	const items = new Map<string, INodeExecutionData>();
+	for (const entry of found) items.set(entry[0], { json: await historyEntryJson(this, entry, itemIndex) });
+	for (const promptId of missing) items.set(promptId, { json: { prompt_id: promptId, status: NOT_IN_HISTORY, note: NOT_IN_HISTORY_NOTE } });
+	// In the order the ids were given.
+	return ids.map((id) => items.get(id)!);
+}
