@@ -65,7 +65,11 @@ export function createModelHandlers() {
 		},
 		/** GET /embeddings: the embeddings' names without their extension. */
 		embeddings(_req: SimRequest, res: ServerResponse): void {
-			sendJson(res, 200, [...(FILES.embeddings ?? [])].sort().map((name) => name.replace(/\.[^.]+$/, '')));
+			sendJson(
+				res,
+				200,
+				[...(FILES.embeddings ?? [])].sort().map((name) => name.replace(/\.[^.]+$/, '')),
+			);
 		},
 		/** GET /extensions: the front end's extension scripts; a server without custom nodes has none. */
 		extensions(_req: SimRequest, res: ServerResponse): void {

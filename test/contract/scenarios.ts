@@ -179,7 +179,12 @@ export function slowGraph(colour: number, blurs: number, prefix: string): Graph 
 function deviceless({ record }: { record: RecordedAnswer }): RecordedAnswer {
 	const body = record.body as { devices?: unknown };
 	if (!Array.isArray(body?.devices)) return record;
-	const devices = body.devices.map((device: Record<string, unknown>) => ({ ...device, name: '<device>', type: '<device>', index: '<device>' }));
+	const devices = body.devices.map((device: Record<string, unknown>) => ({
+		...device,
+		name: '<device>',
+		type: '<device>',
+		index: '<device>',
+	}));
 	return { ...record, body: { ...body, devices } };
 }
 

@@ -50,7 +50,13 @@ export async function execute(this: IExecuteFunctions, itemIndex: number): Promi
 		free_memory: booleanValue(this, itemIndex, 'Free Memory', this.getNodeParameter('freeMemory', itemIndex, true)),
 	};
 	if (!asked.unload_models && !asked.free_memory) {
-		throw invalidField(this, itemIndex, 'Unload Models', 'and Free Memory are both off, so there is nothing to ask', 'Turn on one of them, or both.');
+		throw invalidField(
+			this,
+			itemIndex,
+			'Unload Models',
+			'and Free Memory are both off, so there is nothing to ask',
+			'Turn on one of them, or both.',
+		);
 	}
 	await freeMemory(this, asked, itemIndex);
 	const item: INodeExecutionData = { json: { ...asked, requested: true } };

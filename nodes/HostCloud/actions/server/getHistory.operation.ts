@@ -62,7 +62,14 @@ export async function execute(this: IExecuteFunctions, itemIndex: number): Promi
 	await selfHostedServer(this, OPERATION_NAME, itemIndex);
 	const scope = oneOf(this, itemIndex, 'Jobs', this.getNodeParameter('scope', itemIndex, 'recent'), SCOPES);
 	if (scope === 'recent') {
-		const maxItems = integerInRange(this, itemIndex, MAX_ITEMS_FIELD, this.getNodeParameter('maxItems', itemIndex, 20), 1, MAX_HISTORY_ITEMS);
+		const maxItems = integerInRange(
+			this,
+			itemIndex,
+			MAX_ITEMS_FIELD,
+			this.getNodeParameter('maxItems', itemIndex, 20),
+			1,
+			MAX_HISTORY_ITEMS,
+		);
 		const { found } = await recentHistory(this, maxItems, itemIndex);
 		return await Promise.all(found.map(async (entry) => ({ json: await historyEntryJson(this, entry, itemIndex) })));
 	}

@@ -54,7 +54,8 @@ export function readPromptIdList(context: IExecuteFunctions, itemIndex: number, 
 	const raw = context.getNodeParameter(list.name, itemIndex, '') as unknown;
 	const entries = stringList(context, itemIndex, list.field, typeof raw === 'string' ? raw.replace(/\s+/g, ',') : raw);
 	const ids = [...new Set(entries)];
-	if (ids.length === 0) throw invalidField(context, itemIndex, list.field, 'is required', `Enter at least one prompt_id. ${list.whereToFind}`);
+	if (ids.length === 0)
+		throw invalidField(context, itemIndex, list.field, 'is required', `Enter at least one prompt_id. ${list.whereToFind}`);
 	if (list.max !== undefined && ids.length > list.max) {
 		throw invalidField(
 			context,

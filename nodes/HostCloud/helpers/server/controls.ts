@@ -43,7 +43,12 @@ const NAME_MAX_CHARS = 1024;
  */
 export function namesOf(context: IExecuteFunctions | ILoadOptionsFunctions, answer: unknown, what: string, itemIndex = 0): string[] {
 	if (!Array.isArray(answer)) {
-		const came = answer === null || answer === undefined || answer === '' ? 'nothing' : typeof answer === 'object' ? 'an object' : `a ${typeof answer}`;
+		const came =
+			answer === null || answer === undefined || answer === ''
+				? 'nothing'
+				: typeof answer === 'object'
+					? 'an object'
+					: `a ${typeof answer}`;
 		throw new NodeOperationError(context.getNode(), `Your server answered ${came} instead of a list of names while ${what}`, {
 			itemIndex,
 			description: 'A ComfyUI-compatible server answers a JSON list of names here. Check the Server URL of the credential, then try again.',

@@ -63,7 +63,11 @@ export async function recentHistory(
 }
 
 /** One entry as an item: prompt_id, status, the output files with their links, and a failure's words. */
-export async function historyEntryJson(context: IExecuteFunctions, [promptId, entry]: HistoryEntry, itemIndex: number): Promise<IDataObject> {
+export async function historyEntryJson(
+	context: IExecuteFunctions,
+	[promptId, entry]: HistoryEntry,
+	itemIndex: number,
+): Promise<IDataObject> {
 	const record = recordFromHistory(entry);
 	const outputs = isRecord(record.outputs) ? record.outputs : {};
 	const files = await filesItem(context, outputs, itemIndex, promptId, undefined);
