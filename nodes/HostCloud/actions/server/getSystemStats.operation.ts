@@ -2,8 +2,7 @@ import type { IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n
 import { updateDisplayOptions } from 'n8n-workflow';
 
 import { toolDescriptionProperty } from '../../../shared/tool-use';
-import { clipTextsDeep } from '../../../shared/service-values';
-import { selfHostedServer } from '../../helpers/server/controls';
+import { checkedSystemStats, selfHostedServer } from '../../helpers/server/controls';
 import { readSystemStats } from '../../transport/cloud-api';
 
 export const OPERATION_NAME = 'System Stats';
@@ -16,9 +15,9 @@ const properties: INodeProperties[] = [
 
 export const description = updateDisplayOptions({ show: { resource: ['server'], operation: ['getSystemStats'] } }, properties);
 
-/** GET /api/system_stats: the server's versions, memory and devices, as it sends them (its texts clipped). */
+/** GET /api/system_stats: the server's versions, memory and devices, as it sends them (checked, its texts clipped). */
 export async function execute(this: IExecuteFunctions, itemIndex: number): Promise<INodeExecutionData[]> {
 	await selfHostedServer(this, OPERATION_NAME, itemIndex);
 	const stats = await readSystemStats(this, itemIndex);
-	return [{ json: clipTextsDeep(stats) }];
+	return [{ json: checkedSystemStats(this, stats, itemIndex) }];
 }

@@ -6,12 +6,13 @@
  * other helper folders jobs/ (a history entry in the package's job words, with its files) and
  * ownership/ (which ids can name a job); none of them calls it.
  */
-import type { IExecuteFunctions, ILoadOptionsFunctions } from 'n8n-workflow';
+import type { IDataObject, IExecuteFunctions, ILoadOptionsFunctions } from 'n8n-workflow';
 import { NodeOperationError } from 'n8n-workflow';
 
 import type { CloudServer } from '../../../../credentials/cloud-server';
-import { clipText } from '../../../shared/service-values';
+import { clipText, clipTextsDeep } from '../../../shared/service-values';
 import { hostCloudServer } from '../../../shared/transport';
+import { isRecord } from '../../../shared/validation';
 
 /**
  * The credential's server, when it is a self-hosted one; on the cloud, the error that names the
@@ -55,4 +56,46 @@ export function namesOf(context: IExecuteFunctions | ILoadOptionsFunctions, answ
 		});
 	}
 	return answer.filter((name): name is string => typeof name === 'string').map((name) => clipText(name, NAME_MAX_CHARS));
+}
+
+/** The texts and numbers of /system_stats a user reads, by where they are (a field left out is let be: servers differ). */
+const SYSTEM_TEXTS = ['os', 'comfyui_version', 'python_version', 'pytorch_version'];
+const SYSTEM_NUMBERS = ['ram_total', 'ram_free'];
+const DEVICE_TEXTS = ['name', 'type'];
+const DEVICE_NUMBERS = ['vram_total', 'vram_free', 'torch_vram_total', 'torch_vram_free'];
+
+/** Why a /system_stats answer is not what the server sends, or undefined when it is. */
+function systemStatsProblem(answer: IDataObject): string | undefined {
+	const { system, devices } = answer;
+	if (!isRecord(system)) return 'it has no "system" object';
+	if (!Array.isArray(devices)) return 'it has no "devices" list';
+	const wrong = (record: Record<string, unknown>, texts: string[], numbers: string[], where: string) =>
+		(texts.find((key) => key in record && typeof record[key] !== 'string') ??
+		numbers.find((key) => key in record && (typeof record[key] !== 'number' || !Number.isFinite(record[key]))))
+			? `${where} has a value of the wrong type`
+			: undefined;
+	const inSystem = wrong(system, SYSTEM_TEXTS, SYSTEM_NUMBERS, '"system"');
+	if (inSystem) return inSystem;
+	for (const [index, device] of devices.entries()) {
+		if (!isRecord(device) || DEVICE_TEXTS.some((key) => typeof device[key] !== 'string')) return `device ${index + 1} has no name or type`;
+		const inDevice = wrong(device, [], DEVICE_NUMBERS, `device ${index + 1}`);
+		if (inDevice) return inDevice;
+	}
+	return undefined;
+}
+
+/** A /system_stats answer with its texts clipped, or an error saying what is wrong with it: never a success from a broken answer. */
+export function checkedSystemStats(context: IExecuteFunctions, answer: IDataObject, itemIndex: number): IDataObject {
+	const problem = systemStatsProblem(answer);
+	if (problem) {
+		throw new NodeOperationError(
+			context.getNode(),
+			`Your server's system stats are not what a ComfyUI-compatible server sends: ${problem}`,
+			{
+				itemIndex,
+				description: 'Nothing was read from this answer. Check the Server URL of the credential, then try again.',
+			},
+		);
+	}
+	return clipTextsDeep(answer);
 }
