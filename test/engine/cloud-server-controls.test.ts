@@ -39,6 +39,19 @@ function run(
 	);
 }
 
+/** List Models → Folder's dropdown, as the editor asks for it. */
+const folderList = (setup: Setup) =>
+	setup.harness.loadOptions(
+		{
+			name: 'Node',
+			type: 'hostCloud',
+			parameters: { resource: 'server', operation: 'listModels' } as never,
+			credentials: { hostCloudApi: setup.credential },
+		},
+		'getModelFolders',
+		'parameters.folder',
+	);
+
 /** Runs the text-to-image job `count` times on the server (other seeds, so none is cached); answers their prompt_ids in the order they ended. */
 async function jobsOnServer(count: number): Promise<string[]> {
 	const ids: string[] = [];
@@ -82,15 +95,7 @@ describe('on the cloud, every Server operation is refused by name before anythin
 	});
 
 	test('the Folder list of List Models says so too', async () => {
-		const node = {
-			name: 'Node',
-			type: 'hostCloud',
-			parameters: { resource: 'server', operation: 'listModels' } as never,
-			credentials: { hostCloudApi: cloud.credential },
-		};
-		await expect(cloud.harness.loadOptions(node, 'getModelFolders', 'parameters.folder')).rejects.toThrow(
-			/^List Models needs a self-hosted server/,
-		);
+		await expect(folderList(cloud)).rejects.toThrow(/^List Models needs a self-hosted server/);
 		expect(cloud.sim.requests).toEqual([]);
 	});
 });
@@ -185,13 +190,7 @@ describe('List Models', () => {
 	});
 
 	test('the Folder list comes from the server', async () => {
-		const node = {
-			name: 'Node',
-			type: 'hostCloud',
-			parameters: { resource: 'server', operation: 'listModels' } as never,
-			credentials: { hostCloudApi: server.credential },
-		};
-		const options = await server.harness.loadOptions(node, 'getModelFolders', 'parameters.folder');
+		const options = await folderList(server);
 		expect(options).toEqual(expect.arrayContaining([{ name: 'checkpoints', value: 'checkpoints' }]));
 	});
 });

@@ -2,13 +2,12 @@ import type { IDataObject, IExecuteFunctions, INodeExecutionData, INodePropertie
 import { updateDisplayOptions } from 'n8n-workflow';
 
 import { oneOf } from '../../../shared/validation';
-import { readPromptIdList } from '../../helpers/jobs/prompt-id';
+import { promptIdListProperty, readPromptIdList } from '../../helpers/jobs/prompt-id';
 import { selfHostedServer } from '../../helpers/server/controls';
-import { historyOf, MAX_HISTORY_IDS, recentHistory } from '../../helpers/server/history';
+import { HISTORY_IDS, historyOf, recentHistory } from '../../helpers/server/history';
 import { deleteHistory } from '../../transport/cloud-api';
 
 const OPERATION_NAME = 'Delete History';
-const IDS_FIELD = 'Prompt IDs';
 const SCOPES = ['all', 'promptIds'] as const;
 
 /**
@@ -28,16 +27,7 @@ const properties: INodeProperties[] = [
 		],
 		default: 'promptIds',
 	},
-	{
-		displayName: IDS_FIELD,
-		name: 'promptIds',
-		type: 'string',
-		default: '',
-		required: true,
-		displayOptions: { show: { scope: ['promptIds'] } },
-		placeholder: 'e.g. 6f1c2a9e-0b7d-4c52-9a57-2f0c3d1e8b44, 0d3e…',
-		description: `The prompt_id of each job to remove from the history, separated by commas or spaces (or a list from an expression); at most ${MAX_HISTORY_IDS}`,
-	},
+	promptIdListProperty(HISTORY_IDS, 'to remove from the history', { show: { scope: ['promptIds'] } }),
 	{
 		displayName:
 			'This removes history entries without asking again. The output files stay on the server; jobs still queued or running are not touched.',
@@ -68,12 +58,7 @@ export async function execute(this: IExecuteFunctions, itemIndex: number): Promi
 		if (skipped > 0) json.other_entries_deleted = skipped;
 		return [{ json }];
 	}
-	const ids = readPromptIdList(this, itemIndex, {
-		name: 'promptIds',
-		field: IDS_FIELD,
-		whereToFind: 'Get History lists the jobs that ended last.',
-		max: MAX_HISTORY_IDS,
-	});
+	const ids = readPromptIdList(this, itemIndex, HISTORY_IDS);
 	const { found, missing } = await historyOf(this, ids, itemIndex);
 	const present = found.map(([promptId]) => promptId);
 	// Nothing to remove: nothing is sent.

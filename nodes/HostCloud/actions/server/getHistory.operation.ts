@@ -2,12 +2,11 @@ import type { IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n
 import { updateDisplayOptions } from 'n8n-workflow';
 
 import { integerInRange, oneOf } from '../../../shared/validation';
-import { readPromptIdList } from '../../helpers/jobs/prompt-id';
+import { promptIdListProperty, readPromptIdList } from '../../helpers/jobs/prompt-id';
 import { selfHostedServer } from '../../helpers/server/controls';
-import { historyEntryJson, historyOf, MAX_HISTORY_IDS, MAX_HISTORY_ITEMS, recentHistory } from '../../helpers/server/history';
+import { HISTORY_IDS, historyEntryJson, historyOf, MAX_HISTORY_ITEMS, recentHistory } from '../../helpers/server/history';
 
 const OPERATION_NAME = 'Get History';
-const IDS_FIELD = 'Prompt IDs';
 const MAX_ITEMS_FIELD = 'Max Items';
 const SCOPES = ['recent', 'promptIds'] as const;
 
@@ -35,16 +34,7 @@ const properties: INodeProperties[] = [
 		displayOptions: { show: { scope: ['recent'] } },
 		description: `How many of the jobs that ended last to return, 1 to ${MAX_HISTORY_ITEMS} (each entry holds its whole workflow)`,
 	},
-	{
-		displayName: IDS_FIELD,
-		name: 'promptIds',
-		type: 'string',
-		default: '',
-		required: true,
-		displayOptions: { show: { scope: ['promptIds'] } },
-		placeholder: 'e.g. 6f1c2a9e-0b7d-4c52-9a57-2f0c3d1e8b44, 0d3e…',
-		description: `The prompt_id of each job, separated by commas or spaces (or a list from an expression); at most ${MAX_HISTORY_IDS}`,
-	},
+	promptIdListProperty(HISTORY_IDS, 'to read', { show: { scope: ['promptIds'] } }),
 ];
 
 export const description = updateDisplayOptions({ show: { resource: ['server'], operation: ['getHistory'] } }, properties);
@@ -73,12 +63,7 @@ export async function execute(this: IExecuteFunctions, itemIndex: number): Promi
 		const { found } = await recentHistory(this, maxItems, itemIndex);
 		return await Promise.all(found.map(async (entry) => ({ json: await historyEntryJson(this, entry, itemIndex) })));
 	}
-	const ids = readPromptIdList(this, itemIndex, {
-		name: 'promptIds',
-		field: IDS_FIELD,
-		whereToFind: 'Get History with "Recent" lists the jobs that ended last.',
-		max: MAX_HISTORY_IDS,
-	});
+	const ids = readPromptIdList(this, itemIndex, HISTORY_IDS);
 	const { found, missing } = await historyOf(this, ids, itemIndex);
 	const items = new Map<string, INodeExecutionData>();
 	for (const entry of found) items.set(entry[0], { json: await historyEntryJson(this, entry, itemIndex) });

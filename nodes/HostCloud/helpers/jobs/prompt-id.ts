@@ -1,5 +1,5 @@
 /** The prompt_id parameter of operations about one job, and reading it safely. */
-import type { IExecuteFunctions, INodeProperties } from 'n8n-workflow';
+import type { IDisplayOptions, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
 
 import { invalidField, pathSegmentText, quoted, requiredText, stringList } from '../../../shared/validation';
 
@@ -44,6 +44,20 @@ export interface PromptIdList {
 	whereToFind: string;
 	/** The most ids one item may name. */
 	max?: number;
+}
+
+/** The field of a list of prompt_ids, saying what is done with them and how many it takes. */
+export function promptIdListProperty(list: PromptIdList, what: string, displayOptions?: IDisplayOptions): INodeProperties {
+	return {
+		displayName: list.field,
+		name: list.name,
+		type: 'string',
+		default: '',
+		required: true,
+		...(displayOptions ? { displayOptions } : {}),
+		placeholder: 'e.g. 6f1c2a9e-0b7d-4c52-9a57-2f0c3d1e8b44, 0d3e…',
+		description: `The prompt_id of each job ${what}, separated by commas or spaces (or a list from an expression)${list.max ? `; at most ${list.max}` : ''}`,
+	};
 }
 
 /**

@@ -12,6 +12,7 @@ import { isRecord, ownValue } from '../../../shared/validation';
 import { readHistory, readRecentHistory } from '../../transport/cloud-api';
 import { describeExecutionError, errorInfoFrom } from '../jobs/errors';
 import { recordFromHistory } from '../jobs/lookup';
+import type { PromptIdList } from '../jobs/prompt-id';
 import { filesItem } from '../jobs/results';
 import { usablePromptId } from '../ownership/own-jobs';
 
@@ -23,6 +24,14 @@ export const MAX_HISTORY_ITEMS = 500;
 
 /** The most prompt_ids one item may name: each is one read of the history. */
 export const MAX_HISTORY_IDS = 100;
+
+/** The Prompt IDs field of Get History and Delete History (shown when they act on chosen jobs). */
+export const HISTORY_IDS: PromptIdList = {
+	name: 'promptIds',
+	field: 'Prompt IDs',
+	whereToFind: 'Get History with "Recent" lists the jobs that ended last.',
+	max: MAX_HISTORY_IDS,
+};
 
 export type HistoryEntry = [promptId: string, entry: IDataObject];
 
