@@ -1,13 +1,23 @@
 import type { IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
 import { updateDisplayOptions } from 'n8n-workflow';
 
-import { integerInRange, oneOf } from '../../../shared/validation';
+import { checkedOrDefault, fieldProperty, type FieldDefinition } from '../../../shared/fields';
+import { oneOf } from '../../../shared/validation';
 import { promptIdListProperty, readPromptIdList } from '../../helpers/jobs/prompt-id';
 import { selfHostedServer } from '../../helpers/server/controls';
 import { HISTORY_IDS, historyEntryJson, historyOf, MAX_HISTORY_ITEMS, recentHistory } from '../../helpers/server/history';
 
 const OPERATION_NAME = 'Get History';
-const MAX_ITEMS_FIELD = 'Max Items';
+/** How many recent entries to read: a bound of their size, see MAX_HISTORY_ITEMS. */
+const MAX_ITEMS: FieldDefinition = {
+	name: 'maxItems',
+	displayName: 'Max Items',
+	kind: 'integer',
+	min: 1,
+	max: MAX_HISTORY_ITEMS,
+	default: 20,
+	description: `How many of the jobs that ended last to return, 1 to ${MAX_HISTORY_ITEMS} (each entry holds its whole workflow)`,
+};
 const SCOPES = ['recent', 'promptIds'] as const;
 
 /** The status of an id the history does not hold: not a job word, since the job may not be over (or may never have run). */
@@ -25,15 +35,7 @@ const properties: INodeProperties[] = [
 		],
 		default: 'recent',
 	},
-	{
-		displayName: MAX_ITEMS_FIELD,
-		name: 'maxItems',
-		type: 'number',
-		typeOptions: { minValue: 1, maxValue: MAX_HISTORY_ITEMS },
-		default: 20,
-		displayOptions: { show: { scope: ['recent'] } },
-		description: `How many of the jobs that ended last to return, 1 to ${MAX_HISTORY_ITEMS} (each entry holds its whole workflow)`,
-	},
+	{ ...fieldProperty(MAX_ITEMS), displayOptions: { show: { scope: ['recent'] } } },
 	promptIdListProperty(HISTORY_IDS, 'to read', { show: { scope: ['promptIds'] } }),
 ];
 
@@ -52,14 +54,7 @@ export async function execute(this: IExecuteFunctions, itemIndex: number): Promi
 	await selfHostedServer(this, OPERATION_NAME, itemIndex);
 	const scope = oneOf(this, itemIndex, 'Jobs', this.getNodeParameter('scope', itemIndex, 'recent'), SCOPES);
 	if (scope === 'recent') {
-		const maxItems = integerInRange(
-			this,
-			itemIndex,
-			MAX_ITEMS_FIELD,
-			this.getNodeParameter('maxItems', itemIndex, 20),
-			1,
-			MAX_HISTORY_ITEMS,
-		);
+		const maxItems = checkedOrDefault(this, itemIndex, MAX_ITEMS, this.getNodeParameter('maxItems', itemIndex, undefined)) as number;
 		const { found } = await recentHistory(this, maxItems, itemIndex);
 		return await Promise.all(found.map(async (entry) => ({ json: await historyEntryJson(this, entry, itemIndex) })));
 	}

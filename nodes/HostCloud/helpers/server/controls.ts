@@ -90,7 +90,7 @@ export function checkedSystemStats(context: IExecuteFunctions, answer: IDataObje
 	if (problem) {
 		throw new NodeOperationError(
 			context.getNode(),
-			`Your server's system stats are not what a ComfyUI-compatible server sends: ${problem}`,
+			`Your server's answer to reading the system stats is not what a ComfyUI-compatible server sends: ${problem}`,
 			{
 				itemIndex,
 				description: 'Nothing was read from this answer. Check the Server URL of the credential, then try again.',
