@@ -4,9 +4,10 @@ import { NodeConnectionTypes } from 'n8n-workflow';
 import * as file from './actions/file';
 import * as queue from './actions/queue';
 import { router } from './actions/router';
+import * as server from './actions/server';
 import * as system from './actions/system';
 import * as workflow from './actions/workflow';
-import { getImageLoaderNodes, getInputValues, getNodeInputs, getWorkflowNodes } from './methods/load-options';
+import { getImageLoaderNodes, getInputValues, getModelFolders, getNodeInputs, getWorkflowNodes } from './methods/load-options';
 
 export class HostCloud implements INodeType {
 	description: INodeTypeDescription = {
@@ -34,6 +35,11 @@ export class HostCloud implements INodeType {
 				options: [
 					{ name: 'File', value: 'file', description: 'Upload input images and masks, get output files' },
 					{ name: 'Queue', value: 'queue', description: 'See and cancel the jobs of the account' },
+					{
+						name: 'Server',
+						value: 'server',
+						description: 'Your own server’s stats, memory, models and history (self-hosted only)',
+					},
 					{ name: 'System', value: 'system', description: 'Node definitions of the cloud' },
 					{ name: 'Workflow', value: 'workflow', description: 'Run workflows and wait for their outputs' },
 				],
@@ -42,12 +48,13 @@ export class HostCloud implements INodeType {
 			...workflow.description,
 			...file.description,
 			...queue.description,
+			...server.description,
 			...system.description,
 		],
 	};
 
 	methods = {
-		loadOptions: { getWorkflowNodes, getNodeInputs, getImageLoaderNodes, getInputValues },
+		loadOptions: { getWorkflowNodes, getNodeInputs, getImageLoaderNodes, getInputValues, getModelFolders },
 	};
 
 	async execute(this: IExecuteFunctions): Promise<INodeExecutionData[][]> {

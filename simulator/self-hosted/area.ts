@@ -7,6 +7,7 @@
  *   running while it is in /queue, and over once it is in /history;
  * - one job runs at a time; messages go by client id (ws.ts);
  * - /view answers the file itself (files.ts);
+ * - the model folders and their files (models.ts), and POST /free;
  * - POST /queue `delete` and `clear` take pending jobs off the queue silently and leave the running
  *   one alone; POST /interrupt stops the running job (with a prompt_id: only if it is that one);
  *   both answer 200 with no body.
@@ -31,11 +32,14 @@ import { OutputCache } from '../cloud/cache';
 import { bare, crash, createFileHandlers, loadableName } from './files';
 import { proxyRefusal, sendProxyRefusal } from './gate';
 import { type HistoryEntry, HistoryBook } from './history';
+import { createModelHandlers, type FreeRequest } from './models';
 import { ClientSocketHub, upstreamShape } from './ws';
 
 export interface SelfHostedArea extends CloudArea {
 	/** prompt_id → history entry, in the order jobs finished. */
 	readonly history: ReadonlyMap<string, HistoryEntry>;
+	/** What each POST /free asked, in order. */
+	readonly freed: ReadonlyArray<FreeRequest>;
 }
 
 /** extra_data keys the server keeps out of the history: the platform key for partner nodes, under upstream's names. */
@@ -119,6 +123,7 @@ export function createSelfHostedArea(ctx: AreaContext): SelfHostedArea {
 		uploads,
 		uploadLimitBytes: () => ctx.options.uploadLimitBytes,
 	});
+	const models = createModelHandlers();
 	// LoadImage accepts any file in the input folder, subfolders included.
 	const catalogueNow = (): Record<string, NodeDefinition> =>
 		upstreamCatalogue([...new Set(uploads.filter((u) => u.type === 'input').map(loadableName))]);
@@ -148,6 +153,11 @@ export function createSelfHostedArea(ctx: AreaContext): SelfHostedArea {
 	route('GET', '/history', (req, res) => listHistory(req, res));
 	route('GET', '/history/:id', (req, res) => sendJson(res, 200, history.one(req.params.id)));
 	route('POST', '/history', (req, res) => editHistory(req, res));
+	route('GET', '/models', models.folders);
+	route('GET', '/models/:folder', models.files);
+	route('GET', '/embeddings', models.embeddings);
+	route('GET', '/extensions', models.extensions);
+	route('POST', '/free', models.free);
 	route('GET', '/view', files.view);
 	route('POST', '/upload/image', files.uploadImage);
 	route('POST', '/upload/mask', files.uploadMask);
@@ -248,9 +258,11 @@ export function createSelfHostedArea(ctx: AreaContext): SelfHostedArea {
 				submittedExtra.clear();
 				history.reset();
 				cache.clear();
+				models.reset();
 			},
 		}),
 		history: history.view(),
+		freed: models.freed,
 	};
 }
 
@@ -263,6 +275,9 @@ function systemStats(): Record<string, unknown> {
 			ram_total: 64 * gib,
 			ram_free: 48 * gib,
 			comfyui_version: '0.3.64',
+			required_frontend_version: '1.27.10',
+			installed_templates_version: null,
+			required_templates_version: '0.1.95',
 			python_version: '3.12.3 (simulated)',
 			pytorch_version: '2.8.0+cu128',
 			embedded_python: false,

@@ -1,7 +1,8 @@
 /**
  * The contract of a ComfyUI-compatible server, as Host Cloud depends on it: a fixed list of
  * scenarios (a run, a cached run, preview frames, refused workflows of each kind, an execution
- * error, the queue with an interrupt, uploads, /view, the empty 200 bodies) played against a
+ * error, the queue with an interrupt, uploads, /view, the empty 200 bodies, the server's controls:
+ * stats, models, /free and the history read and deleted) played against a
  * server at a base URL, each recorded as the answers and WebSocket messages a client sees, with
  * what changes from run to run (ids, times, file counters) replaced by placeholders.
  *
@@ -170,6 +171,23 @@ export function slowGraph(colour: number, blurs: number, prefix: string): Graph 
 	return graph;
 }
 
+/**
+ * A /system_stats answer with each device's name, type and index as placeholders: which device a
+ * server has differs per machine (the fixtures' server runs on a CPU, whose index is null; a GPU's
+ * is a number), while the fields a device has do not.
+ */
+function deviceless({ record }: { record: RecordedAnswer }): RecordedAnswer {
+	const body = record.body as { devices?: unknown };
+	if (!Array.isArray(body?.devices)) return record;
+	const devices = body.devices.map((device: Record<string, unknown>) => ({
+		...device,
+		name: '<device>',
+		type: '<device>',
+		index: '<device>',
+	}));
+	return { ...record, body: { ...body, devices } };
+}
+
 /** Refused workflows, one per kind of error the server reports. */
 function refusals(): Record<string, unknown> {
 	const txt2img = (ckpt: string, latent: Record<string, unknown>): Graph => ({
@@ -317,6 +335,30 @@ export async function playContract(target: ContractTarget): Promise<ContractReco
 				(await answer(base, 'GET', '/object_info/EmptyImage')).record,
 				(await answer(base, 'GET', '/object_info/SaveImage')).record,
 				(await answer(base, 'GET', '/object_info/NoSuchNode')).record,
+			],
+		};
+		// The server's own controls: stats, the model folders (one unknown), memory, and the history read and deleted.
+		const kept = await submit({ '1': emptyImage(target.colour + 4), '2': save('1', 'contract-kept') });
+		await listener.ended(kept.promptId);
+		const dropped = await submit({ '1': emptyImage(target.colour + 5), '2': save('1', 'contract-dropped') });
+		await listener.ended(dropped.promptId);
+		record['server-controls'] = {
+			answers: [
+				deviceless(await answer(base, 'GET', '/system_stats')),
+				(await answer(base, 'GET', '/api/models')).record,
+				(await answer(base, 'GET', '/models/checkpoints')).record,
+				(await answer(base, 'GET', '/api/models/no-such-folder')).record,
+				(await answer(base, 'GET', '/embeddings')).record,
+				(await answer(base, 'GET', '/extensions')).record,
+				(await answer(base, 'POST', '/free', { unload_models: true, free_memory: false })).record,
+				(await answer(base, 'POST', '/api/free', { free_memory: true })).record,
+				(await answer(base, 'POST', '/free', 'not json')).record,
+				(await answer(base, 'GET', '/history?max_items=1')).record,
+				(await answer(base, 'POST', '/api/history', { delete: [dropped.promptId, '00000000-0000-4000-8000-000000000000'] })).record,
+				(await answer(base, 'GET', `/history/${dropped.promptId}`)).record,
+				(await answer(base, 'GET', '/history?max_items=1')).record,
+				(await answer(base, 'POST', '/history', { clear: true })).record,
+				(await answer(base, 'GET', '/api/history')).record,
 			],
 		};
 	} finally {

@@ -35,6 +35,7 @@ const refuseAll = (req: SeenRequest, res: ServerResponse): void =>
 let respond = refuseAll;
 let service: HostileService;
 let cloudCredential = '';
+let serverCredential = '';
 let hostCredential = '';
 const CLOUD_KEY = 'sweep-cloud-key-7f3a';
 const ACCESS_TOKEN = 'sweep-access-token-91c2';
@@ -45,7 +46,7 @@ const SECRETS = [CLOUD_KEY, ACCESS_TOKEN, PUBLISHING_TOKEN, REPOHOST_TOKEN];
 beforeAll(async () => {
 	// A job's status says it failed, so an operation that waits for one ends at its first look.
 	service = await startHostileService((req, res) => respond(req, res), { onSocket: (socket) => socket.close() });
-	({ cloudCredential, hostCredential } = addSweepCredentials(harness, service.url, {
+	({ cloudCredential, serverCredential, hostCredential } = addSweepCredentials(harness, service.url, {
 		cloudKey: CLOUD_KEY,
 		accessToken: ACCESS_TOKEN,
 		publishingToken: PUBLISHING_TOKEN,
@@ -67,7 +68,7 @@ afterAll(async () => {
 const node = (type: string): INodeTypeDescription => nodeDescription(harness, type);
 const baseParameters = (type: string, resource: string, operation: string): Parameters => sweepBase(harness, type, resource, operation);
 const runOnce = (type: string, parameters: Parameters, item: HarnessItem = ITEM): Promise<SweepRun> =>
-	runSwept(harness, { service, cloudCredential, hostCredential }, type, parameters, item);
+	runSwept(harness, { service, cloudCredential, serverCredential, hostCredential }, type, parameters, item);
 
 type Verdict = 'invalid' | 'valid' | 'any';
 interface Case {

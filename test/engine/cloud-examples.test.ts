@@ -11,6 +11,7 @@ import { join } from 'node:path';
 import axios from 'axios';
 
 import { parseWorkflowGraph } from '../../nodes/HostCloud/helpers/graph/workflow-graph';
+import type { SelfHostedArea } from '../../simulator/self-hosted/area';
 import { startSimulator, type Simulator } from '../../simulator/server';
 import { EngineHarness, readBinary } from '../harness/engine';
 import { cloudForSuite } from '../helpers/cloud';
@@ -90,7 +91,7 @@ test('image-to-image uploads the converted binary into its Load Image node and r
 	expect(sim.counters.storageCredentialAttempts).toBe(0);
 });
 
-describe('examples/self-hosted-text-to-image.json', () => {
+describe('examples/self-hosted-*.json, on a self-hosted server behind a reverse proxy', () => {
 	const FILE = 'self-hosted-text-to-image.json';
 	/** What the reverse proxy in front of the server wants (the simulator answers 401 without it). */
 	const PROXY = { header: 'X-Proxy-Token', value: 'proxy-token-examples-0001' };
@@ -118,7 +119,7 @@ describe('examples/self-hosted-text-to-image.json', () => {
 		await server.close();
 	});
 
-	test('is an n8n workflow export: Manual Trigger → Host Cloud Execute with Download Files, on a self-hosted credential', () => {
+	test('self-hosted-text-to-image is an n8n workflow export: Manual Trigger → Host Cloud Execute with Download Files, on a self-hosted credential', () => {
 		const example = load(FILE);
 		expect(example.name).toMatch(/^Host Cloud: /);
 		const node = hostCloudNode(example);
@@ -131,7 +132,7 @@ describe('examples/self-hosted-text-to-image.json', () => {
 		expect(parseWorkflowGraph(node.parameters.workflow, 'Workflow')).toHaveProperty('graph');
 	});
 
-	test('runs on the server through its reverse proxy and returns the image as binary data, the bytes /api/view serves', async () => {
+	test('self-hosted-text-to-image runs on the server through its reverse proxy and returns the image as binary data, the bytes /api/view serves', async () => {
 		const node = hostCloudNode(load(FILE));
 		const result = await harness.runNode({
 			type: 'hostCloud',
@@ -173,5 +174,70 @@ describe('examples/self-hosted-text-to-image.json', () => {
 		expect(server.requestsTo('GET', '/api/view').filter((request) => request.status === 200).length).toBeGreaterThan(0);
 		expect(server.cloud.wsHandshakes.length).toBeGreaterThan(0);
 		expect(server.cloud.wsHandshakes.filter((handshake) => !handshake.accepted || handshake.token !== '')).toEqual([]);
+	});
+
+	const VIDEO_FILE = 'self-hosted-image-then-video.json';
+
+	test('self-hosted-image-then-video is Manual Trigger → Make Image → Free GPU Memory → Make Video, on the self-hosted credential', () => {
+		const example = load(VIDEO_FILE);
+		expect(example.name).toMatch(/^Host Cloud: /);
+		const chain = ['Make Image', 'Free GPU Memory', 'Make Video'];
+		const nodes = chain.map((name) => example.nodes.find((node) => node.name === name)!);
+		for (const node of nodes) {
+			expect(node).toMatchObject({ type: 'n8n-nodes-host.hostCloud', typeVersion: 3 });
+			expect(node.credentials).toEqual({ hostCloudApi: { id: '', name: 'My ComfyUI server' } });
+		}
+		expect(nodes.map((node) => `${node.parameters.resource} ${node.parameters.operation}`)).toEqual([
+			'workflow execute',
+			'server freeMemory',
+			'workflow execute',
+		]);
+		const trigger = example.nodes.find((node) => node.type === 'n8n-nodes-base.manualTrigger')!;
+		expect([trigger.name, ...chain.slice(0, -1)].map((name) => example.connections[name]!.main.flat().map((link) => link.node))).toEqual(
+			chain.map((name) => [name]),
+		);
+		for (const node of [nodes[0]!, nodes[2]!]) expect(parseWorkflowGraph(node.parameters.workflow, 'Workflow')).toHaveProperty('graph');
+	});
+
+	test('self-hosted-image-then-video runs: the image, memory freed between the jobs, the video made from that image', async () => {
+		server.reset();
+		const example = load(VIDEO_FILE);
+		const chain = ['Make Image', 'Free GPU Memory', 'Make Video'];
+		const nodes = chain.map((name) => example.nodes.find((node) => node.name === name)!);
+		const result = await harness.run({
+			nodes: [
+				{ name: 'Input', type: 'harness.items', parameters: { items: JSON.stringify([{ json: {} }]) } },
+				...nodes.map((node) => ({
+					name: node.name,
+					type: 'hostCloud',
+					typeVersion: node.typeVersion,
+					parameters: node.parameters,
+					credentials: { hostCloudApi: credential },
+				})),
+			],
+			connect: [
+				['Input', chain[0]!],
+				[chain[0]!, chain[1]!],
+				[chain[1]!, chain[2]!],
+			],
+		});
+		expect(result.status).toBe('success');
+		const image = result.output('Make Image')[0]!;
+		const video = result.output('Make Video')[0]!;
+		expect(result.output('Free GPU Memory')[0]!.json).toEqual({ unload_models: true, free_memory: true, requested: true });
+		expect((server.cloud as SelfHostedArea).freed).toEqual([{ unload_models: true, free_memory: true }]);
+		// Free Memory came between the two submits, and the video job loaded the image the first one made.
+		const order = server.requests
+			.filter((request) => /^\/api\/(prompt|free|upload\/image)$/.test(request.path))
+			.map((request) => request.path);
+		expect(order).toEqual(['/api/prompt', '/api/free', '/api/upload/image', '/api/prompt']);
+		const sent = JSON.parse(server.requestsTo('POST', '/api/prompt')[1]!.body).prompt;
+		expect(sent['1'].inputs.image).toBe(server.cloud.uploads[0]!.name);
+		// The picture passed through Free Memory unchanged.
+		const passed = await readBinary(result.output('Free GPU Memory')[0]!.binary!.data!);
+		expect(passed.equals(await readBinary(image.binary!.data!))).toBe(true);
+		expect(video.json.status).toBe('completed');
+		expect((video.json.videos as Array<{ filename: string }>)[0]!.filename).toMatch(/^lighthouse_\d{5}_\.mp4$/);
+		expect(video.binary!.data).toMatchObject({ mimeType: 'video/mp4' });
 	});
 });

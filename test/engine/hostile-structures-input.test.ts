@@ -51,6 +51,7 @@ const SECRETS = [CLOUD_KEY, ACCESS_TOKEN, PUBLISHING_TOKEN, REPOHOST_TOKEN];
 const harness = new EngineHarness();
 let service: HostileService;
 let cloudCredential = '';
+let serverCredential = '';
 let hostCredential = '';
 
 /** Node definitions for UI-format conversion; a job's status says it failed; every other request is refused. */
@@ -63,7 +64,7 @@ function refuseAll(req: SeenRequest, res: ServerResponse): void {
 
 beforeAll(async () => {
 	service = await startHostileService(refuseAll, { onSocket: (socket) => socket.close() });
-	({ cloudCredential, hostCredential } = addSweepCredentials(harness, service.url, {
+	({ cloudCredential, serverCredential, hostCredential } = addSweepCredentials(harness, service.url, {
 		cloudKey: CLOUD_KEY,
 		accessToken: ACCESS_TOKEN,
 		publishingToken: PUBLISHING_TOKEN,
@@ -81,7 +82,7 @@ const runOnce = (type: string, parameters: Parameters, item = ITEM): Promise<Swe
 	within(
 		15_000,
 		`${type} ${JSON.stringify(parameters).slice(0, 200)}`,
-		runSwept(harness, { service, cloudCredential, hostCredential }, type, parameters, item),
+		runSwept(harness, { service, cloudCredential, serverCredential, hostCredential }, type, parameters, item),
 	);
 
 /** A JSON value as an expression gives it (an object or list from `{{ }}`), so n8n hands it over unwalked. */

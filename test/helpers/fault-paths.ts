@@ -120,6 +120,20 @@ export function enumeratePaths(harness: EngineHarness): SweepPath[] {
 					parameters: { ...base, workflow: JSON.stringify(withNodeOfType('constructor')) },
 					refused: true,
 				});
+			// The Server operations' other choice (the description's default is one of two).
+			const otherChoice: Record<string, IDataObject> = {
+				getHistory: { scope: 'promptIds', promptIds: 'set by prepare' },
+				deleteHistory: { scope: 'all' },
+				listModels: { scope: 'allFolders' },
+			};
+			if (resource === 'server' && otherChoice[operation])
+				paths.push({
+					name: `${name} node, ${JSON.stringify(otherChoice[operation]!.scope)}`,
+					flavour,
+					kind: 'node',
+					type: 'hostCloud',
+					parameters: { ...base, ...otherChoice[operation] },
+				});
 			if (operation === 'getStatus' || operation === 'waitForCompletion')
 				paths.push({
 					name: `${name} node, id __proto__`,
@@ -242,7 +256,9 @@ export async function prepare(world: World, path: SweepPath): Promise<{ paramete
 			foreign = await directSubmit(sim);
 			sim.options.nodeMs = nodeMs;
 		}
-		if (/promptId|filename/.test(JSON.stringify(Object.keys(parameters))) && !path.unknownId) {
+		// A job in the history too for the Server resource's history operations, which list or delete ended jobs.
+		const namesJob = /promptId|filename/.test(JSON.stringify(Object.keys(parameters))) || / server \w+History /.test(path.name);
+		if (namesJob && !path.unknownId) {
 			const own = await directSubmit(sim);
 			const deadline = Date.now() + 3_000;
 			while (

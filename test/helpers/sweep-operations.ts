@@ -84,6 +84,13 @@ export interface SweepSecrets {
 export function addSweepCredentials(harness: EngineHarness, url: string, secrets: SweepSecrets): Omit<SweepTarget, 'service'> {
 	return {
 		cloudCredential: harness.addCredential('hostCloudApi', { apiKey: secrets.cloudKey, baseUrl: url, wsBaseUrl: '' }),
+		// Host Cloud's Server operations refuse the cloud: they are swept on a self-hosted server at the same
+		// address, behind a proxy header whose value is the cloud key, so the same secret must stay unshown.
+		serverCredential: harness.addCredential('hostCloudApi', {
+			server: 'selfHosted',
+			serverUrl: url,
+			proxyHeaders: { values: [{ name: 'X-Proxy-Token', value: secrets.cloudKey }] },
+		}),
 		hostCredential: harness.addCredential('hostApi', {
 			accessToken: secrets.accessToken,
 			registryUrl: url,
@@ -98,20 +105,23 @@ export function addSweepCredentials(harness: EngineHarness, url: string, secrets
 export interface SweepTarget {
 	service: HostileService;
 	cloudCredential: string;
+	/** A self-hosted server's Host Cloud API credential, for the Server resource. */
+	serverCredential: string;
 	hostCredential: string;
 }
 
 /** Runs one node with `parameters` on `item`, within 10 s, and answers what it threw, sent and output. */
 export async function runSwept(
 	harness: EngineHarness,
-	{ service, cloudCredential, hostCredential }: SweepTarget,
+	{ service, cloudCredential, serverCredential, hostCredential }: SweepTarget,
 	type: string,
 	parameters: Parameters,
 	item: HarnessItem = ITEM,
 ): Promise<SweepRun> {
 	service.seen.length = 0;
 	service.sockets.length = 0;
-	const credentials: Record<string, string> = type === 'hostCloud' ? { hostCloudApi: cloudCredential } : { hostApi: hostCredential };
+	const cloudApi = parameters.resource === 'server' ? serverCredential : cloudCredential;
+	const credentials: Record<string, string> = type === 'hostCloud' ? { hostCloudApi: cloudApi } : { hostApi: hostCredential };
 	// Bounded: a run that never ends is a failure of its own, not a stuck test.
 	let timer: NodeJS.Timeout | undefined;
 	const deadline = new Promise<never>((_, reject) => {

@@ -4,7 +4,7 @@
  * - the real server still answers as the contract fixtures say (test/fixtures/real-server/, which
  *   the simulator is checked against in `npm test`): a difference means upstream changed, and the
  *   fixtures are recorded again with `npm run record:real-server`;
- * - Host Cloud through n8n's engine (cases/engine.ts), and in a real n8n (cases/n8n.ts);
+ * - Host Cloud through n8n's engine (cases/engine.ts, its Server controls included), and in a real n8n (cases/n8n.ts);
  * - a lost submit found by its request id, through a fault proxy (cases/lost-submit.ts);
  * - the editor's own test workflows converted and judged by the real validator (cases/corpus.ts).
  */

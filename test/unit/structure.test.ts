@@ -88,6 +88,7 @@ describe("import rules between folders (what each folder's header comment says i
 			paths(`(?!${CLOUD}/finished-jobs/|nodes/HostCloud/HostCloudTrigger\\.node\\.ts$)`),
 			paths(`${CLOUD}/finished-jobs/`),
 		],
+		['no other helper folder calls server/', paths(`${CLOUD}/(?!server/)`), paths(`${CLOUD}/server/`)],
 		["Host Media's music/ calls no tasks/ or inputs/", paths(`${MEDIA}/music/`), paths(`${MEDIA}/(tasks|inputs)/`)],
 		["Host Media's tasks/ calls no music/ or inputs/", paths(`${MEDIA}/tasks/`), paths(`${MEDIA}/(music|inputs)/`)],
 		["Host Media's inputs/ calls no music/ or tasks/", paths(`${MEDIA}/inputs/`), paths(`${MEDIA}/(music|tasks)/`)],

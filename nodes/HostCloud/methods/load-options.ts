@@ -1,6 +1,6 @@
 /**
- * The editor's dropdowns of Set Inputs and Input Images: the nodes and inputs of the workflow
- * pasted into the Workflow field. An API-format workflow is read from the field alone; a UI-format
+ * The editor's dropdowns of Set Inputs and Input Images (the nodes and inputs of the workflow
+ * pasted into the Workflow field), and of List Models (the server's model folders). An API-format workflow is read from the field alone; a UI-format
  * one is converted first (with the server's node definitions, read once per listing), so the lists
  * show the nodes as they are sent, with their titles.
  */
@@ -10,7 +10,9 @@ import { NodeOperationError } from 'n8n-workflow';
 import { readWorkflowField } from '../helpers/graph/graph-input';
 import { nodeDefinitions } from '../helpers/graph/node-definitions';
 import { graphInputChoices, graphNodeChoices, isImageLoader, listedInputValues, type WorkflowGraph } from '../helpers/graph/workflow-graph';
+import { namesOf, selfHostedServer } from '../helpers/server/controls';
 import { ownValue } from '../../shared/validation';
+import { readModelFolders } from '../transport/cloud-api';
 
 async function graphForOptions(context: ILoadOptionsFunctions): Promise<WorkflowGraph> {
 	const value = context.getCurrentNodeParameter('workflow');
@@ -58,4 +60,10 @@ export async function getInputValues(this: ILoadOptionsFunctions): Promise<INode
 	}
 	const current = node.inputs[inputName];
 	return values.map((value) => ({ name: value, value, ...(value === current ? { description: 'Now in the workflow' } : {}) }));
+}
+
+/** List Models → Folder: the model folders the self-hosted server has (GET /api/models). */
+export async function getModelFolders(this: ILoadOptionsFunctions): Promise<INodePropertyOptions[]> {
+	await selfHostedServer(this, 'List Models');
+	return namesOf(this, await readModelFolders(this), 'listing the model folders').map((folder) => ({ name: folder, value: folder }));
 }

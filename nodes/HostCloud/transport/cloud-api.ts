@@ -135,6 +135,66 @@ export async function readRecentHistory(context: RunContext, maxItems: number, o
 	});
 }
 
+/** POST /api/history {clear} or {delete} (self-hosted): removes entries; answers 200 with no body. Jobs in the queue are untouched. */
+export async function deleteHistory(
+	context: IExecuteFunctions,
+	which: { clear: true } | { delete: string[] },
+	itemIndex: number,
+): Promise<unknown> {
+	return await hostRequest<unknown>(context, 'hostCloudApi', {
+		...call({ method: 'POST', path: '/api/history', action: 'deleting from the history' }, { itemIndex }),
+		body: which,
+	});
+}
+
+/** GET /api/system_stats (self-hosted): `{system, devices}`, the server's versions, memory and GPUs. */
+export async function readSystemStats(context: IExecuteFunctions, itemIndex: number): Promise<IDataObject> {
+	return await hostRequest<IDataObject>(
+		context,
+		'hostCloudApi',
+		call({ method: 'GET', path: '/api/system_stats', action: 'reading the system stats', answer: 'object' }, { itemIndex, retry: true }),
+	);
+}
+
+/**
+ * POST /api/free (self-hosted): asks the server to unload its models and/or free its memory; the
+ * server does it when no job is running. Answers 200 with no body. Sent once: it is not a read.
+ */
+export async function freeMemory(
+	context: IExecuteFunctions,
+	asked: { unload_models: boolean; free_memory: boolean },
+	itemIndex: number,
+): Promise<unknown> {
+	return await hostRequest<unknown>(context, 'hostCloudApi', {
+		...call({ method: 'POST', path: '/api/free', action: 'asking the server to free memory' }, { itemIndex }),
+		body: asked,
+	});
+}
+
+/** GET /api/models (self-hosted): the names of the server's model folders. */
+export async function readModelFolders(context: CloudContext, itemIndex = 0): Promise<unknown> {
+	return await hostRequest<unknown>(
+		context,
+		'hostCloudApi',
+		call({ method: 'GET', path: '/api/models', action: 'listing the model folders' }, { itemIndex, retry: true }),
+	);
+}
+
+/** GET /api/models/{folder} (self-hosted): the model files of one folder (404 for a folder the server does not have). */
+export async function readModelFiles(context: IExecuteFunctions, folder: string, itemIndex: number): Promise<unknown> {
+	const path = `/api/models/${pathSegment(folder)}`;
+	return await hostRequest<unknown>(context, 'hostCloudApi', {
+		...call({ method: 'GET', path, action: `listing the models of folder "${folder}"` }, { itemIndex, retry: true }),
+		// The server answers a bare 404 for a folder it does not have.
+		statusAdvice: {
+			404: {
+				headline: `Your server has no model folder "${folder}"`,
+				hint: 'Folder names are case-sensitive. List Models with "All Folders" lists the folders the server has.',
+			},
+		},
+	});
+}
+
 /** GET /api/object_info: every node class the cloud runs, with its inputs and outputs. */
 export async function readNodeDefinitions(context: CloudContext, itemIndex = 0): Promise<Record<string, IDataObject>> {
 	return await hostRequest<Record<string, IDataObject>>(context, 'hostCloudApi', {

@@ -64,12 +64,15 @@ async function downloadable(stack: HostStack, file: NonNullable<RunItem['binary'
  * self-hosted server (behind a reverse proxy) and its credential are started for it, the example is
  * imported bound to that credential, as a user picks theirs on import, and both go away after.
  */
-function selfHostedExampleCheck(): ExampleCheck {
+function selfHostedExampleCheck(
+	file: string,
+	verify: (execution: ExecutionResult, stack: HostStack, server: SelfHostedServer) => Promise<unknown>,
+): ExampleCheck {
 	let server: SelfHostedServer | undefined;
 	return {
 		timeoutMs: 120000,
 		async run(_stored, stack) {
-			const example = stack.examples.find((entry) => entry.file === SELF_HOSTED_EXAMPLE) ?? fail(`${SELF_HOSTED_EXAMPLE} was not imported`);
+			const example = stack.examples.find((entry) => entry.file === file) ?? fail(`${file} was not imported`);
 			server = await startSelfHostedServer(stack);
 			const stored = await stack.importWorkflow(example.workflow, `${example.workflow.name} (e2e, on a self-hosted server)`, {
 				hostCloudApi: server.credential,
@@ -77,7 +80,7 @@ function selfHostedExampleCheck(): ExampleCheck {
 			return await stack.client.runWorkflow(stored.id, { timeoutMs: 120000 });
 		},
 		async verify(execution, stack) {
-			await imageFromServer(execution, 'Text to Image', stack, server ?? fail('No self-hosted server was started'));
+			await verify(execution, stack, server ?? fail('No self-hosted server was started'));
 		},
 		async cleanup() {
 			const started = server;
@@ -198,7 +201,18 @@ export const EXAMPLE_CHECKS: Record<string, ExampleCheck> = {
 		},
 	},
 
-	[SELF_HOSTED_EXAMPLE]: selfHostedExampleCheck(),
+	[SELF_HOSTED_EXAMPLE]: selfHostedExampleCheck(SELF_HOSTED_EXAMPLE, (execution, stack, server) =>
+		imageFromServer(execution, 'Text to Image', stack, server),
+	),
+	// The image, then Free Memory on the server between the two jobs, then the video made from that image.
+	'self-hosted-image-then-video.json': selfHostedExampleCheck('self-hosted-image-then-video.json', async (execution, stack, server) => {
+		await imageFromServer(execution, 'Make Image', stack, server);
+		const freed = outputItems(execution, 'Free GPU Memory')[0]?.json;
+		if (freed?.requested !== true) fail(`"Free GPU Memory" output ${JSON.stringify(freed)}`);
+		const video = outputItems(execution, 'Make Video')[0];
+		if (video?.json.status !== 'completed' || video.binary?.data?.mimeType !== 'video/mp4')
+			fail(`"Make Video" output no video: ${JSON.stringify(video?.json).slice(0, 300)}`);
+	}),
 
 	'text-to-music.json': {
 		timeoutMs: 90000,

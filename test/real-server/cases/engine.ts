@@ -1,7 +1,8 @@
 /**
  * Host Cloud on the real upstream server, through n8n's engine (the engine harness, as the engine
  * tests run it against the simulator): what a self-hosted user does, on model-free core nodes
- * that really run on a CPU, and on model workflows the real validator checks.
+ * that really run on a CPU, and on model workflows the real validator checks; and the Server
+ * resource's controls against what the server really answers.
  */
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -217,5 +218,65 @@ describe('Host Cloud on the real upstream server (engine)', () => {
 		const result = await harness.runNode(node({ operation: 'submit', workflow }));
 		expect(result.items[0]!.json.error).toBeUndefined();
 		expect(result.items[0]!.json.prompt_id).toMatch(/^[0-9a-f-]{36}$/);
+	});
+
+	describe('Server (the server’s own controls)', () => {
+		const run = (operation: string, parameters: Record<string, unknown> = {}) =>
+			harness.runNode({
+				type: 'hostCloud',
+				parameters: { resource: 'server', operation, ...parameters } as never,
+				credentials: { hostCloudApi: credential },
+				continueOnFail: true,
+			});
+
+		/** A model-free job the CPU server really runs; answers its prompt_id. */
+		async function finishedJob(): Promise<string> {
+			const graph = { '1': emptyImage(Math.floor(Math.random() * 0xffffff)), '2': save('1', 'n8n-server-controls') };
+			const done = await harness.runNode(node({ workflow: JSON.stringify(graph), downloadFiles: false }));
+			expect(done.items[0]!.json.status).toBe('completed');
+			return done.items[0]!.json.prompt_id as string;
+		}
+
+		test('System Stats: the server’s version and devices', async () => {
+			const result = await run('getSystemStats');
+			expect(result.items[0]!.json).toMatchObject({ system: { comfyui_version: realServer().version } });
+			expect((result.items[0]!.json.devices as unknown[]).length).toBeGreaterThan(0);
+		});
+
+		test('List Models: the folders, one folder’s files, and an unknown folder in words', async () => {
+			const folders = await run('listModels', { scope: 'allFolders' });
+			expect(folders.items[0]!.json.folders).toEqual(expect.arrayContaining(['checkpoints', 'loras']));
+			const listed = (await (await fetch(`${realServer().url}/models/checkpoints`)).json()) as string[];
+			const checkpoints = await run('listModels', { scope: 'folder', folder: 'checkpoints' });
+			expect(checkpoints.items[0]!.json).toEqual({ folder: 'checkpoints', models: listed });
+			const unknown = await run('listModels', { scope: 'folder', folder: 'no-such-folder' });
+			expect(unknown.items[0]!.json.error).toMatch(/^Your server has no model folder "no-such-folder"/);
+		});
+
+		test('Free Memory: the server takes it (200, no body) and the item says what was asked', async () => {
+			const result = await run('freeMemory', { unloadModels: true, freeMemory: true });
+			expect(result.items[0]!.json).toEqual({ unload_models: true, free_memory: true, requested: true });
+		});
+
+		test('Get History and Delete History: a finished job listed with its file link, then removed and said so', async () => {
+			const promptId = await finishedJob();
+			const recent = await run('getHistory', { scope: 'recent', maxItems: 5 });
+			const entry = recent.items.find((item) => item.json.prompt_id === promptId)!;
+			expect(entry.json.status).toBe('completed');
+			const image = (entry.json.images as Array<{ url: string }>)[0]!;
+			expect((await fetch(image.url)).status).toBe(200);
+			const unknown = '00000000-0000-4000-8000-000000000000';
+			const byId = await run('getHistory', { scope: 'promptIds', promptIds: `${promptId}, ${unknown}` });
+			expect(byId.items.map((item) => item.json.status)).toEqual(['completed', 'not_in_history']);
+
+			const deleted = await run('deleteHistory', { scope: 'promptIds', promptIds: `${promptId} ${unknown}` });
+			expect(deleted.items[0]!.json).toEqual({ deleted: [promptId], not_in_history: [unknown] });
+			expect(await (await fetch(`${realServer().url}/history/${promptId}`)).json()).toEqual({});
+
+			const other = await finishedJob();
+			const cleared = await run('deleteHistory', { scope: 'all' });
+			expect(cleared.items[0]!.json).toMatchObject({ cleared: true, deleted: expect.arrayContaining([other]) });
+			expect(await (await fetch(`${realServer().url}/history`)).json()).toEqual({});
+		}, 120_000);
 	});
 });

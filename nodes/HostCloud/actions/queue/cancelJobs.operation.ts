@@ -2,51 +2,22 @@ import type { IDataObject, IExecuteFunctions, INodeExecutionData, INodePropertie
 import { updateDisplayOptions } from 'n8n-workflow';
 
 import { runsAsTool, toolDescriptionProperty } from '../../../shared/tool-use';
-import { invalidField, quoted, stringList } from '../../../shared/validation';
 import { cancelJobs } from '../../helpers/jobs/lookup';
-import { PROMPT_ID_PATTERN } from '../../helpers/jobs/prompt-id';
+import { promptIdListProperty, type PromptIdList, readPromptIdList } from '../../helpers/jobs/prompt-id';
 import { thisWorkflowId } from '../../helpers/ownership/job-tag';
 import { cancellableByThisWorkflow, ENDED_BEFORE_CANCEL } from '../../helpers/ownership/own-jobs';
 import { readQueue } from '../../transport/cloud-api';
 
-const FIELD = 'Prompt IDs';
+const PROMPT_IDS: PromptIdList = { name: 'promptIds', field: 'Prompt IDs', whereToFind: 'Queue → Get lists the jobs in the queue.' };
 
 const properties: INodeProperties[] = [
 	toolDescriptionProperty(
 		'Cancels Host Cloud jobs that this workflow started, queued or running, given their prompt_ids, so they use no more credits; other jobs are not touched. Answers {"requested": [...], "cancelled": [...], "not_cancelled": [{"prompt_id", "reason"}]}: a job started elsewhere (another workflow, the editor) is refused, and a job that already finished cannot be cancelled.',
 	),
-	{
-		displayName: FIELD,
-		name: 'promptIds',
-		type: 'string',
-		default: '',
-		required: true,
-		placeholder: 'e.g. 6f1c2a9e-0b7d-4c52-9a57-2f0c3d1e8b44, 0d3e…',
-		description: 'The prompt_id of each job to cancel, separated by commas or spaces (or a list from an expression)',
-	},
+	promptIdListProperty(PROMPT_IDS, 'to cancel'),
 ];
 
 export const description = updateDisplayOptions({ show: { resource: ['queue'], operation: ['cancelJobs'] } }, properties);
-
-function readPromptIds(context: IExecuteFunctions, itemIndex: number): string[] {
-	const raw = context.getNodeParameter('promptIds', itemIndex, '') as unknown;
-	const entries = stringList(context, itemIndex, FIELD, typeof raw === 'string' ? raw.replace(/\s+/g, ',') : raw);
-	const ids = [...new Set(entries)];
-	if (ids.length === 0) {
-		throw invalidField(context, itemIndex, FIELD, 'is required', 'Enter at least one prompt_id. Queue → Get lists the jobs in the queue.');
-	}
-	const bad = ids.find((id) => !PROMPT_ID_PATTERN.test(id));
-	if (bad !== undefined) {
-		throw invalidField(
-			context,
-			itemIndex,
-			FIELD,
-			`holds ${quoted(bad)}, which is not a prompt_id`,
-			'A prompt_id is made of letters, digits and dashes. Separate several with commas.',
-		);
-	}
-	return ids;
-}
 
 /**
  * As a tool: the queue is read first, and only the ids queued or running and started by this
@@ -69,7 +40,7 @@ async function cancelOwnJobs(context: IExecuteFunctions, ids: string[], itemInde
  * the running one is interrupted by its prompt_id). Other jobs are untouched.
  */
 export async function execute(this: IExecuteFunctions, itemIndex: number): Promise<INodeExecutionData[]> {
-	const ids = readPromptIds(this, itemIndex);
+	const ids = readPromptIdList(this, itemIndex, PROMPT_IDS);
 	if (runsAsTool(this)) return [{ json: await cancelOwnJobs(this, ids, itemIndex) }];
 	const deleted = (await cancelJobs(this, ids, { itemIndex })).cancelled;
 	const json: IDataObject = { requested: ids };

@@ -1,7 +1,7 @@
 /** The prompt_id parameter of operations about one job, and reading it safely. */
-import type { IExecuteFunctions, INodeProperties } from 'n8n-workflow';
+import type { IDisplayOptions, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
 
-import { invalidField, pathSegmentText, quoted, requiredText } from '../../../shared/validation';
+import { invalidField, pathSegmentText, quoted, requiredText, stringList } from '../../../shared/validation';
 
 export const PROMPT_ID_FIELD = 'Prompt ID';
 
@@ -32,4 +32,63 @@ export function readPromptId(context: IExecuteFunctions, itemIndex: number): str
 	}
 	// The pattern lets "." and ".." through: they would name another path.
 	return pathSegmentText(context, itemIndex, PROMPT_ID_FIELD, promptId);
+}
+
+/** A list of prompt_ids in one field (Cancel Jobs, Get History, Delete History). */
+export interface PromptIdList {
+	/** The parameter's name. */
+	name: string;
+	/** Its label, as messages name it. */
+	field: string;
+	/** Where the user finds ids, for the message when there is none ("Queue → Get lists…"). */
+	whereToFind: string;
+	/** The most ids one item may name. */
+	max?: number;
+}
+
+/** The field of a list of prompt_ids, saying what is done with them and how many it takes. */
+export function promptIdListProperty(list: PromptIdList, what: string, displayOptions?: IDisplayOptions): INodeProperties {
+	return {
+		displayName: list.field,
+		name: list.name,
+		type: 'string',
+		default: '',
+		required: true,
+		...(displayOptions ? { displayOptions } : {}),
+		placeholder: 'e.g. 6f1c2a9e-0b7d-4c52-9a57-2f0c3d1e8b44, 0d3e…',
+		description: `The prompt_id of each job ${what}, separated by commas or spaces (or a list from an expression)${list.max ? `; at most ${list.max}` : ''}`,
+	};
+}
+
+/**
+ * Reads a list of prompt_ids: separated by commas, spaces or new lines, or a list from an
+ * expression; each once, each a single id; at least one, at most `max`.
+ */
+export function readPromptIdList(context: IExecuteFunctions, itemIndex: number, list: PromptIdList): string[] {
+	const raw = context.getNodeParameter(list.name, itemIndex, '') as unknown;
+	const entries = stringList(context, itemIndex, list.field, typeof raw === 'string' ? raw.replace(/\s+/g, ',') : raw);
+	const ids = [...new Set(entries)];
+	if (ids.length === 0)
+		throw invalidField(context, itemIndex, list.field, 'is required', `Enter at least one prompt_id. ${list.whereToFind}`);
+	if (list.max !== undefined && ids.length > list.max) {
+		throw invalidField(
+			context,
+			itemIndex,
+			list.field,
+			`names ${ids.length} prompt_ids; at most ${list.max} are allowed`,
+			'Split them over several items.',
+		);
+	}
+	const bad = ids.find((id) => !PROMPT_ID_PATTERN.test(id));
+	if (bad !== undefined) {
+		throw invalidField(
+			context,
+			itemIndex,
+			list.field,
+			`holds ${quoted(bad)}, which is not a prompt_id`,
+			'A prompt_id is made of letters, digits and dashes. Separate several with commas.',
+		);
+	}
+	// Each goes into a URL path or names a job: "." and ".." would name another path.
+	return ids.map((id) => pathSegmentText(context, itemIndex, list.field, id));
 }
