@@ -2,7 +2,8 @@
  * Host Cloud on the real upstream server, in a real n8n (2.41, the e2e suite's stack): a Host
  * Cloud API credential for the server created as a user fills it in, its test, the self-hosted
  * example (its checkpoint cannot load on this CPU server: the execution fails naming the node), and
- * a model-free workflow whose image arrives as binary data with the bytes the server serves.
+ * a model-free workflow whose image arrives as binary data with the bytes the server serves, and a
+ * published Host Cloud Trigger that a job posted by a script starts once, with its image.
  */
 import { e2e } from '../../e2e/support/context';
 import { describeFailure, outputItems } from '../../e2e/support/n8n-client';
@@ -94,5 +95,74 @@ describe('Host Cloud on the real upstream server, in n8n', () => {
 		expect(bytes.readUInt32BE(16)).toBe(72);
 		expect(image.url.startsWith(`${realServer().url}/api/view?`)).toBe(true);
 		expect(bytes.equals(Buffer.from(await (await fetch(image.url)).arrayBuffer()))).toBe(true);
+	});
+
+	it('Host Cloud Trigger, published: a job a script posts to the server starts one execution, with its image as binary data; a failed one is told in words', async () => {
+		const stack = e2e();
+		const trigger = 'When a job finishes';
+		const workflow = await stack.importWorkflow(
+			linearWorkflow('Host Cloud Trigger on the real server (e2e)', [
+				{
+					name: trigger,
+					type: hostNodeType('hostCloudTrigger'),
+					typeVersion: 1,
+					parameters: { events: 'finished', pollSeconds: 2 },
+					credentials: { hostCloudApi: { name: SELF_HOSTED_CREDENTIAL_NAME } },
+				},
+				{ name: 'Next', type: 'n8n-nodes-base.noOp', typeVersion: 1, parameters: {} },
+			]),
+			undefined,
+			{ hostCloudApi: credential },
+		);
+		const known = await stack.client.executionIds(workflow.id);
+		await stack.client.activateWorkflow(workflow.id);
+		try {
+			// The trigger's first read of the history only remembers: let it happen before the job.
+			await new Promise((resolve) => setTimeout(resolve, 4000));
+			const post = async (graph: Record<string, unknown>) => {
+				const response = await fetch(`${realServer().url}/prompt`, {
+					method: 'POST',
+					headers: { 'content-type': 'application/json' },
+					body: JSON.stringify({ prompt: graph }),
+				});
+				return ((await response.json()) as { prompt_id: string }).prompt_id;
+			};
+			const promptId = await post({
+				'1': { class_type: 'EmptyImage', inputs: { width: 40, height: 24, batch_size: 1, color: Math.floor(Math.random() * 0xffffff) } },
+				'2': { class_type: 'SaveImage', inputs: { images: ['1', 0], filename_prefix: 'n8n-trigger' } },
+			});
+			const execution = await stack.client.waitForNewExecution(workflow.id, known, { timeoutMs: 60000 });
+			expect(describeFailure(execution)).toBe('succeeded');
+			const [item] = outputItems(execution, trigger);
+			expect(item!.json).toMatchObject({ prompt_id: promptId, status: 'succeeded', server: 'selfHosted' });
+			const image = (item!.json.images as Array<{ url: string }>)[0]!;
+			const bytes = await stack.client.binaryContent(item!.binary!.data!);
+			expect(bytes.readUInt32BE(16)).toBe(40);
+			expect(bytes.equals(Buffer.from(await (await fetch(image.url)).arrayBuffer()))).toBe(true);
+
+			// A graph whose checkpoint cannot load on this server: it fails at its loader.
+			const info = (await (await fetch(`${realServer().url}/object_info/CheckpointLoaderSimple`)).json()) as Record<string, any>;
+			const checkpoint = info.CheckpointLoaderSimple.input.required.ckpt_name[0][0] as string;
+			const failed = await post({
+				'4': { class_type: 'CheckpointLoaderSimple', inputs: { ckpt_name: checkpoint } },
+				'5': { class_type: 'EmptyLatentImage', inputs: { width: 64, height: 64, batch_size: 1 } },
+				'8': { class_type: 'VAEDecode', inputs: { samples: ['5', 0], vae: ['4', 2] } },
+				'9': { class_type: 'SaveImage', inputs: { images: ['8', 0], filename_prefix: 'n8n-trigger-failed' } },
+			});
+			const withBoth = new Set([...known, execution.id]);
+			const second = await stack.client.waitForNewExecution(workflow.id, withBoth, { timeoutMs: 60000 });
+			const [failure] = outputItems(second, trigger);
+			expect(failure!.json).toMatchObject({
+				prompt_id: failed,
+				status: 'failed',
+				error: { node_id: '4', node_type: 'CheckpointLoaderSimple' },
+			});
+			expect((failure!.json.error as { message: string }).message).toMatch(/failed at node 4 \(CheckpointLoaderSimple\)/);
+			// Once each: the next reads of the history start nothing more.
+			await new Promise((resolve) => setTimeout(resolve, 5000));
+			expect((await stack.client.executionIds(workflow.id)).size).toBe(known.size + 2);
+		} finally {
+			await stack.client.deactivateWorkflow(workflow.id);
+		}
 	});
 });
