@@ -200,7 +200,8 @@ export async function hostRequestFull<T = unknown>(
 		// No attempt (nor its silence) runs past the read's deadline.
 		const idleMs = Math.max(1, Math.min(limits.idleMs, deadline - Date.now()));
 		options.timeout = idleMs;
-		const retryAllowed = attempt < attempts && deadline - Date.now() > retryPauseMs(attempt);
+		// Asked when the attempt has failed: the time it took is spent (no retry starts past the deadline).
+		const retryAllowed = () => attempt < attempts && deadline - Date.now() > retryPauseMs(attempt);
 		// n8n's helper attaches the context's cancel signal to the request it sends: this attempt's is the
 		// execution's (not for a clean-up call made because of the cancellation), the caller's `stop`,
 		// and its own, fired when the node stops reading the answer, which closes the connection at once.
@@ -216,14 +217,14 @@ export async function hostRequestFull<T = unknown>(
 			abandon(response?.body, giveUp);
 			if (error instanceof AnswerOverBound) throw overBoundAnswer(context, error.problem, request);
 			if (signal?.aborted) throw cancelledError(context, request);
-			if (retryAllowed) {
+			if (retryAllowed()) {
 				await pauseBeforeRetry(attempt, signal);
 				continue;
 			}
 			throw networkError(context, error, { ...request, timeout: limits.idleMs }, secrets);
 		}
 		const statusCode = response.statusCode;
-		if (statusCode >= 500 && retryAllowed) {
+		if (statusCode >= 500 && retryAllowed()) {
 			abandon(response.body, giveUp);
 			await pauseBeforeRetry(attempt, signal);
 			continue;
@@ -291,10 +292,7 @@ export interface StorageRequest {
  * permission): the answer's headers within the idle limit, its body unread (a stream). The caller
  * reads a file body itself (`binary.ts`) or its words with `readStorageText`.
  */
-export async function storageRequest(
-	context: RunContext,
-	request: StorageRequest,
-): Promise<IN8nHttpFullResponse> {
+export async function storageRequest(context: RunContext, request: StorageRequest): Promise<IN8nHttpFullResponse> {
 	return (await context.helpers.httpRequest({
 		method: request.method,
 		url: request.url,

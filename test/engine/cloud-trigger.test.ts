@@ -4,6 +4,7 @@
  * filters; a dropped socket and a restart lose no job and repeat none; a test run; and a credential
  * the server refuses fails the activation in words.
  */
+import { REQUEST_TIME_LIMIT } from '../../nodes/shared/transport';
 import { readBinary } from '../harness/engine';
 import { cloudForSuite, executeTxt2img, txt2img, waitUntil, type CloudSetup } from '../helpers/cloud';
 import { ListeningTrigger } from '../helpers/listening-trigger';
@@ -183,5 +184,33 @@ describe('on the cloud, across a gap', () => {
 		expect(item!.json).toMatchObject({ prompt_id: promptId, status: 'succeeded' });
 		expect(item!.json.images).toHaveLength(1);
 		expect(item!.json.outputs_unknown).toBeUndefined();
+	});
+});
+
+describe('on the cloud, while its queue does not answer', () => {
+	const cloud = cloudForSuite({ nodeMs: 20 });
+	const saved = { ...REQUEST_TIME_LIMIT };
+	beforeAll(() => Object.assign(REQUEST_TIME_LIMIT, { ms: 300, readMs: 900 }));
+	afterAll(() => Object.assign(REQUEST_TIME_LIMIT, saved));
+
+	test("a job's flow waits for one read of the queue at most, however many jobs start meanwhile", async () => {
+		const trigger = listening(cloud, { downloadFiles: false });
+		await trigger.activate();
+		cloud.sim.faults.slow = { ms: 3_000, pathPrefix: '/api/queue' };
+		const first = await submitFromOutside(cloud);
+		const submitted = Date.now();
+		// Other jobs keep starting while the trigger's read of the queue, to learn whose the first is, waits.
+		const others = (async () => {
+			for (let count = 0; count < 12; count++) {
+				await new Promise((resolve) => setTimeout(resolve, 250));
+				await submitFromOutside(cloud);
+			}
+		})();
+		const [item] = await trigger.flows(1, 10_000);
+		const waited = Date.now() - submitted;
+		await others;
+		expect(item!.json).toMatchObject({ prompt_id: first, status: 'succeeded' });
+		// The job's own run and one read limit (0.9 s), not a read for each job that started.
+		expect(waited).toBeLessThan(2_000);
 	});
 });

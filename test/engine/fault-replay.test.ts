@@ -17,7 +17,8 @@
  *
  * `npm test` runs a seeded sample (seed in the test names, BAD_INPUT_SEED replays it);
  * `FAULT_REPLAY=full` (in `npm run reliability`) every path × request index × fault.
- * `FAULT_PATHS=<regex>` narrows the paths, `FAULT_KINDS=<regex>` the faults.
+ * `FAULT_PATHS=<regex>` narrows the paths, `FAULT_KINDS=<regex>` the faults; `FAULT_DEBUG=1` prints
+ * the requests of each run that broke a rule (times from its first request).
  */
 import type { IDataObject, INodeExecutionData } from 'n8n-workflow';
 
@@ -204,6 +205,34 @@ interface Clean {
 	incompleteTakes: number;
 }
 
+/**
+ * The Host Cloud Trigger's own rules: a job starts at most one flow, and no flow starts for a job
+ * that is not it; the close ends at once; a job is missed only where docs/host-cloud-trigger.md
+ * lets it be, where the trigger could not look: its activation failed in words, or it said so
+ * later, or the server stayed silent for the rest of the run (a silence lasts it).
+ */
+function judgeFlows(
+	flows: NonNullable<PathOutcome['trigger']>,
+	items: INodeExecutionData[],
+	armed: { fault: Fault } | undefined,
+	rule: (name: string, text: string) => void,
+): void {
+	const ids = items.map((item) => String(item.json.prompt_id));
+	const repeated = [...new Set(ids.filter((id, at) => ids.indexOf(id) !== at))];
+	if (repeated.length > 0)
+		rule('trigger_repeated_job', `job(s) ${repeated.map((id) => id.slice(0, 80)).join(', ')} started more than one flow`);
+	const others = flows.job === undefined ? [] : ids.filter((id) => id !== flows.job);
+	if (others.length > 0)
+		rule(
+			'trigger_flow_not_the_job',
+			`flows started for ${others.map((id) => JSON.stringify(id.slice(0, 80))).join(', ')}, not for job ${flows.job}`,
+		);
+	const lasting = armed !== undefined && /^stall-/.test(armed.fault.kind);
+	if (flows.job !== undefined && ids.length === 0 && !flows.failed && !lasting)
+		rule('trigger_missed_job', `job ${flows.job} started no flow, and the trigger said nothing`);
+	if (flows.closeMs > MS + TOLERANCE_MS) rule('trigger_close_over_limit', `closing the trigger took ${flows.closeMs} ms`);
+}
+
 /** The oracle: every rule a run broke, in words (empty: none). */
 async function judge(
 	world: World,
@@ -218,7 +247,10 @@ async function judge(
 		broken.push(`${name}: ${text}`);
 	};
 	const lookups = armed && isSubmit(clean?.log[armed.index]) ? LOST_SUBMIT_MS : 0;
-	const bound = (clean?.elapsed ?? 0) + READ_MS + MAX_WAIT_MS + SCALED_RETRY.reduce((a, b) => a + b, 0) * 1.2 + lookups + 1_000;
+	// A trigger listens by design: its clean run for its looks (listensMs); a replay one Poll Every
+	// more, as a job a faulted read missed is found by the next read.
+	const listening = clean ? (path.pollMs ?? 0) : (path.listensMs ?? 0);
+	const bound = (clean?.elapsed ?? 0) + READ_MS + MAX_WAIT_MS + SCALED_RETRY.reduce((a, b) => a + b, 0) * 1.2 + lookups + listening + 1_000;
 	if (run.overdue || run.elapsed > bound)
 		rule(
 			'overdue_items',
@@ -281,13 +313,26 @@ async function judge(
 	if (armed?.fault.kind === 'long' && sizes.some((size) => size > cleanMax + KIB64))
 		rule('service_text_over_64KiB', `an item holds ${Math.max(...sizes)} characters (clean run: ${cleanMax})`);
 	// "Still running" or a status it cannot read is no success: the item says it does not know yet.
+	// Nor is a trigger's item that says in words its files are missing (files_error, outputs_unknown).
 	const unsettled = (json: IDataObject) =>
-		[json.status, json.state].some((word) => /^(running|pending|unknown|in_progress)$/i.test(String(word ?? '')));
-	const success =
-		outcome.error === undefined &&
-		outcome.items.length > 0 &&
-		outcome.items.every((item) => item.json.error === undefined && !unsettled(item.json));
+		[json.status, json.state].some((word) => /^(running|pending|unknown|in_progress)$/i.test(String(word ?? ''))) ||
+		json.files_error !== undefined ||
+		json.outputs_unknown !== undefined;
 	const faulted = armed ? run.log.find((exchange) => exchange.index === armed.index && exchange.fault !== undefined) : undefined;
+	// A trigger's flow cannot hold the faulted answer when it started before it came, or when the
+	// answer was about another job (a read of one job's status or record names it in its path).
+	const flows = outcome.trigger;
+	const aboutJob = faulted && /\/api\/jobs?\/([^/]+)/.exec(faulted.path)?.[1];
+	const judged =
+		flows && faulted
+			? outcome.items.filter(
+					(item, at) =>
+						(flows.startedAt[at] ?? 0) >= faulted.arrivedAt &&
+						(aboutJob === undefined || decodeURIComponent(aboutJob) === item.json.prompt_id),
+				)
+			: outcome.items;
+	const success =
+		outcome.error === undefined && judged.length > 0 && judged.every((item) => item.json.error === undefined && !unsettled(item.json));
 	// A redirect's body is discarded by design: only its Location is the answer.
 	if (
 		armed &&
@@ -297,6 +342,9 @@ async function judge(
 		(path.kind !== 'credential' || armed.fault.kind === 'cut-body') &&
 		faulted.method !== 'HEAD' &&
 		!(armed.fault.kind === 'cut-body' && (faulted.status ?? 0) >= 300 && (faulted.status ?? 0) < 400) &&
+		// A trigger's queue read says only which jobs still run and whose they are: how a job ended
+		// comes from the socket's messages, its status or the history, never from the queue.
+		!(flows && /\/queue$/.test(faulted.path)) &&
 		success
 	) {
 		// A later answer of the same host that came whole may be where the success came from (the package read again, by any route).
@@ -316,9 +364,10 @@ async function judge(
 		outcome.items.some((item) => item.json.error === undefined && /^(completed|success)$/i.test(String(item.json.status ?? '')))
 	)
 		rule('success_from_fault', `the unknown id __proto__ answered ${JSON.stringify(outcome.items[0]!.json).slice(0, 200)}`);
-	// What the trigger remembers is bounded by size as well as by count (128 KiB of keys).
-	if (path.floodMemory && (outcome.rememberedChars ?? 0) > 128 * 1024)
-		rule('memory_over_bound', `the trigger remembers ${outcome.rememberedChars} characters of notifications`);
+	// What a trigger remembers is bounded by size as well as by count (128 KiB of keys), after any fault.
+	if ((outcome.rememberedChars ?? 0) > 128 * 1024)
+		rule('memory_over_bound', `the trigger remembers ${outcome.rememberedChars} characters of ids in one list`);
+	if (flows) judgeFlows(flows, outcome.items, armed, rule);
 	if (run.foreign) {
 		// A tool may repeat the ids the caller gave (Cancel Jobs' requested and not_cancelled); nothing else may name them.
 		const shown = outcome.items.map(({ json: { not_cancelled: _refused, requested: _asked, ...json } }) => json);
@@ -343,6 +392,10 @@ async function judge(
 		if (takes > clean.incompleteTakes) rule('incomplete_file', `${takes} music take(s) with a hole passed on as a success`);
 	}
 	figures.defects_found += broken.length;
+	if (process.env.FAULT_DEBUG && broken.length > 0)
+		process.stderr.write(
+			`DEBUG ${JSON.stringify(broken)}\n${run.log.map((e) => `  ${e.index} ${e.arrivedAt - run.log[0]!.arrivedAt} ${e.host} ${e.method} ${e.path} ${e.status} ${e.fault ?? ''} silent=${e.silentFrom ? e.silentFrom - run.log[0]!.arrivedAt : ''} gaveUp=${e.gaveUpAt ? e.gaveUpAt - run.log[0]!.arrivedAt : ''}`).join('\n')}\nitems ${JSON.stringify(run.outcome?.items.map((i) => i.json)).slice(0, 600)} started ${JSON.stringify(run.outcome?.trigger?.startedAt.map((t) => t - run.log[0]!.arrivedAt))} close ${run.outcome?.trigger?.closeMs} ended ${run.endedAt - (run.log[0]?.arrivedAt ?? 0)}\n`,
+		);
 	return broken;
 }
 
@@ -366,7 +419,8 @@ describe(`fault replay, ${FULL ? 'full' : 'seeded sample'} (seed ${SEED}; replay
 		async (_name, path) => {
 			const world = worlds[path.flavour];
 			figures.paths_run++;
-			const first = await runOnce(world, path, 15_000);
+			// The memory flood reads six times, a Poll Every apart.
+			const first = await runOnce(world, path, path.floodMemory ? 45_000 : 15_000);
 			const outcome = first.outcome;
 			const clean: Clean = {
 				elapsed: first.elapsed,
@@ -377,9 +431,10 @@ describe(`fault replay, ${FULL ? 'full' : 'seeded sample'} (seed ${SEED}; replay
 			};
 			figures.requests_recorded += clean.log.length;
 			const problems = (await judge(world, path, first, undefined)).map((text) => `clean run: ${text}`);
-			// A refused input is judged by its clean run alone (nothing was sent to fault).
+			// A refused input is judged by its clean run alone (nothing was sent to fault); so is the
+			// memory flood (its size rule is judged on every replay of the trigger's other paths).
 			let replays =
-				path.refused || first.overdue
+				path.refused || path.floodMemory || first.overdue
 					? []
 					: clean.log.flatMap((exchange) =>
 							faultsFor(exchange, TARGETS)

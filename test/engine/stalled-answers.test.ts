@@ -6,6 +6,7 @@
  */
 import type { ServerResponse } from 'node:http';
 
+import { RETRY_DELAYS_MS } from '../../nodes/shared/retry';
 import { REQUEST_TIME_LIMIT } from '../../nodes/shared/transport';
 import { EngineHarness } from '../harness/engine';
 import { txt2img } from '../helpers/cloud';
@@ -191,6 +192,31 @@ describe('a read with all its retries ends within its read limit', () => {
 		expect(ms).toBeLessThan(3000 + 500);
 		expect(service.seen.length).toBeGreaterThanOrEqual(2);
 	}, 20_000);
+
+	it('no retry starts once the read limit is spent: whether one fits is asked when the last try failed', async () => {
+		// Short pauses (as the fault replay has them): the third try begins with time to spare and ends at the deadline.
+		const pauses = [...RETRY_DELAYS_MS];
+		(RETRY_DELAYS_MS as unknown as number[]).splice(0, pauses.length, ...pauses.map((pause) => pause / 100));
+		const arrived: number[] = [];
+		answer = (_req, res) => {
+			arrived.push(Date.now());
+			held.push(res);
+		};
+		try {
+			const result = await harness.runNode({
+				type: 'hostCloud',
+				parameters: { resource: 'system', operation: 'getNodeDefinitions' } as never,
+				credentials: { hostCloudApi: cloud },
+				continueOnFail: true,
+			});
+			expect(result.items[0]!.json.error).toMatch(/^The service sent nothing for 0 seconds while reading the node definitions/);
+		} finally {
+			(RETRY_DELAYS_MS as unknown as number[]).splice(0, pauses.length, ...pauses);
+		}
+		// Three tries of 400 ms fill the read limit (1200 ms); a fourth would wait in silence past it.
+		expect(arrived.length).toBe(3);
+		expect(arrived.at(-1)! - arrived[0]!).toBeLessThan(3 * LIMIT_MS);
+	});
 });
 
 describe('an error answer is read to 64 KiB at most', () => {

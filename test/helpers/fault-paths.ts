@@ -1,8 +1,8 @@
 /**
  * The paths of the replaying fault injector (issue 34), found from the nodes' own descriptions:
  * every operation of every node, Host Media in each wait mode, Host Cloud on each flavour, as a
- * node and as a tool; the resume webhook (the waiting media execution), the trigger and the
- * credential tests; plus a refused-input variant (Put Files in Field `__proto__`) per media submit
+ * node and as a tool; the resume webhook (the waiting media execution), the Host Task Trigger, the
+ * Host Cloud Trigger on each flavour (fault-cloud-trigger.ts) and the credential tests; plus a refused-input variant (Put Files in Field `__proto__`) per media submit
  * and a saved workflow with a node of type `constructor` per Host Cloud submit,
  * a failing task per image submit, and status reads of an id the service does not know. Each path
  * runs once against the simulator behind the fault proxy, in a bounded time.
@@ -13,8 +13,9 @@ import { DEFAULT_PUBLISHING_TOKEN } from '../../simulator/registry/area';
 import type { Simulator } from '../../simulator/server';
 import type { EngineHarness } from '../harness/engine';
 import { ActiveTrigger } from './active-trigger';
-import { storedFiles, txt2img } from './cloud';
-import { hostCloudCredential, directHeaders } from './cloud-credential';
+import { storedFiles } from './cloud';
+import { hostCloudCredential } from './cloud-credential';
+import { CLOUD_REPEAT_LOOK_MS, directSubmit, FLOOD_ROUNDS, runJobFinished, runMemoryFlood } from './fault-cloud-trigger';
 import type { FaultProxy } from './fault-proxy';
 import { operationsOf, visibleFields } from './node-parameters';
 import { REPOHOST_TOKEN } from './registry-node';
@@ -40,6 +41,10 @@ export interface SweepPath {
 	unknownId?: boolean;
 	/** The trigger is sent notifications with the longest task ids: what it remembers must stay within its size bound. */
 	floodMemory?: boolean;
+	/** A trigger that reads every `pollMs` (Poll Every): a job missed by a faulted read is found by the next one. */
+	pollMs?: number;
+	/** How long a trigger path listens by design (its looks), beyond an item's bound: added to its clean run's bound. */
+	listensMs?: number;
 }
 
 /** One simulator (of one flavour) behind its proxy, and the credentials pointing at the proxy. */
@@ -59,8 +64,10 @@ export interface PathOutcome {
 	words: string;
 	/** Ids of jobs a tool must not touch (foreignJob paths). */
 	foreign?: string;
-	/** What the trigger remembers, in characters (floodMemory paths). */
+	/** What the trigger remembers, in characters (floodMemory paths and the Host Cloud Trigger). */
 	rememberedChars?: number;
+	/** The Host Cloud Trigger: the job submitted from outside, when each flow started, and how long its close took. */
+	trigger?: { job?: string; startedAt: number[]; closeMs: number; failed: boolean };
 }
 
 /** Short waits everywhere a path waits: Max Wait of about a second, fast polls. */
@@ -202,6 +209,33 @@ export function enumeratePaths(harness: EngineHarness): SweepPath[] {
 		parameters: { events: 'all' },
 		floodMemory: true,
 	});
+	for (const flavour of ['cloud', 'self-hosted'] as const) {
+		// Poll Every at its minimum (self-hosted only; the cloud listens on its socket).
+		const pollSeconds = 2;
+		const pollMs = pollSeconds * 1000;
+		paths.push({
+			name: `hostCloudTrigger job finished [${flavour}]`,
+			flavour,
+			kind: 'trigger',
+			type: 'hostCloudTrigger',
+			// Self-hosted: the job's look comes a Poll Every after it, the look for a repeat one more.
+			...(flavour === 'self-hosted'
+				? { parameters: { downloadFiles: true, pollSeconds }, pollMs, listensMs: 2 * pollMs }
+				: { parameters: { downloadFiles: true }, listensMs: CLOUD_REPEAT_LOOK_MS }),
+		});
+	}
+	// Only a self-hosted server takes a client's own prompt_id: the cloud's are its own 36-character ids.
+	paths.push({
+		name: 'hostCloudTrigger jobs with the longest prompt_ids [self-hosted]',
+		flavour: 'self-hosted',
+		kind: 'trigger',
+		type: 'hostCloudTrigger',
+		parameters: { downloadFiles: false, pollSeconds: 2 },
+		floodMemory: true,
+		// A look per round, each a Poll Every after the last, with a second for the round's 100 submits and read.
+		pollMs: 2_000,
+		listensMs: FLOOD_ROUNDS * 3_000,
+	});
 	for (const type of ['hostCloudApi', 'hostApi'])
 		for (const flavour of type === 'hostCloudApi' ? (['cloud', 'self-hosted'] as const) : (['cloud'] as const))
 			paths.push({ name: `credential test ${type} [${flavour}]`, flavour, kind: 'credential', type, parameters: {} });
@@ -213,21 +247,6 @@ function withNodeOfType(type: string): unknown {
 	const workflow = uiTxt2img();
 	workflow.nodes.push(uiNode(30, type, { outputs: ['IMAGE'] }));
 	return workflow;
-}
-
-/** Submits a job straight to the simulator (not through the proxy), as another client would; answers its prompt_id. */
-async function directSubmit(sim: Simulator): Promise<string> {
-	const headers = {
-		'content-type': 'application/json',
-		...directHeaders({ flavour: sim.flavour, baseUrl: sim.baseUrl, apiKey: sim.apiKey, proxy: sim.options.proxyAuth }),
-	};
-	const path = sim.flavour === 'self-hosted' ? '/prompt' : '/api/prompt';
-	const response = await fetch(`${sim.baseUrl}${path}`, {
-		method: 'POST',
-		headers,
-		body: JSON.stringify({ prompt: txt2img(), client_id: 'someone-else' }),
-	});
-	return ((await response.json()) as { prompt_id: string }).prompt_id;
 }
 
 /** Data the path's parameters name, put in the simulator before the run (a job, a publisher, a task); the parameters to run with. */
@@ -307,6 +326,28 @@ export async function runPath(
 		const result = await harness.testCredential(path.type, data);
 		const items = [{ json: { ...result, ...(result.status === 'OK' ? {} : { error: result.message }) } }];
 		return { items, words: result.message, error: undefined };
+	}
+	if (path.type === 'hostCloudTrigger') {
+		const run = path.floodMemory
+			? await runMemoryFlood(harness, world.sim, cloudCredential, parameters)
+			: await runJobFinished(harness, world.sim, cloudCredential, parameters);
+		const error = run.activationError ?? run.reported[0];
+		// A flow's item says in words why its files are missing, or how its job failed.
+		const itemWords = run.items.map(({ json }) => {
+			const failure = (json.error ?? {}) as IDataObject;
+			return [json.files_error, json.outputs_unknown, failure.message, failure.description].filter(Boolean).join(' ');
+		});
+		const words = [run.activationError, ...run.reported]
+			.map((shown) => wordsOf(shown, []))
+			.concat(itemWords)
+			.join(' ');
+		return {
+			items: run.items,
+			error,
+			words,
+			rememberedChars: run.rememberedChars,
+			trigger: { job: run.job, startedAt: run.startedAt, closeMs: run.closeMs, failed: error !== undefined },
+		};
 	}
 	if (path.kind === 'trigger' && path.floodMemory) {
 		// Twenty notifications whose task ids are 256 KiB each: a repeat memory bounded by count alone keeps 5 MiB.

@@ -18,6 +18,8 @@ export class ListeningTrigger {
 	savedStaticData = '';
 	/** Each item the trigger started a flow with, in order. */
 	readonly items: INodeExecutionData[] = [];
+	/** When each of those flows started (Date.now()). */
+	readonly startedAt: number[] = [];
 	/** What the trigger reported with emitError. */
 	readonly errors: Error[] = [];
 	/** The execution keys given with each flow: n8n 2.x refuses a second execution for a key (counted in `refusedByKey`). */
@@ -77,7 +79,9 @@ export class ListeningTrigger {
 					return;
 				}
 				if (key !== undefined) this.keys.add(key);
-				this.items.push(...(data[0] ?? []));
+				const items = data[0] ?? [];
+				this.items.push(...items);
+				this.startedAt.push(...items.map(() => Date.now()));
 			},
 			(error) => {
 				this.errors.push(error);

@@ -207,10 +207,17 @@ export class CloudJobListener {
 			return;
 		}
 		this.learning = (async () => {
+			let answered: boolean;
 			do {
 				this.learnAgain = false;
-				await this.readQueue().catch((error: Error) => this.context.logger.warn(`Host Cloud Trigger: ${error.message}`));
-			} while (this.learnAgain && !this.stopped.signal.aborted);
+				answered = await this.readQueue().then(
+					() => true,
+					(error: Error) => (this.context.logger.warn(`Host Cloud Trigger: ${error.message}`), false),
+				);
+				// A queue that did not answer is not read again at once for the jobs heard meanwhile: an ended
+				// job's flow waits for this read, and would wait a read limit more for each new job. The next
+				// new job or look reads it again; until then a job passes without its tag, as one too brief for the queue.
+			} while (answered && this.learnAgain && !this.stopped.signal.aborted);
 		})().finally(() => (this.learning = undefined));
 	}
 
