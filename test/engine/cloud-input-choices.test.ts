@@ -55,6 +55,30 @@ describe.each([
 		await expect(choices({ nodeId: '3', inputName: '' })).rejects.toThrow('Pick the node and the input first');
 	});
 
+	test('a loader input the definitions list nothing for: a self-hosted server’s model folder of that input, the cloud nothing', async () => {
+		// A custom loader the server does not describe, whose input is named as ComfyUI's LoRA loader names it.
+		const graph = { ...txt2img(), '20': { class_type: 'MyLoraLoader', inputs: { lora_name: 'add_detail.safetensors', model: ['4', 0] } } };
+		const node20 = (entry: Record<string, unknown>) =>
+			cloud.harness.loadOptions(node(entry, JSON.stringify(graph)), 'getInputValues', 'parameters.inputOverrides.values[0].listedValue');
+		const listedLoras = await node20({ nodeId: '20', inputName: 'lora_name' }).then(
+			(options) => options,
+			(error: Error) => error.message,
+		);
+		if (flavour === 'cloud') {
+			expect(listedLoras).toBe(
+				'The server lists no values for input "lora_name" of node 20 (MyLoraLoader): type its value in Value instead',
+			);
+			expect(cloud.sim.requestsTo('GET', '/api/models')).toEqual([]);
+			return;
+		}
+		expect(listedLoras).toEqual([
+			{ name: 'add_detail.safetensors', value: 'add_detail.safetensors', description: "Now in the workflow; In the server's loras folder" },
+			{ name: 'lcm_lora_sd15.safetensors', value: 'lcm_lora_sd15.safetensors', description: "In the server's loras folder" },
+		]);
+		// An input no loader names: no folder is guessed.
+		await expect(node20({ nodeId: '20', inputName: 'model' })).rejects.toThrow('The server lists no values for input "model"');
+	});
+
 	test('a picked value is what the server runs; a typed Value still works', async () => {
 		const picked = await cloud.harness.runNode(node({ nodeId: '3', inputName: 'scheduler', listedValue: 'karras' }));
 		expect(picked.status).toBe('success');

@@ -11,6 +11,7 @@ import { readWorkflowField } from '../helpers/graph/graph-input';
 import { nodeDefinitions } from '../helpers/graph/node-definitions';
 import { graphInputChoices, graphNodeChoices, isImageLoader, listedInputValues, type WorkflowGraph } from '../helpers/graph/workflow-graph';
 import { namesOf, selfHostedServer } from '../helpers/server/controls';
+import { modelFilesForInput } from '../helpers/server/model-folders';
 import { ownValue } from '../../shared/validation';
 import { readModelFolders } from '../transport/cloud-api';
 
@@ -51,7 +52,10 @@ export async function getInputValues(this: ILoadOptionsFunctions): Promise<INode
 	const node = ownValue(await graphForOptions(this), nodeId);
 	if (!node) throw new NodeOperationError(this.getNode(), `The workflow has no node "${nodeId}"`);
 	const definitions = await nodeDefinitions(this);
-	const values = listedInputValues(ownValue(definitions, node.class_type), inputName);
+	const listed = listedInputValues(ownValue(definitions, node.class_type), inputName);
+	// Where the definitions list nothing, a self-hosted server's model folder of that input may.
+	const fromFolder = listed ? undefined : await modelFilesForInput(this, inputName);
+	const values = listed ?? fromFolder?.files;
 	if (!values) {
 		throw new NodeOperationError(
 			this.getNode(),
@@ -59,7 +63,11 @@ export async function getInputValues(this: ILoadOptionsFunctions): Promise<INode
 		);
 	}
 	const current = node.inputs[inputName];
-	return values.map((value) => ({ name: value, value, ...(value === current ? { description: 'Now in the workflow' } : {}) }));
+	const source = fromFolder ? `In the server's ${fromFolder.folder} folder` : undefined;
+	return values.map((value) => {
+		const description = [value === current ? 'Now in the workflow' : undefined, source].filter(Boolean).join('; ');
+		return { name: value, value, ...(description ? { description } : {}) };
+	});
 }
 
 /** List Models → Folder: the model folders the self-hosted server has (GET /api/models). */

@@ -181,7 +181,7 @@ export async function readModelFolders(context: CloudContext, itemIndex = 0): Pr
 }
 
 /** GET /api/models/{folder} (self-hosted): the model files of one folder (404 for a folder the server does not have). */
-export async function readModelFiles(context: IExecuteFunctions, folder: string, itemIndex: number): Promise<unknown> {
+export async function readModelFiles(context: CloudContext, folder: string, itemIndex: number): Promise<unknown> {
 	const path = `/api/models/${pathSegment(folder)}`;
 	return await hostRequest<unknown>(context, 'hostCloudApi', {
 		...call({ method: 'GET', path, action: `listing the models of folder "${folder}"` }, { itemIndex, retry: true }),

@@ -26,13 +26,13 @@ async function jobsSavingAs(prefix: string): Promise<Array<{ promptId: string; r
 		...queue.queue_pending.map((entry): [unknown[], string] => [entry, 'pending']),
 		...Object.values(history).map((entry): [unknown[], string] => [entry.prompt, 'history']),
 	];
-	return entries
-		.filter(([entry]) => JSON.stringify(entry[2]).includes(`"${prefix}"`))
-		.map(([entry, where]) => ({
-			promptId: String(entry[1]),
-			requestId: (entry[3] as { n8n?: { request_id?: string } }).n8n?.request_id,
-			where,
-		}));
+	// A job that ended between the two reads is in both: it is one job (the later read says where it is now).
+	const jobs = new Map<string, { promptId: string; requestId?: string; where: string }>();
+	for (const [entry, where] of entries.filter(([candidate]) => JSON.stringify(candidate[2]).includes(`"${prefix}"`))) {
+		const promptId = String(entry[1]);
+		jobs.set(promptId, { promptId, requestId: (entry[3] as { n8n?: { request_id?: string } }).n8n?.request_id, where });
+	}
+	return [...jobs.values()];
 }
 
 describe('a lost submit on the real upstream server (engine, through a fault proxy)', () => {

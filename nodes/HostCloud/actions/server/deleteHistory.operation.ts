@@ -52,10 +52,16 @@ export async function execute(this: IExecuteFunctions, itemIndex: number): Promi
 	await selfHostedServer(this, OPERATION_NAME, itemIndex);
 	const scope = oneOf(this, itemIndex, 'Jobs', this.getNodeParameter('scope', itemIndex, 'promptIds'), SCOPES);
 	if (scope === 'all') {
-		const { found, skipped } = await recentHistory(this, WHOLE_HISTORY, itemIndex);
+		// The read only says what goes: a history too large (or too broken) to read is cleared all the same, and the item says so.
+		const listed = await recentHistory(this, WHOLE_HISTORY, itemIndex).then(
+			(history) => history,
+			(error: Error) => ({ problem: error.message }),
+		);
 		await deleteHistory(this, { clear: true }, itemIndex);
-		const json: IDataObject = { cleared: true, deleted: found.map(([promptId]) => promptId) };
-		if (skipped > 0) json.other_entries_deleted = skipped;
+		if ('problem' in listed)
+			return [{ json: { cleared: true, deleted_not_listed: `What the history held could not be listed: ${listed.problem}` } }];
+		const json: IDataObject = { cleared: true, deleted: listed.found.map(([promptId]) => promptId) };
+		if (listed.skipped > 0) json.other_entries_deleted = listed.skipped;
 		return [{ json }];
 	}
 	const ids = readPromptIdList(this, itemIndex, HISTORY_IDS);

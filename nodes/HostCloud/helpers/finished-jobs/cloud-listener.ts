@@ -14,13 +14,13 @@ import { pause } from '../../../shared/pause';
 import { cloudJobStateOf } from '../../../shared/task-status';
 import { isRecord } from '../../../shared/validation';
 import { progressSocketAddress, readQueue } from '../../transport/cloud-api';
-import { errorInfoFrom, type ExecutionErrorInfo } from '../jobs/errors';
+import { errorInfoFrom } from '../jobs/errors';
 import { JobNotOnServerError, lookUpJobRecord, lookUpJobStatus } from '../jobs/lookup';
 import { recordIsFor } from '../jobs/recovery';
 import { JobSocket, type JobMessage } from '../jobs/socket';
-import { collectExecuted } from '../jobs/tracked-job';
 import { entriesOf, isQueueAnswer, usablePromptId } from '../ownership/own-jobs';
 import { endOf, entryFacts, passesFilters, type EndedJob, type JobEnd } from './ended-job';
+import { HeardJobs, type HeardJob } from './heard-jobs';
 import type { TriggerMemory } from './memory';
 import type { TriggerSettings } from './settings';
 
@@ -30,37 +30,35 @@ export const LOOK_EVERY_MS = 30_000;
 const QUIET_BEFORE_LOOKUP_MS = 5_000;
 /** Status reads in one look, at most (the rest wait for the next look). */
 const LOOKUPS_PER_LOOK = 20;
-/** Jobs followed at once; beyond it the oldest are left to their status (they stay watched). */
-const MAX_HEARD_JOBS = 2_000;
-/** `executed` messages kept per job; beyond it its outputs come from its record. */
-const MAX_EXECUTED_PER_JOB = 1_000;
+/** How often the looks come while a running job was never heard of on the socket. */
+const UNHEARD_LOOK_EVERY_MS = 5_000;
+/** Queue reads made to learn whose new jobs are, at most one this often (a busy account is not read back to back). */
+const LEARN_EVERY_MS = 1_000;
+/** A job running this long in the queue with no message heard: the open socket has gone deaf, and is opened anew. */
+const DEAF_AFTER_MS = 20_000;
 
-interface HeardJob {
-	outputs: Record<string, IDataObject>;
-	executed: number;
-	/** Every message since its start was heard: the outputs collected are whole. */
-	whole: boolean;
-	facts: Pick<EndedJob, 'tag' | 'classes'>;
-	lastHeard: number;
-	ended?: { end: JobEnd; error?: ExecutionErrorInfo };
-}
+const statusOf = (error: unknown): number => (error instanceof NodeApiError ? Number(error.httpCode) : 0);
 
 /** A refusal that asking again will not change (a key or account problem): the trigger cannot work. */
 export function isRefusal(error: unknown): boolean {
-	const status = error instanceof NodeApiError ? Number(error.httpCode) : 0;
+	const status = statusOf(error);
 	return status >= 400 && status < 500 && status !== 404 && status !== 408 && status !== 429;
 }
 
 export class CloudJobListener {
-	private readonly heard = new Map<string, HeardJob>();
+	private readonly heard = new HeardJobs();
 	private socket?: JobSocket;
 	private readonly stopped = new AbortController();
 	private wake = new AbortController();
 	/** Ended jobs are judged one at a time, in the order they ended. */
 	private judging: Promise<void> = Promise.resolve();
-	/** A queue read under way to learn whose new jobs are (a job's end waits for it). */
+	/** A queue read under way to learn whose new jobs are (a job's end waits for it, and only for it). */
 	private learning?: Promise<void>;
 	private learnAgain = false;
+	private learnScheduled = false;
+	private nextLearnAt = 0;
+	/** When the socket last opened. */
+	private openedAt = 0;
 
 	constructor(
 		private readonly context: ITriggerFunctions,
@@ -97,7 +95,7 @@ export class CloudJobListener {
 			},
 			this.context.logger,
 		);
-		await this.socket.connect();
+		if (await this.socket.connect()) this.openedAt = Date.now();
 		const failure = await this.lookAround().then(
 			() => undefined,
 			(error: Error) => error,
@@ -106,7 +104,8 @@ export class CloudJobListener {
 			this.close();
 			throw failure;
 		}
-		if (failure) this.context.logger.warn(`Host Cloud Trigger: ${failure.message}; looking again in ${LOOK_EVERY_MS / 1000} s`);
+		if (failure && !this.stopped.signal.aborted)
+			this.context.logger.warn(`Host Cloud Trigger: ${failure.message}; looking again in ${LOOK_EVERY_MS / 1000} s`);
 		void this.listen();
 	}
 
@@ -128,11 +127,16 @@ export class CloudJobListener {
 			try {
 				if (!socket.open) {
 					if (!socket.connectDue(Date.now())) await this.sleep(Math.max(50, socket.reconnectAt - Date.now()));
-					else if (await socket.connect()) await this.lookAround();
+					else if (await socket.connect()) {
+						this.openedAt = Date.now();
+						await this.lookAround();
+					}
 					continue;
 				}
-				await this.sleep(LOOK_EVERY_MS);
-				if (socket.open && (this.heard.size > 0 || this.memory.watching.length > 0)) await this.lookAround();
+				// Also when nothing is followed: the queue shows a job an open socket never told of (a deaf socket),
+				// and while one runs, the looks come sooner (its end is then seen by its status).
+				await this.sleep(this.runningUnheard() ? UNHEARD_LOOK_EVERY_MS : LOOK_EVERY_MS);
+				if (socket.open) await this.lookAround();
 			} catch (error) {
 				if (this.stopped.signal.aborted) return;
 				if (isRefusal(error)) {
@@ -154,25 +158,25 @@ export class CloudJobListener {
 		if (wake.signal.aborted) this.wake = new AbortController();
 	}
 
+	/** Whether a job the queue lists running was never heard of on the socket. */
+	private runningUnheard(): boolean {
+		return [...this.heard.values()].some((job) => !job.heardOnSocket && job.runningSince !== undefined);
+	}
+
 	private wakeUp(): void {
 		this.wake.abort();
 	}
 
 	/** Messages may have been missed: no job's outputs are whole any more, and the loop reconnects. */
 	private onLost(): void {
-		for (const job of this.heard.values()) job.whole = false;
+		for (const job of this.heard.values()) this.heard.dropFiles(job);
 		this.wakeUp();
 	}
 
 	private hear(promptId: string, fromStart: boolean): HeardJob {
-		let job = this.heard.get(promptId);
-		if (job) return job;
-		job = { outputs: {}, executed: 0, whole: fromStart, facts: {}, lastHeard: Date.now() };
-		this.heard.set(promptId, job);
-		for (const oldest of this.heard.keys()) {
-			if (this.heard.size <= MAX_HEARD_JOBS) break;
-			this.heard.delete(oldest);
-		}
+		const known = this.heard.get(promptId);
+		if (known) return known;
+		const job = this.heard.add(promptId, fromStart);
 		this.memory.watching = [...this.memory.watching.filter((id) => id !== promptId), promptId];
 		return job;
 	}
@@ -182,13 +186,12 @@ export class CloudJobListener {
 		const isNew = !this.heard.has(promptId);
 		const job = this.hear(promptId, message.type === 'execution_start');
 		job.lastHeard = Date.now();
+		job.heardOnSocket = true;
 		if (isNew) this.learnWhose();
 		if (job.ended) return;
 		switch (message.type) {
 			case 'executed':
-				if (++job.executed > MAX_EXECUTED_PER_JOB) job.whole = false;
-				else collectExecuted(job.outputs, message.data);
-				return;
+				return this.heard.keepFiles(job, message.data);
 			case 'execution_success':
 				return this.ended(promptId, { end: 'succeeded' });
 			case 'execution_error':
@@ -200,29 +203,52 @@ export class CloudJobListener {
 		}
 	}
 
-	/** A new job was heard: the queue says whose it is and what its graph holds, while it is there. */
+	/** No longer followed: not in memory, not watched. */
+	private forget(promptId: string): void {
+		this.heard.delete(promptId);
+		this.memory.watching = this.memory.watching.filter((id) => id !== promptId);
+	}
+
+	/**
+	 * A new job was heard: the queue says whose it is and what its graph holds, while it is there.
+	 * One read at a time, at most one a second: a job's end waits for the read under way only, so a
+	 * busy account delays no flow by more than one read (a job too brief for it passes untagged).
+	 */
 	private learnWhose(): void {
-		if (this.learning) {
+		if (this.learning || this.learnScheduled) {
 			this.learnAgain = true;
 			return;
 		}
-		this.learning = (async () => {
-			let answered: boolean;
-			do {
-				this.learnAgain = false;
-				answered = await this.readQueue().then(
-					() => true,
-					(error: Error) => (this.context.logger.warn(`Host Cloud Trigger: ${error.message}`), false),
-				);
-				// A queue that did not answer is not read again at once for the jobs heard meanwhile: an ended
-				// job's flow waits for this read, and would wait a read limit more for each new job. The next
-				// new job or look reads it again; until then a job passes without its tag, as one too brief for the queue.
-			} while (answered && this.learnAgain && !this.stopped.signal.aborted);
-		})().finally(() => (this.learning = undefined));
+		const wait = this.nextLearnAt - Date.now();
+		if (wait > 0) {
+			this.learnScheduled = true;
+			void pause(wait, this.stopped.signal).then(
+				() => {
+					this.learnScheduled = false;
+					this.learnWhose();
+				},
+				() => undefined,
+			);
+			return;
+		}
+		this.learnAgain = false;
+		this.nextLearnAt = Date.now() + LEARN_EVERY_MS;
+		this.learning = this.readQueue()
+			.then(
+				() => undefined,
+				(error: Error) => {
+					if (!this.stopped.signal.aborted) this.context.logger.warn(`Host Cloud Trigger: ${error.message}`);
+				},
+			)
+			.finally(() => {
+				this.learning = undefined;
+				if (this.learnAgain && !this.stopped.signal.aborted) this.learnWhose();
+			});
 	}
 
 	/** The queue's jobs, each heard of (with its tag and graph); their prompt_ids. */
 	private async readQueue(): Promise<Set<string>> {
+		const now = Date.now();
 		const queue = await readQueue(this.context, { retry: true, action: 'reading the queue for jobs to watch' });
 		if (!isQueueAnswer(queue))
 			throw new NodeOperationError(
@@ -230,11 +256,14 @@ export class CloudJobListener {
 				"The service's answer to reading the queue is not a queue (queue_running and queue_pending lists)",
 			);
 		const queued = new Set<string>();
-		for (const entry of [...entriesOf(queue, 'queue_running'), ...entriesOf(queue, 'queue_pending')]) {
+		const running = new Set(entriesOf(queue, 'queue_running'));
+		for (const entry of [...running, ...entriesOf(queue, 'queue_pending')]) {
 			const promptId: unknown = Array.isArray(entry) ? entry[1] : undefined;
 			if (!usablePromptId(promptId) || this.memory.isDone(promptId)) continue;
 			queued.add(promptId);
-			this.hear(promptId, false).facts = entryFacts(entry);
+			const job = this.hear(promptId, false);
+			job.facts = entryFacts(entry);
+			if (running.has(entry)) job.runningSince ??= now;
 		}
 		return queued;
 	}
@@ -251,6 +280,19 @@ export class CloudJobListener {
 			const end = await this.endFromStatus(promptId);
 			if (end) this.ended(promptId, { end });
 		}
+		// Every open socket of the account gets every running job's messages: one that told nothing of a job
+		// running this long has gone deaf (a connection half-closed somewhere): it is opened anew.
+		const deaf = [...this.heard.values()].some(
+			(job) => !job.heardOnSocket && job.runningSince !== undefined && now - job.runningSince >= DEAF_AFTER_MS,
+		);
+		if (deaf && now - this.openedAt >= DEAF_AFTER_MS) {
+			this.context.logger.warn('Host Cloud Trigger: the WebSocket told nothing of a running job; it is opened anew');
+			for (const job of this.heard.values()) {
+				this.heard.dropFiles(job);
+				job.runningSince = undefined;
+			}
+			this.socket?.restart();
+		}
 	}
 
 	/** How a job ended, from its status; undefined while it runs. A job the service does not know is forgotten. */
@@ -260,14 +302,23 @@ export class CloudJobListener {
 			(error: Error) => ({ error }),
 		);
 		if ('body' in answer) return endOf(cloudJobStateOf(answer.body.status));
-		const status = answer.error instanceof NodeApiError ? Number(answer.error.httpCode) : 0;
-		if (status !== 404 && !(answer.error instanceof JobNotOnServerError)) throw answer.error;
-		this.heard.delete(promptId);
-		this.memory.watching = this.memory.watching.filter((id) => id !== promptId);
+		const status = statusOf(answer.error);
+		// Only a refused key is the account's problem; a job the service does not know, or will not
+		// tell of, is forgotten; any other failure is asked again at the next look.
+		if (status === 401) throw answer.error;
+		if (status >= 400 && status < 500 && status !== 408 && status !== 429) {
+			if (!(answer.error instanceof JobNotOnServerError) && status !== 404)
+				this.context.logger.warn(`Host Cloud Trigger: job ${promptId} is no longer followed: ${answer.error.message}`);
+			this.forget(promptId);
+		} else if (!(answer.error instanceof JobNotOnServerError)) {
+			this.context.logger.warn(`Host Cloud Trigger: ${answer.error.message}; asking again at the next look`);
+		} else this.forget(promptId);
 		return undefined;
 	}
 
 	private ended(promptId: string, how: HeardJob['ended'] & object): void {
+		// A status read that answers after the socket told of the end: the job was judged already.
+		if (this.memory.isDone(promptId)) return;
 		const job = this.hear(promptId, false);
 		if (job.ended) return;
 		job.ended = how;
@@ -280,9 +331,10 @@ export class CloudJobListener {
 	private async judge(promptId: string): Promise<void> {
 		await this.learning;
 		const job = this.heard.get(promptId);
-		if (!job?.ended || this.memory.isDone(promptId)) return;
+		if (this.memory.isDone(promptId)) return this.forget(promptId);
+		if (!job?.ended) return;
 		const ended = await this.withRecord({ promptId, ...job.ended, ...job.facts }, job.whole ? job.outputs : undefined);
-		this.heard.delete(promptId);
+		this.forget(promptId);
 		// Remembered before the flow starts: n8n saves the memory as the trigger starts it.
 		this.memory.markDone([promptId]);
 		if (passesFilters(ended, this.settings)) await this.onJob(ended);
@@ -300,7 +352,7 @@ export class CloudJobListener {
 		// Only a record that is this job's and says it ended gives outputs.
 		const fromRecord = record && isRecord(record.outputs) && recordIsFor(record, job.promptId) && endOf(cloudJobStateOf(record.status));
 		const outputs = heardOutputs || (fromRecord ? (record!.outputs as Record<string, unknown>) : undefined);
-		const details = record?.execution_error ?? record?.error;
+		const details = record && recordIsFor(record, job.promptId) ? (record.execution_error ?? record.error) : undefined;
 		const error = job.error ?? (job.end === 'failed' && isRecord(details) ? errorInfoFrom(details) : undefined);
 		return { ...job, outputs, ...(error ? { error } : {}) };
 	}

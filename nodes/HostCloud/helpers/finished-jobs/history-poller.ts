@@ -20,15 +20,18 @@ export const HISTORY_WINDOW = 100;
 /** The ended jobs of a history answer (`{[prompt_id]: entry}`, oldest first), in the trigger's words. */
 export function endedJobsOf(history: unknown): EndedJob[] {
 	if (!isRecord(history)) return [];
-	return Object.entries(history).flatMap(([promptId, entry]) => {
-		if (!usablePromptId(promptId) || !isRecord(entry)) return [];
-		const record = recordFromHistory(entry as IDataObject);
-		const end = endOf(record.status);
-		if (!end) return [];
-		const error = isRecord(record.execution_error) ? errorInfoFrom(record.execution_error) : undefined;
-		const outputs = isRecord(record.outputs) ? record.outputs : {};
-		return [{ promptId, end, outputs, ...(error ? { error } : {}), ...entryFacts(entry.prompt) }];
-	});
+	// The newest HISTORY_WINDOW, even from a server that answers more than it was asked for.
+	return Object.entries(history)
+		.slice(-HISTORY_WINDOW)
+		.flatMap(([promptId, entry]) => {
+			if (!usablePromptId(promptId) || !isRecord(entry)) return [];
+			const record = recordFromHistory(entry as IDataObject);
+			const end = endOf(record.status);
+			if (!end) return [];
+			const error = isRecord(record.execution_error) ? errorInfoFrom(record.execution_error) : undefined;
+			const outputs = isRecord(record.outputs) ? record.outputs : {};
+			return [{ promptId, end, outputs, ...(error ? { error } : {}), ...entryFacts(entry.prompt) }];
+		});
 }
 
 export class HistoryPoller {

@@ -62,6 +62,8 @@ export async function listenForEndedJobs(context: ITriggerFunctions): Promise<IT
 	const emitJob = async (job: EndedJob) => {
 		if (stopped.signal.aborted) return;
 		const item = await endedJobItem(context, job, settings, server.kind);
+		// Closed meanwhile (the workflow unpublished or updated): no flow starts after that.
+		if (stopped.signal.aborted) return;
 		context.emit([[item]], undefined, undefined, manual ? undefined : executionKey(context, job.promptId));
 		// A test run shows one job.
 		if (manual) stopped.abort();

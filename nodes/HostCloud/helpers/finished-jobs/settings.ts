@@ -105,7 +105,9 @@ export function readTriggerSettings(context: ITriggerFunctions): TriggerSettings
 	const binaryPropertyName = download
 		? binaryFieldName(context, 0, PUT_FILES_IN_FIELD, context.getNodeParameter('binaryPropertyName', 'data'))
 		: 'data';
-	const pollSeconds = context.getNodeParameter('pollSeconds', POLL_SECONDS.default) as unknown;
+	const given = context.getNodeParameter('pollSeconds', POLL_SECONDS.default) as unknown;
+	// An expression may give the number as text ("15").
+	const pollSeconds = typeof given === 'string' && given.trim() !== '' ? Number(given) : given;
 	if (typeof pollSeconds !== 'number' || !Number.isFinite(pollSeconds) || pollSeconds < POLL_SECONDS.min || pollSeconds > POLL_SECONDS.max)
 		throw invalid(
 			context,

@@ -52,6 +52,8 @@ const KEPT_LIMIT = 5000;
 const UNREAD_MESSAGE = { ...JSON_LIMITS.message, maxDepth: Number.POSITIVE_INFINITY };
 const RECONNECT_FIRST_MS = 100;
 const RECONNECT_MAX_MS = 15_000;
+/** A connection that lasted this long was a good one: the next reconnect starts the back-off again. */
+const STABLE_MS = 5_000;
 
 export class JobSocket {
 	private socket?: RuntimeWebSocket;
@@ -60,6 +62,8 @@ export class JobSocket {
 	private opening?: RuntimeWebSocket;
 	private closed = false;
 	private reconnectDelay = RECONNECT_FIRST_MS;
+	/** When the open socket opened. */
+	private openedAt = 0;
 	/** When the next connect may be tried. */
 	reconnectAt = 0;
 	/** When the last message (or a submit) was seen: silence is measured from here. */
@@ -124,7 +128,8 @@ export class JobSocket {
 				this.connecting = false;
 				this.opening = undefined;
 				timer.abort();
-				if (ok) this.reconnectDelay = RECONNECT_FIRST_MS;
+				// The back-off starts again only once a connection lasted (a server that closes each one at once is not hammered).
+				if (ok) this.openedAt = Date.now();
 				else this.scheduleReconnect();
 				this.events.onChange();
 				resolve(ok);
@@ -219,6 +224,7 @@ export class JobSocket {
 
 	private lost(): void {
 		this.socket = undefined;
+		if (Date.now() - this.openedAt >= STABLE_MS) this.reconnectDelay = RECONNECT_FIRST_MS;
 		this.scheduleReconnect();
 		this.logger?.debug?.('Host Cloud: the progress WebSocket closed; polling job status until it is back');
 		this.events.onLost();
