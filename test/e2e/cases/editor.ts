@@ -15,6 +15,7 @@ import { hostNodeType, linearWorkflow } from '../support/workflows';
 /** The package's nodes, in the order the screenshot shows them, set up as a user would start. */
 const PACKAGE_NODES: Array<{ type: string; name: string; parameters: Record<string, unknown> }> = [
 	{ type: 'hostTaskTrigger', name: 'Host Task Trigger', parameters: {} },
+	{ type: 'hostCloudTrigger', name: 'Host Cloud Trigger', parameters: {} },
 	{ type: 'hostCloud', name: 'Host Cloud', parameters: {} },
 	{ type: 'hostRegistry', name: 'Host Registry', parameters: { resource: 'node', operation: 'getAll' } },
 	{

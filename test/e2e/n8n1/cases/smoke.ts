@@ -1,15 +1,21 @@
 /**
  * The package in n8n 1.x: it loads, Host Cloud waits for a job over the WebSocket and by polling,
- * Host Media polls a task until it is finished and reads a music stream to its end. The examples
+ * Host Media polls a task until it is finished and reads a music stream to its end, and a published
+ * Host Cloud Trigger starts one execution for a job posted from outside. The examples
  * run as users import them, with the generic and own checks of the 2.x suite
  * (support/example-run.ts).
  */
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+
 import { e2e } from '../../support/context';
 import { exampleTestTimeoutMs, runExample } from '../../support/example-run';
 import { setParameter } from '../../support/example-checks';
 import { outputItems } from '../../support/n8n-client';
 import { CREDENTIAL_NAMES } from '../../support/stack';
-import { hostNodeType, loadExamples, TEXT_TO_IMAGE_EXAMPLE } from '../../support/workflows';
+import { REPO_ROOT } from '../../support/n8n-server';
+import { waitFor } from '../../support/wait';
+import { hostNodeType, linearWorkflow, loadExamples, TEXT_TO_IMAGE_EXAMPLE } from '../../support/workflows';
 
 const UPSCALE_EXAMPLE = 'upscale-image.json';
 const MUSIC_EXAMPLE = 'text-to-music.json';
@@ -33,11 +39,15 @@ function statusReadsOf(promptId: string) {
 }
 
 describe('the package in n8n 1.x', () => {
-	it('loads: its four nodes and both credentials are there', async () => {
+	it('loads: its five nodes and both credentials are there', async () => {
 		const { client } = e2e();
 		const nodes = await client.nodeTypeNames();
 		const credentials = await client.credentialTypeNames();
-		expect(['hostCloud', 'hostMedia', 'hostRegistry', 'hostTaskTrigger'].map(hostNodeType).filter((type) => !nodes.has(type))).toEqual([]);
+		expect(
+			['hostCloud', 'hostCloudTrigger', 'hostMedia', 'hostRegistry', 'hostTaskTrigger']
+				.map(hostNodeType)
+				.filter((type) => !nodes.has(type)),
+		).toEqual([]);
 		expect(Object.keys(CREDENTIAL_NAMES).filter((type) => !credentials.has(type))).toEqual([]);
 	});
 
@@ -101,4 +111,43 @@ describe('the package in n8n 1.x', () => {
 		},
 		exampleTestTimeoutMs(MUSIC_EXAMPLE),
 	);
+
+	it('Host Cloud Trigger, published: a job posted to the cloud by a script starts one execution with its prompt_id', async () => {
+		const { client, importWorkflow, simulator } = e2e();
+		const trigger = 'When a job succeeds';
+		const workflow = await importWorkflow(
+			linearWorkflow('n8n 1.x: cloud trigger', [
+				{
+					name: trigger,
+					type: hostNodeType('hostCloudTrigger'),
+					typeVersion: 1,
+					parameters: { downloadFiles: false },
+					credentials: { hostCloudApi: { name: CREDENTIAL_NAMES.hostCloudApi } },
+				},
+			]),
+		);
+		const known = await client.executionIds(workflow.id);
+		const handshakes = simulator.cloud.wsHandshakes.length;
+		const reads = simulator.requestsTo('GET', '/api/queue').length;
+		await client.activateWorkflow(workflow.id);
+		try {
+			await waitFor(
+				'the trigger to listen',
+				() => simulator.cloud.wsHandshakes.length > handshakes && simulator.requestsTo('GET', '/api/queue').length > reads,
+				{ timeoutMs: 30000 },
+			);
+			const response = await fetch(`${simulator.baseUrl}/api/prompt`, {
+				method: 'POST',
+				headers: { 'X-API-Key': simulator.apiKey, 'content-type': 'application/json' },
+				body: JSON.stringify({ prompt: JSON.parse(readFileSync(join(REPO_ROOT, 'test', 'fixtures', 'txt2img-api.json'), 'utf8')) }),
+			});
+			const { prompt_id: promptId } = (await response.json()) as { prompt_id: string };
+			const execution = await client.waitForNewExecution(workflow.id, known, { timeoutMs: 60000 });
+			expect(outputItems(execution, trigger)[0]?.json).toMatchObject({ prompt_id: promptId, status: 'succeeded' });
+			await new Promise((resolve) => setTimeout(resolve, 3000));
+			expect((await client.executionIds(workflow.id)).size).toBe(known.size + 1);
+		} finally {
+			await client.deactivateWorkflow(workflow.id);
+		}
+	});
 });
