@@ -27,7 +27,8 @@ export const SEARCH_WORDS: Record<string, PackageNode[]> = {
 	'generated image': ['hostCloudTrigger'],
 	registry: ['hostRegistry'],
 	publish: ['hostRegistry'],
-	trigger: ['hostTaskTrigger', 'hostCloudTrigger'],
+	// The trigger panel lists Host Cloud Trigger under the Host Cloud app, which the word does not name.
+	trigger: ['hostTaskTrigger'],
 };
 
 /** The words (names first) that must find `node`. */

@@ -8,43 +8,13 @@
  * The restart keeps n8n's user folder, database and port, as restart.ts does; the cases after this
  * file run on the restarted n8n.
  */
-import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
-
-import type { Simulator } from '../../../simulator/server';
+import { postJobFromOutside, whenCloudTriggerListens } from '../support/cloud-jobs';
 import { e2e } from '../support/context';
-import { REPO_ROOT } from '../support/n8n-server';
 import { outputItems, type N8nClient } from '../support/n8n-client';
 import { waitFor } from '../support/wait';
 import { hostNodeType, linearWorkflow } from '../support/workflows';
 
 const TRIGGER = 'When a job finishes';
-const GRAPH = JSON.parse(readFileSync(join(REPO_ROOT, 'test', 'fixtures', 'txt2img-api.json'), 'utf8')) as Record<string, unknown>;
-
-/** A job posted straight to the cloud, as a script does; each node of its graph takes `nodeMs`. */
-async function submitFromOutside(simulator: Simulator, nodeMs: number): Promise<string> {
-	const previous = simulator.options.nodeMs;
-	simulator.options.nodeMs = nodeMs;
-	try {
-		const response = await fetch(`${simulator.baseUrl}/api/prompt`, {
-			method: 'POST',
-			headers: { 'X-API-Key': simulator.apiKey, 'content-type': 'application/json' },
-			body: JSON.stringify({ prompt: GRAPH }),
-		});
-		return ((await response.json()) as { prompt_id: string }).prompt_id;
-	} finally {
-		simulator.options.nodeMs = previous;
-	}
-}
-
-/** Waits until the trigger listens: its socket opened and its first look at the queue was made. */
-async function listening(simulator: Simulator, handshakes: number, reads: number): Promise<void> {
-	await waitFor(
-		'the trigger to listen',
-		() => simulator.cloud.wsHandshakes.length > handshakes && simulator.requestsTo('GET', '/api/queue').length > reads,
-		{ timeoutMs: 30000 },
-	);
-}
 
 /** The prompt_id each finished execution of the workflow started with, oldest first. */
 async function startedWith(client: N8nClient, workflowId: string): Promise<string[]> {
@@ -78,14 +48,13 @@ describe('Host Cloud Trigger in a published workflow', () => {
 			]),
 		);
 		// Queued when the workflow is published: the trigger's first look finds it, and n8n saves that memory.
-		const endsWhileDown = await submitFromOutside(simulator, 2500);
-		const handshakes = simulator.cloud.wsHandshakes.length;
-		const reads = simulator.requestsTo('GET', '/api/queue').length;
+		const endsWhileDown = await postJobFromOutside(simulator, 2500);
+		const listening = whenCloudTriggerListens(simulator);
 		await client.activateWorkflow(workflow.id);
 		try {
 			// n8n 2.41 answers the publish before the trigger runs: a job that ended before it listens is not seen (the docs say so).
-			await listening(simulator, handshakes, reads);
-			const first = await submitFromOutside(simulator, 20);
+			await listening();
+			const first = await postJobFromOutside(simulator, 20);
 			await waitFor('the first job’s execution', async () => (await startedFor(client, workflow.id, [first])).length === 1, {
 				timeoutMs: 30000,
 			});
@@ -97,16 +66,16 @@ describe('Host Cloud Trigger in a published workflow', () => {
 			expect((item!.json.images as Array<{ url: string }>)[0]!.url).toMatch(/signature=/);
 
 			// Running through the kill and the restart.
-			const across = await submitFromOutside(simulator, 4000);
+			const across = await postJobFromOutside(simulator, 4000);
 			await waitFor('the job to run', async () => simulator.cloud.jobs.get(across)?.status === 'in_progress', { timeoutMs: 30000 });
 			await n8n.kill();
 			await waitFor('the long job to end while n8n is down', async () => simulator.cloud.jobs.get(endsWhileDown)?.status === 'completed', {
 				timeoutMs: 60000,
 			});
 			expect(simulator.cloud.jobs.get(across)?.status).not.toBe('completed');
-			const again = { handshakes: simulator.cloud.wsHandshakes.length, reads: simulator.requestsTo('GET', '/api/queue').length };
+			const listeningAgain = whenCloudTriggerListens(simulator);
 			await n8n.restart();
-			await listening(simulator, again.handshakes, again.reads);
+			await listeningAgain();
 
 			const ours = [endsWhileDown, first, across];
 			await waitFor('an execution for each job', async () => (await startedFor(client, workflow.id, ours)).length >= 3, {

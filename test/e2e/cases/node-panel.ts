@@ -12,6 +12,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 
+import { postJobFromOutside, whenCloudTriggerListens } from '../support/cloud-jobs';
 import { e2e } from '../support/context';
 import { withSimulatorTiming } from '../support/in-flight';
 import { REPO_ROOT } from '../support/n8n-server';
@@ -34,7 +35,6 @@ import {
 	triggerPanelHelp,
 	type PanelItem,
 } from '../support/node-panel';
-import { waitFor } from '../support/wait';
 import { hostNodeType } from '../support/workflows';
 import { wordsFor, type PackageNode } from '../../helpers/search-words';
 
@@ -256,22 +256,11 @@ describe('a user’s first run of each Host node, from the node panel (Chromium)
 		expect(await triggerPanelHeader(page)).toBe('Pull in jobs as they finish on the Host cloud or your server');
 		await page.locator(`[data-test-id="canvas-node"][data-node-type="${CLOUD_TRIGGER}"]`).waitFor({ state: 'attached', timeout: 10000 });
 		await createCredentialFromNode(page, { apiKey: simulator.apiKey, baseUrl: simulator.baseUrl });
-		const handshakes = simulator.cloud.wsHandshakes.length;
-		const reads = simulator.requestsTo('GET', '/api/queue').length;
+		const listening = whenCloudTriggerListens(simulator);
 		await nodeDetails(page).locator('[data-test-id="trigger-execute-button"]').click();
-		// Listening: its socket opened, and it read the queue once.
-		await waitFor(
-			'the trigger to listen',
-			() => simulator.cloud.wsHandshakes.length > handshakes && simulator.requestsTo('GET', '/api/queue').length > reads,
-			{ timeoutMs: 30000 },
-		);
+		await listening();
 		// A job someone starts elsewhere (a script posting the graph): the test run shows it.
-		const submit = await fetch(`${simulator.baseUrl}/api/prompt`, {
-			method: 'POST',
-			headers: { 'X-API-Key': simulator.apiKey, 'content-type': 'application/json' },
-			body: JSON.stringify({ prompt: JSON.parse(readFileSync(join(REPO_ROOT, 'test', 'fixtures', 'txt2img-api.json'), 'utf8')) }),
-		});
-		const { prompt_id: promptId } = (await submit.json()) as { prompt_id: string };
+		const promptId = await postJobFromOutside(simulator);
 		const output = await outputAfterRun(page, 60000);
 		expect(output).toContain(`"prompt_id": "${promptId}", "status": "succeeded"`);
 	}, 180000);

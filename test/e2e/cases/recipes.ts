@@ -9,8 +9,8 @@
 import { existsSync, mkdirSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 
+import { postJobFromOutside, whenCloudTriggerListens } from '../support/cloud-jobs';
 import { e2e } from '../support/context';
-import { withSimulatorTiming } from '../support/in-flight';
 import { openEditorSession, type EditorSession } from '../support/editor';
 import { outputItems, type CredentialRef, type StoredWorkflow, type WorkflowJson } from '../support/n8n-client';
 import { REPO_ROOT } from '../support/n8n-server';
@@ -394,29 +394,18 @@ describe('recipes: the Host nodes chained with n8n’s own nodes, checked at the
 			'cloud-jobs-to-sftp.json',
 			withParameter(recipe, 'Upload to SFTP', 'path', String(upload.parameters.path).replace('/srv/host-jobs', folder)),
 		);
+		const listening = whenCloudTriggerListens(simulator);
 		await activate(workflow);
-		const graph = JSON.parse(readFileSync(join(REPO_ROOT, 'test', 'fixtures', 'txt2img-api.json'), 'utf8')) as Record<string, unknown>;
+		await listening();
 		/** A job posted by a script, straight to the cloud; long enough for the trigger to see it queued. */
-		const submit = async () =>
-			await withSimulatorTiming(simulator, 'nodeMs', 300, async () => {
-				const response = await fetch(`${simulator.baseUrl}/api/prompt`, {
-					method: 'POST',
-					headers: { 'X-API-Key': simulator.apiKey, 'content-type': 'application/json' },
-					body: JSON.stringify({ prompt: graph }),
-				});
-				return ((await response.json()) as { prompt_id: string }).prompt_id;
-			});
+		const submit = async () => await postJobFromOutside(simulator, 300);
 
 		const promptId = await submit();
-		const stored = await waitFor(
-			'the image on the SFTP server',
-			() => (existsSync(folder) ? readdirSync(folder).find((name) => name.startsWith(promptId)) : undefined),
-			{
-				timeoutMs: 60000,
-			},
-		);
-		expect(sha(readFileSync(join(folder, stored)))).toBe(sha(await jobImageBytes(simulator, promptId)));
+		// The mail goes once the upload has ended: the file is then whole on the server.
 		const mail = await mailWith('the new-image mail', (candidate) => candidate.subject === `New image from job ${promptId}`);
+		const stored = readdirSync(folder).find((name) => name.startsWith(promptId));
+		expect(stored).toBeDefined();
+		expect(sha(readFileSync(join(folder, stored!)))).toBe(sha(await jobImageBytes(simulator, promptId)));
 		expect(mail.to).toBe('team@example.com');
 		expect(mail.body).toContain(`/srv/host-jobs/${stored}`);
 		expect(mail.body).toMatch(/signature=/);

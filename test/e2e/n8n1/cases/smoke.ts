@@ -5,16 +5,12 @@
  * run as users import them, with the generic and own checks of the 2.x suite
  * (support/example-run.ts).
  */
-import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
-
+import { postJobFromOutside, whenCloudTriggerListens } from '../../support/cloud-jobs';
 import { e2e } from '../../support/context';
 import { exampleTestTimeoutMs, runExample } from '../../support/example-run';
 import { setParameter } from '../../support/example-checks';
 import { outputItems } from '../../support/n8n-client';
 import { CREDENTIAL_NAMES } from '../../support/stack';
-import { REPO_ROOT } from '../../support/n8n-server';
-import { waitFor } from '../../support/wait';
 import { hostNodeType, linearWorkflow, loadExamples, TEXT_TO_IMAGE_EXAMPLE } from '../../support/workflows';
 
 const UPSCALE_EXAMPLE = 'upscale-image.json';
@@ -127,21 +123,11 @@ describe('the package in n8n 1.x', () => {
 			]),
 		);
 		const known = await client.executionIds(workflow.id);
-		const handshakes = simulator.cloud.wsHandshakes.length;
-		const reads = simulator.requestsTo('GET', '/api/queue').length;
+		const listening = whenCloudTriggerListens(simulator);
 		await client.activateWorkflow(workflow.id);
 		try {
-			await waitFor(
-				'the trigger to listen',
-				() => simulator.cloud.wsHandshakes.length > handshakes && simulator.requestsTo('GET', '/api/queue').length > reads,
-				{ timeoutMs: 30000 },
-			);
-			const response = await fetch(`${simulator.baseUrl}/api/prompt`, {
-				method: 'POST',
-				headers: { 'X-API-Key': simulator.apiKey, 'content-type': 'application/json' },
-				body: JSON.stringify({ prompt: JSON.parse(readFileSync(join(REPO_ROOT, 'test', 'fixtures', 'txt2img-api.json'), 'utf8')) }),
-			});
-			const { prompt_id: promptId } = (await response.json()) as { prompt_id: string };
+			await listening();
+			const promptId = await postJobFromOutside(simulator);
 			const execution = await client.waitForNewExecution(workflow.id, known, { timeoutMs: 60000 });
 			expect(outputItems(execution, trigger)[0]?.json).toMatchObject({ prompt_id: promptId, status: 'succeeded' });
 			await new Promise((resolve) => setTimeout(resolve, 3000));

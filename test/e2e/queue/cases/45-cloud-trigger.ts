@@ -1,21 +1,19 @@
 /**
  * Host Cloud Trigger in queue mode: the trigger listens on the main process (where n8n runs
  * triggers), each job a script posts to the cloud starts one execution, which the main process puts
- * on the queue and a worker runs, with the job's file as binary data in n8n's database (the main
- * process downloaded it).
+ * on the queue and a worker runs, with the job's file links. Not its files as binary data: n8n 2.41
+ * moves the binary data a trigger makes to the execution only for webhooks, and in binary data mode
+ * "database" such a file could not be read back (n8n answered 404), so the docs say to download in a
+ * node after the trigger.
  */
-import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
-
+import { postJobFromOutside, whenCloudTriggerListens } from '../../support/cloud-jobs';
 import { outputItems } from '../../support/n8n-client';
-import { REPO_ROOT } from '../../support/n8n-server';
 import { enqueuedBy, runsOf } from '../../support/queue-logs';
 import { waitFor } from '../../support/wait';
 import { hostNodeType, linearWorkflow } from '../../support/workflows';
 import { queue } from '../context';
 
 const TRIGGER = 'When a job succeeds';
-const GRAPH = JSON.parse(readFileSync(join(REPO_ROOT, 'test', 'fixtures', 'txt2img-api.json'), 'utf8')) as Record<string, unknown>;
 
 describe('queue mode: Host Cloud Trigger', () => {
 	it('listens on the main process; each job started outside n8n starts one execution, run on a worker, with its file', async () => {
@@ -26,30 +24,19 @@ describe('queue mode: Host Cloud Trigger', () => {
 					name: TRIGGER,
 					type: hostNodeType('hostCloudTrigger'),
 					typeVersion: 1,
-					parameters: { events: 'succeeded' },
+					// Files as links: n8n (2.41) moves a trigger's binary data to its execution for webhooks only,
+					// so in binary data mode "database" the trigger's files cannot be read back (docs/queue-mode.md).
+					parameters: { events: 'succeeded', downloadFiles: false },
 					credentials: { hostCloudApi: { name: 'Host Cloud API' } },
 				},
 			]),
 		);
 		const known = await client.executionIds(workflow.id);
-		const handshakes = simulator.cloud.wsHandshakes.length;
-		const reads = simulator.requestsTo('GET', '/api/queue').length;
+		const listening = whenCloudTriggerListens(simulator);
 		await client.activateWorkflow(workflow.id);
 		try {
-			await waitFor(
-				'the trigger to listen',
-				() => simulator.cloud.wsHandshakes.length > handshakes && simulator.requestsTo('GET', '/api/queue').length > reads,
-				{ timeoutMs: 30000 },
-			);
-			const promptIds: string[] = [];
-			for (let index = 0; index < 2; index++) {
-				const response = await fetch(`${simulator.baseUrl}/api/prompt`, {
-					method: 'POST',
-					headers: { 'X-API-Key': simulator.apiKey, 'content-type': 'application/json' },
-					body: JSON.stringify({ prompt: GRAPH }),
-				});
-				promptIds.push(((await response.json()) as { prompt_id: string }).prompt_id);
-			}
+			await listening();
+			const promptIds = [await postJobFromOutside(simulator), await postJobFromOutside(simulator)];
 			const executions = await waitFor(
 				'an execution per job',
 				async () => {
@@ -71,10 +58,9 @@ describe('queue mode: Host Cloud Trigger', () => {
 				// The main process put it on the queue; one worker ran it.
 				expect(enqueuedBy(id, [main, ...webhookProcessors])).toEqual(['main']);
 				expect(runsOf(id, workers)).toEqual([expect.objectContaining({ finished: true, errored: false })]);
-				const binary = item!.binary!.data!;
-				expect(binary.id).toMatch(/^database:/);
+				expect(item!.binary).toBeUndefined();
 				const file = (item!.json.images as Array<{ url: string }>)[0]!;
-				expect((await client.binaryContent(binary)).equals(Buffer.from(await (await fetch(file.url)).arrayBuffer()))).toBe(true);
+				expect((await fetch(file.url)).status).toBe(200);
 			}
 			expect(started.sort()).toEqual([...promptIds].sort());
 		} finally {
