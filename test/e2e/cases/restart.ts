@@ -82,14 +82,7 @@ function recoveredExecutions(logFile: string): Set<string> {
 	const log = readFileSync(logFile, 'utf8');
 	const lastStart = log.lastIndexOf('n8n ready on');
 	const found = /Found unfinished executions: ([\d, ]+)/.exec(log.slice(Math.max(0, lastStart)));
-	return new Set(
-		found
-			? found[1]!
-					.split(',')
-					.map((id) => id.trim())
-					.filter(Boolean)
-			: [],
-	);
+	return new Set(found ? found[1]!.split(',').map((id) => id.trim()).filter(Boolean) : []);
 }
 
 describe('n8n killed and restarted while executions wait for notifications', () => {
@@ -263,6 +256,7 @@ describe('n8n killed and restarted while executions wait for notifications', () 
 			recovered_by_n8n_at_start: scenario!.recoveredByN8n.size,
 			resumes_overwritten_by_n8n_recovery: overwrittenByN8n.length,
 		});
+
 	});
 
 	it('an execution whose Max Wait passed while n8n was down resumes as timed out, naming its task', async () => {

@@ -72,11 +72,7 @@ export async function askImageApi(
 	prompt: string,
 	seed: number,
 ): Promise<{ body: Buffer; served: Buffer; promptId: string }> {
-	const response = await fetch(url, {
-		method: 'POST',
-		headers: { 'content-type': 'application/json' },
-		body: JSON.stringify({ prompt, seed }),
-	});
+	const response = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ prompt, seed }) });
 	const body = Buffer.from(await response.arrayBuffer());
 	expect({ status: response.status, type: response.headers.get('content-type') }).toEqual({
 		status: 200,
