@@ -75,7 +75,22 @@ describe('the package in n8n’s editor (Chromium)', () => {
 						credentials: Object.fromEntries(credentialTypes.map((type) => [type, { name: type }])),
 					};
 				});
-				const workflow = await importWorkflow(linearWorkflow('The Host nodes', nodes));
+				const chained = linearWorkflow('The Host nodes', nodes);
+				// Nothing leads into a trigger: the first one starts the chain, the other stands beside it.
+				const triggers = new Set(present.filter((node) => /Trigger$/.test(node.type)).map((node) => node.name));
+				for (const [from, outputs] of Object.entries(chained.connections) as Array<[string, { main: Array<Array<{ node: string }>> }]>) {
+					outputs.main = outputs.main.map((links) => links.filter((link) => !triggers.has(link.node)));
+					if (triggers.has(from) && outputs.main.every((links) => links.length === 0)) delete chained.connections[from];
+				}
+				const taskTrigger = chained.nodes.find((node) => node.name === 'Host Task Trigger');
+				const cloudTrigger = chained.nodes.find((node) => node.name === 'Host Cloud Trigger');
+				if (taskTrigger && cloudTrigger) {
+					// The chain starts at Host Cloud Trigger; Host Task Trigger leads into Host Cloud from below.
+					chained.connections['Host Task Trigger'] = { main: [[{ node: 'Host Cloud', type: 'main', index: 0 }]] };
+					chained.connections['Host Cloud Trigger'] = { main: [[{ node: 'Host Cloud', type: 'main', index: 0 }]] };
+					taskTrigger.position = [cloudTrigger.position[0], cloudTrigger.position[1] + 200];
+				}
+				const workflow = await importWorkflow(chained);
 				const screenshots = [join(REPO_ROOT, 'test', 'e2e', '.work', 'editor.png')];
 				if (process.env.E2E_UPDATE_SCREENSHOT === '1') screenshots.push(join(REPO_ROOT, 'docs', 'editor.png'));
 				reports = await inspectWorkflowInEditor({
