@@ -16,7 +16,7 @@ import { queue } from '../context';
 const TRIGGER = 'When a job succeeds';
 
 describe('queue mode: Host Cloud Trigger', () => {
-	it('listens on the main process; each job started outside n8n starts one execution, run on a worker, with its file', async () => {
+	it('listens on the main process; each job started outside n8n starts one execution, run on a worker, with its file links', async () => {
 		const { client, importWorkflow, main, workers, webhookProcessors, simulator } = queue();
 		const workflow = await importWorkflow(
 			linearWorkflow('Queue: cloud trigger', [
