@@ -1,26 +1,17 @@
 /**
  * A hostile service (found by an outside review, kept as regression tests): a job record that is another job's, and what runs after close().
  */
-import { ListeningTrigger } from '../helpers/listening-trigger';
-import { msg, sleep, startHostileCloud, type HostileCloud } from '../helpers/hostile-cloud-server';
+import { msg, sleep, hostileCloudForEachTest } from '../helpers/hostile-cloud-server';
 import { waitUntil } from '../helpers/wait';
 
 jest.setTimeout(60_000);
 
-let cloud: HostileCloud;
-const triggers: ListeningTrigger[] = [];
-beforeEach(async () => {
-	cloud = await startHostileCloud();
-});
-afterEach(async () => {
-	for (const trigger of triggers.splice(0)) await trigger.close();
-	await cloud.close();
-});
+const suite = hostileCloudForEachTest();
 
 test("a failed job's item never carries the failure words of a record that names another job", async () => {
-	cloud.status = (id) => ({ code: 200, body: { status: id === 'victim' ? 'failed' : 'in_progress' } });
+	suite.cloud.status = (id) => ({ code: 200, body: { status: id === 'victim' ? 'failed' : 'in_progress' } });
 	// The record answered for "victim" is someone else's (a caching proxy, a broken service).
-	cloud.record = () => ({
+	suite.cloud.record = () => ({
 		code: 200,
 		body: {
 			id: 'someone-elses-job',
@@ -34,36 +25,34 @@ test("a failed job's item never carries the failure words of a record that names
 			},
 		},
 	});
-	const trigger = new ListeningTrigger(cloud.harness, cloud.credential, { downloadFiles: false, events: 'finished' });
-	triggers.push(trigger);
+	const trigger = suite.listening({ events: 'finished' });
 	await trigger.activate();
-	await waitUntil(() => cloud.sockets.size > 0, 5000);
-	cloud.broadcast(msg.start('victim'));
+	await waitUntil(() => suite.cloud.sockets.size > 0, 5000);
+	suite.cloud.broadcast(msg.start('victim'));
 	await sleep(5_500);
 	// A gap: the end message is lost; the trigger looks the job up.
-	cloud.dropSockets();
+	suite.cloud.dropSockets();
 	const [item] = await trigger.flows(1, 15_000);
 	expect(item!.json.prompt_id).toBe('victim');
 	expect(JSON.stringify(item!.json)).not.toContain("someone else's private job");
 });
 
 test('held: prototype-named ids and node ids, and the API key echoed in spellings, never reach an item', async () => {
-	const trigger = new ListeningTrigger(cloud.harness, cloud.credential, { downloadFiles: false, events: 'finished' });
-	triggers.push(trigger);
+	const trigger = suite.listening({ events: 'finished' });
 	await trigger.activate();
-	await waitUntil(() => cloud.sockets.size > 0, 5000);
+	await waitUntil(() => suite.cloud.sockets.size > 0, 5000);
 	for (const id of ['__proto__', 'constructor', 'toString']) {
-		cloud.broadcast(msg.start(id));
-		cloud.broadcast(msg.success(id));
+		suite.cloud.broadcast(msg.start(id));
+		suite.cloud.broadcast(msg.success(id));
 	}
-	const key = cloud.apiKey;
-	cloud.broadcast(msg.start('echo'));
-	cloud.broadcast(
+	const key = suite.cloud.apiKey;
+	suite.cloud.broadcast(msg.start('echo'));
+	suite.cloud.broadcast(
 		msg.executed('echo', '__proto__', {
 			images: [{ filename: `${encodeURIComponent(key)}.png`, subfolder: Buffer.from(key).toString('base64'), type: 'output' }],
 		}),
 	);
-	cloud.broadcast(
+	suite.cloud.broadcast(
 		msg.error('echo', {
 			exception_type: 'E',
 			exception_message: `key=${key} ${'z'.repeat(2 * 2 ** 20)}`,

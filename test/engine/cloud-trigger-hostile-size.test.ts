@@ -5,8 +5,7 @@
 import { runInNewContext } from 'node:vm';
 import { setFlagsFromString } from 'node:v8';
 
-import { ListeningTrigger } from '../helpers/listening-trigger';
-import { msg, sleep, startHostileCloud, type HostileCloud } from '../helpers/hostile-cloud-server';
+import { msg, sleep, hostileCloudForEachTest } from '../helpers/hostile-cloud-server';
 import { waitUntil } from '../helpers/wait';
 
 jest.setTimeout(120_000);
@@ -19,32 +18,20 @@ const heapMiB = () => {
 	return process.memoryUsage().heapUsed / 2 ** 20;
 };
 
-let cloud: HostileCloud;
-const triggers: ListeningTrigger[] = [];
-beforeEach(async () => {
-	cloud = await startHostileCloud();
-});
-afterEach(async () => {
-	for (const trigger of triggers.splice(0)) await trigger.close();
-	await cloud.close();
-});
-function listening(parameters: Record<string, unknown> = {}): ListeningTrigger {
-	const trigger = new ListeningTrigger(cloud.harness, cloud.credential, { downloadFiles: false, ...parameters });
-	triggers.push(trigger);
-	return trigger;
-}
+const suite = hostileCloudForEachTest();
+const listening = (parameters?: Record<string, unknown>) => suite.listening(parameters);
 
 test('a job that sends many large executed outputs does not grow the trigger without bound (n8n main process)', async () => {
 	const trigger = listening();
 	await trigger.activate();
-	await waitUntil(() => cloud.sockets.size > 0, 5000);
+	await waitUntil(() => suite.cloud.sockets.size > 0, 5000);
 	const before = heapMiB();
-	cloud.broadcast(msg.start('hog'));
+	suite.cloud.broadcast(msg.start('hog'));
 	// 120 `executed` messages of 1 MiB each (a text output a ShowText-like node prints), well under
 	// the 16 MiB message bound and the 1000 messages kept per job; the job keeps running.
 	const big = 'x'.repeat(2 ** 20);
 	for (let index = 0; index < 120; index++) {
-		cloud.broadcast(msg.executed('hog', '9', { text: [`${index}${big}`] }));
+		suite.cloud.broadcast(msg.executed('hog', '9', { text: [`${index}${big}`] }));
 		if (index % 10 === 9) await sleep(50);
 	}
 	await sleep(1500);

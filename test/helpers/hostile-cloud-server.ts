@@ -8,6 +8,7 @@ import type { AddressInfo } from 'node:net';
 import { WebSocketServer, type WebSocket } from 'ws';
 
 import { EngineHarness } from '../harness/engine';
+import { ListeningTrigger } from './listening-trigger';
 
 export type Route = (req: IncomingMessage, res: ServerResponse, url: URL) => boolean | void;
 
@@ -134,3 +135,33 @@ export const msg = {
 	success: (id: string) => ({ type: 'execution_success', data: { prompt_id: id, timestamp: Date.now() } }),
 	error: (id: string, data: Record<string, unknown>) => ({ type: 'execution_error', data: { prompt_id: id, ...data } }),
 };
+
+/**
+ * A hostile cloud per test of a file, and the triggers its tests listen with (on it, with Download
+ * Files off unless given), closed after each test. Read `suite.cloud` inside tests and hooks only.
+ */
+export function hostileCloudForEachTest(): {
+	readonly cloud: HostileCloud;
+	listening(parameters?: Record<string, unknown>): ListeningTrigger;
+} {
+	const triggers: ListeningTrigger[] = [];
+	let current: HostileCloud | undefined;
+	beforeEach(async () => {
+		current = await startHostileCloud();
+	});
+	afterEach(async () => {
+		for (const trigger of triggers.splice(0)) await trigger.close();
+		await current?.close();
+	});
+	return {
+		get cloud() {
+			if (!current) throw new Error('The hostile cloud is started before each test: read it inside a test');
+			return current;
+		},
+		listening(parameters = {}) {
+			const trigger = new ListeningTrigger(this.cloud.harness, this.cloud.credential, { downloadFiles: false, ...parameters });
+			triggers.push(trigger);
+			return trigger;
+		},
+	};
+}
