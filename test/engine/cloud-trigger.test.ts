@@ -159,6 +159,25 @@ describe.each([
 		expect(trigger.items[2]!.json.prompt_id).toBe(latest);
 	});
 
+	test('a test run shows the job that last started a flow, not one judged after it that the filters left out', async () => {
+		const trigger = listening(cloud, { downloadFiles: false });
+		await trigger.activate();
+		const passed = await submitFromOutside(cloud);
+		await trigger.flows(1);
+		await trigger.close();
+		// A Host Cloud node's job, left out by the default filter, judged last (as n8n may have saved it at an activation).
+		const run = await cloud.harness.runNode(
+			{ type: 'hostCloud', parameters: executeTxt2img({ downloadFiles: false }) as never, credentials: { hostCloudApi: cloud.credential } },
+			[{ json: {} }],
+		);
+		const leftOut = String(run.items[0]!.json.prompt_id);
+		const saved = JSON.parse(trigger.savedStaticData) as Record<string, { done: string[] }>;
+		saved['node:Trigger']!.done.push(leftOut);
+		trigger.savedStaticData = JSON.stringify(saved);
+		await trigger.activate('manual');
+		expect(trigger.items.map((item) => item.json.prompt_id)).toEqual([passed, passed]);
+	});
+
 	test('a credential the server refuses fails the activation in words, and no flow starts', async () => {
 		const wrong =
 			flavour === 'cloud'

@@ -57,13 +57,14 @@ export async function listenForEndedJobs(context: ITriggerFunctions): Promise<IT
 	const manual = context.getMode() === 'manual';
 	// A test run's memory is its own and never saved: it must not hide jobs from the published workflow.
 	const stored = context.getWorkflowStaticData('node');
-	const memory = new TriggerMemory(manual ? { done: stored.done } : stored);
+	const memory = new TriggerMemory(manual ? { done: stored.done, lastPassed: stored.lastPassed } : stored);
 	const stopped = new AbortController();
 	const emitJob = async (job: EndedJob) => {
 		if (stopped.signal.aborted) return;
 		const item = await endedJobItem(context, job, settings, server.kind);
 		// Closed meanwhile (the workflow unpublished or updated): no flow starts after that.
 		if (stopped.signal.aborted) return;
+		if (!manual) memory.lastPassed = job.promptId;
 		context.emit([[item]], undefined, undefined, manual ? undefined : executionKey(context, job.promptId));
 		// A test run shows one job.
 		if (manual) stopped.abort();
@@ -83,7 +84,8 @@ export async function listenForEndedJobs(context: ITriggerFunctions): Promise<IT
 			return { closeFunction };
 		}
 		const manualTriggerFunction = async () => {
-			const last = memory.lastDone;
+			// The job that last started a flow passed the filters whose facts (its tag, its graph) the service no longer tells.
+			const last = memory.lastPassed;
 			const known = last ? await listener.endedJob(last).catch(() => undefined) : undefined;
 			if (known && passesFilters(known, settings)) await emitJob(known);
 			else await listener.start();

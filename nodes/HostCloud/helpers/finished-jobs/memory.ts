@@ -13,6 +13,8 @@ interface StoredMemory {
 	watching?: unknown;
 	/** Self-hosted: whether the history was read once (that first read only remembers). */
 	historyRead?: unknown;
+	/** The job that last started a flow. */
+	lastPassed?: unknown;
 }
 
 const texts = (value: unknown): string[] => (Array.isArray(value) ? value.filter((key): key is string => typeof key === 'string') : []);
@@ -31,9 +33,13 @@ export class TriggerMemory {
 		return this.doneSet.has(promptId);
 	}
 
-	/** The job judged last, when there is one (what a test run shows first). */
-	get lastDone(): string | undefined {
-		return texts(this.stored.done).at(-1);
+	/** The job that last started a flow (what a test run shows first: it passed every filter then). */
+	get lastPassed(): string | undefined {
+		return typeof this.stored.lastPassed === 'string' ? this.stored.lastPassed : undefined;
+	}
+
+	set lastPassed(promptId: string | undefined) {
+		if (promptId !== this.lastPassed) this.stored.lastPassed = promptId;
 	}
 
 	/** Remembers jobs as judged (and no longer watched), keeping the newest within the bounds. */
