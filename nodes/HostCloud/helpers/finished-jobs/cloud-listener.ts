@@ -91,7 +91,8 @@ export class CloudJobListener {
 				onJobMessage: (promptId, message) => this.onMessage(promptId, message),
 				onPreview: () => undefined,
 				onLost: () => this.onLost(),
-				onChange: () => this.wakeUp(),
+				// The listening loop connects itself and awaits it: a connect's end is no news to wake it with (it looked twice).
+				onChange: () => undefined,
 			},
 			this.context.logger,
 		);
