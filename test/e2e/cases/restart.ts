@@ -211,11 +211,12 @@ describe('n8n killed and restarted while executions wait for notifications', () 
 		for (const [executionId, task] of tasks) {
 			const execution = resumed.get(executionId)!;
 			// n8n's recovery wrote back what it had read before the resume ran: only there may an
-			// execution end crashed or waiting, and the node's resume must still have read its task.
+			// execution end crashed or waiting. Waiting, the node's resume must have read its task;
+			// crashed, n8n may have ended it before the notification reached it (its resume is refused).
 			if (execution.status !== 'success' && scenario!.recoveredByN8n.has(executionId)) {
 				expect(['crashed', 'waiting']).toContain(execution.status);
 				const reads = simulator.requestsTo('GET', `/proxy/video/tasks/${task.taskId}/creations`).filter((r) => r.at >= killedAt);
-				expect(reads.length).toBeGreaterThanOrEqual(1);
+				if (execution.status === 'waiting') expect(reads.length).toBeGreaterThanOrEqual(1);
 				overwrittenByN8n.push(executionId);
 				continue;
 			}
