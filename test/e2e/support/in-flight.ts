@@ -51,8 +51,21 @@ export async function startWaitingForVideoTask(
 ): Promise<{ executionId: string; waiting: ExecutionResult; callbackUrl: string }> {
 	const executionId = await client.startWorkflow(workflowId);
 	const waiting = await client.waitForExecution(executionId, { statuses: ['waiting'], timeoutMs: 30000 });
-	const submit = await waitFor('the video task to be submitted', () =>
-		simulator.requestsTo('POST', '/proxy/video/').find((request) => request.body.includes(`/${executionId}`)),
+	// The execution's own task: its callback is this execution's resume URL (not any URL with "/<id>" in it,
+	// such as a trigger's webhook whose id begins with the same digits).
+	const callbackOf = (body: string): string | undefined => {
+		try {
+			const url = (JSON.parse(body) as { callback_url?: unknown }).callback_url;
+			return typeof url === 'string' && new URL(url).pathname.endsWith(`/webhook-waiting/${executionId}`) ? url : undefined;
+		} catch {
+			return undefined;
+		}
+	};
+	const callbackUrl = await waitFor('the video task to be submitted', () =>
+		simulator
+			.requestsTo('POST', '/proxy/video/')
+			.map((request) => callbackOf(request.body))
+			.find((url) => url !== undefined),
 	);
-	return { executionId, waiting, callbackUrl: String(JSON.parse(submit.body).callback_url) };
+	return { executionId, waiting, callbackUrl };
 }
