@@ -256,19 +256,19 @@ export async function uploadFile(
 }
 
 /**
- * GET /ws?clientId: the progress WebSocket's address for one node run, and what goes with it. On
+ * GET /ws?clientId: the progress WebSocket's address for a client id, and what goes with it. On
  * the cloud the token is the API key (the spec's only way to authenticate a socket), so the address
  * is itself a secret and never shown; a self-hosted server takes no token, and the reverse proxy's
  * headers go with the upgrade. `secrets` are redacted from every message.
  */
 export async function progressSocketAddress(
 	context: RunContext,
-	clientId: string,
-): Promise<{ url: string; headers: Record<string, string>; secrets: string[]; kind: CloudServer['kind'] }> {
+): Promise<{ urlFor: (clientId: string) => string; headers: Record<string, string>; secrets: string[]; kind: CloudServer['kind'] }> {
 	const server = await hostCloudServer(context);
-	const query = `clientId=${encodeURIComponent(clientId)}`;
+	const query = (clientId: string) => `clientId=${encodeURIComponent(clientId)}`;
 	const { kind, secrets } = server;
-	if (kind === 'selfHosted') return { url: `${server.wsBaseUrl}/ws?${query}`, headers: server.headers, secrets, kind };
-	const apiKey = server.headers['X-API-Key'] ?? '';
-	return { url: `${server.wsBaseUrl}/ws?${query}&token=${encodeURIComponent(apiKey)}`, headers: {}, secrets, kind };
+	if (kind === 'selfHosted')
+		return { urlFor: (clientId) => `${server.wsBaseUrl}/ws?${query(clientId)}`, headers: server.headers, secrets, kind };
+	const token = encodeURIComponent(server.headers['X-API-Key'] ?? '');
+	return { urlFor: (clientId) => `${server.wsBaseUrl}/ws?${query(clientId)}&token=${token}`, headers: {}, secrets, kind };
 }

@@ -87,7 +87,7 @@ export async function executeAll(this: IExecuteFunctions, items: INodeExecutionD
 						before();
 						return await watcher.submitAndWait(
 							itemIndex,
-							async (clientId) => (await submitWorkflow(this, workflow, itemIndex, { clientId, leftRunningAtMaxWait })).prompt_id,
+							async (ids) => (await submitWorkflow(this, workflow, itemIndex, { ...ids, leftRunningAtMaxWait })).prompt_id,
 						);
 					});
 				};

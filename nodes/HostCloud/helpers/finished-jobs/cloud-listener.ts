@@ -17,7 +17,7 @@ import { progressSocketAddress, readQueue } from '../../transport/cloud-api';
 import { errorInfoFrom } from '../jobs/errors';
 import { JobNotOnServerError, lookUpJobRecord, lookUpJobStatus } from '../jobs/lookup';
 import { recordIsFor } from '../jobs/recovery';
-import { JobSocket, type JobMessage } from '../jobs/socket';
+import { JobSocket, type JobMessage, type SocketListener } from '../jobs/socket';
 import { entriesOf, isQueueAnswer, usablePromptId } from '../ownership/own-jobs';
 import { endOf, entryFacts, passesFilters, type EndedJob, type JobEnd } from './ended-job';
 import { HeardJobs, type HeardJob } from './heard-jobs';
@@ -59,6 +59,16 @@ export class CloudJobListener {
 	private nextLearnAt = 0;
 	/** When the socket last opened. */
 	private openedAt = 0;
+	/** The trigger reads every job's messages. */
+	private readonly listener: SocketListener = {
+		watches: () => true,
+		wantsPreview: false,
+		onJobMessage: (promptId, message) => this.onMessage(promptId, message),
+		onPreview: () => undefined,
+		onLost: () => this.onLost(),
+		// The listening loop connects itself and awaits it: a connect's end is no news to wake it with (it looked twice).
+		onChange: () => undefined,
+	};
 
 	constructor(
 		private readonly context: ITriggerFunctions,
@@ -82,20 +92,13 @@ export class CloudJobListener {
 					description: 'Run n8n on Node.js 22 or later (or start Node.js 20 with --experimental-websocket).',
 				},
 			);
-		const address = await progressSocketAddress(this.context, `n8n-trigger-${randomUUID()}`);
+		const address = await progressSocketAddress(this.context);
 		this.socket = new JobSocket(
-			address.url,
-			{ keepPreview: false, headers: address.headers, secrets: address.secrets },
-			{
-				watches: () => true,
-				onJobMessage: (promptId, message) => this.onMessage(promptId, message),
-				onPreview: () => undefined,
-				onLost: () => this.onLost(),
-				// The listening loop connects itself and awaits it: a connect's end is no news to wake it with (it looked twice).
-				onChange: () => undefined,
-			},
+			address.urlFor(`n8n-trigger-${randomUUID()}`),
+			{ headers: address.headers, secrets: address.secrets },
 			this.context.logger,
 		);
+		this.socket.listen(this.listener);
 		if (await this.socket.connect()) this.openedAt = Date.now();
 		const failure = await this.lookAround().then(
 			() => undefined,
@@ -292,7 +295,7 @@ export class CloudJobListener {
 				this.heard.dropFiles(job);
 				job.runningSince = undefined;
 			}
-			this.socket?.restart();
+			this.socket?.restart(this.listener);
 		}
 	}
 

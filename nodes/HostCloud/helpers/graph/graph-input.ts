@@ -327,12 +327,12 @@ export async function submitWorkflow(
 	context: IExecuteFunctions,
 	prepared: PreparedWorkflow,
 	itemIndex: number,
-	options: { clientId?: string; leftRunningAtMaxWait?: boolean } = {},
+	options: { clientId?: string; requestId?: string; leftRunningAtMaxWait?: boolean } = {},
 ): Promise<{ prompt_id: string } & IDataObject> {
 	const { clientId } = options;
 	const extraData: IDataObject = { ...prepared.extraData };
 	for (const name of Object.values(PARTNER_KEY_NAMES)) delete extraData[name];
-	const tag = jobTagFor(context, itemIndex, options.leftRunningAtMaxWait === true);
+	const tag = jobTagFor(context, itemIndex, { keep: options.leftRunningAtMaxWait === true, requestId: options.requestId });
 	extraData[JOB_TAG_KEY] = tag;
 	// A self-hosted server gets a key only when the credential has one: nothing is injected otherwise.
 	const { partnerKey, kind } = await hostCloudServer(context, itemIndex);
@@ -346,7 +346,7 @@ export async function submitWorkflow(
 		answer = await submitPrompt(context, body, itemIndex);
 	} catch (error) {
 		if (!answerMayBeLost(error)) {
-			// Refused or never sent: no job was made. (A submit cut short by Stop is found by the watcher's clean-up, by client id.)
+			// Refused or never sent: no job was made. (A submit cut short by Stop is found by the watcher's clean-up, by request id.)
 			forgetSubmit(context, itemIndex);
 			throw errorForItem(context, error, itemIndex);
 		}

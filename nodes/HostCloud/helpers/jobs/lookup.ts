@@ -21,29 +21,14 @@ import {
 	readJobStatus,
 	readQueue,
 } from '../../transport/cloud-api';
+import { usablePromptId } from '../ownership/own-jobs';
 import { jobWording } from './errors';
 
-/** A job in the queue: its prompt_id, and the client that submitted it when the entry says. */
-export interface QueueEntry {
-	promptId: string;
-	clientId?: string;
-}
-
-/** The running and pending jobs of a queue answer (entries `[number, prompt_id, prompt, extra_data, output node ids]`). */
-export function queueEntries(queue: unknown): { running: QueueEntry[]; pending: QueueEntry[] } {
-	const entries = (list: unknown): QueueEntry[] =>
-		(Array.isArray(list) ? list : []).flatMap((entry: unknown) => {
-			if (!Array.isArray(entry) || typeof entry[1] !== 'string') return [];
-			const clientId = isRecord(entry[3]) && typeof entry[3].client_id === 'string' ? entry[3].client_id : undefined;
-			return [{ promptId: entry[1], clientId }];
-		});
-	return isRecord(queue) ? { running: entries(queue.queue_running), pending: entries(queue.queue_pending) } : { running: [], pending: [] };
-}
-
-/** The prompt_ids of the running and pending jobs of a queue answer. */
+/** The prompt_ids of the running and pending jobs of a queue answer (entries `[number, prompt_id, prompt, extra_data, output node ids]`). */
 export function queuedIds(queue: unknown): { running: string[]; pending: string[] } {
-	const { running, pending } = queueEntries(queue);
-	return { running: running.map((entry) => entry.promptId), pending: pending.map((entry) => entry.promptId) };
+	const ids = (list: unknown): string[] =>
+		(Array.isArray(list) ? list : []).flatMap((entry: unknown) => (Array.isArray(entry) && usablePromptId(entry[1]) ? [entry[1]] : []));
+	return isRecord(queue) ? { running: ids(queue.queue_running), pending: ids(queue.queue_pending) } : { running: [], pending: [] };
 }
 
 /** The data of the first message of `type` in a history entry's status messages (`[type, data]` pairs). */

@@ -9,7 +9,8 @@ import { cloudJobStateOf, type CloudJobState } from '../../../shared/task-status
 import { isRecord, ownValue } from '../../../shared/validation';
 import { readQueue } from '../../transport/cloud-api';
 import { errorInfoFrom, type ExecutionErrorInfo } from './errors';
-import { cancelJobs, JobNotOnServerError, lookUpJobRecord, lookUpJobStatus, queueEntries } from './lookup';
+import { queuedByRequestId, queuedJobOf, type SubmitToFind } from '../ownership/find-by-request';
+import { cancelJobs, JobNotOnServerError, lookUpJobRecord, lookUpJobStatus } from './lookup';
 
 /**
  * A job's state from the status endpoint or a self-hosted server's history and queue (its raw word
@@ -95,8 +96,8 @@ export async function cancelOwnJobs(context: IExecuteFunctions, promptIds: strin
 	}
 }
 
-/** Jobs in the queue that this run's client_id submitted, other than `known`. */
-export async function unansweredSubmissions(context: IExecuteFunctions, clientId: string, known: string[]): Promise<string[]> {
+/** Jobs in the queue that `submits` of this run made (found by their request ids), other than `known`. */
+export async function unansweredSubmissions(context: IExecuteFunctions, submits: SubmitToFind[], known: string[]): Promise<string[]> {
 	let queue: IDataObject | undefined;
 	try {
 		queue = await readQueue(context, { cleanup: true, action: 'looking for jobs this node started' });
@@ -104,8 +105,9 @@ export async function unansweredSubmissions(context: IExecuteFunctions, clientId
 		context.logger?.warn?.(`Host Cloud: could not read the queue to cancel this node's jobs: ${(error as Error).message}`);
 		return [];
 	}
-	const { running, pending } = queueEntries(queue);
-	return [...running, ...pending].flatMap((entry) =>
-		entry.clientId === clientId && !known.includes(entry.promptId) ? [entry.promptId] : [],
-	);
+	const queued = queuedByRequestId(queue);
+	return submits.flatMap((submit) => {
+		const job = queuedJobOf(context, queued, submit);
+		return job && !known.includes(job.promptId) ? [job.promptId] : [];
+	});
 }

@@ -1,9 +1,11 @@
 /**
- * The progress WebSocket of one node run: connecting (with a time limit), reconnecting with
- * back-off, decoding text frames (JSON) and binary frames (previews), and keeping the messages of
- * jobs whose submit has not answered yet (a short job can finish before its prompt_id is known).
- * It knows nothing of what a message means for a job: the watcher does.
- * Timers are the package's `pause` with AbortControllers (no setTimeout in community nodes).
+ * A progress WebSocket: connecting (with a time limit), reconnecting with back-off, decoding text
+ * frames (JSON) and binary frames (previews), handing each job's messages to the listeners that
+ * watch that job, and keeping the messages of jobs whose submit has not answered yet (a short job
+ * can finish before its prompt_id is known). Node runs share one per process and credential
+ * (`socket-share.ts`); the trigger has its own. It knows nothing of what a message means for a
+ * job: the watcher does. Timers are the package's `pause` with AbortControllers (no setTimeout in
+ * community nodes).
  */
 import type { Logger } from 'n8n-workflow';
 
@@ -17,22 +19,23 @@ import { runtimeWebSocket, SOCKET_OPEN, type RuntimeWebSocket } from './websocke
 
 export type JobMessage = Record<string, unknown> & { data: Record<string, unknown> & { prompt_id: string } };
 
-export interface SocketEvents {
-	/** Whether a job is watched under that prompt_id (otherwise its messages may be kept for a submit under way). */
+/** One reader of the socket: a node run's watcher, or the trigger. */
+export interface SocketListener {
+	/** Whether it watches the job of that prompt_id (otherwise the job's messages may be kept for a submit under way). */
 	watches(promptId: string): boolean;
-	/** A message of a watched job. */
+	/** Whether it wants preview images (binary frames are decoded only while someone does). */
+	readonly wantsPreview: boolean;
+	/** A message of a job it watches. */
 	onJobMessage(promptId: string, message: JobMessage): void;
-	/** A preview image that names its job. */
+	/** A preview image that names a job it watches. */
 	onPreview(promptId: string, preview: PreviewImage): void;
-	/** The open socket closed or failed: messages may have been missed. */
+	/** The open socket closed or failed, or a message could not be read: messages may have been missed. */
 	onLost(): void;
-	/** Something changed that the watcher's loop should look at (a connect ended). */
+	/** Something changed that a waiting loop should look at (a connect ended). */
 	onChange(): void;
 }
 
 export interface SocketSettings {
-	/** Decode binary preview frames (otherwise they are ignored). */
-	keepPreview: boolean;
 	/** How long to wait for the socket to open. */
 	connectTimeoutMs?: number;
 	/** Sent with the upgrade request (a self-hosted server's reverse proxy headers). */
@@ -57,7 +60,8 @@ const STABLE_MS = 5_000;
 
 export class JobSocket {
 	private socket?: RuntimeWebSocket;
-	private connecting = false;
+	/** The connect under way: everyone who asks for a connect meanwhile waits for this one. */
+	private connecting?: Promise<boolean>;
 	/** The socket being opened: closing for good ends its handshake too. */
 	private opening?: RuntimeWebSocket;
 	private closed = false;
@@ -66,19 +70,19 @@ export class JobSocket {
 	private openedAt = 0;
 	/** When the next connect may be tried. */
 	reconnectAt = 0;
-	/** When the last message (or a submit) was seen: silence is measured from here. */
+	/** When the last frame came (or the socket opened): silence is measured from here. */
 	lastMessageAt = Date.now();
-	/** Nothing came for a while: messages may have been lost, so it is not trusted until something comes. */
-	silent = false;
+	/** Counts frames and opens: a listener that fell silent at one count is heard again once it moves. */
+	heard = 0;
 	/** Submits under way: while there are some, messages of unknown jobs are kept. */
 	private submitting = 0;
 	private readonly kept = new Map<string, JobMessage[]>();
 	private keptCount = 0;
+	private readonly listeners = new Set<SocketListener>();
 
 	constructor(
 		private readonly url: string,
 		private readonly settings: SocketSettings,
-		private readonly events: SocketEvents,
 		private readonly logger?: Logger,
 	) {}
 
@@ -91,22 +95,20 @@ export class JobSocket {
 		return this.socket?.readyState === SOCKET_OPEN;
 	}
 
-	/** Open, and not silent: what it says (and does not say) can be relied on. */
-	get trusted(): boolean {
-		return this.open && !this.silent;
+	/** The connect under way, if any. */
+	get connectUnderWay(): Promise<boolean> | undefined {
+		return this.connecting;
 	}
 
-	/** Marks the open socket silent when nothing came for `silenceMs`; true when it just fell silent. */
-	fellSilent(now: number, silenceMs: number): boolean {
-		if (!this.open || this.silent || now - this.lastMessageAt < silenceMs) return false;
-		this.silent = true;
-		return true;
+	/** Adds a reader of the socket's messages. */
+	listen(listener: SocketListener): void {
+		this.listeners.add(listener);
 	}
 
-	/** When the socket next needs a look: a silence check while it is trusted, a reconnect while it is down. */
-	nextCheckAt(silenceMs: number): number {
-		if (!this.open) return this.reconnectAt;
-		return this.silent ? Number.POSITIVE_INFINITY : this.lastMessageAt + silenceMs;
+	/** Removes a reader; answers how many are left. */
+	unlisten(listener: SocketListener): number {
+		this.listeners.delete(listener);
+		return this.listeners.size;
 	}
 
 	/** Whether a (re)connect should be tried now. */
@@ -117,22 +119,23 @@ export class JobSocket {
 	/** Opens the socket; resolves true once it is open, false when it could not be opened in time. */
 	connect(): Promise<boolean> {
 		const Socket = runtimeWebSocket();
-		if (!Socket || this.connecting || this.closed) return Promise.resolve(false);
-		this.connecting = true;
-		return new Promise<boolean>((resolve) => {
-			let settled = false;
+		if (this.open) return Promise.resolve(true);
+		if (this.connecting) return this.connecting;
+		if (!Socket || this.closed) return Promise.resolve(false);
+		let settled = false;
+		const attempt = new Promise<boolean>((resolve) => {
 			const timer = new AbortController();
 			const finish = (ok: boolean) => {
 				if (settled) return;
 				settled = true;
-				this.connecting = false;
+				if (this.connecting === attempt) this.connecting = undefined;
 				this.opening = undefined;
 				timer.abort();
 				// The back-off starts again only once a connection lasted (a server that closes each one at once is not hammered).
 				if (ok) this.openedAt = Date.now();
 				else this.scheduleReconnect();
-				this.events.onChange();
 				resolve(ok);
+				for (const listener of this.listeners) listener.onChange();
 			};
 			let socket: RuntimeWebSocket;
 			try {
@@ -152,7 +155,7 @@ export class JobSocket {
 				}
 				this.socket = socket;
 				this.lastMessageAt = Date.now();
-				this.silent = false;
+				this.heard++;
 				finish(true);
 			};
 			socket.onmessage = (event) => {
@@ -179,12 +182,20 @@ export class JobSocket {
 				() => undefined,
 			);
 		});
+		// A socket that could not even be made has settled already: nothing is under way.
+		if (!settled) this.connecting = attempt;
+		return attempt;
 	}
 
-	/** Drops the connection now and allows an immediate reconnect (it can no longer be trusted). */
-	restart(): void {
+	/**
+	 * Drops the connection now and allows an immediate reconnect (it can no longer be trusted);
+	 * every listener but `by` (which asked, so knows) is told that messages may have been missed.
+	 */
+	restart(by: SocketListener): void {
+		const wasOpen = this.socket !== undefined;
 		this.drop();
 		this.reconnectAt = Date.now();
+		if (wasOpen) this.tellLost(by);
 	}
 
 	/** Closes the socket for good. */
@@ -197,7 +208,6 @@ export class JobSocket {
 	/** A submit starts: from now on, messages of jobs nobody watches yet are kept. */
 	beginSubmission(): void {
 		this.submitting++;
-		this.lastMessageAt = Math.max(this.lastMessageAt, Date.now());
 	}
 
 	/** A submit ended (answered or failed); when none is left, nothing more needs keeping. */
@@ -227,7 +237,11 @@ export class JobSocket {
 		if (Date.now() - this.openedAt >= STABLE_MS) this.reconnectDelay = RECONNECT_FIRST_MS;
 		this.scheduleReconnect();
 		this.logger?.debug?.('Host Cloud: the progress WebSocket closed; polling job status until it is back');
-		this.events.onLost();
+		this.tellLost();
+	}
+
+	private tellLost(except?: SocketListener): void {
+		for (const listener of [...this.listeners]) if (listener !== except) listener.onLost();
 	}
 
 	private drop(): void {
@@ -241,14 +255,14 @@ export class JobSocket {
 
 	private onFrame(data: unknown): void {
 		this.lastMessageAt = Date.now();
-		this.silent = false;
+		this.heard++;
 		if (typeof data === 'string') {
 			const reading = readJson(data, UNREAD_MESSAGE);
 			if (!('value' in reading) || !isRecord(reading.value)) this.skipped('problem' in reading ? reading.problem : 'is not a JSON object');
 			else this.onJson(reading.value);
 			return;
 		}
-		if (!this.settings.keepPreview) return;
+		if (![...this.listeners].some((listener) => listener.wantsPreview)) return;
 		// Realm-independent checks: the runtime's socket may build its ArrayBuffers in another realm.
 		if (Object.prototype.toString.call(data) === '[object ArrayBuffer]' || ArrayBuffer.isView(data)) {
 			this.onBinary(data as ArrayBuffer | ArrayBufferView);
@@ -265,14 +279,15 @@ export class JobSocket {
 	private skipped(problem: string): void {
 		// Outputs of jobs that finish now then come from their record rather than being passed on as whole.
 		this.logger?.warn(`Host Cloud: a progress message ${problem}; it was skipped`);
-		this.events.onLost();
+		this.tellLost();
 	}
 
 	private onJson(unread: Record<string, unknown>): void {
 		const data = unread.data;
 		if (!isRecord(data) || typeof data.prompt_id !== 'string') return;
 		const promptId = redact(data.prompt_id, this.settings.secrets);
-		const watched = this.events.watches(promptId);
+		const watchers = [...this.listeners].filter((listener) => listener.watches(promptId));
+		const watched = watchers.length > 0;
 		const keep = !watched && this.submitting > 0 && typeof unread.type === 'string' && KEPT_TYPES.has(unread.type);
 		// Every message of the account comes down every socket: most are other runs' and go unread, so
 		// only what is read or kept is redacted (the deep redaction was most of a message's cost).
@@ -284,7 +299,7 @@ export class JobSocket {
 		}
 		const message = redactDeep(unread, this.settings.secrets) as JobMessage;
 		if (watched) {
-			this.events.onJobMessage(promptId, message);
+			for (const listener of watchers) listener.onJobMessage(promptId, message);
 			return;
 		}
 		const list = this.kept.get(promptId) ?? [];
@@ -307,6 +322,8 @@ export class JobSocket {
 		const preview = parsePreviewFrame(data);
 		// A frame that does not name its job (type 1) goes to none: all of the user's jobs share the
 		// socket, so the latest progress message says nothing certain about whose frame it is.
-		if (preview?.promptId) this.events.onPreview(preview.promptId, preview);
+		const promptId = preview?.promptId;
+		if (!promptId) return;
+		for (const listener of this.listeners) if (listener.wantsPreview && listener.watches(promptId)) listener.onPreview(promptId, preview);
 	}
 }

@@ -1,5 +1,6 @@
 /**
- * Waits for the cloud jobs of one node run over one progress socket (`socket.ts`), each job
+ * Waits for the cloud jobs of one node run over its share of the process's progress socket
+ * (`socket-share.ts`), each job
  * in one phase (`tracked-job.ts`): outputs come from `executed` messages, and a job ends with
  * `execution_success`, `execution_error` or `execution_interrupted`. While the socket is silent,
  * closed or absent, job status is polled and missed outputs are read from the job record (or the
@@ -15,8 +16,10 @@ import { pause } from '../../../shared/pause';
 import type { CloudJobState } from '../../../shared/task-status';
 import { progressSocketAddress } from '../../transport/cloud-api';
 import { asJobFailure, executionFailure, jobFailure, type JobFailureWords, jobWording } from './errors';
+import type { SubmitToFind } from '../ownership/find-by-request';
 import { cancelOwnJobs, failureFromRecord, outputsFromRecord, readJobState, unansweredSubmissions } from './recovery';
 import { JobSocket, type JobMessage } from './socket';
+import { shareJobSocket, type SocketShare } from './socket-share';
 import {
 	isDone,
 	jobsDue,
@@ -32,12 +35,12 @@ import {
 import type { PreviewImage } from './preview-frames';
 
 export class JobWatcher {
-	private socket?: JobSocket;
+	private socket?: SocketShare;
 	/** Bumped whenever messages may have been lost (socket closed, silence). */
 	private gapEpoch = 0;
 	private readonly jobs = new Map<string, TrackedJob>();
 	private readonly following = new Map<string, Promise<FinishedJob>>();
-	private submitting = 0;
+	private readonly submitting = new Map<string, SubmitToFind>(); // by request id: a cancel finds the jobs of those it cut short
 	private readonly submittedBy = new Map<string, number>(); // the item of each prompt_id submitted
 	private wake = new AbortController();
 	private closed = false;
@@ -47,7 +50,7 @@ export class JobWatcher {
 	/** The credential's secrets (kept out of every message), and failures told naming where jobs run. */
 	private secrets: string[] = [];
 	private wording = jobWording('cloud');
-	private readonly clientId = randomUUID();
+	private clientId: string = randomUUID(); // the shared socket's, once there is one
 	private readonly cancelSignal: AbortSignal | undefined;
 	/** The node started the jobs, so stopping early cancels them on the cloud. */
 	private readonly ownsJobs: boolean;
@@ -63,13 +66,13 @@ export class JobWatcher {
 
 	/** Opens the socket (when there is one) before anything is submitted, and starts reconciling. */
 	async start(): Promise<void> {
-		const address = await progressSocketAddress(this.context, this.clientId);
+		const address = await progressSocketAddress(this.context);
 		this.secrets = address.secrets;
 		this.wording = jobWording(address.kind);
 		if (this.settings.useWebSocket && JobSocket.available()) {
-			this.socket = new JobSocket(
-				address.url,
-				{ keepPreview: this.settings.keepPreview, connectTimeoutMs: this.settings.connectTimeoutMs, ...address },
+			this.socket = shareJobSocket(
+				address,
+				{ keepPreview: this.settings.keepPreview, connectTimeoutMs: this.settings.connectTimeoutMs },
 				{
 					watches: (promptId) => this.jobs.has(promptId),
 					onJobMessage: (promptId, message) => this.onJobMessage(promptId, message),
@@ -82,6 +85,7 @@ export class JobWatcher {
 				},
 				this.context.logger,
 			);
+			this.clientId = this.socket.clientId;
 			await this.socket.connect();
 		}
 		if (this.cancelSignal?.aborted) this.abandon('cancelled');
@@ -89,24 +93,22 @@ export class JobWatcher {
 		this.loop = this.run();
 	}
 
-	/**
-	 * Submits a job with `submit` (given this run's client id, answering the prompt_id) and waits
-	 * for it. Messages that arrive while the submit is under way are kept for it.
-	 */
-	async submitAndWait(itemIndex: number, submit: (clientId: string) => Promise<string>): Promise<FinishedJob> {
-		this.submitting++;
+	/** Submits a job with `submit` (given the client id and its tag's request id; answers the prompt_id) and waits for it. */
+	async submitAndWait(itemIndex: number, submit: (ids: { clientId: string; requestId: string }) => Promise<string>): Promise<FinishedJob> {
+		const requestId = randomUUID();
+		this.submitting.set(requestId, { requestId, itemIndex, clientId: this.clientId });
 		this.socket?.beginSubmission();
 		const epoch = this.gapEpoch;
 		const socketOpen = this.socket?.open === true;
 		let promptId: string, promise: Promise<FinishedJob>, kept: JobMessage[];
 		try {
-			promptId = await submit(this.clientId);
+			promptId = await submit({ clientId: this.clientId, requestId });
 			this.claimPromptId(promptId, itemIndex);
 			promise = this.track({ promptId, itemIndex, epoch, gapFromStart: !socketOpen, pollNow: false });
 			kept = this.socket?.takeKept(promptId) ?? [];
 		} finally {
 			// Answered or failed, this submit needs no more messages kept for it.
-			this.submitting--;
+			this.submitting.delete(requestId);
 			this.socket?.endSubmission();
 		}
 		const job = this.jobs.get(promptId);
@@ -150,11 +152,11 @@ export class JobWatcher {
 		const open = [...this.jobs.values()].filter((job) => job.phase !== 'done');
 		for (const job of open) this.settleWithError(job, this.abandonError(job.promptId, job.itemIndex));
 		if (this.ownsJobs) {
-			const submitting = this.submitting > 0;
+			const submitting = [...this.submitting.values()];
 			const known = open.map((job) => job.promptId);
-			// A submit cut short by the cancel may have reached the service unanswered: found in the queue by this run's client_id.
+			// A submit cut short by the cancel may have reached the service unanswered: found in the queue by its request id.
 			const unanswered = async () =>
-				submitting ? await cancelOwnJobs(this.context, await unansweredSubmissions(this.context, this.clientId, known)) : undefined;
+				submitting.length > 0 ? await cancelOwnJobs(this.context, await unansweredSubmissions(this.context, submitting, known)) : undefined;
 			this.cleanups.push(cancelOwnJobs(this.context, known).then(unanswered));
 		}
 		this.kick();
@@ -277,7 +279,7 @@ export class JobWatcher {
 	private onState(job: TrackedJob, state: CloudJobState): void {
 		if (job.phase === 'done' || job.phase === 'ending' || state === 'running') return;
 		const socket = this.socket;
-		if (socket?.open && job.phase !== 'confirming' && !job.gapFromStart && (socket.silent || job.startEpoch === this.gapEpoch)) {
+		if (socket?.open && job.phase !== 'confirming' && !job.gapFromStart && (socket.isSilent || job.startEpoch === this.gapEpoch)) {
 			// The open socket never told us this job ended: it cannot be trusted for the others either.
 			this.gapEpoch++;
 			socket.restart();
@@ -376,7 +378,7 @@ export class JobWatcher {
 		while (!this.closed) {
 			const now = Date.now();
 			const pending = [...this.jobs.values()].filter((job) => job.phase !== 'done');
-			const busy = pending.length > 0 || this.submitting > 0;
+			const busy = pending.length > 0 || this.submitting.size > 0;
 			const socket = this.socket;
 			if (busy && socket?.fellSilent(now, this.settings.silenceMs)) {
 				// Nothing heard for a while: messages may have been lost. Poll to find out.

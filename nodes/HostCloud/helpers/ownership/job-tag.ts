@@ -39,9 +39,14 @@ export function thisWorkflowId(context: IExecuteFunctions): string | undefined {
  * outlive its wait: one handed on by Submit, or one Execute leaves running at Max Wait (On Timeout
  * "Leave It Running", a tool's Tool Wait). Such a job may be awaited elsewhere, so it is no orphan
  * when its execution ends. `instance_id` (n8n's, the same on every process of one install) keeps
- * two installs on one account, which both number executions from 1, apart.
+ * two installs on one account, which both number executions from 1, apart. The request id is made
+ * here unless the caller made it (the watcher, which looks for the jobs of submits a cancel cut short).
  */
-export function jobTagFor(context: IExecuteFunctions, itemIndex: number, keep = false): IDataObject {
+export function jobTagFor(
+	context: IExecuteFunctions,
+	itemIndex: number,
+	{ keep = false, requestId = randomUUID() }: { keep?: boolean; requestId?: string } = {},
+): IDataObject {
 	const executionId = thisExecutionId(context);
 	const workflowId = thisWorkflowId(context);
 	const instanceId = thisInstanceId(context);
@@ -54,7 +59,7 @@ export function jobTagFor(context: IExecuteFunctions, itemIndex: number, keep = 
 		item_index: itemIndex,
 		...(operation ? { operation } : {}),
 		...(keep || operation === 'submit' ? { keep: true } : {}),
-		request_id: randomUUID(),
+		request_id: requestId,
 	};
 }
 
