@@ -4,7 +4,10 @@
  * restarts it (it never told of a job's end) tells every other run that messages may have been
  * missed; a run's silence is its own; it closes with its last run, and the next run opens another.
  */
+import type { AddressInfo } from 'node:net';
+
 import axios from 'axios';
+import { type WebSocket, WebSocketServer } from 'ws';
 
 import { shareJobSocket, type ShareEvents } from '../../nodes/HostCloud/helpers/jobs/socket-share';
 import { startSimulator, type Simulator } from '../../simulator/server';
@@ -101,4 +104,62 @@ test('a run judges silence for itself: its own submit restarts its count, and an
 	await waitUntil(() => a.trusted, 5000);
 	a.close();
 	b.close();
+});
+
+describe('messages kept for submits under way', () => {
+	let server: WebSocketServer;
+	let url: string;
+	beforeAll(async () => {
+		server = new WebSocketServer({ host: '127.0.0.1', port: 0 });
+		await new Promise((resolve) => server.once('listening', resolve));
+		url = `ws://127.0.0.1:${(server.address() as AddressInfo).port}`;
+	});
+	afterAll(async () => {
+		await new Promise((resolve) => server.close(resolve));
+	});
+
+	/** A share of a socket to the test server; `send` sends frames to it and waits until they have all been read. */
+	async function connected() {
+		let markers = 0;
+		const events = { ...listener(), watches: (id: string) => id === 'marker', onJobMessage: () => void markers++ };
+		const share = shareJobSocket({ urlFor: (clientId) => `${url}/ws?clientId=${clientId}`, headers: {}, secrets: [] }, settings, events);
+		const client = new Promise<WebSocket>((resolve) => server.once('connection', resolve));
+		expect(await share.connect()).toBe(true);
+		const socket = await client;
+		const send = async (frames: string[]) => {
+			const expected = markers + 1;
+			for (const frame of [...frames, message('executing', 'marker')]) socket.send(frame);
+			await waitUntil(() => markers === expected, 10_000);
+		};
+		return { share, send };
+	}
+	const message = (type: string, promptId: string, extra: Record<string, unknown> = {}) =>
+		JSON.stringify({ type, data: { prompt_id: promptId, ...extra } });
+
+	test('a job whose messages all stayed is whole; one some of whose messages were dropped for newer ones is not', async () => {
+		const { share, send } = await connected();
+		share.beginSubmission();
+		await send([message('executed', 'mine', { node: '9', output: { images: [] } })]);
+		await send(Array.from({ length: 5000 }, (_, i) => message('executing', `other-${i}`, { node: '3' })));
+		expect(share.takeKept('mine')).toEqual({ messages: [], whole: false });
+		const kept = share.takeKept('other-4999');
+		expect(kept.whole).toBe(true);
+		expect(kept.messages).toHaveLength(1);
+		share.endSubmission();
+		share.close();
+	}, 30_000);
+
+	test('the store is bounded by size too: 32 MiB', async () => {
+		const { share, send } = await connected();
+		share.beginSubmission();
+		await send([message('executed', 'mine', { node: '9', output: { images: [] } })]);
+		const big = 'x'.repeat(12 * 1024 * 1024);
+		await send([1, 2, 3].map((i) => message('executed', `big-${i}`, { node: '9', output: { text: [big] } })));
+		expect(share.takeKept('mine').whole).toBe(false);
+		expect(share.takeKept('big-3').whole).toBe(true);
+		share.endSubmission();
+		// With no submit under way, nothing is kept and nothing remembered.
+		expect(share.takeKept('mine')).toEqual({ messages: [], whole: true });
+		share.close();
+	}, 30_000);
 });

@@ -168,7 +168,7 @@ export class SocketShare implements SocketListener {
 		this.socket.endSubmission();
 	}
 
-	takeKept(promptId: string): JobMessage[] {
+	takeKept(promptId: string): { messages: JobMessage[]; whole: boolean } {
 		return this.socket.takeKept(promptId);
 	}
 

@@ -46,7 +46,11 @@ export interface SocketSettings {
 
 /** Message types kept for a prompt_id the node does not know yet. */
 const KEPT_TYPES = new Set(['executed', 'execution_success', 'execution_error', 'execution_interrupted', 'executing']);
+/** The kept messages' bounds, for all submits under way together (the oldest jobs' go first). */
 const KEPT_LIMIT = 5000;
+const KEPT_CHARS = 32 * 1024 * 1024;
+/** How many jobs whose kept messages were dropped are remembered (a submit that answers one must not trust what is left). */
+const DROPPED_LIMIT = 10_000;
 /**
  * A message's size is bounded when it comes; its depth only once it is to be read or kept
  * (`jsonValueProblem`): parsing is safe at any depth, walking is not, and most messages are other
@@ -76,8 +80,11 @@ export class JobSocket {
 	heard = 0;
 	/** Submits under way: while there are some, messages of unknown jobs are kept. */
 	private submitting = 0;
-	private readonly kept = new Map<string, JobMessage[]>();
+	private readonly kept = new Map<string, { messages: JobMessage[]; chars: number }>();
 	private keptCount = 0;
+	private keptChars = 0;
+	/** Jobs some of whose kept messages were dropped to stay within the bounds. */
+	private readonly dropped = new Set<string>();
 	private readonly listeners = new Set<SocketListener>();
 
 	constructor(
@@ -216,15 +223,23 @@ export class JobSocket {
 		if (this.submitting === 0) {
 			this.kept.clear();
 			this.keptCount = 0;
+			this.keptChars = 0;
+			this.dropped.clear();
 		}
 	}
 
-	/** The messages kept for a job whose submit just answered, in the order they came. */
-	takeKept(promptId: string): JobMessage[] {
-		const list = this.kept.get(promptId) ?? [];
+	/**
+	 * The messages kept for a job whose submit just answered, in the order they came; `whole` is
+	 * false when some were dropped to stay within the bounds (its outputs must then come from its record).
+	 */
+	takeKept(promptId: string): { messages: JobMessage[]; whole: boolean } {
+		const entry = this.kept.get(promptId);
+		const whole = !this.dropped.has(promptId);
+		if (!entry) return { messages: [], whole };
 		this.kept.delete(promptId);
-		this.keptCount -= list.length;
-		return list;
+		this.keptCount -= entry.messages.length;
+		this.keptChars -= entry.chars;
+		return { messages: entry.messages, whole };
 	}
 
 	private scheduleReconnect(): void {
@@ -259,7 +274,7 @@ export class JobSocket {
 		if (typeof data === 'string') {
 			const reading = readJson(data, UNREAD_MESSAGE);
 			if (!('value' in reading) || !isRecord(reading.value)) this.skipped('problem' in reading ? reading.problem : 'is not a JSON object');
-			else this.onJson(reading.value);
+			else this.onJson(reading.value, data.length);
 			return;
 		}
 		if (![...this.listeners].some((listener) => listener.wantsPreview)) return;
@@ -282,7 +297,7 @@ export class JobSocket {
 		this.tellLost();
 	}
 
-	private onJson(unread: Record<string, unknown>): void {
+	private onJson(unread: Record<string, unknown>, chars: number): void {
 		const data = unread.data;
 		if (!isRecord(data) || typeof data.prompt_id !== 'string') return;
 		const promptId = redact(data.prompt_id, this.settings.secrets);
@@ -302,19 +317,24 @@ export class JobSocket {
 			for (const listener of watchers) listener.onJobMessage(promptId, message);
 			return;
 		}
-		const list = this.kept.get(promptId) ?? [];
-		if (list.length === 0) this.kept.set(promptId, list);
-		list.push(message);
+		const entry = this.kept.get(promptId) ?? { messages: [], chars: 0 };
+		if (entry.messages.length === 0) this.kept.set(promptId, entry);
+		entry.messages.push(message);
+		entry.chars += chars;
 		this.keptCount++;
+		this.keptChars += chars;
 		this.pruneKept();
 	}
 
 	/** Other jobs of the account fill the store too: keep it small, dropping the oldest jobs' messages first. */
 	private pruneKept(): void {
-		for (const [promptId, list] of this.kept) {
-			if (this.keptCount <= KEPT_LIMIT) return;
+		for (const [promptId, entry] of this.kept) {
+			if (this.keptCount <= KEPT_LIMIT && this.keptChars <= KEPT_CHARS) return;
 			this.kept.delete(promptId);
-			this.keptCount -= list.length;
+			this.keptCount -= entry.messages.length;
+			this.keptChars -= entry.chars;
+			if (this.dropped.size >= DROPPED_LIMIT) this.dropped.delete(this.dropped.values().next().value as string);
+			this.dropped.add(promptId);
 		}
 	}
 

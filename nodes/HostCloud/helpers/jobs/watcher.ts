@@ -1,7 +1,6 @@
 /**
  * Waits for the cloud jobs of one node run over its share of the process's progress socket
- * (`socket-share.ts`), each job
- * in one phase (`tracked-job.ts`): outputs come from `executed` messages, and a job ends with
+ * (`socket-share.ts`), each job in one phase (`tracked-job.ts`): outputs come from `executed` messages, and a job ends with
  * `execution_success`, `execution_error` or `execution_interrupted`. While the socket is silent,
  * closed or absent, job status is polled and missed outputs are read from the job record (or the
  * job fails as "outputs may be incomplete": a partial list is never passed off as whole). Max Wait
@@ -100,19 +99,20 @@ export class JobWatcher {
 		this.socket?.beginSubmission();
 		const epoch = this.gapEpoch;
 		const socketOpen = this.socket?.open === true;
-		let promptId: string, promise: Promise<FinishedJob>, kept: JobMessage[];
+		let promptId: string, promise: Promise<FinishedJob>, kept: { messages: JobMessage[]; whole: boolean };
 		try {
 			promptId = await submit({ clientId: this.clientId, requestId });
 			this.claimPromptId(promptId, itemIndex);
-			promise = this.track({ promptId, itemIndex, epoch, gapFromStart: !socketOpen, pollNow: false });
-			kept = this.socket?.takeKept(promptId) ?? [];
+			kept = this.socket?.takeKept(promptId) ?? { messages: [], whole: true };
+			// Some of its messages were dropped from a full store: as if the socket had been down.
+			promise = this.track({ promptId, itemIndex, epoch, gapFromStart: !socketOpen || !kept.whole, pollNow: false });
 		} finally {
 			// Answered or failed, this submit needs no more messages kept for it.
 			this.submitting.delete(requestId);
 			this.socket?.endSubmission();
 		}
 		const job = this.jobs.get(promptId);
-		if (job) for (const message of kept) this.apply(job, message);
+		if (job) for (const message of kept.messages) this.apply(job, message);
 		return await promise;
 	}
 
