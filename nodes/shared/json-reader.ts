@@ -71,7 +71,9 @@ export function readJson(text: string, limits: JsonLimits): JsonReading {
 	try {
 		return { value: JSON.parse(text) as unknown };
 	} catch (error) {
-		return { problem: `is not valid JSON (${(error as Error).message})`, bound: false };
+		// Only where: the engine's message quotes the text, which may hold a secret the service echoed.
+		const position = /position (\d+)/.exec((error as Error).message)?.[1];
+		return { problem: `is not valid JSON${position ? ` (at character ${position})` : ''}`, bound: false };
 	}
 }
 

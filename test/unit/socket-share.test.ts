@@ -4,7 +4,7 @@
  * restarts it (it never told of a job's end) tells every other run that messages may have been
  * missed; a run's silence is its own; it closes with its last run, and the next run opens another.
  */
-import type { AddressInfo } from 'node:net';
+import { createServer, type AddressInfo, type Socket } from 'node:net';
 
 import axios from 'axios';
 import { type WebSocket, WebSocketServer } from 'ws';
@@ -138,28 +138,124 @@ describe('messages kept for submits under way', () => {
 
 	test('a job whose messages all stayed is whole; one some of whose messages were dropped for newer ones is not', async () => {
 		const { share, send } = await connected();
-		share.beginSubmission();
+		const early = share.beginSubmission();
 		await send([message('executed', 'mine', { node: '9', output: { images: [] } })]);
+		const late = share.beginSubmission();
 		await send(Array.from({ length: 5000 }, (_, i) => message('executing', `other-${i}`, { node: '3' })));
-		expect(share.takeKept('mine')).toEqual({ messages: [], whole: false });
-		const kept = share.takeKept('other-4999');
-		expect(kept.whole).toBe(true);
-		expect(kept.messages).toHaveLength(1);
-		share.endSubmission();
+		expect(share.takeKept('mine', early)).toEqual({ messages: [], whole: false });
+		// A submit that began after the drop trusts what is kept for it.
+		const later = share.beginSubmission();
+		const kept = share.takeKept('other-4999', later);
+		expect(kept).toMatchObject({ whole: true, messages: [expect.objectContaining({ type: 'executing' })] });
+		// One that began before it does not, whatever was dropped.
+		expect(share.takeKept('other-4998', late).whole).toBe(false);
+		for (let i = 0; i < 3; i++) share.endSubmission();
 		share.close();
 	}, 30_000);
 
 	test('the store is bounded by size too: 32 MiB', async () => {
 		const { share, send } = await connected();
-		share.beginSubmission();
+		const mark = share.beginSubmission();
 		await send([message('executed', 'mine', { node: '9', output: { images: [] } })]);
 		const big = 'x'.repeat(12 * 1024 * 1024);
 		await send([1, 2, 3].map((i) => message('executed', `big-${i}`, { node: '9', output: { text: [big] } })));
-		expect(share.takeKept('mine').whole).toBe(false);
-		expect(share.takeKept('big-3').whole).toBe(true);
+		expect(share.takeKept('mine', mark)).toEqual({ messages: [], whole: false });
+		expect(share.takeKept('big-3', mark).messages).toHaveLength(1);
 		share.endSubmission();
-		// With no submit under way, nothing is kept and nothing remembered.
-		expect(share.takeKept('mine')).toEqual({ messages: [], whole: true });
+		share.close();
+	}, 30_000);
+
+	test('a job whose first messages were dropped under a long flood is never handed over as whole', async () => {
+		const { share, send } = await connected();
+		const mark = share.beginSubmission();
+		await send([message('executed', 'mine', { node: '9', output: { images: [{ filename: 'first.png' }] } })]);
+		for (let batch = 0; batch < 15; batch++)
+			await send(Array.from({ length: 1000 }, (_, i) => message('executing', `other-${batch}-${i}`, { node: '3' })));
+		await send([
+			message('executed', 'mine', { node: '10', output: { images: [{ filename: 'second.png' }] } }),
+			message('execution_success', 'mine'),
+		]);
+		const kept = share.takeKept('mine', mark);
+		expect(kept.messages.map((kept) => kept.type)).toEqual(['executed', 'execution_success']);
+		expect(kept.whole).toBe(false);
+		share.endSubmission();
+		share.close();
+	}, 60_000);
+
+	test('a frame that is not JSON is logged without its text (the service may echo the key)', async () => {
+		const key = 'sk-SECRETKEY1234567890';
+		const warned: string[] = [];
+		const logger = { warn: (line: string) => void warned.push(line), debug: () => undefined } as never;
+		const lost = listener();
+		const share = shareJobSocket(
+			{ urlFor: (c) => `${url}/ws?clientId=${c}&token=${key}`, headers: {}, secrets: [key] },
+			settings,
+			lost,
+			logger,
+		);
+		const client = new Promise<WebSocket>((resolve) => server.once('connection', resolve));
+		await share.connect();
+		(await client).send(`${key} echoed`);
+		await waitUntil(() => warned.length > 0, 5000);
+		expect(warned[0]).toMatch(/is not valid JSON/);
+		expect(warned.join('\n')).not.toContain(key.slice(0, 6));
+		// It may have been any job's `executed`: a gap for every run.
+		expect(lost.lost).toBe(1);
 		share.close();
 	}, 30_000);
 });
+
+test('while another run’s connect is under way, a run waits for it to end rather than looking again at once', async () => {
+	// Accepts the connection and never answers the upgrade (a stalled proxy).
+	const held: Socket[] = [];
+	const stalled = createServer((socket) => void held.push(socket));
+	await new Promise<void>((resolve) => stalled.listen(0, '127.0.0.1', resolve));
+	try {
+		const port = (stalled.address() as AddressInfo).port;
+		const stalledAddress = { urlFor: (c: string) => `ws://127.0.0.1:${port}/ws?clientId=${c}`, headers: {}, secrets: [] };
+		const changed = listener();
+		let changes = 0;
+		const b = shareJobSocket(stalledAddress, { keepPreview: false, connectTimeoutMs: 500 }, { ...changed, onChange: () => void changes++ });
+		const a = shareJobSocket(stalledAddress, { keepPreview: false, connectTimeoutMs: 500 }, listener());
+		const connecting = a.connect();
+		await waitUntil(() => held.length === 1, 5000);
+		expect(b.connectDue(Date.now())).toBe(false);
+		expect(b.nextCheckAt(30_000)).toBe(Number.POSITIVE_INFINITY);
+		expect(await connecting).toBe(false);
+		// Its end is news to every run: each looks again (and reconnects after the back-off).
+		expect(changes).toBe(1);
+		expect(b.nextCheckAt(30_000)).toBeGreaterThan(Date.now());
+		a.close();
+		b.close();
+	} finally {
+		for (const socket of held) socket.destroy();
+		await new Promise((resolve) => stalled.close(resolve));
+	}
+}, 20_000);
+
+test('self-hosted: after a restart the server still sends the shared client id its jobs’ messages', async () => {
+	// Upstream ComfyUI forgets a client id when any socket of it closes: the old one must be gone before the new one opens.
+	const selfHosted = await startSimulator({ flavour: 'self-hosted', nodeMs: 5 });
+	try {
+		for (let round = 0; round < 3; round++) {
+			let heard = 0;
+			let watched = '';
+			const events = { ...listener(), watches: (id: string) => id === watched, onJobMessage: () => void heard++ };
+			const serverAddress = { urlFor: (c: string) => `${selfHosted.wsBaseUrl}/ws?clientId=${c}`, headers: {}, secrets: [] };
+			const a = shareJobSocket(serverAddress, settings, listener());
+			const b = shareJobSocket(serverAddress, settings, events);
+			expect(await a.connect()).toBe(true);
+			a.restart();
+			expect(await b.connect()).toBe(true);
+			const answer = await axios.post(`${selfHosted.baseUrl}/api/prompt`, { prompt: txt2img(), client_id: b.clientId });
+			watched = answer.data.prompt_id;
+			await waitUntil(() => selfHosted.cloud.jobs.get(watched)?.status === 'completed', 10_000);
+			await waitUntil(() => heard > 0, 2000);
+			a.close();
+			b.close();
+			selfHosted.reset();
+		}
+	} finally {
+		await selfHosted.close();
+	}
+}, 60_000);

@@ -134,7 +134,8 @@ export class SocketShare implements SocketListener {
 
 	/** When the socket next needs a look: a silence check while it is trusted, a reconnect while it is down. */
 	nextCheckAt(silenceMs: number): number {
-		if (!this.open) return this.socket.reconnectAt;
+		// A connect under way says when it ends (onChange).
+		if (!this.open) return this.socket.connectUnderWay ? Number.POSITIVE_INFINITY : this.socket.reconnectAt;
 		return this.silent ? Number.POSITIVE_INFINITY : this.quietSince + silenceMs;
 	}
 
@@ -159,17 +160,18 @@ export class SocketShare implements SocketListener {
 		this.socket.restart(this);
 	}
 
-	beginSubmission(): void {
+	/** A submit starts; answers the mark its `takeKept` wants. */
+	beginSubmission(): number {
 		this.submittedAt = Date.now();
-		this.socket.beginSubmission();
+		return this.socket.beginSubmission();
 	}
 
 	endSubmission(): void {
 		this.socket.endSubmission();
 	}
 
-	takeKept(promptId: string): { messages: JobMessage[]; whole: boolean } {
-		return this.socket.takeKept(promptId);
+	takeKept(promptId: string, mark: number): { messages: JobMessage[]; whole: boolean } {
+		return this.socket.takeKept(promptId, mark);
 	}
 
 	/** Leaves the socket (closed with its last share). */

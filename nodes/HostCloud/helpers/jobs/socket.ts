@@ -15,7 +15,7 @@ import { jittered } from '../../../shared/retry';
 import { isRecord } from '../../../shared/validation';
 import { JSON_LIMITS, jsonValueProblem, readJson } from '../../../shared/json-reader';
 import { parsePreviewFrame, type PreviewImage } from './preview-frames';
-import { runtimeWebSocket, SOCKET_OPEN, type RuntimeWebSocket } from './websocket';
+import { runtimeWebSocket, SOCKET_CLOSED, SOCKET_OPEN, type RuntimeWebSocket } from './websocket';
 
 export type JobMessage = Record<string, unknown> & { data: Record<string, unknown> & { prompt_id: string } };
 
@@ -49,8 +49,8 @@ const KEPT_TYPES = new Set(['executed', 'execution_success', 'execution_error', 
 /** The kept messages' bounds, for all submits under way together (the oldest jobs' go first). */
 const KEPT_LIMIT = 5000;
 const KEPT_CHARS = 32 * 1024 * 1024;
-/** How many jobs whose kept messages were dropped are remembered (a submit that answers one must not trust what is left). */
-const DROPPED_LIMIT = 10_000;
+/** How long a restart waits for the old connection to close before opening the new one. */
+const CLOSE_WAIT_MS = 2000;
 /**
  * A message's size is bounded when it comes; its depth only once it is to be read or kept
  * (`jsonValueProblem`): parsing is safe at any depth, walking is not, and most messages are other
@@ -83,8 +83,11 @@ export class JobSocket {
 	private readonly kept = new Map<string, { messages: JobMessage[]; chars: number }>();
 	private keptCount = 0;
 	private keptChars = 0;
-	/** Jobs some of whose kept messages were dropped to stay within the bounds. */
-	private readonly dropped = new Set<string>();
+	/** Kept jobs dropped to stay within the bounds, ever: a submit during which it grew cannot trust what is kept. */
+	private drops = 0;
+	/** The connection a restart dropped, until it has closed (`closeWait` ends the wait). */
+	private closing?: Promise<void>;
+	private closeWait?: AbortController;
 	private readonly listeners = new Set<SocketListener>();
 
 	constructor(
@@ -129,6 +132,15 @@ export class JobSocket {
 		if (this.open) return Promise.resolve(true);
 		if (this.connecting) return this.connecting;
 		if (!Socket || this.closed) return Promise.resolve(false);
+		const closing = this.closing;
+		if (closing) {
+			this.closing = undefined;
+			this.connecting = closing.then(() => {
+				this.connecting = undefined;
+				return this.connect();
+			});
+			return this.connecting;
+		}
 		let settled = false;
 		const attempt = new Promise<boolean>((resolve) => {
 			const timer = new AbortController();
@@ -199,22 +211,35 @@ export class JobSocket {
 	 * every listener but `by` (which asked, so knows) is told that messages may have been missed.
 	 */
 	restart(by: SocketListener): void {
-		const wasOpen = this.socket !== undefined;
+		const old = this.socket;
 		this.drop();
 		this.reconnectAt = Date.now();
-		if (wasOpen) this.tellLost(by);
+		if (!old) return;
+		// A self-hosted server forgets a client id when any socket of it closes: the new one must not open first.
+		const closed = new AbortController();
+		old.onclose = () => closed.abort();
+		old.onerror = () => closed.abort();
+		if (old.readyState === SOCKET_CLOSED) closed.abort();
+		this.closeWait = closed;
+		this.closing = pause(CLOSE_WAIT_MS, closed.signal).then(
+			() => undefined,
+			() => undefined,
+		);
+		this.tellLost(by);
 	}
 
 	/** Closes the socket for good. */
 	close(): void {
 		this.closed = true;
+		this.closeWait?.abort();
 		this.opening?.close();
 		this.drop();
 	}
 
-	/** A submit starts: from now on, messages of jobs nobody watches yet are kept. */
-	beginSubmission(): void {
+	/** A submit starts: from now on, messages of jobs nobody watches yet are kept. Answers the mark `takeKept` wants. */
+	beginSubmission(): number {
 		this.submitting++;
+		return this.drops;
 	}
 
 	/** A submit ended (answered or failed); when none is left, nothing more needs keeping. */
@@ -224,17 +249,17 @@ export class JobSocket {
 			this.kept.clear();
 			this.keptCount = 0;
 			this.keptChars = 0;
-			this.dropped.clear();
 		}
 	}
 
 	/**
-	 * The messages kept for a job whose submit just answered, in the order they came; `whole` is
-	 * false when some were dropped to stay within the bounds (its outputs must then come from its record).
+	 * The messages kept for a job whose submit (begun at `mark`) just answered, in the order they
+	 * came; `whole` is false when kept messages were dropped since, to stay within the bounds: any
+	 * of them may have been this job's, whose outputs must then come from its record.
 	 */
-	takeKept(promptId: string): { messages: JobMessage[]; whole: boolean } {
+	takeKept(promptId: string, mark: number): { messages: JobMessage[]; whole: boolean } {
 		const entry = this.kept.get(promptId);
-		const whole = !this.dropped.has(promptId);
+		const whole = this.drops === mark;
 		if (!entry) return { messages: [], whole };
 		this.kept.delete(promptId);
 		this.keptCount -= entry.messages.length;
@@ -333,8 +358,7 @@ export class JobSocket {
 			this.kept.delete(promptId);
 			this.keptCount -= entry.messages.length;
 			this.keptChars -= entry.chars;
-			if (this.dropped.size >= DROPPED_LIMIT) this.dropped.delete(this.dropped.values().next().value as string);
-			this.dropped.add(promptId);
+			this.drops++;
 		}
 	}
 

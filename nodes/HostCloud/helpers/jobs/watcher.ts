@@ -96,14 +96,14 @@ export class JobWatcher {
 	async submitAndWait(itemIndex: number, submit: (ids: { clientId: string; requestId: string }) => Promise<string>): Promise<FinishedJob> {
 		const requestId = randomUUID();
 		this.submitting.set(requestId, { requestId, itemIndex, clientId: this.clientId });
-		this.socket?.beginSubmission();
+		const mark = this.socket?.beginSubmission() ?? 0;
 		const epoch = this.gapEpoch;
 		const socketOpen = this.socket?.open === true;
 		let promptId: string, promise: Promise<FinishedJob>, kept: { messages: JobMessage[]; whole: boolean };
 		try {
 			promptId = await submit({ clientId: this.clientId, requestId });
 			this.claimPromptId(promptId, itemIndex);
-			kept = this.socket?.takeKept(promptId) ?? { messages: [], whole: true };
+			kept = this.socket?.takeKept(promptId, mark) ?? { messages: [], whole: true };
 			// Some of its messages were dropped from a full store: as if the socket had been down.
 			promise = this.track({ promptId, itemIndex, epoch, gapFromStart: !socketOpen || !kept.whole, pollNow: false });
 		} finally {

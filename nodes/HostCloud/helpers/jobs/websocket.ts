@@ -27,8 +27,9 @@ export interface RuntimeWebSocket {
 /** Node's client (undici) takes headers for the upgrade request; the browser's has no such option. */
 export type RuntimeWebSocketClass = new (url: string, init?: { headers?: Record<string, string> }) => RuntimeWebSocket;
 
-/** readyState of an open socket. */
+/** readyState of an open socket, and of one whose connection is closed. */
 export const SOCKET_OPEN = 1;
+export const SOCKET_CLOSED = 3;
 
 declare const WebSocket: RuntimeWebSocketClass | undefined;
 
