@@ -1,7 +1,8 @@
 /**
- * The media proxy's endpoints (area C of the API), one function each, all through the package's
- * one transport. Operations and helpers call these, never `hostRequest`, so a path, a body field
- * or a message wording of an endpoint is written in one place.
+ * The media proxy's endpoints (area C of the API), all through the package's one transport: one
+ * submit and one status read for every task, at the paths its row of `media-tasks.ts` gives, and
+ * the music stream. Operations and helpers call these, never `hostRequest`, so a path, a body
+ * field or a message wording of an endpoint is written in one place.
  *
  * Answers are typed as the spec describes them, every field optional: the real service varies
  * (wrapped or not in `data{}`, `task_status` for `status`), so they are read through
@@ -16,10 +17,18 @@ import { pathSegment } from '../../shared/path-segment';
 import { pause } from '../../shared/pause';
 import { discardBody, IdleTimeoutError } from '../../shared/streams';
 import { hostRequest, hostRequestFull } from '../../shared/transport';
+import {
+	imageTask,
+	isImageTaskType,
+	MEDIA_TASKS,
+	VIDEO_STATUS_PATH,
+	type ImageTaskType,
+	type MediaTaskType,
+	type StartableTaskType,
+} from './media-tasks';
 import type {
 	AUDIO_TYPES,
 	EXTEND_MODELS,
-	ImageTaskType,
 	MOVEMENT_AMPLITUDES,
 	MULTIFRAME_MODELS,
 	PORTRAIT_BEAUTIFIERS,
@@ -32,8 +41,6 @@ import type {
 	UPSCALER_SCALE_FACTORS,
 	VIDEO_STYLES,
 } from './spec';
-
-const IMAGING = '/proxy/imaging/v1/ai';
 
 type OneOf<T extends readonly string[]> = T[number];
 
@@ -164,6 +171,11 @@ export type TaskKind = 'image' | 'video';
 /** A task the proxy reports on: image status paths are per task type, video tasks share one. */
 export type TaskRef = { kind: 'image'; taskType: ImageTaskType; taskId: string } | { kind: 'video'; taskId: string };
 
+/** The task of this type and ID, as its status is read. */
+export function taskRef(taskType: MediaTaskType, taskId: string): TaskRef {
+	return isImageTaskType(taskType) ? { kind: 'image', taskType, taskId } : { kind: 'video', taskId };
+}
+
 /** The body field that takes a notification URL, per kind of task. */
 export const NOTIFY_FIELD = { image: 'webhook_url', video: 'callback_url' } as const satisfies Record<TaskKind, string>;
 
@@ -189,20 +201,24 @@ export type StatusContext = IExecuteFunctions | IWebhookFunctions;
 
 /** The GET path of a task's status, also shown in outputs and messages. */
 export function taskStatusPath(task: TaskRef): string {
-	const id = pathSegment(task.taskId);
-	return task.kind === 'image' ? `${IMAGING}/${task.taskType}/${id}` : `/proxy/video/tasks/${id}/creations`;
+	const template = task.kind === 'image' ? imageTask(task.taskType).statusPath : VIDEO_STATUS_PATH;
+	// A replacer function: the ID is taken as it is, never read for `$&`-style patterns.
+	return template.replace('{task_id}', () => pathSegment(task.taskId));
 }
 
-/** Image task types whose status path the spec shows. The others' (relight, skin enhancer, video) are served by the real service but not promised. */
-const STATUS_PATH_IN_SPEC: readonly ImageTaskType[] = ['image-upscaler', 'image-upscaler-precision-v2', 'image-style-transfer'];
-
 /** Whether the spec promises this task's status path, so that a 404 there means "no such task", not "no such path". */
-export const specShowsStatusPath = (task: TaskRef): boolean => task.kind === 'image' && STATUS_PATH_IN_SPEC.includes(task.taskType);
+export const specShowsStatusPath = (task: TaskRef): boolean => task.kind === 'image' && imageTask(task.taskType).statusInSpec;
 
-async function submit<A>(context: IExecuteFunctions, path: string, body: IDataObject, call: SubmitCall): Promise<A> {
-	return await hostRequest<A>(context, 'hostApi', {
+/** POST the task's submit path: starts it. Image answers come in `data{}` but for style transfer's. */
+export async function startTask(
+	context: IExecuteFunctions,
+	taskType: StartableTaskType,
+	body: IDataObject,
+	call: SubmitCall,
+): Promise<ImageTaskAnswer | VideoTaskAnswer> {
+	return await hostRequest<ImageTaskAnswer | VideoTaskAnswer>(context, 'hostApi', {
 		method: 'POST',
-		path,
+		path: MEDIA_TASKS[taskType].submitPath,
 		body,
 		itemIndex: call.itemIndex,
 		action: `starting the ${call.label}`,
@@ -210,34 +226,6 @@ async function submit<A>(context: IExecuteFunctions, path: string, body: IDataOb
 		answer: 'object',
 	});
 }
-
-/** POST /proxy/imaging/v1/ai/image-relight. */
-export const relightImage = async (context: IExecuteFunctions, body: RelightBody, call: SubmitCall) =>
-	await submit<ImageTaskAnswer>(context, `${IMAGING}/image-relight`, body, call);
-
-/** POST /proxy/imaging/v1/ai/image-upscaler. */
-export const upscaleImage = async (context: IExecuteFunctions, body: UpscaleBody, call: SubmitCall) =>
-	await submit<ImageTaskAnswer>(context, `${IMAGING}/image-upscaler`, body, call);
-
-/** POST /proxy/imaging/v1/ai/image-style-transfer. */
-export const transferImageStyle = async (context: IExecuteFunctions, body: StyleTransferBody, call: SubmitCall) =>
-	await submit<ImageTaskAnswer>(context, `${IMAGING}/image-style-transfer`, body, call);
-
-/** POST /proxy/imaging/v1/ai/skin-enhancer/creative. */
-export const enhanceSkin = async (context: IExecuteFunctions, body: SkinEnhancerBody, call: SubmitCall) =>
-	await submit<ImageTaskAnswer>(context, `${IMAGING}/skin-enhancer/creative`, body, call);
-
-/** POST /proxy/video/multiframe. */
-export const generateVideoFromFrames = async (context: IExecuteFunctions, body: MultiframeBody, call: SubmitCall) =>
-	await submit<VideoTaskAnswer>(context, '/proxy/video/multiframe', body, call);
-
-/** POST /proxy/video/start-end2video. */
-export const generateVideoFromStartFrame = async (context: IExecuteFunctions, body: StartEndVideoBody, call: SubmitCall) =>
-	await submit<VideoTaskAnswer>(context, '/proxy/video/start-end2video', body, call);
-
-/** POST /proxy/video/extend. */
-export const extendVideo = async (context: IExecuteFunctions, body: ExtendVideoBody, call: SubmitCall) =>
-	await submit<VideoTaskAnswer>(context, '/proxy/video/extend', body, call);
 
 async function readStatus<A>(context: StatusContext, task: TaskRef, call: StatusCall): Promise<A> {
 	return await hostRequest<A>(context, 'hostApi', {

@@ -78,19 +78,6 @@ export const VIDEO_PROMPT_MAX_CHARS = 2000;
 export const INT32_MIN = -2_147_483_648;
 export const INT32_MAX = 2_147_483_647;
 
-/** Image task kinds as their status paths name them (`/proxy/imaging/v1/ai/{kind}/{task_id}`). */
-export const IMAGE_TASK_TYPES = [
-	'image-upscaler',
-	'image-upscaler-precision-v2',
-	'image-style-transfer',
-	'image-relight',
-	'skin-enhancer',
-] as const;
-export type ImageTaskType = (typeof IMAGE_TASK_TYPES)[number];
-/** Video task kinds as the submit operations name them in outputs (`task_type`). */
-export const VIDEO_TASK_TYPES = ['multiframe', 'start-end2video', 'extend'] as const;
-export type VideoTaskType = (typeof VIDEO_TASK_TYPES)[number];
-
 /** Options for an n8n dropdown from enum values, named in words. */
 export function optionsOf(values: readonly string[], names: Record<string, string> = {}): Array<{ name: string; value: string }> {
 	return values.map((value) => ({ name: names[value] ?? titleCase(value), value }));

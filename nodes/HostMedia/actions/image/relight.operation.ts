@@ -22,7 +22,7 @@ import {
 import { optionsOf, RELIGHT_STYLES } from '../../transport/spec';
 import { runTask } from '../../helpers/tasks/task';
 import { waitProperties } from '../../helpers/tasks/wait-parameters';
-import { relightImage, type RelightBody } from '../../transport/media-api';
+import type { RelightBody } from '../../transport/media-api';
 
 const IMAGE: ImageInputDefinition = { prefix: 'image', api: 'image', displayName: 'Image', description: 'The photo to relight.' };
 const LIGHTMAP: ImageInputDefinition = {
@@ -176,11 +176,5 @@ export async function execute(this: IExecuteFunctions, itemIndex: number): Promi
 	if (reference) body.transfer_light_from_reference_image = reference.value;
 	const advanced = addFields(this, itemIndex, ADVANCED, this.getNodeParameter('advancedSettings', itemIndex, {}) as IDataObject, {});
 	if (Object.keys(advanced).length > 0) body.advanced_settings = advanced;
-	return await runTask(this, itemIndex, {
-		kind: 'image',
-		taskType: 'image-relight',
-		label: 'relight task',
-		body,
-		submit: relightImage,
-	});
+	return await runTask(this, itemIndex, { taskType: 'image-relight', body });
 }

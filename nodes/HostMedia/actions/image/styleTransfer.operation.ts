@@ -9,7 +9,7 @@ import { imageInputProperties, resolveImageInput, type ImageInputDefinition } fr
 import { optionsOf, PORTRAIT_BEAUTIFIERS, PORTRAIT_STYLES, STYLE_ENGINES, STYLE_FLAVORS } from '../../transport/spec';
 import { runTask } from '../../helpers/tasks/task';
 import { waitProperties } from '../../helpers/tasks/wait-parameters';
-import { transferImageStyle, type StyleTransferBody } from '../../transport/media-api';
+import type { StyleTransferBody } from '../../transport/media-api';
 
 const IMAGE: ImageInputDefinition = { prefix: 'image', api: 'image', displayName: 'Image', description: 'The image to restyle.' };
 const REFERENCE: ImageInputDefinition = {
@@ -130,11 +130,5 @@ export async function execute(this: IExecuteFunctions, itemIndex: number): Promi
 			);
 		}
 	}
-	return await runTask(this, itemIndex, {
-		kind: 'image',
-		taskType: 'image-style-transfer',
-		label: 'style transfer task',
-		body,
-		submit: transferImageStyle,
-	});
+	return await runTask(this, itemIndex, { taskType: 'image-style-transfer', body });
 }

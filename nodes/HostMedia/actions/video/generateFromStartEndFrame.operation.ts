@@ -26,7 +26,7 @@ import {
 } from '../../transport/spec';
 import { runTask } from '../../helpers/tasks/task';
 import { waitProperties } from '../../helpers/tasks/wait-parameters';
-import { generateVideoFromStartFrame, type StartEndVideoBody } from '../../transport/media-api';
+import type { StartEndVideoBody } from '../../transport/media-api';
 import { CALLBACK_URL_FIELD, PAYLOAD_FIELD, resolutionField, VIDEO_PROMPT_FIELD } from '../../helpers/inputs/video-fields';
 
 const START_FRAME: ImageInputDefinition = {
@@ -218,11 +218,5 @@ export async function execute(this: IExecuteFunctions, itemIndex: number): Promi
 			'Shorten the video or choose a model that allows longer videos.',
 		);
 	}
-	return await runTask(this, itemIndex, {
-		kind: 'video',
-		taskType: 'start-end2video',
-		label: 'video task',
-		body,
-		submit: generateVideoFromStartFrame,
-	});
+	return await runTask(this, itemIndex, { taskType: 'start-end2video', body });
 }
