@@ -26,113 +26,22 @@ import {
 	type MediaTaskType,
 	type StartableTaskType,
 } from './media-tasks';
-import type {
-	AUDIO_TYPES,
-	EXTEND_MODELS,
-	MOVEMENT_AMPLITUDES,
-	MULTIFRAME_MODELS,
-	PORTRAIT_BEAUTIFIERS,
-	PORTRAIT_STYLES,
-	RELIGHT_STYLES,
-	STYLE_ENGINES,
-	STYLE_FLAVORS,
-	UPSCALER_ENGINES,
-	UPSCALER_OPTIMIZED_FOR,
-	UPSCALER_SCALE_FACTORS,
-	VIDEO_STYLES,
-} from './spec';
 
-type OneOf<T extends readonly string[]> = T[number];
+/** A value of one of the spec's enums. */
+export type OneOf<T extends readonly string[]> = T[number];
 
 /** An image given as Base64 or as a URL the service fetches. */
-type ImageText = string;
+export type ImageText = string;
 
 /** Body fields the requests may carry beyond those named (the field definitions fill them by API name). */
-type BodyFields = IDataObject;
+export type BodyFields = IDataObject;
 
-export interface RelightBody extends BodyFields {
-	image: ImageText;
-	prompt?: string;
-	style?: OneOf<typeof RELIGHT_STYLES>;
-	light_transfer_strength?: number;
-	change_background?: boolean;
-	interpolate_from_original?: boolean;
-	preserve_details?: boolean;
-	transfer_light_from_lightmap?: ImageText;
-	transfer_light_from_reference_image?: ImageText;
-	advanced_settings?: IDataObject;
-	webhook_url?: string;
-}
-
-export interface UpscaleBody extends BodyFields {
-	image: ImageText;
-	scale_factor?: OneOf<typeof UPSCALER_SCALE_FACTORS>;
-	creativity?: number;
-	fractality?: number;
-	hdr?: number;
-	resemblance?: number;
-	engine?: OneOf<typeof UPSCALER_ENGINES>;
-	optimized_for?: OneOf<typeof UPSCALER_OPTIMIZED_FOR>;
-	prompt?: string;
-	webhook_url?: string;
-}
-
-export interface StyleTransferBody extends BodyFields {
-	image: ImageText;
-	reference_image: ImageText;
-	engine?: OneOf<typeof STYLE_ENGINES>;
-	flavor?: OneOf<typeof STYLE_FLAVORS>;
-	fixed_generation?: boolean;
-	is_portrait?: boolean;
-	portrait_beautifier?: OneOf<typeof PORTRAIT_BEAUTIFIERS>;
-	portrait_style?: OneOf<typeof PORTRAIT_STYLES>;
-	prompt?: string;
-	structure_strength?: number;
-	style_strength?: number;
-	webhook_url?: string;
-}
-
-export interface SkinEnhancerBody extends BodyFields {
-	image: ImageText;
-	sharpen?: number;
-	smart_grain?: number;
-	webhook_url?: string;
-}
-
-interface VideoBody extends BodyFields {
+/** What every video task's body may carry. */
+export interface VideoBody extends BodyFields {
 	prompt?: string;
 	resolution?: string;
 	payload?: string;
 	callback_url?: string;
-}
-
-/** One key frame of a multiframe video. */
-export type MultiframeFrame = { key_image: ImageText; duration: number; prompt: string };
-
-export interface MultiframeBody extends VideoBody {
-	model?: OneOf<typeof MULTIFRAME_MODELS>;
-	start_image?: ImageText;
-	image_settings?: MultiframeFrame[];
-}
-
-export interface StartEndVideoBody extends VideoBody {
-	model?: string;
-	images?: ImageText[];
-	duration?: number;
-	aspect_ratio?: string;
-	audio?: boolean;
-	audio_type?: OneOf<typeof AUDIO_TYPES>;
-	movement_amplitude?: OneOf<typeof MOVEMENT_AMPLITUDES>;
-	style?: OneOf<typeof VIDEO_STYLES>;
-	seed?: number;
-}
-
-export interface ExtendVideoBody extends VideoBody {
-	model: OneOf<typeof EXTEND_MODELS>;
-	duration?: number;
-	images?: ImageText[];
-	video_creation_id?: string;
-	video_url?: string;
 }
 
 export interface MusicRequest {

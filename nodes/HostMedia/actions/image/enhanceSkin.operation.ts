@@ -7,7 +7,14 @@ import { addFields, additionalFields, additionalFieldsProperty, type FieldDefini
 import { imageInputProperties, resolveImageInput, type ImageInputDefinition } from '../../helpers/inputs/image-input';
 import { runTask } from '../../helpers/tasks/task';
 import { waitProperties } from '../../helpers/tasks/wait-parameters';
-import type { SkinEnhancerBody } from '../../transport/media-api';
+import type { BodyFields, ImageText } from '../../transport/media-api';
+
+interface SkinEnhancerBody extends BodyFields {
+	image: ImageText;
+	sharpen?: number;
+	smart_grain?: number;
+	webhook_url?: string;
+}
 
 const IMAGE: ImageInputDefinition = {
 	prefix: 'image',

@@ -22,7 +22,21 @@ import {
 import { optionsOf, RELIGHT_STYLES } from '../../transport/spec';
 import { runTask } from '../../helpers/tasks/task';
 import { waitProperties } from '../../helpers/tasks/wait-parameters';
-import type { RelightBody } from '../../transport/media-api';
+import type { BodyFields, ImageText, OneOf } from '../../transport/media-api';
+
+interface RelightBody extends BodyFields {
+	image: ImageText;
+	prompt?: string;
+	style?: OneOf<typeof RELIGHT_STYLES>;
+	light_transfer_strength?: number;
+	change_background?: boolean;
+	interpolate_from_original?: boolean;
+	preserve_details?: boolean;
+	transfer_light_from_lightmap?: ImageText;
+	transfer_light_from_reference_image?: ImageText;
+	advanced_settings?: IDataObject;
+	webhook_url?: string;
+}
 
 const IMAGE: ImageInputDefinition = { prefix: 'image', api: 'image', displayName: 'Image', description: 'The photo to relight.' };
 const LIGHTMAP: ImageInputDefinition = {

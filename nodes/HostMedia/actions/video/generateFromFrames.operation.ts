@@ -17,8 +17,17 @@ import { checkImageText, imageInputProperties, resolveImageInput, type ImageInpu
 import { MULTIFRAME_MAX_FRAMES, MULTIFRAME_MIN_FRAMES, MULTIFRAME_MODELS, MULTIFRAME_RESOLUTIONS, optionsOf } from '../../transport/spec';
 import { runTask } from '../../helpers/tasks/task';
 import { waitProperties } from '../../helpers/tasks/wait-parameters';
-import type { MultiframeBody, MultiframeFrame } from '../../transport/media-api';
+import type { ImageText, OneOf, VideoBody } from '../../transport/media-api';
 import { CALLBACK_URL_FIELD, PAYLOAD_FIELD, resolutionField } from '../../helpers/inputs/video-fields';
+
+/** One key frame of a multiframe video. */
+type MultiframeFrame = { key_image: ImageText; duration: number; prompt: string };
+
+interface MultiframeBody extends VideoBody {
+	model?: OneOf<typeof MULTIFRAME_MODELS>;
+	start_image?: ImageText;
+	image_settings?: MultiframeFrame[];
+}
 
 const START_IMAGE: ImageInputDefinition = {
 	prefix: 'startImage',
