@@ -1,7 +1,7 @@
 /**
  * The media proxy's enums and bounds, as the API spec states them (area C). Every check of the
  * node reads them from here, so a change of the spec is a change of one line. It sits in transport/
- * because the requests of media-api.ts are typed with them; it imports nothing.
+ * beside the tasks' catalogue (`media-tasks.ts`), as the API's own values; it imports nothing.
  */
 
 export const RELIGHT_STYLES = [
