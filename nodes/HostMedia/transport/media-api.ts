@@ -1,7 +1,8 @@
 /**
- * The media proxy's endpoints (area C of the API), one function each, all through the package's
- * one transport. Operations and helpers call these, never `hostRequest`, so a path, a body field
- * or a message wording of an endpoint is written in one place.
+ * The media proxy's endpoints (area C of the API), all through the package's one transport: one
+ * submit and one status read for every task, at the paths its row of `media-tasks.ts` gives, and
+ * the music stream. Operations and helpers call these, never `hostRequest`, so a path, a body
+ * field or a message wording of an endpoint is written in one place.
  *
  * Answers are typed as the spec describes them, every field optional: the real service varies
  * (wrapped or not in `data{}`, `task_status` for `status`), so they are read through
@@ -16,116 +17,31 @@ import { pathSegment } from '../../shared/path-segment';
 import { pause } from '../../shared/pause';
 import { discardBody, IdleTimeoutError } from '../../shared/streams';
 import { hostRequest, hostRequestFull } from '../../shared/transport';
-import type {
-	AUDIO_TYPES,
-	EXTEND_MODELS,
-	ImageTaskType,
-	MOVEMENT_AMPLITUDES,
-	MULTIFRAME_MODELS,
-	PORTRAIT_BEAUTIFIERS,
-	PORTRAIT_STYLES,
-	RELIGHT_STYLES,
-	STYLE_ENGINES,
-	STYLE_FLAVORS,
-	UPSCALER_ENGINES,
-	UPSCALER_OPTIMIZED_FOR,
-	UPSCALER_SCALE_FACTORS,
-	VIDEO_STYLES,
-} from './spec';
+import {
+	imageTask,
+	isImageTaskType,
+	MEDIA_TASKS,
+	VIDEO_STATUS_PATH,
+	type ImageTaskType,
+	type MediaTaskType,
+	type StartableTaskType,
+} from './media-tasks';
 
-const IMAGING = '/proxy/imaging/v1/ai';
-
-type OneOf<T extends readonly string[]> = T[number];
+/** A value of one of the spec's enums. */
+export type OneOf<T extends readonly string[]> = T[number];
 
 /** An image given as Base64 or as a URL the service fetches. */
-type ImageText = string;
+export type ImageText = string;
 
 /** Body fields the requests may carry beyond those named (the field definitions fill them by API name). */
-type BodyFields = IDataObject;
+export type BodyFields = IDataObject;
 
-export interface RelightBody extends BodyFields {
-	image: ImageText;
-	prompt?: string;
-	style?: OneOf<typeof RELIGHT_STYLES>;
-	light_transfer_strength?: number;
-	change_background?: boolean;
-	interpolate_from_original?: boolean;
-	preserve_details?: boolean;
-	transfer_light_from_lightmap?: ImageText;
-	transfer_light_from_reference_image?: ImageText;
-	advanced_settings?: IDataObject;
-	webhook_url?: string;
-}
-
-export interface UpscaleBody extends BodyFields {
-	image: ImageText;
-	scale_factor?: OneOf<typeof UPSCALER_SCALE_FACTORS>;
-	creativity?: number;
-	fractality?: number;
-	hdr?: number;
-	resemblance?: number;
-	engine?: OneOf<typeof UPSCALER_ENGINES>;
-	optimized_for?: OneOf<typeof UPSCALER_OPTIMIZED_FOR>;
-	prompt?: string;
-	webhook_url?: string;
-}
-
-export interface StyleTransferBody extends BodyFields {
-	image: ImageText;
-	reference_image: ImageText;
-	engine?: OneOf<typeof STYLE_ENGINES>;
-	flavor?: OneOf<typeof STYLE_FLAVORS>;
-	fixed_generation?: boolean;
-	is_portrait?: boolean;
-	portrait_beautifier?: OneOf<typeof PORTRAIT_BEAUTIFIERS>;
-	portrait_style?: OneOf<typeof PORTRAIT_STYLES>;
-	prompt?: string;
-	structure_strength?: number;
-	style_strength?: number;
-	webhook_url?: string;
-}
-
-export interface SkinEnhancerBody extends BodyFields {
-	image: ImageText;
-	sharpen?: number;
-	smart_grain?: number;
-	webhook_url?: string;
-}
-
-interface VideoBody extends BodyFields {
+/** What every video task's body may carry. */
+export interface VideoBody extends BodyFields {
 	prompt?: string;
 	resolution?: string;
 	payload?: string;
 	callback_url?: string;
-}
-
-/** One key frame of a multiframe video. */
-export type MultiframeFrame = { key_image: ImageText; duration: number; prompt: string };
-
-export interface MultiframeBody extends VideoBody {
-	model?: OneOf<typeof MULTIFRAME_MODELS>;
-	start_image?: ImageText;
-	image_settings?: MultiframeFrame[];
-}
-
-export interface StartEndVideoBody extends VideoBody {
-	model?: string;
-	images?: ImageText[];
-	duration?: number;
-	aspect_ratio?: string;
-	audio?: boolean;
-	audio_type?: OneOf<typeof AUDIO_TYPES>;
-	movement_amplitude?: OneOf<typeof MOVEMENT_AMPLITUDES>;
-	style?: OneOf<typeof VIDEO_STYLES>;
-	seed?: number;
-}
-
-export interface ExtendVideoBody extends VideoBody {
-	model: OneOf<typeof EXTEND_MODELS>;
-	duration?: number;
-	images?: ImageText[];
-	video_creation_id?: string;
-	video_url?: string;
 }
 
 export interface MusicRequest {
@@ -164,6 +80,11 @@ export type TaskKind = 'image' | 'video';
 /** A task the proxy reports on: image status paths are per task type, video tasks share one. */
 export type TaskRef = { kind: 'image'; taskType: ImageTaskType; taskId: string } | { kind: 'video'; taskId: string };
 
+/** The task of this type and ID, as its status is read. */
+export function taskRef(taskType: MediaTaskType, taskId: string): TaskRef {
+	return isImageTaskType(taskType) ? { kind: 'image', taskType, taskId } : { kind: 'video', taskId };
+}
+
 /** The body field that takes a notification URL, per kind of task. */
 export const NOTIFY_FIELD = { image: 'webhook_url', video: 'callback_url' } as const satisfies Record<TaskKind, string>;
 
@@ -189,20 +110,24 @@ export type StatusContext = IExecuteFunctions | IWebhookFunctions;
 
 /** The GET path of a task's status, also shown in outputs and messages. */
 export function taskStatusPath(task: TaskRef): string {
-	const id = pathSegment(task.taskId);
-	return task.kind === 'image' ? `${IMAGING}/${task.taskType}/${id}` : `/proxy/video/tasks/${id}/creations`;
+	const template = task.kind === 'image' ? imageTask(task.taskType).statusPath : VIDEO_STATUS_PATH;
+	// A replacer function: the ID is taken as it is, never read for `$&`-style patterns.
+	return template.replace('{task_id}', () => pathSegment(task.taskId));
 }
 
-/** Image task types whose status path the spec shows. The others' (relight, skin enhancer, video) are served by the real service but not promised. */
-const STATUS_PATH_IN_SPEC: readonly ImageTaskType[] = ['image-upscaler', 'image-upscaler-precision-v2', 'image-style-transfer'];
-
 /** Whether the spec promises this task's status path, so that a 404 there means "no such task", not "no such path". */
-export const specShowsStatusPath = (task: TaskRef): boolean => task.kind === 'image' && STATUS_PATH_IN_SPEC.includes(task.taskType);
+export const specShowsStatusPath = (task: TaskRef): boolean => task.kind === 'image' && imageTask(task.taskType).statusInSpec;
 
-async function submit<A>(context: IExecuteFunctions, path: string, body: IDataObject, call: SubmitCall): Promise<A> {
-	return await hostRequest<A>(context, 'hostApi', {
+/** POST the task's submit path: starts it. Image answers come in `data{}` but for style transfer's. */
+export async function startTask(
+	context: IExecuteFunctions,
+	taskType: StartableTaskType,
+	body: IDataObject,
+	call: SubmitCall,
+): Promise<ImageTaskAnswer | VideoTaskAnswer> {
+	return await hostRequest<ImageTaskAnswer | VideoTaskAnswer>(context, 'hostApi', {
 		method: 'POST',
-		path,
+		path: MEDIA_TASKS[taskType].submitPath,
 		body,
 		itemIndex: call.itemIndex,
 		action: `starting the ${call.label}`,
@@ -210,34 +135,6 @@ async function submit<A>(context: IExecuteFunctions, path: string, body: IDataOb
 		answer: 'object',
 	});
 }
-
-/** POST /proxy/imaging/v1/ai/image-relight. */
-export const relightImage = async (context: IExecuteFunctions, body: RelightBody, call: SubmitCall) =>
-	await submit<ImageTaskAnswer>(context, `${IMAGING}/image-relight`, body, call);
-
-/** POST /proxy/imaging/v1/ai/image-upscaler. */
-export const upscaleImage = async (context: IExecuteFunctions, body: UpscaleBody, call: SubmitCall) =>
-	await submit<ImageTaskAnswer>(context, `${IMAGING}/image-upscaler`, body, call);
-
-/** POST /proxy/imaging/v1/ai/image-style-transfer. */
-export const transferImageStyle = async (context: IExecuteFunctions, body: StyleTransferBody, call: SubmitCall) =>
-	await submit<ImageTaskAnswer>(context, `${IMAGING}/image-style-transfer`, body, call);
-
-/** POST /proxy/imaging/v1/ai/skin-enhancer/creative. */
-export const enhanceSkin = async (context: IExecuteFunctions, body: SkinEnhancerBody, call: SubmitCall) =>
-	await submit<ImageTaskAnswer>(context, `${IMAGING}/skin-enhancer/creative`, body, call);
-
-/** POST /proxy/video/multiframe. */
-export const generateVideoFromFrames = async (context: IExecuteFunctions, body: MultiframeBody, call: SubmitCall) =>
-	await submit<VideoTaskAnswer>(context, '/proxy/video/multiframe', body, call);
-
-/** POST /proxy/video/start-end2video. */
-export const generateVideoFromStartFrame = async (context: IExecuteFunctions, body: StartEndVideoBody, call: SubmitCall) =>
-	await submit<VideoTaskAnswer>(context, '/proxy/video/start-end2video', body, call);
-
-/** POST /proxy/video/extend. */
-export const extendVideo = async (context: IExecuteFunctions, body: ExtendVideoBody, call: SubmitCall) =>
-	await submit<VideoTaskAnswer>(context, '/proxy/video/extend', body, call);
 
 async function readStatus<A>(context: StatusContext, task: TaskRef, call: StatusCall): Promise<A> {
 	return await hostRequest<A>(context, 'hostApi', {

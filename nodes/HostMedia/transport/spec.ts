@@ -1,7 +1,7 @@
 /**
  * The media proxy's enums and bounds, as the API spec states them (area C). Every check of the
  * node reads them from here, so a change of the spec is a change of one line. It sits in transport/
- * because the requests of media-api.ts are typed with them; it imports nothing.
+ * beside the tasks' catalogue (`media-tasks.ts`), as the API's own values; it imports nothing.
  */
 
 export const RELIGHT_STYLES = [
@@ -77,19 +77,6 @@ export const PAYLOAD_MAX_CHARS = 1_048_576;
 export const VIDEO_PROMPT_MAX_CHARS = 2000;
 export const INT32_MIN = -2_147_483_648;
 export const INT32_MAX = 2_147_483_647;
-
-/** Image task kinds as their status paths name them (`/proxy/imaging/v1/ai/{kind}/{task_id}`). */
-export const IMAGE_TASK_TYPES = [
-	'image-upscaler',
-	'image-upscaler-precision-v2',
-	'image-style-transfer',
-	'image-relight',
-	'skin-enhancer',
-] as const;
-export type ImageTaskType = (typeof IMAGE_TASK_TYPES)[number];
-/** Video task kinds as the submit operations name them in outputs (`task_type`). */
-export const VIDEO_TASK_TYPES = ['multiframe', 'start-end2video', 'extend'] as const;
-export type VideoTaskType = (typeof VIDEO_TASK_TYPES)[number];
 
 /** Options for an n8n dropdown from enum values, named in words. */
 export function optionsOf(values: readonly string[], names: Record<string, string> = {}): Array<{ name: string; value: string }> {

@@ -21,6 +21,8 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
+import { NOTIFY_FIELD } from '../../../nodes/HostMedia/transport/media-api';
+import { MEDIA_TASKS } from '../../../nodes/HostMedia/transport/media-tasks';
 import type { LoggedRequest } from '../../../simulator/shared/core';
 import type { Simulator } from '../../../simulator/server';
 import { findSecrets, type SecretFinding } from '../../helpers/secrets-audit';
@@ -88,15 +90,14 @@ export function secretsOfRun(stack: HostStack, resumeUrls: readonly ResumeUrl[])
 
 // ---- where to look ---------------------------------------------------------------------------------
 
-/** Create-task paths and the field that carries the notification URL. */
-const NOTIFY_FIELDS: Array<{ path: RegExp; field: string }> = [
-	{ path: /^\/proxy\/video\/(multiframe|start-end2video|extend)$/, field: 'callback_url' },
-	{ path: /^\/proxy\/imaging\/v1\/ai\/(image-relight|image-upscaler|image-style-transfer|skin-enhancer\/creative)$/, field: 'webhook_url' },
-];
+/** Create-task paths (every task the node starts, from its catalogue) and the field that carries the notification URL. */
+const NOTIFY_FIELDS: ReadonlyMap<string, string> = new Map(
+	Object.values(MEDIA_TASKS).flatMap((task) => ('submitPath' in task ? [[task.submitPath, NOTIFY_FIELD[task.kind]] as const] : [])),
+);
 
 /** A create-task body with its notification URL left out when it is a resume URL handed over (then only). */
 function bodyOutsideNotifyField(request: LoggedRequest, resumeUrls: ReadonlySet<string>): string {
-	const field = NOTIFY_FIELDS.find((candidate) => request.method === 'POST' && candidate.path.test(request.path))?.field;
+	const field = request.method === 'POST' ? NOTIFY_FIELDS.get(request.path) : undefined;
 	if (!field) return request.body;
 	let body: unknown;
 	try {

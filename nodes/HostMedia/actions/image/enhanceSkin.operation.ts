@@ -7,7 +7,14 @@ import { addFields, additionalFields, additionalFieldsProperty, type FieldDefini
 import { imageInputProperties, resolveImageInput, type ImageInputDefinition } from '../../helpers/inputs/image-input';
 import { runTask } from '../../helpers/tasks/task';
 import { waitProperties } from '../../helpers/tasks/wait-parameters';
-import { enhanceSkin, type SkinEnhancerBody } from '../../transport/media-api';
+import type { BodyFields, ImageText } from '../../transport/media-api';
+
+interface SkinEnhancerBody extends BodyFields {
+	image: ImageText;
+	sharpen?: number;
+	smart_grain?: number;
+	webhook_url?: string;
+}
 
 const IMAGE: ImageInputDefinition = {
 	prefix: 'image',
@@ -56,11 +63,5 @@ export const description = updateDisplayOptions({ show: { resource: ['image'], o
 export async function execute(this: IExecuteFunctions, itemIndex: number): Promise<INodeExecutionData[]> {
 	const body: SkinEnhancerBody = { image: (await resolveImageInput(this, itemIndex, IMAGE)).value };
 	addFields(this, itemIndex, FIELDS, additionalFields(this, itemIndex), body);
-	return await runTask(this, itemIndex, {
-		kind: 'image',
-		taskType: 'skin-enhancer',
-		label: 'skin enhancement task',
-		body,
-		submit: enhanceSkin,
-	});
+	return await runTask(this, itemIndex, { taskType: 'skin-enhancer', body });
 }

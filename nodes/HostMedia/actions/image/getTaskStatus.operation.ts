@@ -4,17 +4,15 @@ import { updateDisplayOptions } from 'n8n-workflow';
 import { describeToolAnswer } from '../../../shared/tool-result';
 import { toolDescriptionProperty } from '../../../shared/tool-use';
 import { invalidField, oneOf, quoted, requiredText } from '../../../shared/validation';
-import { IMAGE_TASK_TYPES, type ImageTaskType } from '../../transport/spec';
+import { IMAGE_TASK_TYPES, imageTask } from '../../transport/media-tasks';
 import { taskStatus } from '../../helpers/tasks/task';
 import { statusWaitProperties } from '../../helpers/tasks/wait-parameters';
 
-const LABELS: Record<ImageTaskType, string> = {
-	'image-upscaler': 'upscale task',
-	'image-upscaler-precision-v2': 'precision upscale V2 task',
-	'image-style-transfer': 'style transfer task',
-	'image-relight': 'relight task',
-	'skin-enhancer': 'skin enhancement task',
-};
+/** One option per image task of the catalogue, sorted by name as n8n lists options. */
+const TASK_TYPE_OPTIONS = IMAGE_TASK_TYPES.map((value) => {
+	const { displayName, description } = imageTask(value);
+	return { name: displayName, value, description: description ?? `A task started by ${displayName}` };
+}).sort((a, b) => a.name.localeCompare(b.name));
 
 const TOOL_DESCRIPTION = `Checks an image task started earlier (by the upscale, relight, style transfer or skin tool), given its task_id and task_type: waits for it to finish, then returns the image. ${describeToolAnswer(['task_id', 'task_type'], 'calling this tool again')}`;
 
@@ -24,13 +22,7 @@ const properties: INodeProperties[] = [
 		displayName: 'Task Type',
 		name: 'taskType',
 		type: 'options',
-		options: [
-			{ name: 'Enhance Skin', value: 'skin-enhancer', description: 'A task started by Enhance Skin' },
-			{ name: 'Precision Upscale V2', value: 'image-upscaler-precision-v2', description: 'A precision upscaler V2 task' },
-			{ name: 'Relight', value: 'image-relight', description: 'A task started by Relight' },
-			{ name: 'Style Transfer', value: 'image-style-transfer', description: 'A task started by Style Transfer' },
-			{ name: 'Upscale', value: 'image-upscaler', description: 'A task started by Upscale' },
-		],
+		options: TASK_TYPE_OPTIONS,
 		default: 'image-upscaler',
 		description: 'Which kind of task the ID belongs to: each kind has its own status address',
 	},
@@ -63,5 +55,5 @@ export async function execute(this: IExecuteFunctions, itemIndex: number): Promi
 			`must be an image task ID in UUID format, e.g. 3f2b9c1e-8a4d-4f6b-9c2e-1a2b3c4d5e6f (got ${quoted(taskId)})`,
 		);
 	}
-	return await taskStatus(this, itemIndex, { task: { kind: 'image', taskType, taskId }, taskType, label: LABELS[taskType] });
+	return await taskStatus(this, itemIndex, { task: { kind: 'image', taskType, taskId }, taskType, label: imageTask(taskType).label });
 }

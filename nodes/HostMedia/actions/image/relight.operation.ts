@@ -22,7 +22,21 @@ import {
 import { optionsOf, RELIGHT_STYLES } from '../../transport/spec';
 import { runTask } from '../../helpers/tasks/task';
 import { waitProperties } from '../../helpers/tasks/wait-parameters';
-import { relightImage, type RelightBody } from '../../transport/media-api';
+import type { BodyFields, ImageText, OneOf } from '../../transport/media-api';
+
+interface RelightBody extends BodyFields {
+	image: ImageText;
+	prompt?: string;
+	style?: OneOf<typeof RELIGHT_STYLES>;
+	light_transfer_strength?: number;
+	change_background?: boolean;
+	interpolate_from_original?: boolean;
+	preserve_details?: boolean;
+	transfer_light_from_lightmap?: ImageText;
+	transfer_light_from_reference_image?: ImageText;
+	advanced_settings?: IDataObject;
+	webhook_url?: string;
+}
 
 const IMAGE: ImageInputDefinition = { prefix: 'image', api: 'image', displayName: 'Image', description: 'The photo to relight.' };
 const LIGHTMAP: ImageInputDefinition = {
@@ -176,11 +190,5 @@ export async function execute(this: IExecuteFunctions, itemIndex: number): Promi
 	if (reference) body.transfer_light_from_reference_image = reference.value;
 	const advanced = addFields(this, itemIndex, ADVANCED, this.getNodeParameter('advancedSettings', itemIndex, {}) as IDataObject, {});
 	if (Object.keys(advanced).length > 0) body.advanced_settings = advanced;
-	return await runTask(this, itemIndex, {
-		kind: 'image',
-		taskType: 'image-relight',
-		label: 'relight task',
-		body,
-		submit: relightImage,
-	});
+	return await runTask(this, itemIndex, { taskType: 'image-relight', body });
 }

@@ -9,7 +9,22 @@ import { imageInputProperties, resolveImageInput, type ImageInputDefinition } fr
 import { optionsOf, PORTRAIT_BEAUTIFIERS, PORTRAIT_STYLES, STYLE_ENGINES, STYLE_FLAVORS } from '../../transport/spec';
 import { runTask } from '../../helpers/tasks/task';
 import { waitProperties } from '../../helpers/tasks/wait-parameters';
-import { transferImageStyle, type StyleTransferBody } from '../../transport/media-api';
+import type { BodyFields, ImageText, OneOf } from '../../transport/media-api';
+
+interface StyleTransferBody extends BodyFields {
+	image: ImageText;
+	reference_image: ImageText;
+	engine?: OneOf<typeof STYLE_ENGINES>;
+	flavor?: OneOf<typeof STYLE_FLAVORS>;
+	fixed_generation?: boolean;
+	is_portrait?: boolean;
+	portrait_beautifier?: OneOf<typeof PORTRAIT_BEAUTIFIERS>;
+	portrait_style?: OneOf<typeof PORTRAIT_STYLES>;
+	prompt?: string;
+	structure_strength?: number;
+	style_strength?: number;
+	webhook_url?: string;
+}
 
 const IMAGE: ImageInputDefinition = { prefix: 'image', api: 'image', displayName: 'Image', description: 'The image to restyle.' };
 const REFERENCE: ImageInputDefinition = {
@@ -130,11 +145,5 @@ export async function execute(this: IExecuteFunctions, itemIndex: number): Promi
 			);
 		}
 	}
-	return await runTask(this, itemIndex, {
-		kind: 'image',
-		taskType: 'image-style-transfer',
-		label: 'style transfer task',
-		body,
-		submit: transferImageStyle,
-	});
+	return await runTask(this, itemIndex, { taskType: 'image-style-transfer', body });
 }

@@ -18,7 +18,20 @@ import { imageInputProperties, resolveImageInput, type ImageInputDefinition } fr
 import { optionsOf, UPSCALE_MAX_PIXELS, UPSCALER_ENGINES, UPSCALER_OPTIMIZED_FOR, UPSCALER_SCALE_FACTORS } from '../../transport/spec';
 import { runTask } from '../../helpers/tasks/task';
 import { waitProperties } from '../../helpers/tasks/wait-parameters';
-import { upscaleImage, type UpscaleBody } from '../../transport/media-api';
+import type { BodyFields, ImageText, OneOf } from '../../transport/media-api';
+
+interface UpscaleBody extends BodyFields {
+	image: ImageText;
+	scale_factor?: OneOf<typeof UPSCALER_SCALE_FACTORS>;
+	creativity?: number;
+	fractality?: number;
+	hdr?: number;
+	resemblance?: number;
+	engine?: OneOf<typeof UPSCALER_ENGINES>;
+	optimized_for?: OneOf<typeof UPSCALER_OPTIMIZED_FOR>;
+	prompt?: string;
+	webhook_url?: string;
+}
 
 const IMAGE: ImageInputDefinition = {
 	prefix: 'image',
@@ -116,11 +129,5 @@ export async function execute(this: IExecuteFunctions, itemIndex: number): Promi
 			);
 		}
 	}
-	return await runTask(this, itemIndex, {
-		kind: 'image',
-		taskType: 'image-upscaler',
-		label: 'upscale task',
-		body,
-		submit: upscaleImage,
-	});
+	return await runTask(this, itemIndex, { taskType: 'image-upscaler', body });
 }

@@ -24,8 +24,16 @@ import {
 } from '../../transport/spec';
 import { runTask } from '../../helpers/tasks/task';
 import { waitProperties } from '../../helpers/tasks/wait-parameters';
-import { extendVideo, type ExtendVideoBody } from '../../transport/media-api';
+import type { ImageText, OneOf, VideoBody } from '../../transport/media-api';
 import { CALLBACK_URL_FIELD, PAYLOAD_FIELD, resolutionField, VIDEO_PROMPT_FIELD } from '../../helpers/inputs/video-fields';
+
+interface ExtendVideoBody extends VideoBody {
+	model: OneOf<typeof EXTEND_MODELS>;
+	duration?: number;
+	images?: ImageText[];
+	video_creation_id?: string;
+	video_url?: string;
+}
 
 const END_FRAME: ImageInputDefinition = {
 	prefix: 'endFrameImage',
@@ -113,11 +121,5 @@ export async function execute(this: IExecuteFunctions, itemIndex: number): Promi
 	addFields(this, itemIndex, FIELDS, extra, body);
 	const endFrame = await resolveOptionalImage(this, itemIndex, END_FRAME, extra);
 	if (endFrame) body.images = [endFrame.value];
-	return await runTask(this, itemIndex, {
-		kind: 'video',
-		taskType: 'extend',
-		label: 'video extension task',
-		body,
-		submit: extendVideo,
-	});
+	return await runTask(this, itemIndex, { taskType: 'extend', body });
 }

@@ -17,8 +17,17 @@ import { checkImageText, imageInputProperties, resolveImageInput, type ImageInpu
 import { MULTIFRAME_MAX_FRAMES, MULTIFRAME_MIN_FRAMES, MULTIFRAME_MODELS, MULTIFRAME_RESOLUTIONS, optionsOf } from '../../transport/spec';
 import { runTask } from '../../helpers/tasks/task';
 import { waitProperties } from '../../helpers/tasks/wait-parameters';
-import { generateVideoFromFrames, type MultiframeBody, type MultiframeFrame } from '../../transport/media-api';
+import type { ImageText, OneOf, VideoBody } from '../../transport/media-api';
 import { CALLBACK_URL_FIELD, PAYLOAD_FIELD, resolutionField } from '../../helpers/inputs/video-fields';
+
+/** One key frame of a multiframe video. */
+type MultiframeFrame = { key_image: ImageText; duration: number; prompt: string };
+
+interface MultiframeBody extends VideoBody {
+	model?: OneOf<typeof MULTIFRAME_MODELS>;
+	start_image?: ImageText;
+	image_settings?: MultiframeFrame[];
+}
 
 const START_IMAGE: ImageInputDefinition = {
 	prefix: 'startImage',
@@ -191,11 +200,5 @@ export async function execute(this: IExecuteFunctions, itemIndex: number): Promi
 	body.start_image = (await resolveImageInput(this, itemIndex, START_IMAGE)).value;
 	body.image_settings = settings;
 	addFields(this, itemIndex, FIELDS, additionalFields(this, itemIndex), body);
-	return await runTask(this, itemIndex, {
-		kind: 'video',
-		taskType: 'multiframe',
-		label: 'video task',
-		body,
-		submit: generateVideoFromFrames,
-	});
+	return await runTask(this, itemIndex, { taskType: 'multiframe', body });
 }

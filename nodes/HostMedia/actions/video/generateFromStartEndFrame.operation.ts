@@ -26,8 +26,20 @@ import {
 } from '../../transport/spec';
 import { runTask } from '../../helpers/tasks/task';
 import { waitProperties } from '../../helpers/tasks/wait-parameters';
-import { generateVideoFromStartFrame, type StartEndVideoBody } from '../../transport/media-api';
+import type { ImageText, OneOf, VideoBody } from '../../transport/media-api';
 import { CALLBACK_URL_FIELD, PAYLOAD_FIELD, resolutionField, VIDEO_PROMPT_FIELD } from '../../helpers/inputs/video-fields';
+
+interface StartEndVideoBody extends VideoBody {
+	model?: string;
+	images?: ImageText[];
+	duration?: number;
+	aspect_ratio?: string;
+	audio?: boolean;
+	audio_type?: OneOf<typeof AUDIO_TYPES>;
+	movement_amplitude?: OneOf<typeof MOVEMENT_AMPLITUDES>;
+	style?: OneOf<typeof VIDEO_STYLES>;
+	seed?: number;
+}
 
 const START_FRAME: ImageInputDefinition = {
 	prefix: 'image',
@@ -218,11 +230,5 @@ export async function execute(this: IExecuteFunctions, itemIndex: number): Promi
 			'Shorten the video or choose a model that allows longer videos.',
 		);
 	}
-	return await runTask(this, itemIndex, {
-		kind: 'video',
-		taskType: 'start-end2video',
-		label: 'video task',
-		body,
-		submit: generateVideoFromStartFrame,
-	});
+	return await runTask(this, itemIndex, { taskType: 'start-end2video', body });
 }

@@ -18,20 +18,18 @@ import { clipText } from '../../../shared/service-values';
 import { normaliseTask, type NormalisedTask } from '../../../shared/task-status';
 import { notForTools, runsAsTool } from '../../../shared/tool-use';
 import { ownValue } from '../../../shared/validation';
-import { getTask, NOTIFY_FIELD, taskStatusPath, type SubmitCall, type TaskRef } from '../../transport/media-api';
-import type { ImageTaskType, VideoTaskType } from '../../transport/spec';
+import { getTask, NOTIFY_FIELD, startTask, taskRef, taskStatusPath, type TaskRef } from '../../transport/media-api';
+import { MEDIA_TASKS, type StartableTaskType } from '../../transport/media-tasks';
 import { assertSucceeded, pollTask, statusFailure } from './poller';
 import { finishedItem, taskForTool, taskJson } from './result';
 import { readPollSettings, waitModeOf, type PollSettings } from './wait-parameters';
 import { startWebhookWait } from './webhook-wait';
 
-/** A task an operation starts: what it is, its body, and the endpoint that takes it. */
-export type TaskSpec<Body extends IDataObject> = {
-	/** The task in words for messages: "upscale task". */
-	label: string;
+/** A task an operation starts: its row of the catalogue (kind, words, paths) and its body. */
+export interface TaskSpec<Body extends IDataObject> {
+	taskType: StartableTaskType;
 	body: Body;
-	submit(context: IExecuteFunctions, body: Body, call: SubmitCall): Promise<unknown>;
-} & ({ kind: 'image'; taskType: ImageTaskType } | { kind: 'video'; taskType: VideoTaskType });
+}
 
 /** A task to report on: which one, how it is named in outputs (`task_type`) and in messages. */
 export interface StatusTarget {
@@ -86,8 +84,9 @@ async function pollToItem(
 export async function runTask<Body extends IDataObject>(
 	context: IExecuteFunctions,
 	itemIndex: number,
-	spec: TaskSpec<Body>,
+	{ taskType, body }: TaskSpec<Body>,
 ): Promise<INodeExecutionData[]> {
+	const spec = { taskType, body, ...MEDIA_TASKS[taskType] };
 	const mode = waitModeOf(context, itemIndex);
 	if (mode === 'webhook' && runsAsTool(context)) {
 		throw notForTools(
@@ -99,7 +98,7 @@ export async function runTask<Body extends IDataObject>(
 	// Checked before the submit: a bad option must not cost a task.
 	const settings = mode === 'poll' ? readPollSettings(context, itemIndex, spec.kind) : undefined;
 	const webhookWait = mode === 'webhook' ? startWebhookWait(context, itemIndex, spec) : undefined;
-	const answer = await spec.submit(context, webhookWait ? webhookWait.body : spec.body, {
+	const answer = await startTask(context, spec.taskType, webhookWait ? webhookWait.body : spec.body, {
 		itemIndex,
 		label: spec.label,
 		secrets: webhookWait ? resumeUrlSecrets(webhookWait.resumeUrl) : undefined,
@@ -126,10 +125,7 @@ export async function runTask<Body extends IDataObject>(
 			else if (typeof value === 'number' || typeof value === 'boolean') extra[field] = value;
 		}
 	}
-	const task: TaskRef =
-		spec.kind === 'image'
-			? { kind: 'image', taskType: spec.taskType, taskId: submitted.task_id }
-			: { kind: 'video', taskId: submitted.task_id };
+	const task = taskRef(spec.taskType, submitted.task_id);
 	const statusPath = taskStatusPath(task);
 	if (webhookWait) return [await webhookWait.wait(submitted, { ...extra, status_path: statusPath })];
 	if (mode === 'none') {

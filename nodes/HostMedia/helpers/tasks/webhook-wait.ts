@@ -21,8 +21,8 @@ import { credentialSecrets, redactDeep } from '../../../shared/redaction';
 import { readResultFiles, type ResultFiles } from '../../../shared/result-files';
 import { normaliseTask, refuseOverBoundNotification, type NormalisedTask } from '../../../shared/task-status';
 import { invalidField, quoted } from '../../../shared/validation';
-import { getTask, NOTIFY_FIELD, specShowsStatusPath, type TaskKind, type TaskRef } from '../../transport/media-api';
-import { IMAGE_TASK_TYPES, VIDEO_TASK_TYPES, type ImageTaskType } from '../../transport/spec';
+import { getTask, NOTIFY_FIELD, specShowsStatusPath, taskRef, type TaskKind, type TaskRef } from '../../transport/media-api';
+import { isMediaTaskType } from '../../transport/media-tasks';
 import { statusFailure } from './poller';
 import { finishedItem, taskJson } from './result';
 import { readWebhookMaxWaitMinutes } from './wait-parameters';
@@ -158,9 +158,7 @@ function checkedResultFilesOf(context: IWebhookFunctions): ResultFiles {
 
 /** The status path of the task the execution waits for. */
 function statusTargetOf(taskType: string, taskId: string): TaskRef | undefined {
-	if ((IMAGE_TASK_TYPES as readonly string[]).includes(taskType)) return { kind: 'image', taskType: taskType as ImageTaskType, taskId };
-	if ((VIDEO_TASK_TYPES as readonly string[]).includes(taskType)) return { kind: 'video', taskId };
-	return undefined;
+	return isMediaTaskType(taskType) ? taskRef(taskType, taskId) : undefined;
 }
 
 /**
