@@ -411,14 +411,14 @@ describe('legacy group nodes (extra.groupNodes)', () => {
 		external: [[0, 0, 'LATENT']],
 	};
 	const instance = (values: unknown[]) => node(10, 'workflow>Sample', { inputs: [['model', 'MODEL', 1]], outputs: ['LATENT'], values });
-	const withGroup = (values: unknown[]) =>
+	const withGroup = (values: unknown[], definition: Record<string, unknown> = group) =>
 		workflow(
 			[loader(), instance(values), save(9, 2)],
 			[
 				[1, 1, 0, 10, 0, 'MODEL'],
 				[2, 10, 0, 9, 0, 'LATENT'],
 			],
-			{ extra: { groupNodes: { Sample: group } } },
+			{ extra: { groupNodes: { Sample: definition } } },
 		);
 
 	test('inner node i is sent as "<instance>:<i>"; the instance’s values, controls included, are the inner widgets in order', () => {
@@ -436,9 +436,7 @@ describe('legacy group nodes (extra.groupNodes)', () => {
 	});
 
 	test('a group whose definition holds something that is not a node is refused, naming the instance', () => {
-		const ui = withGroup([]);
-		(ui.extra as { groupNodes: Record<string, unknown> }).groupNodes.Sample = { ...group, nodes: [42] };
-		const result = convert(ui);
+		const result = convert(withGroup([], { ...group, nodes: [42] }));
 		expect('problem' in result && result.problem.message).toBe(
 			'Workflow: node 10 (group node Sample): group node "Sample": entry 1 of "nodes" is not a node (it needs an id and a type)',
 		);
