@@ -6,26 +6,18 @@
  * have no output node, so the real server cannot judge them (test/real-server judges the others):
  * this is their judge. Skipped, saying so, where ../shared is absent (a clone with nothing beside it).
  */
-import { existsSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 
 import { convertUiWorkflow } from '../../nodes/HostCloud/helpers/ui-format/convert';
 import { conversionNotes, type NodeDefinitions } from '../../nodes/HostCloud/helpers/graph/workflow-graph';
 import { assetFiles, EXPECTED, MORE_CORE_DEFINITIONS } from '../helpers/frontend-assets';
-import { sharedDir } from '../helpers/shared-data';
+import { describeWithShared } from '../helpers/shared-data';
 
-const SHARED = sharedDir('ui-format');
-const ASSETS = join(SHARED, 'frontend-assets');
-const there = existsSync(ASSETS) && existsSync(join(SHARED, 'object_info.json'));
-
-if (!there) {
-	const why = `SKIPPED: ${ASSETS} is missing (public data kept beside the repository, not in it), so the editor's test workflows are not compared here`;
-	// Jest does not print the name of a skipped test, and this suite's console is quiet: stderr it is.
-	process.stderr.write(`${why}\n`);
-	test.skip(why, () => {});
-} else {
+describeWithShared('ui-format', "the editor's test workflows (../shared/ui-format/frontend-assets)", (shared) => {
+	const ASSETS = join(shared, 'frontend-assets');
 	const definitions: NodeDefinitions = {
-		...(JSON.parse(readFileSync(join(SHARED, 'object_info.json'), 'utf8')) as NodeDefinitions),
+		...(JSON.parse(readFileSync(join(shared, 'object_info.json'), 'utf8')) as NodeDefinitions),
 		...MORE_CORE_DEFINITIONS,
 	};
 	const files = assetFiles(ASSETS);
@@ -70,4 +62,4 @@ if (!there) {
 		const result = convert(file);
 		expect('problem' in result && result.problem.message).toContain(EXPECTED[file]!.nothingToSend);
 	});
-}
+});

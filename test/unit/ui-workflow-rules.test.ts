@@ -1,6 +1,7 @@
 /**
  * The editor's UI → API rules (../shared/ui-format/RULES.md), one small case each, for what the
- * real pairs do not show: subgraphs (nested, promoted widgets, "57:3" ids), native reroutes,
+ * real pairs do not show, and for what they show but a clone without ../shared cannot read (legacy
+ * group nodes): subgraphs (nested, promoted widgets, "57:3" ids), native reroutes,
  * dict-form values, combo controls, seed-control variants, wrapped arrays, old forceInput values,
  * bypass choices, muted links, and the refusals that name the node. The workflows and definitions
  * here are written for these tests, in the shapes the editor and the server use.
@@ -388,6 +389,57 @@ describe('widget values', () => {
 			Size: { ...definition('Size', { height: ['INT', {}], width: ['INT', {}] }), input_order: { required: ['width', 'height'] } },
 		};
 		expect(graphOf(workflow([node(2, 'Size', { values: [640, 480] })], []), definitions)['2']!.inputs).toEqual({ width: 640, height: 480 });
+	});
+});
+
+describe('legacy group nodes (extra.groupNodes)', () => {
+	/**
+	 * A group "Sample" as the editor saves one: inner node i is its entry i; link entries are
+	 * [origin, slot, target, slot, id, type] between entries; `external` lists the inner outputs used
+	 * outside. Its input is the Sampler's model (not linked inside); its output the Sampler's LATENT
+	 * (linked inside, and external too). The inner values are the ones the instance's list overrides.
+	 */
+	const group = {
+		nodes: [
+			node(0, 'Sampler', { inputs: [['model', 'MODEL', null]], outputs: ['LATENT'], values: [1, 'randomize', 33] }),
+			node(1, 'Save', { inputs: [['samples', 'LATENT', null]], values: ['inner'] }),
+		],
+		links: [
+			[null, 0, 0, 0, 1, 'MODEL'],
+			[0, 0, 1, 0, 2, 'LATENT'],
+		],
+		external: [[0, 0, 'LATENT']],
+	};
+	const instance = (values: unknown[]) => node(10, 'workflow>Sample', { inputs: [['model', 'MODEL', 1]], outputs: ['LATENT'], values });
+	const withGroup = (values: unknown[], definition: Record<string, unknown> = group) =>
+		workflow(
+			[loader(), instance(values), save(9, 2)],
+			[
+				[1, 1, 0, 10, 0, 'MODEL'],
+				[2, 10, 0, 9, 0, 'LATENT'],
+			],
+			{ extra: { groupNodes: { Sample: definition } } },
+		);
+
+	test('inner node i is sent as "<instance>:<i>"; the instance’s values, controls included, are the inner widgets in order', () => {
+		expect(graphOf(withGroup([7, 'fixed', 25, 'grouped']))).toEqual({
+			'1': { class_type: 'Loader', inputs: { ckpt: 'b.safetensors' }, _meta: { title: 'Loader Node' } },
+			'10:0': { class_type: 'Sampler', inputs: { model: ['1', 0], seed: 7, steps: 25 }, _meta: { title: 'Sampler Node' } },
+			'10:1': { class_type: 'Save', inputs: { samples: ['10:0', 0], prefix: 'grouped' }, _meta: { title: 'Save Node' } },
+			'9': { class_type: 'Save', inputs: { samples: ['10:0', 0], prefix: 'pic' }, _meta: { title: 'Save Node' } },
+		});
+	});
+
+	test('an inner widget the instance’s list does not reach keeps the value saved in the group', () => {
+		const graph = graphOf(withGroup([7, 'fixed']));
+		expect([graph['10:0']!.inputs.steps, graph['10:1']!.inputs.prefix]).toEqual([33, 'inner']);
+	});
+
+	test('a group whose definition holds something that is not a node is refused, naming the instance', () => {
+		const result = convert(withGroup([], { ...group, nodes: [42] }));
+		expect('problem' in result && result.problem.message).toBe(
+			'Workflow: node 10 (group node Sample): group node "Sample": entry 1 of "nodes" is not a node (it needs an id and a type)',
+		);
 	});
 });
 

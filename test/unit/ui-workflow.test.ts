@@ -1,23 +1,21 @@
 /**
- * The UI-format converter against real data and against the editor's rules. The real pairs (a
- * workflow and the prompt the editor made of it, with the server's node definitions of that time)
- * are public data kept outside the repository, in ../shared/ui-format: read from there, never
- * copied here. The cases below them are our own, small, worked out from the rules for what the
- * pairs lack (subgraphs, native reroutes, dict-form values, combo controls, refusals).
+ * The UI-format converter against real data. The real pairs (a workflow and the prompt the editor
+ * made of it, with the server's node definitions of that time) are public data kept outside the
+ * repository, in ../shared/ui-format: read from there, never copied here; skipped, saying so, where
+ * it is absent. Our own small cases, for what needs nothing outside, are ui-workflow-rules.test.ts,
+ * ui-editor-rules.test.ts and the engine's cloud-ui-format.test.ts.
  */
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 
 import { convertUiWorkflow } from '../../nodes/HostCloud/helpers/ui-format/convert';
 import type { GraphResult, NodeDefinitions, WorkflowGraph } from '../../nodes/HostCloud/helpers/graph/workflow-graph';
-import { sharedDir } from '../helpers/shared-data';
+import { describeWithShared } from '../helpers/shared-data';
 
-/** ../shared/ui-format beside this checkout, or beside the local repository it was cloned from. */
-const SHARED = sharedDir('ui-format');
 const FIELD = 'Workflow';
 
 function readJson(...path: string[]): Record<string, unknown> {
-	return JSON.parse(readFileSync(join(SHARED, ...path), 'utf8')) as Record<string, unknown>;
+	return JSON.parse(readFileSync(join(...path), 'utf8')) as Record<string, unknown>;
 }
 
 function converted(result: GraphResult): WorkflowGraph {
@@ -67,30 +65,24 @@ function differences(got: WorkflowGraph, expected: Record<string, Record<string,
 	return found;
 }
 
-const sharedThere = existsSync(join(SHARED, 'pairs'));
-const pairs = sharedThere ? readdirSync(join(SHARED, 'pairs')).sort() : [];
+describeWithShared('ui-format', 'the real workflow/prompt pairs (../shared/ui-format)', (shared) => {
+	const pairs = readdirSync(join(shared, 'pairs')).sort();
+	const definitions = readJson(shared, 'object_info.json') as NodeDefinitions;
+	const pair = (name: string, file: string) => readJson(shared, 'pairs', name, file);
 
-describe('the real workflow/prompt pairs (../shared/ui-format)', () => {
-	test('the shared data is there (a clone needs ../shared beside it, as CI has)', () => {
-		if (!sharedThere) throw new Error(`${SHARED} is missing: the UI-format pairs are read from there and are not part of this repository`);
+	test('all the pairs are there', () => {
 		expect(pairs).toHaveLength(8);
 	});
 
-	// Without the data the table is empty; the test above says why.
-	const table = pairs.length > 0 ? pairs : ['(no pairs)'];
-	test.each(table)('%s converts to the prompt the editor sent', (pair) => {
-		if (!sharedThere) throw new Error(`${SHARED} is missing`);
-		const definitions = readJson('object_info.json') as NodeDefinitions;
-		const result = convertUiWorkflow(readJson('pairs', pair, 'workflow.json'), definitions, FIELD);
-		const expected = readJson('pairs', pair, 'prompt.json') as Record<string, Record<string, unknown>>;
+	test.each(pairs)('%s converts to the prompt the editor sent', (name) => {
+		const result = convertUiWorkflow(pair(name, 'workflow.json'), definitions, FIELD);
+		const expected = pair(name, 'prompt.json') as Record<string, Record<string, unknown>>;
 		expect(differences(converted(result), expected, definitions)).toEqual([]);
 	});
 
 	test('the comparison itself catches a wrong value, a wrong link and a missing node', () => {
-		if (!sharedThere) throw new Error(`${SHARED} is missing`);
-		const definitions = readJson('object_info.json') as NodeDefinitions;
-		const expected = readJson('pairs', pairs[0]!, 'prompt.json') as Record<string, Record<string, unknown>>;
-		const graph = converted(convertUiWorkflow(readJson('pairs', pairs[0]!, 'workflow.json'), definitions, FIELD));
+		const expected = pair(pairs[0]!, 'prompt.json') as Record<string, Record<string, unknown>>;
+		const graph = converted(convertUiWorkflow(pair(pairs[0]!, 'workflow.json'), definitions, FIELD));
 		graph['3']!.inputs.steps = 31;
 		graph['8']!.inputs.vae = ['4', 1];
 		delete graph['9'];
@@ -102,45 +94,50 @@ describe('the real workflow/prompt pairs (../shared/ui-format)', () => {
 	});
 });
 
-describe('the near-pairs (../shared/ui-format/near-pairs): structure only, their API side was edited by hand', () => {
-	const near = join(SHARED, 'near-pairs', 'fofr-cog-comfyui-tooncrafter');
-	const read = (file: string) => JSON.parse(readFileSync(join(near, file), 'utf8')) as Record<string, unknown>;
+describeWithShared(
+	'ui-format',
+	'the near-pairs (../shared/ui-format/near-pairs): structure only, their API side was edited by hand',
+	(shared) => {
+		const near = join(shared, 'near-pairs', 'fofr-cog-comfyui-tooncrafter');
+		const read = (file: string) => readJson(near, file);
+		const nearDefinitions = readJson(shared, 'near-pairs', 'object_info.json') as NodeDefinitions;
 
-	test('a node whose definition changed since the file was saved is refused, by name', () => {
-		if (!sharedThere) throw new Error(`${SHARED} is missing`);
-		const definitions = JSON.parse(readFileSync(join(SHARED, 'near-pairs', 'object_info.json'), 'utf8')) as NodeDefinitions;
-		const result = convertUiWorkflow(read('workflow_ui.json'), definitions, FIELD);
-		expect('problem' in result && result.problem.message).toBe(
-			`Workflow: node 70 (ImageResize+): its saved widget values do not fit the server's definition of ImageResize+: value 4 of 6 in its widgets_values: read as widget "method", it should be a choice, not true`,
-		);
-	});
+		test('a node whose definition changed since the file was saved is refused, by name', () => {
+			const result = convertUiWorkflow(read('workflow_ui.json'), nearDefinitions, FIELD);
+			expect('problem' in result && result.problem.message).toBe(
+				`Workflow: node 70 (ImageResize+): its saved widget values do not fit the server's definition of ImageResize+: value 4 of 6 in its widgets_values: read as widget "method", it should be a choice, not true`,
+			);
+		});
 
-	test('legacy Reroute nodes collapse to the real origin; dict-form values send their keys', () => {
-		if (!sharedThere) throw new Error(`${SHARED} is missing`);
-		const definitions = JSON.parse(readFileSync(join(SHARED, 'near-pairs', 'object_info.json'), 'utf8')) as NodeDefinitions;
-		// The node as it was when the file was saved: a true/false "keep_proportion" where "method" is now.
-		const resize = definitions['ImageResize+']!;
-		const { method: _method, ...rest } = resize.input!.required!;
-		const then = { ...definitions, 'ImageResize+': { ...resize, input: { required: { ...rest, keep_proportion: ['BOOLEAN', {}] } } } };
-		const order = ['image', 'width', 'height', 'interpolation', 'keep_proportion', 'condition', 'multiple_of'];
-		then['ImageResize+'] = { ...then['ImageResize+'], input_order: { required: order } };
-		const graph = converted(convertUiWorkflow(read('workflow_ui.json'), then, FIELD));
-		const api = read('workflow_api.json') as Record<string, { class_type: string; inputs: Record<string, unknown> }>;
-		expect(Object.keys(graph).sort()).toEqual(Object.keys(api).sort());
-		for (const [id, node] of Object.entries(api)) {
-			expect([id, graph[id]!.class_type]).toEqual([id, node.class_type]);
-			const links = (inputs: Record<string, unknown>) => Object.entries(inputs).filter(([, value]) => Array.isArray(value));
-			expect([id, links(graph[id]!.inputs)]).toEqual([id, links(node.inputs)]);
-			// "Update inputs" is a button of a custom node's own script: object_info cannot tell it exists (a known limit).
-			const names = (inputs: Record<string, unknown>) =>
-				Object.keys(inputs)
-					.filter((name) => !OLD_UPLOAD_KEYS.includes(name) && name !== 'Update inputs')
-					.sort();
-			// Inputs added to a class after the file was saved are sent at their defaults.
-			const added = (name: string) => !(name in node.inputs) && graph[id]!.inputs[name] === definitionDefault(then, node.class_type, name);
-			if (node.class_type !== 'ImageResize+')
-				expect([id, names(graph[id]!.inputs).filter((name) => !added(name))]).toEqual([id, names(node.inputs)]);
-		}
-		expect(graph['49']!.inputs.clip).toEqual(['59', 0]);
-	});
-});
+		test('legacy Reroute nodes collapse to the real origin; dict-form values send their keys', () => {
+			// The node as it was when the file was saved: a true/false "keep_proportion" where "method" is now.
+			const resize = nearDefinitions['ImageResize+']!;
+			const { method: _method, ...rest } = resize.input!.required!;
+			const then = {
+				...nearDefinitions,
+				'ImageResize+': { ...resize, input: { required: { ...rest, keep_proportion: ['BOOLEAN', {}] } } },
+			};
+			const order = ['image', 'width', 'height', 'interpolation', 'keep_proportion', 'condition', 'multiple_of'];
+			then['ImageResize+'] = { ...then['ImageResize+'], input_order: { required: order } };
+			const graph = converted(convertUiWorkflow(read('workflow_ui.json'), then, FIELD));
+			const api = read('workflow_api.json') as Record<string, { class_type: string; inputs: Record<string, unknown> }>;
+			expect(Object.keys(graph).sort()).toEqual(Object.keys(api).sort());
+			for (const [id, node] of Object.entries(api)) {
+				expect([id, graph[id]!.class_type]).toEqual([id, node.class_type]);
+				const links = (inputs: Record<string, unknown>) => Object.entries(inputs).filter(([, value]) => Array.isArray(value));
+				expect([id, links(graph[id]!.inputs)]).toEqual([id, links(node.inputs)]);
+				// "Update inputs" is a button of a custom node's own script: object_info cannot tell it exists (a known limit).
+				const names = (inputs: Record<string, unknown>) =>
+					Object.keys(inputs)
+						.filter((name) => !OLD_UPLOAD_KEYS.includes(name) && name !== 'Update inputs')
+						.sort();
+				// Inputs added to a class after the file was saved are sent at their defaults.
+				const added = (name: string) =>
+					!(name in node.inputs) && graph[id]!.inputs[name] === definitionDefault(then, node.class_type, name);
+				if (node.class_type !== 'ImageResize+')
+					expect([id, names(graph[id]!.inputs).filter((name) => !added(name))]).toEqual([id, names(node.inputs)]);
+			}
+			expect(graph['49']!.inputs.clip).toEqual(['59', 0]);
+		});
+	},
+);

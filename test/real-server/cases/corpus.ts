@@ -9,16 +9,14 @@
  * - anything else is.
  * Skipped, saying so, where ../shared/ui-format is absent.
  */
-import { existsSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 
 import { convertUiWorkflow } from '../../../nodes/HostCloud/helpers/ui-format/convert';
 import type { NodeDefinitions, WorkflowGraph } from '../../../nodes/HostCloud/helpers/graph/workflow-graph';
 import { assetFiles } from '../../helpers/frontend-assets';
-import { sharedDir } from '../../helpers/shared-data';
+import { describeWithShared } from '../../helpers/shared-data';
 import { drainQueue, realServer } from '../support/real-server';
-
-const ASSETS = join(sharedDir('ui-format'), 'frontend-assets');
 
 type Verdict =
 	| { kind: 'accepted'; nodes: number }
@@ -38,8 +36,8 @@ function savedNodes(workflow: Record<string, unknown>): Array<{ type: string; mo
 	);
 }
 
-async function judge(file: string, definitions: NodeDefinitions): Promise<Verdict> {
-	const workflow = JSON.parse(readFileSync(join(ASSETS, file), 'utf8')) as Record<string, unknown>;
+async function judge(assets: string, file: string, definitions: NodeDefinitions): Promise<Verdict> {
+	const workflow = JSON.parse(readFileSync(join(assets, file), 'utf8')) as Record<string, unknown>;
 	const result = convertUiWorkflow(workflow, definitions, 'Workflow');
 	if ('problem' in result) {
 		const why = result.problem.message;
@@ -64,19 +62,14 @@ async function judge(file: string, definitions: NodeDefinitions): Promise<Verdic
 	return { kind: 'refused', why, converterFault: outputOn };
 }
 
-describe('the editor’s test workflows on the real validator (frontend-assets)', () => {
-	if (!existsSync(ASSETS)) {
-		const why = `SKIPPED: ${ASSETS} is missing, so the editor's test workflows are not sent to the real server`;
-		process.stderr.write(`[real-server] ${why}\n`);
-		test.skip(why, () => {});
-		return;
-	}
-	const files = assetFiles(ASSETS);
+describeWithShared('ui-format', 'the editor’s test workflows on the real validator (frontend-assets)', (shared) => {
+	const assets = join(shared, 'frontend-assets');
+	const files = assetFiles(assets);
 	const verdicts = new Map<string, Verdict>();
 
 	beforeAll(async () => {
 		const definitions = (await (await fetch(`${realServer().url}/object_info`)).json()) as NodeDefinitions;
-		for (const file of files) verdicts.set(file, await judge(file, definitions));
+		for (const file of files) verdicts.set(file, await judge(assets, file, definitions));
 		await drainQueue(realServer().url);
 		const count = (kind: Verdict['kind']) => [...verdicts.values()].filter((verdict) => verdict.kind === kind).length;
 		const lines = files.map((file) => {

@@ -9,7 +9,7 @@ import { join } from 'node:path';
 
 import { EngineHarness, readBinary, type WorkflowNodeSpec } from '../../harness/engine';
 import { TINY_PNG } from '../../helpers/cloud';
-import { sharedDir } from '../../helpers/shared-data';
+import { describeWithShared } from '../../helpers/shared-data';
 import { emptyImage, type Graph, save, slowGraph } from '../../contract/scenarios';
 import { drainQueue, realServer } from '../support/real-server';
 
@@ -207,17 +207,19 @@ describe('Host Cloud on the real upstream server (engine)', () => {
 		expect(checkpoints.length).toBeGreaterThan(0);
 	});
 
-	const pairs = join(sharedDir('ui-format'), 'pairs');
-	test.each(readdirSync(pairs).sort())('UI-format %s: converted by the node and accepted by the real validator', async (pair) => {
-		const workflow = readFileSync(join(pairs, pair, 'workflow.json'), 'utf8');
-		// The images its Load Image nodes name must be in the server's input folder, as on the machine it was saved on.
-		const loaders = (JSON.parse(workflow) as { nodes: Array<{ type: string; widgets_values?: unknown[] }> }).nodes.filter(
-			(n) => n.type === 'LoadImage',
-		);
-		for (const loader of loaders) await upload(String(loader.widgets_values?.[0]));
-		const result = await harness.runNode(node({ operation: 'submit', workflow }));
-		expect(result.items[0]!.json.error).toBeUndefined();
-		expect(result.items[0]!.json.prompt_id).toMatch(/^[0-9a-f-]{36}$/);
+	describeWithShared('ui-format', 'the real UI-format pairs (../shared/ui-format/pairs)', (shared) => {
+		const pairs = join(shared, 'pairs');
+		test.each(readdirSync(pairs).sort())('UI-format %s: converted by the node and accepted by the real validator', async (pair) => {
+			const workflow = readFileSync(join(pairs, pair, 'workflow.json'), 'utf8');
+			// The images its Load Image nodes name must be in the server's input folder, as on the machine it was saved on.
+			const loaders = (JSON.parse(workflow) as { nodes: Array<{ type: string; widgets_values?: unknown[] }> }).nodes.filter(
+				(n) => n.type === 'LoadImage',
+			);
+			for (const loader of loaders) await upload(String(loader.widgets_values?.[0]));
+			const result = await harness.runNode(node({ operation: 'submit', workflow }));
+			expect(result.items[0]!.json.error).toBeUndefined();
+			expect(result.items[0]!.json.prompt_id).toMatch(/^[0-9a-f-]{36}$/);
+		});
 	});
 
 	describe('Server (the server’s own controls)', () => {
