@@ -12,7 +12,7 @@ import { createHash, randomUUID } from 'crypto';
 
 import type { Logger } from 'n8n-workflow';
 
-import { JobSocket, type JobMessage, type SocketListener, type SocketSettings } from './socket';
+import { JOB_MESSAGE_TYPES, JobSocket, type JobMessage, type SocketListener, type SocketSettings } from './socket';
 import type { PreviewImage } from './preview-frames';
 
 /** What a node run hears from its share. */
@@ -71,6 +71,7 @@ export class SocketShare implements SocketListener {
 	/** When this run last began a submit: silence is measured from the later of this and the last frame. */
 	private submittedAt = 0;
 	private left = false;
+	readonly reads = JOB_MESSAGE_TYPES;
 
 	constructor(
 		private readonly socket: JobSocket,

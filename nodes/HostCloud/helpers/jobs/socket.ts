@@ -25,6 +25,8 @@ export interface SocketListener {
 	watches(promptId: string): boolean;
 	/** Whether it wants preview images (binary frames are decoded only while someone does). */
 	readonly wantsPreview: boolean;
+	/** The message types it reads (undefined: every type). */
+	readonly reads?: ReadonlySet<string>;
 	/** A message of a job it watches. */
 	onJobMessage(promptId: string, message: JobMessage): void;
 	/** A preview image that names a job it watches. */
@@ -44,8 +46,17 @@ export interface SocketSettings {
 	secrets: string[];
 }
 
-/** Message types kept for a prompt_id the node does not know yet. */
-const KEPT_TYPES = new Set(['executed', 'execution_success', 'execution_error', 'execution_interrupted', 'executing']);
+/**
+ * The message types a job's watcher reads (`tracked-job.ts` `readMessage`), and so keeps for a
+ * prompt_id it does not know yet. Progress messages (many per job) are neither redacted nor handed on.
+ */
+export const JOB_MESSAGE_TYPES: ReadonlySet<string> = new Set([
+	'executed',
+	'execution_success',
+	'execution_error',
+	'execution_interrupted',
+	'executing',
+]);
 /** The kept messages' bounds, for all submits under way together (the oldest jobs' go first). */
 const KEPT_LIMIT = 5000;
 const KEPT_CHARS = 32 * 1024 * 1024;
@@ -326,9 +337,10 @@ export class JobSocket {
 		const data = unread.data;
 		if (!isRecord(data) || typeof data.prompt_id !== 'string') return;
 		const promptId = redact(data.prompt_id, this.settings.secrets);
-		const watchers = [...this.listeners].filter((listener) => listener.watches(promptId));
+		const type = typeof unread.type === 'string' ? unread.type : '';
+		const watchers = [...this.listeners].filter((listener) => listener.watches(promptId) && (listener.reads?.has(type) ?? true));
 		const watched = watchers.length > 0;
-		const keep = !watched && this.submitting > 0 && typeof unread.type === 'string' && KEPT_TYPES.has(unread.type);
+		const keep = !watched && this.submitting > 0 && JOB_MESSAGE_TYPES.has(type);
 		// Every message of the account comes down every socket: most are other runs' and go unread, so
 		// only what is read or kept is redacted (the deep redaction was most of a message's cost).
 		if (!watched && !keep) return;
