@@ -11,7 +11,7 @@ import {
 	uploadInputImages,
 	workflowProperties,
 	type PreparedWorkflow,
-} from '../../helpers/graph/graph-input';
+} from '../../helpers/graph/prepare-workflow';
 import { describeToolAnswer } from '../../../shared/tool-result';
 import { toolDescriptionProperty, toolWaitProperty } from '../../../shared/tool-use';
 import { downloadFilesProperties, rawOutputsProperty, runJobs } from '../../helpers/jobs/run-jobs';

@@ -2,7 +2,7 @@ import type { IDataObject, IExecuteFunctions, INodeExecutionData, INodePropertie
 import { updateDisplayOptions } from 'n8n-workflow';
 
 import { runsAsTool, toolDescriptionProperty } from '../../../shared/tool-use';
-import { prepareWorkflow, submitFields, submitWorkflow, uploadInputImages, workflowProperties } from '../../helpers/graph/graph-input';
+import { prepareWorkflow, submitFields, submitWorkflow, uploadInputImages, workflowProperties } from '../../helpers/graph/prepare-workflow';
 import { runningJobForTool } from '../../helpers/jobs/results';
 import { jobsToTakeOver } from '../../helpers/ownership/item-submits';
 
