@@ -28,3 +28,19 @@ export async function pause(ms: number, signal?: AbortSignal): Promise<void> {
 		signal.removeEventListener('abort', onAbort);
 	}
 }
+
+/** A waiting loop's naps, which an event cuts short: `wakeUp` ends the nap under way, or the next one at once. */
+export class Naps {
+	private wake = new AbortController();
+
+	wakeUp(): void {
+		this.wake.abort();
+	}
+
+	/** Sleeps `ms` (at least 1), or until woken or `stop` aborts; never throws. */
+	async nap(ms: number, stop?: AbortSignal): Promise<void> {
+		const wake = this.wake;
+		await pause(Math.max(1, ms), stop ? AbortSignal.any([stop, wake.signal]) : wake.signal).catch(() => undefined);
+		if (wake.signal.aborted) this.wake = new AbortController();
+	}
+}

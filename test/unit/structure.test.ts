@@ -62,8 +62,8 @@ describe("import rules between folders (what each folder's header comment says i
 			paths(`nodes/HostCloud/(?!helpers/ui-format/|helpers/graph/workflow-graph\\.ts$)`),
 		],
 		[
-			'only graph/graph-input calls ui-format/',
-			paths(`(?!${CLOUD}/ui-format/|${CLOUD}/graph/graph-input\\.ts$)`),
+			'only graph/prepare-workflow calls ui-format/',
+			paths(`(?!${CLOUD}/ui-format/|${CLOUD}/graph/prepare-workflow\\.ts$)`),
 			paths(`${CLOUD}/ui-format/`),
 		],
 		['graph/ calls no jobs/', paths(`${CLOUD}/graph/`), paths(`${CLOUD}/jobs/`)],
@@ -106,7 +106,7 @@ describe("import rules between folders (what each folder's header comment says i
 
 	test('the rules see real imports (a pattern that matches nothing would pass anyway)', () => {
 		const files = sourceFiles(ROOT, ['nodes']).map((file) => relative(ROOT, file));
-		expect(broken(paths(`${CLOUD}/graph/graph-input\\.ts$`), paths(`${CLOUD}/ui-format/convert\\.ts$`))).toHaveLength(1);
+		expect(broken(paths(`${CLOUD}/graph/prepare-workflow\\.ts$`), paths(`${CLOUD}/ui-format/convert\\.ts$`))).toHaveLength(1);
 		for (const [, from, to] of rules) {
 			expect(imports.some(([a]) => from.test(a))).toBe(true);
 			expect(files.some((file) => to.test(file))).toBe(true);

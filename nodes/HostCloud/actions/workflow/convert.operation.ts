@@ -2,7 +2,7 @@ import type { IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n
 import { updateDisplayOptions } from 'n8n-workflow';
 
 import { toolDescriptionProperty } from '../../../shared/tool-use';
-import { overridesProperty, workflowProperty, workflowWithInputs } from '../../helpers/graph/graph-input';
+import { overridesProperty, workflowProperty, workflowWithInputs } from '../../helpers/graph/prepare-workflow';
 import { conversionNotes } from '../../helpers/graph/workflow-graph';
 
 const TOOL_DESCRIPTION =

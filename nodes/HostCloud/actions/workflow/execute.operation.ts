@@ -2,19 +2,18 @@ import type { IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n
 import { NodeOperationError, updateDisplayOptions } from 'n8n-workflow';
 
 import { createLimiter } from '../../../shared/concurrent-items';
-import { errorForItem } from '../../../shared/items';
+import { checkEachItem, errorForItem } from '../../../shared/items';
 import {
 	prepareWorkflow,
 	readDefinitionsEarly,
 	submitFields,
-	submitWorkflow,
 	uploadInputImages,
 	workflowProperties,
-	type PreparedWorkflow,
-} from '../../helpers/graph/graph-input';
+} from '../../helpers/graph/prepare-workflow';
+import { submitWorkflow } from '../../helpers/graph/submit-workflow';
 import { describeToolAnswer } from '../../../shared/tool-result';
 import { toolDescriptionProperty, toolWaitProperty } from '../../../shared/tool-use';
-import { downloadFilesProperties, rawOutputsProperty, runJobs } from '../../helpers/jobs/run-jobs';
+import { downloadFilesProperties, rawOutputsProperty, readJobRunSettings, runJobs } from '../../helpers/jobs/run-jobs';
 import { waitProperties } from '../../helpers/jobs/wait-settings';
 import type { FinishedJob } from '../../helpers/jobs/tracked-job';
 import { isCancelledByNode } from '../../helpers/jobs/errors';
@@ -42,57 +41,48 @@ export const description = updateDisplayOptions({ show: { resource: ['workflow']
  * it appeared: no job of this node runs on unwatched.
  */
 export async function executeAll(this: IExecuteFunctions, items: INodeExecutionData[]): Promise<INodeExecutionData[]> {
+	const settings = readJobRunSettings(this);
+	const checked = await checkEachItem(this, items.length, async (itemIndex) => await prepareWorkflow(this, itemIndex));
+	readDefinitionsEarly(this, [...checked.passed.values()]);
+	const { maxConcurrentJobs, cancelOnTimeout } = settings.options;
 	// "Max Concurrent Jobs" counts jobs on the cloud; fetching a finished job's files does not hold
 	// a slot, so the next job starts while they download.
-	let onCloud: ReturnType<typeof createLimiter> | undefined;
+	const onCloud = createLimiter(maxConcurrentJobs);
 	// One queue read for the whole run, made only when an item has an earlier try's job to look for.
 	let earlierJobs: Promise<Map<number, EarlierTry>> | undefined;
-	// A job left running at Max Wait is meant to be collected later: its tag says so (no orphan).
-	let leftRunningAtMaxWait = false;
 	// The items that failed, and when the last did: their lost submits get one more look at the end.
 	const failed: number[] = [];
 	let lastFailedAt = 0;
 	try {
-		return await runJobs<PreparedWorkflow>(this, items, {
-			check: async (itemIndex) => await prepareWorkflow(this, itemIndex),
-			ownsJobs: true,
-			concurrency: (options) => options.maxConcurrentJobs * 2,
-			beforeStart: (workflows, options) => {
-				readDefinitionsEarly(this, workflows);
-				onCloud = createLimiter(options.maxConcurrentJobs);
-				leftRunningAtMaxWait = !options.cancelOnTimeout;
-			},
-			job: async (watcher, itemIndex, workflow, stop) => {
-				const before = () => {
-					const reason = this.getExecutionCancelSignal()?.aborted
-						? 'the execution was canceled'
-						: stop.aborted
-							? 'another item failed'
-							: undefined;
-					if (reason) throw new NodeOperationError(this.getNode(), `This item was not submitted: ${reason}`, { itemIndex });
-				};
-				before();
-				earlierJobs ??= jobsToTakeOver(
-					this,
-					items.map((_, index) => index),
-					{ answered: false },
-				);
-				const earlier = (await earlierJobs).get(itemIndex);
-				const wait = async (): Promise<FinishedJob> => {
-					if (earlier && 'error' in earlier) throw earlier.error;
-					// Its job is on the cloud already: followed like one submitted elsewhere (its messages went to an earlier socket).
-					if (earlier) return await onCloud!(async () => await watcher.follow(earlier.promptId, itemIndex));
-					await uploadInputImages(this, workflow, itemIndex);
-					return await onCloud!(async () => {
-						before();
-						return await watcher.submitAndWait(
-							itemIndex,
-							async (ids) => (await submitWorkflow(this, workflow, itemIndex, { ...ids, leftRunningAtMaxWait })).prompt_id,
-						);
-					});
-				};
+		return await runJobs(
+			this,
+			items,
+			settings,
+			checked,
+			{ ownsJobs: true, concurrency: maxConcurrentJobs * 2 },
+			async (watcher, itemIndex, workflow, stop) => {
 				try {
-					const finished = await wait();
+					stillWanted(this, itemIndex, stop);
+					earlierJobs ??= jobsToTakeOver(
+						this,
+						items.map((_, index) => index),
+						{ answered: false },
+					);
+					const earlier = (await earlierJobs).get(itemIndex);
+					if (earlier && 'error' in earlier) throw earlier.error;
+					let finished: FinishedJob;
+					// Its job is on the cloud already: followed like one submitted elsewhere (its messages went to an earlier socket).
+					if (earlier) finished = await onCloud(async () => await watcher.follow(earlier.promptId, itemIndex));
+					else {
+						await uploadInputImages(this, workflow, itemIndex);
+						finished = await onCloud(async () => {
+							stillWanted(this, itemIndex, stop);
+							const submit = watcher.openSubmit(itemIndex);
+							// A job left running at Max Wait is meant to be collected later: its tag says so (no orphan).
+							const sent = submitWorkflow(this, workflow, itemIndex, { ...submit.sendWith, leftRunningAtMaxWait: !cancelOnTimeout });
+							return await watcher.waitForSubmitted(submit, sent);
+						});
+					}
 					forgetSubmit(this, itemIndex);
 					return finished;
 				} catch (error) {
@@ -104,8 +94,18 @@ export async function executeAll(this: IExecuteFunctions, items: INodeExecutionD
 					throw errorForItem(this, error, itemIndex);
 				}
 			},
-		});
+		);
 	} finally {
 		await cancelOwnJobs(this, [...(await lostJobsThatAppeared(this, failed, lastFailedAt)).values()]);
 	}
+}
+
+/** An item whose turn comes after a Stop, or after another item failed the run, is not submitted. */
+function stillWanted(context: IExecuteFunctions, itemIndex: number, stop: AbortSignal): void {
+	const reason = context.getExecutionCancelSignal()?.aborted
+		? 'the execution was canceled'
+		: stop.aborted
+			? 'another item failed'
+			: undefined;
+	if (reason) throw new NodeOperationError(context.getNode(), `This item was not submitted: ${reason}`, { itemIndex });
 }

@@ -2,7 +2,8 @@ import type { IDataObject, IExecuteFunctions, INodeExecutionData, INodePropertie
 import { updateDisplayOptions } from 'n8n-workflow';
 
 import { runsAsTool, toolDescriptionProperty } from '../../../shared/tool-use';
-import { prepareWorkflow, submitFields, submitWorkflow, uploadInputImages, workflowProperties } from '../../helpers/graph/graph-input';
+import { prepareWorkflow, submitFields, uploadInputImages, workflowProperties } from '../../helpers/graph/prepare-workflow';
+import { submitWorkflow } from '../../helpers/graph/submit-workflow';
 import { runningJobForTool } from '../../helpers/jobs/results';
 import { jobsToTakeOver } from '../../helpers/ownership/item-submits';
 

@@ -10,7 +10,7 @@ import { randomUUID } from 'crypto';
 import type { IDataObject, ITriggerFunctions } from 'n8n-workflow';
 import { NodeApiError, NodeOperationError } from 'n8n-workflow';
 
-import { pause } from '../../../shared/pause';
+import { Naps, pause } from '../../../shared/pause';
 import { cloudJobStateOf } from '../../../shared/task-status';
 import { isRecord } from '../../../shared/validation';
 import { progressSocketAddress, readQueue } from '../../transport/cloud-api';
@@ -49,7 +49,7 @@ export class CloudJobListener {
 	private readonly heard = new HeardJobs();
 	private socket?: JobSocket;
 	private readonly stopped = new AbortController();
-	private wake = new AbortController();
+	private readonly naps = new Naps();
 	/** Ended jobs are judged one at a time, in the order they ended. */
 	private judging: Promise<void> = Promise.resolve();
 	/** A queue read under way to learn whose new jobs are (a job's end waits for it, and only for it). */
@@ -156,10 +156,7 @@ export class CloudJobListener {
 
 	/** Waits `ms`, or less when the socket drops or the trigger stops. */
 	private async sleep(ms: number): Promise<void> {
-		const wake = this.wake;
-		const either = AbortSignal.any([this.stopped.signal, wake.signal]);
-		await pause(ms, either).catch(() => undefined);
-		if (wake.signal.aborted) this.wake = new AbortController();
+		await this.naps.nap(ms, this.stopped.signal);
 	}
 
 	/** Whether a job the queue lists running was never heard of on the socket. */
@@ -167,14 +164,10 @@ export class CloudJobListener {
 		return [...this.heard.values()].some((job) => !job.heardOnSocket && job.runningSince !== undefined);
 	}
 
-	private wakeUp(): void {
-		this.wake.abort();
-	}
-
 	/** Messages may have been missed: no job's outputs are whole any more, and the loop reconnects. */
 	private onLost(): void {
 		for (const job of this.heard.values()) this.heard.dropFiles(job);
-		this.wakeUp();
+		this.naps.wakeUp();
 	}
 
 	private hear(promptId: string, fromStart: boolean): HeardJob {

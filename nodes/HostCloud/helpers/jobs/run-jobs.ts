@@ -2,11 +2,11 @@
  * jobs/: following cloud jobs from submit to output item: the progress socket, the watcher, each
  * job's state, recovery and lookups, failures in words, the wait settings, the output item. It
  * may call transport/, nodes/shared and files/output-files (the files a job's outputs name);
- * never graph/ or ui-format/: an action hands it graph/graph-input's submit as a callback.
+ * never graph/ or ui-format/: an action hands it graph/prepare-workflow's submit as a callback.
  *
- * Runs the items of Execute and Wait for Completion as cloud jobs followed by one watcher: every
- * item is checked before anything is sent, jobs run concurrently up to a limit, each finished job
- * becomes an output item paired with its input, and "Continue On Fail" is honoured per item.
+ * Runs the items of Execute and Wait for Completion as cloud jobs followed by one watcher: the
+ * operation checks every item before anything is sent, jobs run concurrently up to a limit, each
+ * finished job becomes an output item paired with its input, and "Continue On Fail" is honoured per item.
  * Called as a tool, a job is waited for at most Tool Wait and left running after it, nothing is
  * downloaded, and the answer is compact (`tool-result.ts`).
  */
@@ -73,29 +73,53 @@ export function failedJobItem(context: IExecuteFunctions, error: unknown, itemIn
 	return failedItem(context, error, itemIndex, extra);
 }
 
-export interface JobRun<T> {
-	/** Checks an item and answers what its job needs; nothing may be submitted here (reads are allowed). */
-	check(itemIndex: number): T | Promise<T>;
-	/** How many items run at once. */
-	concurrency(options: WaitOptions): number;
-	/** Whether the node started the jobs (so stopping early cancels them on the cloud). */
-	ownsJobs: boolean;
-	/** Called once every item is checked, before the watcher starts (to start reads that overlap it). */
-	beforeStart?(checked: T[], options: WaitOptions): void;
-	/** The job of one item, from submit (or follow) to its end. */
-	job(watcher: JobWatcher, itemIndex: number, checked: T, stop: AbortSignal): Promise<FinishedJob>;
+/** What a run of Execute or Wait for Completion reads once, before anything is sent. */
+export interface JobRunSettings {
+	asTool: boolean;
+	options: WaitOptions;
+	download?: FileDownload;
 }
 
-export async function runJobs<T>(context: IExecuteFunctions, items: INodeExecutionData[], run: JobRun<T>): Promise<INodeExecutionData[]> {
+/** Reads the run's wait options and where files go (a tool: Tool Wait, no files). */
+export function readJobRunSettings(context: IExecuteFunctions): JobRunSettings {
 	const asTool = runsAsTool(context);
 	const options = asTool ? toolWaitOptions(readWaitOptions(context), readToolWaitMs(context, 0)) : readWaitOptions(context);
-	const download = asTool ? undefined : readJobFiles(context, options.includePreview);
-	const { passed, failures } = await checkEachItem<T>(context, items.length, (itemIndex) => run.check(itemIndex));
-	if (passed.size === 0) return [...failures.entries()].map(([itemIndex, error]) => failedJobItem(context, error, itemIndex));
+	return { asTool, options, download: asTool ? undefined : readJobFiles(context, options.includePreview) };
+}
 
-	const watcher = new JobWatcher(context, { ...options, cancelOnAbandon: run.ownsJobs });
+/** The items checked before anything is sent (`checkEachItem`): what passed, and why the others failed. */
+export interface CheckedItems<T> {
+	passed: Map<number, T>;
+	failures: Map<number, unknown>;
+}
+
+export interface JobRunShape {
+	/** Whether the node started the jobs (so stopping early cancels them on the cloud). */
+	ownsJobs: boolean;
+	/** How many items run at once. */
+	concurrency: number;
+}
+
+/** The job of one checked item, from submit (or follow) to its end, over the run's watcher. */
+export type ItemJob<T> = (watcher: JobWatcher, itemIndex: number, checked: T, stop: AbortSignal) => Promise<FinishedJob>;
+
+/**
+ * Waits for the items' jobs over one watcher, `shape.concurrency` items at a time, and makes each
+ * finished job an output item paired with its input. An item that failed its check fails here
+ * (on its own under Continue On Fail).
+ */
+export async function runJobs<T>(
+	context: IExecuteFunctions,
+	items: INodeExecutionData[],
+	settings: JobRunSettings,
+	{ passed, failures }: CheckedItems<T>,
+	shape: JobRunShape,
+	job: ItemJob<T>,
+): Promise<INodeExecutionData[]> {
+	if (passed.size === 0) return [...failures.entries()].map(([itemIndex, error]) => failedJobItem(context, error, itemIndex));
+	const { asTool, options, download } = settings;
+	const watcher = new JobWatcher(context, { ...options, cancelOnAbandon: shape.ownsJobs });
 	try {
-		run.beforeStart?.([...passed.values()], options);
 		try {
 			await watcher.start();
 		} catch (error) {
@@ -106,12 +130,12 @@ export async function runJobs<T>(context: IExecuteFunctions, items: INodeExecuti
 		return await runItemsConcurrently(
 			context,
 			items.map((_, itemIndex) => itemIndex),
-			run.concurrency(options),
+			shape.concurrency,
 			async (itemIndex, stop) => {
 				if (!passed.has(itemIndex)) throw failures.get(itemIndex);
 				let finished: FinishedJob;
 				try {
-					finished = await run.job(watcher, itemIndex, passed.get(itemIndex) as T, stop);
+					finished = await job(watcher, itemIndex, passed.get(itemIndex) as T, stop);
 				} catch (error) {
 					// Tool Wait is over: the tool answers "running", and the job goes on.
 					if (!(asTool && isStillRunning(error))) throw errorForItem(context, error, itemIndex);
@@ -141,10 +165,15 @@ export async function runJobs<T>(context: IExecuteFunctions, items: INodeExecuti
  * These jobs were started elsewhere: a cancelled execution or a failed item stops the wait only.
  */
 export async function followJobs(context: IExecuteFunctions, items: INodeExecutionData[]): Promise<INodeExecutionData[]> {
-	return await runJobs<string>(context, items, {
-		check: (itemIndex) => readPromptId(context, itemIndex),
-		ownsJobs: false,
-		concurrency: () => items.length,
-		job: async (watcher, itemIndex, promptId) => await watcher.follow(promptId, itemIndex),
-	});
+	const settings = readJobRunSettings(context);
+	const checked = await checkEachItem(context, items.length, (itemIndex) => readPromptId(context, itemIndex));
+	const shape = { ownsJobs: false, concurrency: items.length };
+	return await runJobs(
+		context,
+		items,
+		settings,
+		checked,
+		shape,
+		async (watcher, itemIndex, promptId) => await watcher.follow(promptId, itemIndex),
+	);
 }

@@ -29,6 +29,16 @@ export interface WatchSettings {
 	cancelOnAbandon?: boolean;
 }
 
+/** A submit under way (the watcher's `openSubmit`): what it is sent with, and what the watcher noted as it began. */
+export interface Submit {
+	sendWith: { clientId: string; requestId: string };
+	itemIndex: number;
+	/** The socket's drop count (`takeKept`), the gap epoch, and whether the socket was open. */
+	mark: number;
+	epoch: number;
+	socketOpen: boolean;
+}
+
 export interface FinishedJob {
 	promptId: string;
 	status: 'completed';

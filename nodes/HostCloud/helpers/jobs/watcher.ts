@@ -11,11 +11,10 @@ import { randomUUID } from 'crypto';
 import type { IExecuteFunctions } from 'n8n-workflow';
 import { NodeOperationError } from 'n8n-workflow';
 
-import { pause } from '../../../shared/pause';
+import { Naps } from '../../../shared/pause';
 import type { CloudJobState } from '../../../shared/task-status';
 import { progressSocketAddress } from '../../transport/cloud-api';
 import { asJobFailure, executionFailure, jobFailure, type JobFailureWords, jobWording } from './errors';
-import type { SubmitToFind } from '../ownership/find-by-request';
 import { cancelOwnJobs, failureFromRecord, outputsFromRecord, readJobState, unansweredSubmissions } from './recovery';
 import { JobSocket, type JobMessage } from './socket';
 import { shareJobSocket, type SocketShare } from './socket-share';
@@ -28,6 +27,7 @@ import {
 	nextJobTime,
 	readMessage,
 	type FinishedJob,
+	type Submit,
 	type TrackedJob,
 	type WatchSettings,
 } from './tracked-job';
@@ -39,9 +39,9 @@ export class JobWatcher {
 	private gapEpoch = 0;
 	private readonly jobs = new Map<string, TrackedJob>();
 	private readonly following = new Map<string, Promise<FinishedJob>>();
-	private readonly submitting = new Map<string, SubmitToFind>(); // by request id: a cancel finds the jobs of those it cut short
+	private readonly submitting = new Map<string, Submit>(); // by request id: a cancel finds the jobs of those it cut short
 	private readonly submittedBy = new Map<string, number>(); // the item of each prompt_id submitted
-	private wake = new AbortController();
+	private readonly naps = new Naps();
 	private closed = false;
 	private abandoned?: { reason: string };
 	private loop?: Promise<void>;
@@ -78,9 +78,9 @@ export class JobWatcher {
 					onPreview: (promptId, preview) => this.onPreview(promptId, preview),
 					onLost: () => {
 						this.gapEpoch++;
-						this.kick();
+						this.naps.wakeUp();
 					},
-					onChange: () => this.kick(),
+					onChange: () => this.naps.wakeUp(),
 				},
 				this.context.logger,
 			);
@@ -92,23 +92,29 @@ export class JobWatcher {
 		this.loop = this.run();
 	}
 
-	/** Submits a job with `submit` (given the client id and its tag's request id; answers the prompt_id) and waits for it. */
-	async submitAndWait(itemIndex: number, submit: (ids: { clientId: string; requestId: string }) => Promise<string>): Promise<FinishedJob> {
-		const requestId = randomUUID();
-		this.submitting.set(requestId, { requestId, itemIndex, clientId: this.clientId });
+	/** A submit begins (sent with `sendWith`): until its answer comes, messages of jobs nobody watches yet are kept for it. */
+	openSubmit(itemIndex: number): Submit {
+		const sendWith = { clientId: this.clientId, requestId: randomUUID() };
 		const mark = this.socket?.beginSubmission() ?? 0;
-		const epoch = this.gapEpoch;
-		const socketOpen = this.socket?.open === true;
+		const submit = { sendWith, itemIndex, mark, epoch: this.gapEpoch, socketOpen: this.socket?.open === true };
+		this.submitting.set(sendWith.requestId, submit);
+		return submit;
+	}
+
+	/** Waits for the job of an open submit, once `answer` (the submit's prompt_id) comes; a failed submit ends it. */
+	async waitForSubmitted(submit: Submit, answer: Promise<{ prompt_id: string }>): Promise<FinishedJob> {
+		const { itemIndex } = submit;
 		let promptId: string, promise: Promise<FinishedJob>, kept: { messages: JobMessage[]; whole: boolean };
 		try {
-			promptId = await submit({ clientId: this.clientId, requestId });
+			promptId = (await answer).prompt_id;
 			this.claimPromptId(promptId, itemIndex);
-			kept = this.socket?.takeKept(promptId, mark) ?? { messages: [], whole: true };
+			kept = this.socket?.takeKept(promptId, submit.mark) ?? { messages: [], whole: true };
 			// Some of its messages were dropped from a full store: as if the socket had been down.
-			promise = this.track({ promptId, itemIndex, epoch, gapFromStart: !socketOpen || !kept.whole, pollNow: false });
+			const gapFromStart = !submit.socketOpen || !kept.whole;
+			promise = this.track({ promptId, itemIndex, epoch: submit.epoch, gapFromStart, pollNow: false });
 		} finally {
 			// Answered or failed, this submit needs no more messages kept for it.
-			this.submitting.delete(requestId);
+			this.submitting.delete(submit.sendWith.requestId);
 			this.socket?.endSubmission();
 		}
 		const job = this.jobs.get(promptId);
@@ -152,21 +158,21 @@ export class JobWatcher {
 		const open = [...this.jobs.values()].filter((job) => job.phase !== 'done');
 		for (const job of open) this.settleWithError(job, this.abandonError(job.promptId, job.itemIndex));
 		if (this.ownsJobs) {
-			const submitting = [...this.submitting.values()];
+			const submitting = [...this.submitting.values()].map((submit) => ({ ...submit.sendWith, itemIndex: submit.itemIndex }));
 			const known = open.map((job) => job.promptId);
 			// A submit cut short by the cancel may have reached the service unanswered: found in the queue by its request id.
 			const unanswered = async () =>
 				submitting.length > 0 ? await cancelOwnJobs(this.context, await unansweredSubmissions(this.context, submitting, known)) : undefined;
 			this.cleanups.push(cancelOwnJobs(this.context, known).then(unanswered));
 		}
-		this.kick();
+		this.naps.wakeUp();
 	}
 
 	/** Closes the socket and waits for clean-up calls (cancelling jobs) to finish. */
 	async close(): Promise<void> {
 		this.closed = true;
 		this.cancelSignal?.removeEventListener('abort', this.onCancel);
-		this.kick();
+		this.naps.wakeUp();
 		this.socket?.close();
 		await this.loop;
 		await Promise.all(this.cleanups);
@@ -188,7 +194,7 @@ export class JobWatcher {
 				return;
 			}
 			this.jobs.set(promptId, job);
-			this.kick();
+			this.naps.wakeUp();
 		});
 	}
 
@@ -221,7 +227,7 @@ export class JobWatcher {
 				job.phase = 'confirming';
 				job.checkSoon = true;
 				job.nextPollAt = Date.now();
-				this.kick();
+				this.naps.wakeUp();
 		}
 	}
 
@@ -253,7 +259,7 @@ export class JobWatcher {
 	private async recoverOutputs(job: TrackedJob): Promise<void> {
 		const found = await outputsFromRecord(this.context, job.promptId, job.itemIndex, {
 			over: () => isDone(job),
-			pause: async () => await this.nap(Math.min(this.settings.pollIntervalMs, 500)),
+			pause: async () => await this.naps.nap(Math.min(this.settings.pollIntervalMs, 500)),
 		});
 		if ('failure' in found) {
 			if (!this.cancelSignal?.aborted) this.settleWithError(job, this.wrap(job, found.failure));
@@ -361,19 +367,6 @@ export class JobWatcher {
 
 	// ---- the reconciling loop ----
 
-	private kick(): void {
-		this.wake.abort();
-	}
-
-	private async nap(ms: number): Promise<void> {
-		try {
-			await pause(Math.max(1, ms), this.wake.signal);
-		} catch {
-			// Woken early by an event.
-		}
-		if (this.wake.signal.aborted) this.wake = new AbortController();
-	}
-
 	private async run(): Promise<void> {
 		while (!this.closed) {
 			const now = Date.now();
@@ -392,7 +385,7 @@ export class JobWatcher {
 				void (visit === 'deadline' ? this.deadlineReached(job) : this.poll(job));
 			// Until the next poll, deadline, silence check or reconnect.
 			const socketCheckAt = this.socket?.nextCheckAt(this.settings.silenceMs) ?? Number.POSITIVE_INFINITY;
-			await this.nap(Math.min(now + 60_000, nextJobTime(this.jobs.values(), trustSocket), socketCheckAt) - now);
+			await this.naps.nap(Math.min(now + 60_000, nextJobTime(this.jobs.values(), trustSocket), socketCheckAt) - now);
 		}
 		this.socket?.close();
 	}

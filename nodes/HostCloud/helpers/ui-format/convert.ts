@@ -1,5 +1,5 @@
 /**
- * ui-format/: the UI-format converter; this file is its entry, and only graph/graph-input calls
+ * ui-format/: the UI-format converter; this file is its entry, and only graph/prepare-workflow calls
  * it. It may read graph/workflow-graph's model and nodes/shared, nothing else: no transport (the
  * node definitions are passed in), no jobs/ or files/.
  *

@@ -2,28 +2,22 @@
  * graph/: the workflow graph and its inputs; this file is the folder's entry. workflow-graph.ts is
  * the model (API format) and imports nothing of Host Cloud, so ui-format/ and files/ may read it.
  * This file may call transport/, files/uploads (Input Images) and ui-format/convert (a pasted
- * UI-format workflow); nothing in graph/ calls jobs/.
+ * UI-format workflow); `submit-workflow.ts` sends what it prepared; nothing in graph/ calls jobs/.
  *
- * The workflow a user runs (Execute, Submit, Convert to API Format): its parameters, reading it (a
- * UI-format workflow is converted with the server's node definitions) and checking it before
- * anything is sent, uploading "Input Images" into LoadImage nodes, the partner-node API key, and
- * the submit itself (never re-sent automatically: a second POST would run the workflow twice; a
- * lost answer is found by the submit's request id instead).
+ * Preparing the workflow a user runs (Execute, Submit, Convert to API Format): its parameters,
+ * reading it (a UI-format workflow is converted with the server's node definitions) and checking
+ * it before anything is sent, and uploading "Input Images" into LoadImage nodes.
  */
 import type { IDataObject, IExecuteFunctions, ILoadOptionsFunctions, INodeProperties } from 'n8n-workflow';
 import { NodeOperationError } from 'n8n-workflow';
 
-import { errorForItem } from '../../../shared/items';
 import { notForTools, runsAsTool } from '../../../shared/tool-use';
-import { hostCloudServer } from '../../../shared/transport';
 import { checkedField, checkedOrDefault, fieldProperty, type FieldDefinition } from '../../../shared/fields';
-import { pathSegmentProblem } from '../../../shared/path-segment';
 import { invalidField, ownValue } from '../../../shared/validation';
 import {
 	applyInputOverrides,
 	graphNodeChoices,
 	hasKnownPartnerNodes,
-	hasPartnerNodes,
 	isImageLoader,
 	parseWorkflowGraph,
 	type GraphProblem,
@@ -31,14 +25,10 @@ import {
 	type NodeDefinitions,
 	type WorkflowGraph,
 } from './workflow-graph';
-import { submitPrompt, type SubmitBody } from '../../transport/cloud-api';
-import { nodeDefinitions, nodeDefinitionsIfReadable } from './node-definitions';
+import { nodeDefinitions } from './node-definitions';
 import { convertUiWorkflow } from '../ui-format/convert';
 import { binaryToUpload, loadImageValue, uploadBinary } from '../files/uploads';
-import { JOB_TAG_KEY, jobTagFor } from '../ownership/job-tag';
-import { forgetSubmit, rememberSubmit, submitAnswered } from '../ownership/item-submits';
-import { answerMayBeLost, findLostSubmit } from '../ownership/lost-submit';
-import { clipTextsDeep } from '../../../shared/service-values';
+import { JOB_TAG_KEY } from '../ownership/job-tag';
 
 // The parameter keeps its name (`workflow`) so saved workflows keep working; it takes both formats now.
 export const WORKFLOW_FIELD = 'Workflow';
@@ -171,9 +161,6 @@ const PARTNER_API_KEY: FieldDefinition = {
 		'Partner nodes are billed through your API key, sent as extra_data.api_key_host_org. The node finds them from the server’s node definitions. On a self-hosted server the key is the credential’s Platform API Key, sent as extra_data.api_key_comfy_org (the name upstream ComfyUI reads), and nothing is sent when it is empty.',
 };
 
-/** Where extra_data carries the partner key: the cloud's name, and the name the upstream server reads. */
-const PARTNER_KEY_NAMES = { cloud: 'api_key_host_org', selfHosted: 'api_key_comfy_org' } as const;
-
 /** Fields of "Additional Fields" about the submit itself. */
 export const submitFields: INodeProperties[] = [EXTRA_DATA, PARTNER_API_KEY].map(fieldProperty);
 
@@ -184,7 +171,7 @@ export interface PreparedWorkflow {
 	partnerApiKey: 'auto' | 'always' | 'never';
 }
 
-function operationError(context: IExecuteFunctions, itemIndex: number, message: string, description?: string): NodeOperationError {
+export function operationError(context: IExecuteFunctions, itemIndex: number, message: string, description?: string): NodeOperationError {
 	return new NodeOperationError(context.getNode(), message, { itemIndex, ...(description ? { description } : {}) });
 }
 
@@ -308,70 +295,4 @@ export function readDefinitionsEarly(context: IExecuteFunctions, workflows: Prep
 	if (workflows.some((workflow) => workflow.partnerApiKey === 'auto' && !hasKnownPartnerNodes(workflow.graph))) {
 		void nodeDefinitions(context, 0);
 	}
-}
-
-/** Whether extra_data must carry the platform key (the workflow has partner nodes). */
-export async function needsPartnerKey(context: IExecuteFunctions, prepared: PreparedWorkflow, itemIndex: number): Promise<boolean> {
-	if (prepared.partnerApiKey !== 'auto') return prepared.partnerApiKey === 'always';
-	if (hasKnownPartnerNodes(prepared.graph)) return true;
-	return hasPartnerNodes(prepared.graph, await nodeDefinitionsIfReadable(context, itemIndex));
-}
-
-/**
- * POST /api/prompt. Never sent again: a second POST could run the workflow twice. When its answer
- * is lost after it may have reached the server, its job is looked for by the request id of its tag
- * (`ownership/lost-submit.ts`) and answered as if the submit had; the submit is remembered for the
- * item, so that a Retry On Fail takes its job over while it runs (`ownership/item-submits.ts`).
- */
-export async function submitWorkflow(
-	context: IExecuteFunctions,
-	prepared: PreparedWorkflow,
-	itemIndex: number,
-	options: { clientId?: string; requestId?: string; leftRunningAtMaxWait?: boolean } = {},
-): Promise<{ prompt_id: string } & IDataObject> {
-	const { clientId } = options;
-	const extraData: IDataObject = { ...prepared.extraData };
-	for (const name of Object.values(PARTNER_KEY_NAMES)) delete extraData[name];
-	const tag = jobTagFor(context, itemIndex, { keep: options.leftRunningAtMaxWait === true, requestId: options.requestId });
-	extraData[JOB_TAG_KEY] = tag;
-	// A self-hosted server gets a key only when the credential has one: nothing is injected otherwise.
-	const { partnerKey, kind } = await hostCloudServer(context, itemIndex);
-	if (partnerKey && (await needsPartnerKey(context, prepared, itemIndex))) extraData[PARTNER_KEY_NAMES[kind]] = partnerKey;
-	const body: SubmitBody = { prompt: prepared.graph as unknown as IDataObject, extra_data: extraData };
-	if (clientId) body.client_id = clientId;
-	const requestId = String(tag.request_id);
-	rememberSubmit(context, itemIndex, requestId, clientId);
-	let answer: IDataObject;
-	try {
-		answer = await submitPrompt(context, body, itemIndex);
-	} catch (error) {
-		if (!answerMayBeLost(error)) {
-			// Refused or never sent: no job was made. (A submit cut short by Stop is found by the watcher's clean-up, by request id.)
-			forgetSubmit(context, itemIndex);
-			throw errorForItem(context, error, itemIndex);
-		}
-		// Only Execute sends a client id: it owns its jobs, so it looks once more as its run ends.
-		return { prompt_id: (await findLostSubmit(context, error, { requestId, itemIndex, clientId }, clientId !== undefined)).promptId };
-	}
-	const promptId = answer?.prompt_id;
-	const unusableId = typeof promptId === 'string' ? pathSegmentProblem(promptId) : undefined;
-	if (unusableId) {
-		throw operationError(
-			context,
-			itemIndex,
-			`The service accepted the workflow but its prompt_id ${unusableId}, so the job cannot be followed`,
-			'Check the queue (Queue → Get): the job may be there. This answer is a fault of the service.',
-		);
-	}
-	if (typeof promptId !== 'string' || promptId === '') {
-		throw operationError(
-			context,
-			itemIndex,
-			'The service accepted the workflow but did not return a prompt_id',
-			'Check the queue (Queue → Get): the job may be there.',
-		);
-	}
-	submitAnswered(context, itemIndex, promptId);
-	// The rest of the answer (number, node_errors) is the service's: passed on with its texts clipped.
-	return { ...clipTextsDeep(answer), prompt_id: promptId };
 }
