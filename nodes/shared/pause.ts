@@ -37,10 +37,13 @@ export class Naps {
 		this.wake.abort();
 	}
 
-	/** Sleeps `ms` (at least 1), or until woken or `stop` aborts; never throws. */
+	/**
+	 * Sleeps `ms` (at least 1), or until woken or `stop` aborts; never throws. Naps may overlap: the
+	 * first to end after a wake-up replaces the spent controller, once (a later one keeps the new).
+	 */
 	async nap(ms: number, stop?: AbortSignal): Promise<void> {
-		const wake = this.wake;
-		await pause(Math.max(1, ms), stop ? AbortSignal.any([stop, wake.signal]) : wake.signal).catch(() => undefined);
-		if (wake.signal.aborted) this.wake = new AbortController();
+		const wake = this.wake.signal;
+		await pause(Math.max(1, ms), stop ? AbortSignal.any([stop, wake]) : wake).catch(() => undefined);
+		if (this.wake.signal.aborted) this.wake = new AbortController();
 	}
 }

@@ -61,14 +61,15 @@ export async function executeAll(this: IExecuteFunctions, items: INodeExecutionD
 			checked,
 			{ ownsJobs: true, concurrency: maxConcurrentJobs * 2 },
 			async (watcher, itemIndex, workflow, stop) => {
+				// Not yet the item's own submit: a failure here leaves an earlier try's memory as it was.
+				stillWanted(this, itemIndex, stop);
+				earlierJobs ??= jobsToTakeOver(
+					this,
+					items.map((_, index) => index),
+					{ answered: false },
+				);
+				const earlier = (await earlierJobs).get(itemIndex);
 				try {
-					stillWanted(this, itemIndex, stop);
-					earlierJobs ??= jobsToTakeOver(
-						this,
-						items.map((_, index) => index),
-						{ answered: false },
-					);
-					const earlier = (await earlierJobs).get(itemIndex);
 					if (earlier && 'error' in earlier) throw earlier.error;
 					let finished: FinishedJob;
 					// Its job is on the cloud already: followed like one submitted elsewhere (its messages went to an earlier socket).

@@ -1,8 +1,9 @@
 /**
  * jobs/: following cloud jobs from submit to output item: the progress socket, the watcher, each
  * job's state, recovery and lookups, failures in words, the wait settings, the output item. It
- * may call transport/, nodes/shared and files/output-files (the files a job's outputs name);
- * never graph/ or ui-format/: an action hands it graph/prepare-workflow's submit as a callback.
+ * may call transport/, nodes/shared, ownership/ and files/output-files (the files a job's outputs
+ * name); never graph/ or ui-format/: Execute submits (graph/submit-workflow) and hands the watcher
+ * the submit's answer.
  *
  * Runs the items of Execute and Wait for Completion as cloud jobs followed by one watcher: the
  * operation checks every item before anything is sent, jobs run concurrently up to a limit, each
