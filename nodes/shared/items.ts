@@ -81,6 +81,12 @@ export async function runPerItem(context: IExecuteFunctions, operation: ItemOper
 	return out;
 }
 
+/** Items checked before anything is sent: what passed (the check's answer), and why the others failed. */
+export interface CheckedItems<T> {
+	passed: Map<number, T>;
+	failures: Map<number, unknown>;
+}
+
 /**
  * Checks every item before anything is sent (batch operations): answers what passed, by item
  * index, and, under "Continue On Fail", what failed; without it the first failure is thrown. A
@@ -90,7 +96,7 @@ export async function checkEachItem<T>(
 	context: IExecuteFunctions,
 	count: number,
 	check: (itemIndex: number) => T | Promise<T>,
-): Promise<{ passed: Map<number, T>; failures: Map<number, unknown> }> {
+): Promise<CheckedItems<T>> {
 	const passed = new Map<number, T>();
 	const failures = new Map<number, unknown>();
 	const continueOnFail = context.continueOnFail();

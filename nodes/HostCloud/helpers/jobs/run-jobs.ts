@@ -14,7 +14,7 @@
 import type { IDataObject, IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
 
 import { checkedField, fieldProperty } from '../../../shared/fields';
-import { checkEachItem, errorForItem, failedItem } from '../../../shared/items';
+import { checkEachItem, errorForItem, failedItem, type CheckedItems } from '../../../shared/items';
 import { DOWNLOAD_FILES, PUT_FILES_IN_FIELD, readResultFiles, resultFilesProperties } from '../../../shared/result-files';
 import { NOT_AS_TOOL, readToolWaitMs, runsAsTool } from '../../../shared/tool-use';
 import { invalidField } from '../../../shared/validation';
@@ -86,12 +86,6 @@ export function readJobRunSettings(context: IExecuteFunctions): JobRunSettings {
 	const asTool = runsAsTool(context);
 	const options = asTool ? toolWaitOptions(readWaitOptions(context), readToolWaitMs(context, 0)) : readWaitOptions(context);
 	return { asTool, options, download: asTool ? undefined : readJobFiles(context, options.includePreview) };
-}
-
-/** The items checked before anything is sent (`checkEachItem`): what passed, and why the others failed. */
-export interface CheckedItems<T> {
-	passed: Map<number, T>;
-	failures: Map<number, unknown>;
 }
 
 export interface JobRunShape {
