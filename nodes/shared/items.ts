@@ -123,23 +123,28 @@ export interface Operation extends ToolAvailability {
 /** A node's resource → operation map: each resource dropdown value, each of its operation values, the module that runs it. */
 export type NodeResources = Readonly<Record<string, { readonly operations: Readonly<Record<string, Operation>> }>>;
 
-/** Runs the operation the resource and operation dropdowns pick, from a node's table of resources. */
-export async function runSelectedOperation(context: IExecuteFunctions, resources: NodeResources): Promise<INodeExecutionData[][]> {
-	const resource = context.getNodeParameter('resource', 0) as string;
-	const operation = context.getNodeParameter('operation', 0) as string;
-	const selected = resources[resource]?.operations[operation];
-	// Hidden on the tool type; a workflow saved with it anyway is refused before anything is sent.
-	if (selected?.notAsTool && runsAsTool(context)) throw notForTools(context, 0, selected.notAsTool);
-	if (selected?.executeAll) {
-		try {
-			return [await selected.executeAll.call(context, context.getInputData())];
-		} catch (error) {
-			// Settings of the whole run are read from the first item, outside any item's own handling.
-			throw outOfStack(error) ? errorForItem(context, error, 0) : error;
+/**
+ * A node's router: runs the operation the resource and operation dropdowns pick, from the node's
+ * table of resources. The node's `execute` calls it, and it calls the operation.
+ */
+export function operationRouter(resources: NodeResources): (this: IExecuteFunctions) => Promise<INodeExecutionData[][]> {
+	return async function router(this: IExecuteFunctions): Promise<INodeExecutionData[][]> {
+		const resource = this.getNodeParameter('resource', 0) as string;
+		const operation = this.getNodeParameter('operation', 0) as string;
+		const selected = resources[resource]?.operations[operation];
+		// Hidden on the tool type; a workflow saved with it anyway is refused before anything is sent.
+		if (selected?.notAsTool && runsAsTool(this)) throw notForTools(this, 0, selected.notAsTool);
+		if (selected?.executeAll) {
+			try {
+				return [await selected.executeAll.call(this, this.getInputData())];
+			} catch (error) {
+				// Settings of the whole run are read from the first item, outside any item's own handling.
+				throw outOfStack(error) ? errorForItem(this, error, 0) : error;
+			}
 		}
-	}
-	if (!selected?.execute) {
-		throw new NodeOperationError(context.getNode(), `The operation "${operation}" of resource "${resource}" is not supported`);
-	}
-	return [await runPerItem(context, selected.execute)];
+		if (!selected?.execute) {
+			throw new NodeOperationError(this.getNode(), `The operation "${operation}" of resource "${resource}" is not supported`);
+		}
+		return [await runPerItem(this, selected.execute)];
+	};
 }

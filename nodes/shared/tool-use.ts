@@ -32,7 +32,7 @@ export interface ToolAvailability {
 	notAsTool?: string;
 }
 
-/** A dropdown's operations, those a tool call cannot use hidden on the tool type (`runSelectedOperation` refuses them too). */
+/** A dropdown's operations, those a tool call cannot use hidden on the tool type (the router refuses them too). */
 export function hideOperationsNotForTools(
 	options: INodePropertyOptions[],
 	operations: Readonly<Record<string, object>>,

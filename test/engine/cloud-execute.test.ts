@@ -5,6 +5,7 @@
  */
 import axios from 'axios';
 
+import * as cloudApi from '../../nodes/HostCloud/transport/cloud-api';
 import { readBinary } from '../harness/engine';
 import { cloudForSuite, type Graph, txt2img } from '../helpers/cloud';
 
@@ -117,5 +118,25 @@ describe('many items', () => {
 		const perJob = sim.requestsTo(undefined, '/api/').length / 20;
 		expect(perJob).toBeLessThanOrEqual(2.1);
 		expect(sim.requestsTo('GET', '/api/job')).toHaveLength(0);
+	});
+});
+
+describe('the code path of an item', () => {
+	// docs/architecture.md walks this path; a maintainer reads it in six functions, as in n8n's own vendor nodes.
+	test('from the node’s execute() to the submit request is six functions of the package', async () => {
+		let stack = '';
+		const submit = jest.spyOn(cloudApi, 'submitPrompt');
+		submit.mockImplementationOnce(async (...args) => {
+			stack = String(new Error().stack);
+			submit.mockRestore();
+			return await cloudApi.submitPrompt(...args);
+		});
+		const result = await execute({ workflow: JSON.stringify(txt2img()) });
+		expect(result.status).toBe('success');
+		const ours = stack
+			.split('\n')
+			.filter((line) => line.includes('/nodes/'))
+			.map((line) => /at (?:async )?(?:\w+\.)?([\w<>$]+) \(/.exec(line)?.[1] ?? line.trim());
+		expect(ours).toEqual(['submitWorkflow', 'runItem', 'item', 'executeAll', 'router', 'execute']);
 	});
 });

@@ -1,6 +1,4 @@
-import type { IExecuteFunctions, INodeExecutionData } from 'n8n-workflow';
-
-import { runSelectedOperation, type NodeResources } from '../../shared/items';
+import { operationRouter, type NodeResources } from '../../shared/items';
 import * as file from './file';
 import * as queue from './queue';
 import * as server from './server';
@@ -10,7 +8,5 @@ import * as workflow from './workflow';
 /** Every resource and operation of the dropdowns, and the module that runs it. */
 export const resources = { workflow, file, queue, server, system } satisfies NodeResources;
 
-/** Picks the operation module from the resource and operation dropdowns. */
-export async function router(this: IExecuteFunctions): Promise<INodeExecutionData[][]> {
-	return await runSelectedOperation(this, resources);
-}
+/** Picks the operation module from the resource and operation dropdowns, and runs it. */
+export const router = operationRouter(resources);

@@ -1,6 +1,4 @@
-import type { IExecuteFunctions, INodeExecutionData } from 'n8n-workflow';
-
-import { runSelectedOperation, type NodeResources } from '../../shared/items';
+import { operationRouter, type NodeResources } from '../../shared/items';
 import * as node from './node';
 import * as nodeVersion from './nodeVersion';
 import * as publisher from './publisher';
@@ -8,7 +6,5 @@ import * as publisher from './publisher';
 /** Every resource and operation of the dropdowns, and the module that runs it. */
 export const resources = { node, nodeVersion, publisher } satisfies NodeResources;
 
-/** Picks the operation module from the resource and operation dropdowns. */
-export async function router(this: IExecuteFunctions): Promise<INodeExecutionData[][]> {
-	return await runSelectedOperation(this, resources);
-}
+/** Picks the operation module from the resource and operation dropdowns, and runs it. */
+export const router = operationRouter(resources);

@@ -1,7 +1,7 @@
 import type { IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
 import { NodeOperationError, updateDisplayOptions } from 'n8n-workflow';
 
-import { createLimiter } from '../../../shared/concurrent-items';
+import { Slots } from '../../../shared/concurrent-items';
 import { checkEachItem, errorForItem } from '../../../shared/items';
 import {
 	prepareWorkflow,
@@ -9,11 +9,12 @@ import {
 	submitFields,
 	uploadInputImages,
 	workflowProperties,
+	type PreparedWorkflow,
 } from '../../helpers/graph/prepare-workflow';
 import { submitWorkflow } from '../../helpers/graph/submit-workflow';
 import { describeToolAnswer } from '../../../shared/tool-result';
 import { toolDescriptionProperty, toolWaitProperty } from '../../../shared/tool-use';
-import { downloadFilesProperties, rawOutputsProperty, readJobRunSettings, runJobs } from '../../helpers/jobs/run-jobs';
+import { downloadFilesProperties, JobRun, rawOutputsProperty, readJobRunSettings, type ItemJob } from '../../helpers/jobs/run-jobs';
 import { waitProperties } from '../../helpers/jobs/wait-settings';
 import type { FinishedJob } from '../../helpers/jobs/tracked-job';
 import { isCancelledByNode } from '../../helpers/jobs/errors';
@@ -46,57 +47,64 @@ export async function executeAll(this: IExecuteFunctions, items: INodeExecutionD
 	readDefinitionsEarly(this, [...checked.passed.values()]);
 	const { maxConcurrentJobs, cancelOnTimeout } = settings.options;
 	// "Max Concurrent Jobs" counts jobs on the cloud; fetching a finished job's files does not hold
-	// a slot, so the next job starts while they download.
-	const onCloud = createLimiter(maxConcurrentJobs);
+	// a place, so the next job starts while they download.
+	const onCloud = new Slots(maxConcurrentJobs);
 	// One queue read for the whole run, made only when an item has an earlier try's job to look for.
 	let earlierJobs: Promise<Map<number, EarlierTry>> | undefined;
 	// The items that failed, and when the last did: their lost submits get one more look at the end.
 	const failed: number[] = [];
 	let lastFailedAt = 0;
-	try {
-		return await runJobs(
+
+	const runItem: ItemJob<PreparedWorkflow> = async (watcher, itemIndex, workflow, stop) => {
+		// Not yet the item's own submit: a failure here leaves an earlier try's memory as it was.
+		stillWanted(this, itemIndex, stop);
+		earlierJobs ??= jobsToTakeOver(
 			this,
-			items,
-			settings,
-			checked,
-			{ ownsJobs: true, concurrency: maxConcurrentJobs * 2 },
-			async (watcher, itemIndex, workflow, stop) => {
-				// Not yet the item's own submit: a failure here leaves an earlier try's memory as it was.
-				stillWanted(this, itemIndex, stop);
-				earlierJobs ??= jobsToTakeOver(
-					this,
-					items.map((_, index) => index),
-					{ answered: false },
-				);
-				const earlier = (await earlierJobs).get(itemIndex);
-				try {
-					if (earlier && 'error' in earlier) throw earlier.error;
-					let finished: FinishedJob;
-					// Its job is on the cloud already: followed like one submitted elsewhere (its messages went to an earlier socket).
-					if (earlier) finished = await onCloud(async () => await watcher.follow(earlier.promptId, itemIndex));
-					else {
-						await uploadInputImages(this, workflow, itemIndex);
-						finished = await onCloud(async () => {
-							stillWanted(this, itemIndex, stop);
-							const submit = watcher.openSubmit(itemIndex);
-							// A job left running at Max Wait is meant to be collected later: its tag says so (no orphan).
-							const sent = submitWorkflow(this, workflow, itemIndex, { ...submit.sendWith, leftRunningAtMaxWait: !cancelOnTimeout });
-							return await watcher.waitForSubmitted(submit, sent);
-						});
-					}
-					forgetSubmit(this, itemIndex);
-					return finished;
-				} catch (error) {
-					// A job the node cancelled may be listed a moment longer: a retry must submit anew, not follow it.
-					if (isCancelledByNode(error)) forgetSubmit(this, itemIndex);
-					else keepSubmit(this, itemIndex);
-					failed.push(itemIndex);
-					lastFailedAt = Date.now();
-					throw errorForItem(this, error, itemIndex);
-				}
-			},
+			items.map((_, index) => index),
+			{ answered: false },
 		);
+		const earlier = (await earlierJobs).get(itemIndex);
+		let leave: (() => void) | undefined;
+		try {
+			if (earlier && 'error' in earlier) throw earlier.error;
+			let finished: FinishedJob;
+			if (earlier) {
+				// Its job is on the cloud already: followed like one submitted elsewhere (its messages went to an earlier socket).
+				leave = await onCloud.take();
+				finished = await watcher.follow(earlier.promptId, itemIndex);
+			} else {
+				await uploadInputImages(this, workflow, itemIndex);
+				leave = await onCloud.take();
+				stillWanted(this, itemIndex, stop);
+				const submit = watcher.openSubmit(itemIndex);
+				try {
+					// A job left running at Max Wait is meant to be collected later: its tag says so (no orphan).
+					const sendWith = { ...submit.sendWith, leftRunningAtMaxWait: !cancelOnTimeout };
+					const answer = await submitWorkflow(this, workflow, itemIndex, sendWith);
+					finished = await watcher.waitForSubmitted(submit, answer.prompt_id);
+				} finally {
+					watcher.closeSubmit(submit);
+				}
+			}
+			forgetSubmit(this, itemIndex);
+			return finished;
+		} catch (error) {
+			// A job the node cancelled may be listed a moment longer: a retry must submit anew, not follow it.
+			if (isCancelledByNode(error)) forgetSubmit(this, itemIndex);
+			else keepSubmit(this, itemIndex);
+			failed.push(itemIndex);
+			lastFailedAt = Date.now();
+			throw errorForItem(this, error, itemIndex);
+		} finally {
+			leave?.();
+		}
+	};
+
+	const run = await JobRun.start(this, settings, checked, { ownsJobs: true, concurrency: maxConcurrentJobs * 2 });
+	try {
+		return run.results(await Promise.all(items.map((_, itemIndex) => run.item(itemIndex, runItem))));
 	} finally {
+		await run.close();
 		await cancelOwnJobs(this, [...(await lostJobsThatAppeared(this, failed, lastFailedAt)).values()]);
 	}
 }

@@ -14,11 +14,11 @@
 import type { IDataObject, IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
 
 import { checkedField, fieldProperty } from '../../../shared/fields';
-import { checkEachItem, errorForItem, failedItem, type CheckedItems } from '../../../shared/items';
+import { checkEachItem, errorForItem, failedItem, paired, type CheckedItems } from '../../../shared/items';
 import { DOWNLOAD_FILES, PUT_FILES_IN_FIELD, readResultFiles, resultFilesProperties } from '../../../shared/result-files';
 import { NOT_AS_TOOL, readToolWaitMs, runsAsTool } from '../../../shared/tool-use';
 import { invalidField } from '../../../shared/validation';
-import { runItemsConcurrently } from '../../../shared/concurrent-items';
+import { ConcurrentItems } from '../../../shared/concurrent-items';
 import { asJobFailure, isStillRunning } from './errors';
 import { completedJobForTool, finishedJobItem, PREVIEW_FIELD, runningJobForTool, type FileDownload } from './results';
 import { JobWatcher } from './watcher';
@@ -99,58 +99,93 @@ export interface JobRunShape {
 export type ItemJob<T> = (watcher: JobWatcher, itemIndex: number, checked: T, stop: AbortSignal) => Promise<FinishedJob>;
 
 /**
- * Waits for the items' jobs over one watcher, `shape.concurrency` items at a time, and makes each
- * finished job an output item paired with its input. An item that failed its check fails here
- * (on its own under Continue On Fail).
+ * A run of cloud jobs over one watcher: the operation starts it, runs every item through `item`
+ * at once (`shape.concurrency` of them go on together), takes `results`, and closes it. Each
+ * finished job becomes an output item paired with its input; an item that failed its check fails
+ * there (on its own under Continue On Fail).
  */
-export async function runJobs<T>(
-	context: IExecuteFunctions,
-	items: INodeExecutionData[],
-	settings: JobRunSettings,
-	{ passed, failures }: CheckedItems<T>,
-	shape: JobRunShape,
-	job: ItemJob<T>,
-): Promise<INodeExecutionData[]> {
-	if (passed.size === 0) return [...failures.entries()].map(([itemIndex, error]) => failedJobItem(context, error, itemIndex));
-	const { asTool, options, download } = settings;
-	const watcher = new JobWatcher(context, { ...options, cancelOnAbandon: shape.ownsJobs });
-	try {
+export class JobRun<T> {
+	private readonly items: ConcurrentItems;
+	private startFailure?: { error: unknown };
+
+	private constructor(
+		private readonly context: IExecuteFunctions,
+		private readonly settings: JobRunSettings,
+		private readonly checked: CheckedItems<T>,
+		readonly watcher: JobWatcher,
+		concurrency: number,
+	) {
+		this.items = new ConcurrentItems(context, concurrency, { failed: failedJobItem, onFatal: () => watcher.abandon('failed') });
+	}
+
+	/** Opens the run's watcher (its socket), unless no item passed its check. */
+	static async start<T>(
+		context: IExecuteFunctions,
+		settings: JobRunSettings,
+		checked: CheckedItems<T>,
+		shape: JobRunShape,
+	): Promise<JobRun<T>> {
+		const watcher = new JobWatcher(context, { ...settings.options, cancelOnAbandon: shape.ownsJobs });
+		const run = new JobRun(context, settings, checked, watcher, shape.concurrency);
+		if (checked.passed.size === 0) return run;
 		try {
 			await watcher.start();
 		} catch (error) {
 			// A credential that cannot be used fails every item alike (each its own, under Continue On Fail).
-			if (!context.continueOnFail()) throw errorForItem(context, error, 0);
-			return items.map((_, itemIndex) => failedJobItem(context, failures.get(itemIndex) ?? error, itemIndex));
+			if (!context.continueOnFail()) {
+				await watcher.close();
+				throw errorForItem(context, error, 0);
+			}
+			run.startFailure = { error };
 		}
-		return await runItemsConcurrently(
-			context,
-			items.map((_, itemIndex) => itemIndex),
-			shape.concurrency,
-			async (itemIndex, stop) => {
-				if (!passed.has(itemIndex)) throw failures.get(itemIndex);
-				let finished: FinishedJob;
-				try {
-					finished = await job(watcher, itemIndex, passed.get(itemIndex) as T, stop);
-				} catch (error) {
-					// Tool Wait is over: the tool answers "running", and the job goes on.
-					if (!(asTool && isStillRunning(error))) throw errorForItem(context, error, itemIndex);
-					return [runningJobForTool(String((error as { context: IDataObject }).context.prompt_id), itemIndex, options.maxWaitMs)];
-				}
-				const additional = context.getNodeParameter('additionalFields', itemIndex, {}) as IDataObject;
-				const includeRawOutputs = checkedField(context, itemIndex, INCLUDE_RAW_OUTPUTS, additional.includeRawOutputs) === true;
-				try {
-					if (asTool) return [await completedJobForTool(context, finished, itemIndex)];
-					const result = { download, includePreview: options.includePreview, includeRawOutputs };
-					return [await finishedJobItem(context, finished, itemIndex, result)];
-				} catch (error) {
-					// A file of a finished job could not be read: the failed item still names its job.
-					throw asJobFailure(context.getNode(), { promptId: finished.promptId, itemIndex }, error, []);
-				}
-			},
-			{ failed: failedJobItem, onFatal: () => watcher.abandon('failed') },
-		);
-	} finally {
-		await watcher.close();
+		return run;
+	}
+
+	/** One item: its job (`job`, when it passed its check) waited for in its turn, then its output item. */
+	async item(itemIndex: number, job: ItemJob<T>): Promise<INodeExecutionData[]> {
+		const leave = await this.items.enter();
+		if (!leave) return [];
+		const { passed, failures } = this.checked;
+		const { asTool, options, download } = this.settings;
+		try {
+			if (!passed.has(itemIndex)) throw failures.get(itemIndex);
+			if (this.startFailure) throw this.startFailure.error;
+			let finished: FinishedJob;
+			try {
+				finished = await job(this.watcher, itemIndex, passed.get(itemIndex) as T, this.items.stop);
+			} catch (error) {
+				// Tool Wait is over: the tool answers "running", and the job goes on.
+				if (!(asTool && isStillRunning(error))) throw errorForItem(this.context, error, itemIndex);
+				return paired(
+					[runningJobForTool(String((error as { context: IDataObject }).context.prompt_id), itemIndex, options.maxWaitMs)],
+					itemIndex,
+				);
+			}
+			const additional = this.context.getNodeParameter('additionalFields', itemIndex, {}) as IDataObject;
+			const includeRawOutputs = checkedField(this.context, itemIndex, INCLUDE_RAW_OUTPUTS, additional.includeRawOutputs) === true;
+			try {
+				if (asTool) return paired([await completedJobForTool(this.context, finished, itemIndex)], itemIndex);
+				const result = { download, includePreview: options.includePreview, includeRawOutputs };
+				return paired([await finishedJobItem(this.context, finished, itemIndex, result)], itemIndex);
+			} catch (error) {
+				// A file of a finished job could not be read: the failed item still names its job.
+				throw asJobFailure(this.context.getNode(), { promptId: finished.promptId, itemIndex }, error, []);
+			}
+		} catch (error) {
+			return this.items.fail(error, itemIndex);
+		} finally {
+			leave();
+		}
+	}
+
+	/** The output items in item order, or the run's first failure thrown (without Continue On Fail). */
+	results(outputs: INodeExecutionData[][]): INodeExecutionData[] {
+		return this.items.results(outputs);
+	}
+
+	/** Closes the watcher: its socket, and the cancelling of jobs it abandoned. */
+	async close(): Promise<void> {
+		await this.watcher.close();
 	}
 }
 
@@ -162,13 +197,11 @@ export async function runJobs<T>(
 export async function followJobs(context: IExecuteFunctions, items: INodeExecutionData[]): Promise<INodeExecutionData[]> {
 	const settings = readJobRunSettings(context);
 	const checked = await checkEachItem(context, items.length, (itemIndex) => readPromptId(context, itemIndex));
-	const shape = { ownsJobs: false, concurrency: items.length };
-	return await runJobs(
-		context,
-		items,
-		settings,
-		checked,
-		shape,
-		async (watcher, itemIndex, promptId) => await watcher.follow(promptId, itemIndex),
-	);
+	const run = await JobRun.start(context, settings, checked, { ownsJobs: false, concurrency: items.length });
+	try {
+		const follow: ItemJob<string> = async (watcher, itemIndex, promptId) => await watcher.follow(promptId, itemIndex);
+		return run.results(await Promise.all(items.map((_, itemIndex) => run.item(itemIndex, follow))));
+	} finally {
+		await run.close();
+	}
 }

@@ -101,25 +101,27 @@ export class JobWatcher {
 		return submit;
 	}
 
-	/** Waits for the job of an open submit, once `answer` (the submit's prompt_id) comes; a failed submit ends it. */
-	async waitForSubmitted(submit: Submit, answer: Promise<{ prompt_id: string }>): Promise<FinishedJob> {
+	/** Waits for the job of an open submit, once its answer named the job (`promptId`); closes the submit. */
+	async waitForSubmitted(submit: Submit, promptId: string): Promise<FinishedJob> {
 		const { itemIndex } = submit;
-		let promptId: string, promise: Promise<FinishedJob>, kept: { messages: JobMessage[]; whole: boolean };
+		let promise: Promise<FinishedJob>, kept: { messages: JobMessage[]; whole: boolean };
 		try {
-			promptId = (await answer).prompt_id;
 			this.claimPromptId(promptId, itemIndex);
 			kept = this.socket?.takeKept(promptId, submit.mark) ?? { messages: [], whole: true };
 			// Some of its messages were dropped from a full store: as if the socket had been down.
 			const gapFromStart = !submit.socketOpen || !kept.whole;
 			promise = this.track({ promptId, itemIndex, epoch: submit.epoch, gapFromStart, pollNow: false });
 		} finally {
-			// Answered or failed, this submit needs no more messages kept for it.
-			this.submitting.delete(submit.sendWith.requestId);
-			this.socket?.endSubmission();
+			this.closeSubmit(submit);
 		}
 		const job = this.jobs.get(promptId);
 		if (job) for (const message of kept.messages) this.apply(job, message);
 		return await promise;
+	}
+
+	/** Answered or failed, a submit needs no more messages kept for it (once; later calls do nothing). */
+	closeSubmit(submit: Submit): void {
+		if (this.submitting.delete(submit.sendWith.requestId)) this.socket?.endSubmission();
 	}
 
 	/** A prompt_id answered for two submits of this run: both items fail, naming it (their results cannot be told apart). */
