@@ -1,10 +1,10 @@
 /**
- * A request that got no answer, in words (nodes/shared/network-failure.ts): never a raw code,
+ * A request that got no answer, in words (nodes/shared/transport/network-failure.ts): never a raw code,
  * since n8n replaces any message holding one with a generic sentence that drops what failed.
  */
 import { NodeApiError, NodeOperationError, type INode } from 'n8n-workflow';
 
-import { isNetworkFailure, networkFailure, networkFailureInWords } from '../../nodes/shared/network-failure';
+import { isNetworkFailure, networkFailure, networkFailureInWords } from '../../nodes/shared/transport/network-failure';
 
 const NODE: INode = { id: '1', name: 'Node', type: 'test', typeVersion: 1, position: [0, 0], parameters: {} };
 const failure = (code: string | undefined, message: string) => Object.assign(new Error(message), code ? { code } : {});

@@ -1,6 +1,6 @@
 import type { IExecuteFunctions, INodeExecutionData } from 'n8n-workflow';
 
-import { runSelectedOperation, type NodeResources } from '../../shared/items';
+import { runSelectedOperation, type NodeResources } from '../../shared/items/items';
 import * as file from './file';
 import * as queue from './queue';
 import * as server from './server';

@@ -6,14 +6,14 @@
  * route (the cloud's job status and record, the server's history), `helpers/jobs/lookup.ts` picks.
  *
  * Not here: fetching a cloud file's signed storage URL (the Location of GET /api/view). That goes
- * through `shared/binary.ts` `downloadToBinary`, a plain request with no credential, because the
- * storage host must never see the API key. The progress WebSocket is opened by `helpers/jobs/socket.ts`.
+ * through `shared/binary/binary.ts` `downloadToBinary`, a plain request with no credential, because the
+ * storage host must never see the API key. The progress WebSocket is opened by `helpers/jobs/progress-socket.ts`.
  */
 import type { IDataObject, IExecuteFunctions, ILoadOptionsFunctions } from 'n8n-workflow';
 
 import type { CloudServer } from '../../../credentials/cloud-server';
-import { pathSegment } from '../../shared/path-segment';
-import { hostCloudServer, hostRequest, hostRequestFull, type HostResponse, type RunContext } from '../../shared/transport';
+import { pathSegment } from '../../shared/items/path-segment';
+import { hostCloudServer, hostRequest, hostRequestFull, type HostResponse, type RunContext } from '../../shared/transport/transport';
 
 type CloudContext = IExecuteFunctions | ILoadOptionsFunctions;
 

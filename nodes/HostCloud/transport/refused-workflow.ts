@@ -7,7 +7,7 @@
  * lists of allowed values cut to a few and a count.
  */
 
-import { isRecord } from './validation';
+import { isRecord } from '../../shared/items/validation';
 
 const SHOWN_CHOICES = 5;
 const SHOWN_NODES = 8;

@@ -1,6 +1,6 @@
 import type { IExecuteFunctions, INodeExecutionData } from 'n8n-workflow';
 
-import { runSelectedOperation, type NodeResources } from '../../shared/items';
+import { runSelectedOperation, type NodeResources } from '../../shared/items/items';
 import * as image from './image';
 import * as music from './music';
 import * as video from './video';

@@ -7,16 +7,16 @@
  * Answers are typed as the spec describes them, every field optional: the real service varies
  * (wrapped or not in `data{}`, `task_status` for `status`), so they are read through
  * `normaliseTask`, never trusted as they are. Result files come from signed or public URLs and are
- * downloaded without the credential (`shared/binary.ts`), not from here.
+ * downloaded without the credential (`shared/binary/binary.ts`), not from here.
  */
 import type { IDataObject, IExecuteFunctions, IWebhookFunctions } from 'n8n-workflow';
 
-import { errorForItem } from '../../shared/items';
-import { multipartBody } from '../../shared/multipart';
-import { pathSegment } from '../../shared/path-segment';
-import { pause } from '../../shared/pause';
-import { discardBody, IdleTimeoutError } from '../../shared/streams';
-import { hostRequest, hostRequestFull } from '../../shared/transport';
+import { errorForItem } from '../../shared/items/items';
+import { multipartBody } from '../../shared/transport/multipart';
+import { pathSegment } from '../../shared/items/path-segment';
+import { pause } from '../../shared/waits/pause';
+import { discardBody, IdleTimeoutError } from '../../shared/binary/streams';
+import { hostRequest, hostRequestFull } from '../../shared/transport/transport';
 import {
 	imageTask,
 	isImageTaskType,

@@ -1,6 +1,6 @@
 import type { IExecuteFunctions, INodeExecutionData } from 'n8n-workflow';
 
-import { runSelectedOperation, type NodeResources } from '../../shared/items';
+import { runSelectedOperation, type NodeResources } from '../../shared/items/items';
 import * as node from './node';
 import * as nodeVersion from './nodeVersion';
 import * as publisher from './publisher';

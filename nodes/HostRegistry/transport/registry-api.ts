@@ -8,8 +8,8 @@
 import type { IDataObject, IExecuteFunctions, ILoadOptionsFunctions } from 'n8n-workflow';
 import { NodeApiError } from 'n8n-workflow';
 
-import { pathSegment } from '../../shared/path-segment';
-import { hostRequest } from '../../shared/transport';
+import { pathSegment } from '../../shared/items/path-segment';
+import { hostRequest } from '../../shared/transport/transport';
 import { checkedEntity } from './entities';
 
 /** Publisher, Node and NodeVersion as the spec names them: passed on to the user as answered. */

@@ -8,12 +8,12 @@ import type { IBinaryData, IExecuteFunctions, IN8nHttpFullResponse } from 'n8n-w
 import { NodeOperationError } from 'n8n-workflow';
 
 import { extensionFor, mimeTypeForExtension, sniffMimeType, SNIFF_BYTES } from './file-types';
-import { isRedirectLoop, networkFailureInWords } from './network-failure';
-import { pauseBeforeRetry, RETRY_DELAYS_MS } from './retry';
+import { isRedirectLoop, networkFailureInWords } from '../transport/network-failure';
+import { pauseBeforeRetry, RETRY_DELAYS_MS } from '../transport/retry';
 import { discardBody, isAsyncIterable, peek, readableClassOf, readableFrom, withIdleTimeout } from './streams';
-import { abandon, retryFits, type RunContext, storageIdleMs, storageReadMs, storageRequest } from './transport';
-import { notAWebAddress } from './service-values';
-import { ownValue } from './validation';
+import { abandon, retryFits, type RunContext, storageIdleMs, storageReadMs, storageRequest } from '../transport/transport';
+import { notAWebAddress } from '../transport/service-values';
+import { ownValue } from '../items/validation';
 
 export interface DownloadOptions {
 	itemIndex: number;

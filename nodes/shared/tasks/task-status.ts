@@ -7,9 +7,9 @@
  */
 import type { IWebhookFunctions, IWebhookResponseData } from 'n8n-workflow';
 
-import { JSON_LIMITS, jsonValueProblem } from './json-reader';
-import { clipText, webAddress } from './service-values';
-import { isRecord, ownValue } from './validation';
+import { JSON_LIMITS, jsonValueProblem } from '../transport/json-reader';
+import { clipText, webAddress } from '../transport/service-values';
+import { isRecord, ownValue } from '../items/validation';
 
 export type TaskState = 'pending' | 'running' | 'succeeded' | 'failed' | 'unknown';
 

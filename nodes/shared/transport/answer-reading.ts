@@ -4,7 +4,7 @@
  * answer through these; they send nothing themselves.
  */
 import { JSON_LIMITS, readJson, sizeInWords } from './json-reader';
-import { discardBody, IdleTimeoutError, isAsyncIterable, TotalTimeoutError, withIdleTimeout } from './streams';
+import { discardBody, IdleTimeoutError, isAsyncIterable, TotalTimeoutError, withIdleTimeout } from '../binary/streams';
 
 /** The most of an error answer that is read: enough for the service's words, never a flood. */
 const ERROR_BODY_BYTES = 64 * 1024;

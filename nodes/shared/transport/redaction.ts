@@ -20,8 +20,8 @@ import type {
 	IWebhookFunctions,
 } from 'n8n-workflow';
 
-import { cloudServerOf } from '../../credentials/cloud-server';
-import { isPlainObject } from './validation';
+import { cloudServerOf } from '../../../credentials/cloud-server';
+import { isPlainObject } from '../items/validation';
 
 export const REDACTED = '***';
 

@@ -18,7 +18,7 @@ import { NodeApiError } from 'n8n-workflow';
 import { JSON_LIMITS, readJson } from './json-reader';
 import { networkFailure } from './network-failure';
 import { redact, redactDeep } from './redaction';
-import { refusedNodeLines } from './refused-workflow';
+import { refusedNodeLines } from '../../HostCloud/transport/refused-workflow';
 import { clipText, SERVICE_TEXT_MAX_CHARS } from './service-values';
 
 type ErrorContext = IExecuteFunctions | ILoadOptionsFunctions | IWebhookFunctions | ITriggerFunctions;

@@ -24,8 +24,8 @@ import type {
 } from 'n8n-workflow';
 import { NodeApiError, NodeOperationError } from 'n8n-workflow';
 
-import { addressProblem, cloudServerOf, type CloudServer } from '../../credentials/cloud-server';
-import { DEFAULT_TIME_LIMIT_SECONDS, REQUEST_TIME_LIMIT } from '../../credentials/time-limit';
+import { addressProblem, cloudServerOf, type CloudServer } from '../../../credentials/cloud-server';
+import { DEFAULT_TIME_LIMIT_SECONDS, REQUEST_TIME_LIMIT } from '../../../credentials/time-limit';
 import { containsSecret, redactDeep, secretsOfCredential } from './redaction';
 import {
 	type Answerer,
@@ -37,8 +37,8 @@ import {
 	unexpectedAnswer,
 } from './request-errors';
 import { pauseBeforeRetry, RETRY_DELAYS_MS } from './retry';
-import { isPlainObject } from './validation';
-import { discardBody } from './streams';
+import { isPlainObject } from '../items/validation';
+import { discardBody } from '../binary/streams';
 import { AnswerOverBound, readAnswer, readBoundedText, readErrorBody } from './answer-reading';
 
 export type HostCredentialType = 'hostCloudApi' | 'hostApi';

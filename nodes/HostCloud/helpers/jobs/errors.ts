@@ -7,7 +7,7 @@ import type { INode } from 'n8n-workflow';
 import { NodeApiError, NodeOperationError } from 'n8n-workflow';
 
 import { placeOf, type ServerKind } from '../../../../credentials/cloud-server';
-import { redact } from '../../../shared/redaction';
+import { redact } from '../../../shared/transport/redaction';
 
 export interface ExecutionErrorInfo {
 	exception_type: string;

@@ -9,9 +9,9 @@
 import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
 import { NodeOperationError } from 'n8n-workflow';
 
-import { hostCloudServer, type RunContext } from '../../../shared/transport';
-import { isRecord, ownValue } from '../../../shared/validation';
-import { clipText } from '../../../shared/service-values';
+import { hostCloudServer, type RunContext } from '../../../shared/transport/transport';
+import { isRecord, ownValue } from '../../../shared/items/validation';
+import { clipText } from '../../../shared/transport/service-values';
 import {
 	type CallFor,
 	deleteFromQueue,

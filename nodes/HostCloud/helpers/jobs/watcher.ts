@@ -11,12 +11,12 @@ import { randomUUID } from 'crypto';
 import type { IExecuteFunctions } from 'n8n-workflow';
 import { NodeOperationError } from 'n8n-workflow';
 
-import { Naps } from '../../../shared/pause';
-import type { CloudJobState } from '../../../shared/task-status';
+import { Naps } from '../../../shared/waits/pause';
+import type { CloudJobState } from '../../../shared/tasks/task-status';
 import { progressSocketAddress } from '../../transport/cloud-api';
 import { asJobFailure, executionFailure, jobFailure, type JobFailureWords, jobWording } from './errors';
 import { cancelOwnJobs, failureFromRecord, outputsFromRecord, readJobState, unansweredSubmissions } from './recovery';
-import { JobSocket, type JobMessage } from './socket';
+import { JobSocket, type JobMessage } from './progress-socket';
 import { shareJobSocket, type SocketShare } from './socket-share';
 import {
 	isDone,

@@ -12,9 +12,9 @@
 import type { IBinaryData, IDataObject, IExecuteFunctions } from 'n8n-workflow';
 import { NodeOperationError } from 'n8n-workflow';
 
-import { declaredFileBytes, extensionFor, sniffMimeType, SNIFF_BYTES } from '../../../shared/file-types';
-import { errorForItem } from '../../../shared/items';
-import { isNetworkFailure, networkFailureInWords } from '../../../shared/network-failure';
+import { declaredFileBytes, extensionFor, sniffMimeType, SNIFF_BYTES } from '../../../shared/binary/file-types';
+import { errorForItem } from '../../../shared/items/items';
+import { isNetworkFailure, networkFailureInWords } from '../../../shared/transport/network-failure';
 import {
 	ByteChannel,
 	IdleTimeoutError,
@@ -23,8 +23,8 @@ import {
 	readableFrom,
 	TotalTimeoutError,
 	withIdleTimeout,
-} from '../../../shared/streams';
-import { credentialSecrets } from '../../../shared/redaction';
+} from '../../../shared/binary/streams';
+import { credentialSecrets } from '../../../shared/transport/redaction';
 import type { OpenStream } from '../../transport/media-api';
 import { holeError, NOTHING_STARTED, overdueError, silentError } from './errors';
 import { keptText, keptValue, MusicEventLog } from './events';

@@ -17,14 +17,14 @@
  */
 import type { IDataObject, IExecuteFunctions, INodeExecutionData, IWebhookFunctions, IWebhookResponseData } from 'n8n-workflow';
 
-import { credentialSecrets, redactDeep } from '../../../shared/redaction';
-import { readResultFiles, type ResultFiles } from '../../../shared/result-files';
-import { normaliseTask, refuseOverBoundNotification, type NormalisedTask } from '../../../shared/task-status';
-import { invalidField, quoted } from '../../../shared/validation';
+import { credentialSecrets, redactDeep } from '../../../shared/transport/redaction';
+import { readResultFiles, type ResultFiles } from '../../../shared/binary/result-files';
+import { normaliseTask, refuseOverBoundNotification, type NormalisedTask } from '../../../shared/tasks/task-status';
+import { invalidField, quoted } from '../../../shared/items/validation';
 import { getTask, NOTIFY_FIELD, specShowsStatusPath, taskRef, type TaskKind, type TaskRef } from '../../transport/media-api';
 import { isMediaTaskType } from '../../transport/media-tasks';
 import { statusFailure } from './poller';
-import { finishedItem, taskJson } from './result';
+import { finishedItem, taskJson } from './task-item';
 import { readWebhookMaxWaitMinutes } from './wait-parameters';
 
 /** Execution custom data keys: the task of a waiting execution, shown in n8n's execution list. */
