@@ -11,7 +11,7 @@ import { socketBaseUrl } from '../../credentials/cloud-server';
 import { multipartBody } from '../../nodes/shared/transport/multipart';
 import { collectOutputFiles, mergeNodeOutput, mimeTypeFor } from '../../nodes/HostCloud/helpers/files/output-files';
 import { parsePreviewFrame } from '../../nodes/HostCloud/helpers/jobs/preview-frames';
-import { cloudJobStateOf } from '../../nodes/shared/tasks/task-status';
+import { cloudJobStateOf } from '../../nodes/HostCloud/helpers/jobs/job-state';
 import {
 	applyInputOverrides,
 	coerceInputValue,

@@ -126,23 +126,6 @@ export function normaliseTask(body: unknown): NormalisedTask | undefined {
 }
 
 /**
- * Cloud jobs (area A) read the same words, with one difference: a cancelled job is told apart from
- * a failed one, and any word that is not final means "still running" (the real service's status
- * endpoints do not all use the spec's words).
- */
-export type CloudJobState = 'completed' | 'failed' | 'cancelled' | 'running';
-
-const CANCELLED_WORDS = new Set(['cancelled', 'canceled', 'interrupted']);
-
-export function cloudJobStateOf(raw: unknown): CloudJobState {
-	if (typeof raw === 'string' && CANCELLED_WORDS.has(raw.trim().toLowerCase())) return 'cancelled';
-	const state = taskStateOf(raw);
-	if (state === 'succeeded') return 'completed';
-	if (state === 'failed') return 'failed';
-	return 'running';
-}
-
-/**
  * Refuses a notification whose body is over the bounds of a message (n8n has parsed it already, at
  * any depth): answered 400 before anything reads it, since redaction and saving the item would run
  * out of stack. Undefined when the body is within bounds.

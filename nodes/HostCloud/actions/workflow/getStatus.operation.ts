@@ -3,7 +3,7 @@ import { updateDisplayOptions } from 'n8n-workflow';
 
 import { runPerItem } from '../../../shared/items/items';
 import { clipText } from '../../../shared/transport/service-values';
-import { cloudJobStateOf } from '../../../shared/tasks/task-status';
+import { cloudJobStateOf } from '../../helpers/jobs/job-state';
 import { describeToolAnswer } from '../../../shared/tools/tool-result';
 import { NOT_AS_TOOL, runsAsTool, toolDescriptionProperty, toolWaitProperty } from '../../../shared/tools/tool-use';
 import { filesItem } from '../../helpers/jobs/job-item';

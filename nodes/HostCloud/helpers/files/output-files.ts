@@ -16,7 +16,8 @@ import { NodeOperationError } from 'n8n-workflow';
 
 import { downloadToBinary, responseToBinary, retryingDownload } from '../../../shared/binary/binary';
 import { mimeTypeForExtension } from '../../../shared/binary/file-types';
-import { hostCloudServer, type RunContext } from '../../../shared/transport/transport';
+import type { RunContext } from '../../../shared/transport/transport';
+import { hostCloudServer } from '../../transport/cloud-service';
 import { readViewFile, readViewLocation, viewAddress } from '../../transport/cloud-api';
 import { createLimiter } from '../../../shared/items/concurrent-items';
 import { compareNodeIds } from '../graph/workflow-graph';

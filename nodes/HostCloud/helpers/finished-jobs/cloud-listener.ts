@@ -11,7 +11,7 @@ import type { IDataObject, ITriggerFunctions } from 'n8n-workflow';
 import { NodeApiError, NodeOperationError } from 'n8n-workflow';
 
 import { Naps, pause } from '../../../shared/waits/pause';
-import { cloudJobStateOf } from '../../../shared/tasks/task-status';
+import { cloudJobStateOf } from '../jobs/job-state';
 import { isRecord } from '../../../shared/items/validation';
 import { progressSocketAddress, readQueue } from '../../transport/cloud-api';
 import { errorInfoFrom } from '../jobs/errors';

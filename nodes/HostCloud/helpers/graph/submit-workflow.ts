@@ -9,7 +9,7 @@
 import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
 
 import { errorForItem } from '../../../shared/items/items';
-import { hostCloudServer } from '../../../shared/transport/transport';
+import { hostCloudServer } from '../../transport/cloud-service';
 import { pathSegmentProblem } from '../../../shared/items/path-segment';
 import { clipTextsDeep } from '../../../shared/transport/service-values';
 import { submitPrompt, type SubmitBody } from '../../transport/cloud-api';

@@ -7,8 +7,15 @@
 import type { IBinaryKeyData, IDataObject, IExecuteFunctions, INodeExecutionData } from 'n8n-workflow';
 
 import { binaryFieldFor } from '../../../shared/binary/result-files';
-import { hostCloudServer, type RunContext } from '../../../shared/transport/transport';
-import { completedForTool, runningForTool, SERVER_LINK_LIFETIME, SERVICE_LINK_LIFETIME, toolOutput } from '../../../shared/tools/tool-result';
+import type { RunContext } from '../../../shared/transport/transport';
+import { hostCloudServer } from '../../transport/cloud-service';
+import {
+	completedForTool,
+	runningForTool,
+	SERVER_LINK_LIFETIME,
+	SERVICE_LINK_LIFETIME,
+	toolOutput,
+} from '../../../shared/tools/tool-result';
 import type { FinishedJob } from './tracked-job';
 import { collectOutputFiles, downloadOutputFile, fileAddressFor, type FileKind, type OutputFileRef } from '../files/output-files';
 

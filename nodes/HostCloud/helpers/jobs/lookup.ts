@@ -9,7 +9,8 @@
 import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
 import { NodeOperationError } from 'n8n-workflow';
 
-import { hostCloudServer, type RunContext } from '../../../shared/transport/transport';
+import type { RunContext } from '../../../shared/transport/transport';
+import { hostCloudServer } from '../../transport/cloud-service';
 import { isRecord, ownValue } from '../../../shared/items/validation';
 import { clipText } from '../../../shared/transport/service-values';
 import {

@@ -5,7 +5,7 @@
 import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
 import { NodeApiError } from 'n8n-workflow';
 
-import { cloudJobStateOf, type CloudJobState } from '../../../shared/tasks/task-status';
+import { cloudJobStateOf, type CloudJobState } from './job-state';
 import { isRecord, ownValue } from '../../../shared/items/validation';
 import { readQueue } from '../../transport/cloud-api';
 import { errorInfoFrom, type ExecutionErrorInfo } from './errors';

@@ -12,7 +12,7 @@ import type { IExecuteFunctions } from 'n8n-workflow';
 import { NodeOperationError } from 'n8n-workflow';
 
 import { Naps } from '../../../shared/waits/pause';
-import type { CloudJobState } from '../../../shared/tasks/task-status';
+import type { CloudJobState } from './job-state';
 import { progressSocketAddress } from '../../transport/cloud-api';
 import { asJobFailure, executionFailure, jobFailure, type JobFailureWords, jobWording } from './errors';
 import { cancelOwnJobs, failureFromRecord, outputsFromRecord, readJobState, unansweredSubmissions } from './recovery';

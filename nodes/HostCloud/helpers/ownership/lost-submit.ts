@@ -11,7 +11,7 @@ import { NodeApiError, NodeOperationError } from 'n8n-workflow';
 
 import { placeOf } from '../../../../credentials/cloud-server';
 import { pause } from '../../../shared/waits/pause';
-import { hostCloudServer } from '../../../shared/transport/transport';
+import { hostCloudServer } from '../../transport/cloud-service';
 import { readQueue } from '../../transport/cloud-api';
 import { findJobByRequestId, queuedByRequestId, queuedJobOf, RECENT_JOBS, type FoundJob, type SubmitToFind } from './find-by-request';
 import { forgetSubmit, lostSubmitOf, submitAnswered, submitLost } from './item-submits';

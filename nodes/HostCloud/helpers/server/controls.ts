@@ -11,7 +11,7 @@ import { NodeOperationError } from 'n8n-workflow';
 
 import type { CloudServer } from '../../../../credentials/cloud-server';
 import { clipText, clipTextsDeep } from '../../../shared/transport/service-values';
-import { hostCloudServer } from '../../../shared/transport/transport';
+import { hostCloudServer } from '../../transport/cloud-service';
 import { isRecord } from '../../../shared/items/validation';
 
 /**

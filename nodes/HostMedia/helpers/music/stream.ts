@@ -25,6 +25,7 @@ import {
 	withIdleTimeout,
 } from '../../../shared/binary/streams';
 import { credentialSecrets } from '../../../shared/transport/redaction';
+import { HOST_API } from '../../../shared/transport/host-api';
 import type { OpenStream } from '../../transport/media-api';
 import { holeError, NOTHING_STARTED, overdueError, silentError } from './errors';
 import { keptText, keptValue, MusicEventLog } from './events';
@@ -97,7 +98,7 @@ export async function readMusicStream(
 	open: () => Promise<OpenStream>,
 	options: MusicStreamOptions,
 ): Promise<MusicTake[]> {
-	const secrets = await credentialSecrets(context, 'hostApi', options.itemIndex);
+	const secrets = await credentialSecrets(context, HOST_API, options.itemIndex);
 	let stream: OpenStream;
 	try {
 		stream = await open();
