@@ -225,7 +225,7 @@ export function secretLocationError(context: ErrorContext, statusCode: number, r
  */
 export function networkError(context: ErrorContext, error: unknown, request: FailedCall, secrets: string[]): NodeApiError {
 	const while_ = request.action ? ` while ${request.action}` : '';
-	const { words, timedOut, mayHaveArrived } = networkFailure(error, 'the service', request.timeout);
+	const { reason, timedOut, mayHaveArrived } = networkFailure(error, 'the service', request.timeout);
 	const hint = !mayHaveArrived
 		? 'Check the URL in the credential and your network.'
 		: request.method !== 'GET'
@@ -233,7 +233,7 @@ export function networkError(context: ErrorContext, error: unknown, request: Fai
 			: timedOut
 				? 'The service may be busy: try again later.'
 				: 'Check the URL in the credential and your network.';
-	const failure = redact(`${words.charAt(0).toUpperCase()}${words.slice(1)}${while_}`, secrets);
+	const failure = redact(`${reason.charAt(0).toUpperCase()}${reason.slice(1)}${while_}`, secrets);
 	const message = `${failure}. ${redact(hint, secrets)}`;
 	const apiError = new NodeApiError(context.getNode(), { message } as JsonObject, { message, itemIndex: request.itemIndex });
 	Object.assign(apiError.context, { mayHaveArrived, failure });

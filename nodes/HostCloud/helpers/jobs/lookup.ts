@@ -23,7 +23,7 @@ import {
 	readQueue,
 } from '../../transport/cloud-api';
 import { usablePromptId } from '../ownership/own-jobs';
-import { jobWording } from './errors';
+import { jobFailureMessages } from './errors';
 
 /** The prompt_ids of the running and pending jobs of a queue answer (entries `[number, prompt_id, prompt, extra_data, output node ids]`). */
 export function queuedIds(queue: unknown): { running: string[]; pending: string[] } {
@@ -78,8 +78,8 @@ async function selfHostedJob(context: RunContext, promptId: string, options: Cal
 /** A job a self-hosted server does not know (neither queued, running nor in its history). */
 export class JobNotOnServerError extends NodeOperationError {
 	constructor(context: RunContext, promptId: string, itemIndex?: number) {
-		const words = jobWording('selfHosted').notFound(promptId);
-		super(context.getNode(), words.message, { itemIndex, description: words.description });
+		const failure = jobFailureMessages('selfHosted').notFound(promptId);
+		super(context.getNode(), failure.message, { itemIndex, description: failure.description });
 		this.context.prompt_id = promptId;
 	}
 }

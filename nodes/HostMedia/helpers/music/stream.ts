@@ -14,7 +14,7 @@ import { NodeOperationError } from 'n8n-workflow';
 
 import { declaredFileBytes, extensionFor, sniffMimeType, SNIFF_BYTES } from '../../../shared/binary/file-types';
 import { errorForItem } from '../../../shared/items/items';
-import { isNetworkFailure, networkFailureInWords } from '../../../shared/transport/network-failure';
+import { isNetworkFailure, networkFailureReason } from '../../../shared/transport/network-failure';
 import {
 	ByteChannel,
 	IdleTimeoutError,
@@ -159,7 +159,7 @@ class MusicStreamReader {
 			if (error instanceof TotalTimeoutError) throw overdueError(this.context, this.options.itemIndex, error.totalMs, this.progress());
 			// Our own (too many takes).
 			if (error instanceof NodeOperationError) throw errorForItem(this.context, error, this.options.itemIndex);
-			const said = isNetworkFailure(error) ? networkFailureInWords(error, 'the music service') : (error as Error).message;
+			const said = isNetworkFailure(error) ? networkFailureReason(error, 'the music service') : (error as Error).message;
 			throw new NodeOperationError(this.context.getNode(), `The music stream broke off: ${said}`, {
 				itemIndex: this.options.itemIndex,
 				description: `${this.progress()} Try again.`,
