@@ -5,7 +5,7 @@ import type { INodeProperties } from 'n8n-workflow';
  * silent for `ms` ends the request; a read, with all its retries and their pauses, ends within
  * `readMs`. A credential's Time Limit raises both (a slow proxy). Streams bound their own reading
  * (music) but wait no longer than `ms` for the headers. The transport applies them
- * (`nodes/shared/transport.ts`). A credential test is n8n's own request: n8n ends it after 5
+ * (`nodes/shared/transport/transport.ts`). A credential test is n8n's own request: n8n ends it after 5
  * minutes of silence, whatever the credential says. Tests shorten them; the nodes never change them.
  */
 export const REQUEST_TIME_LIMIT = { ms: 60_000, readMs: 180_000 };

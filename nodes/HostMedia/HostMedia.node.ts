@@ -8,7 +8,7 @@ import type {
 } from 'n8n-workflow';
 import { NodeConnectionTypes } from 'n8n-workflow';
 
-import { NOT_AS_TOOL } from '../shared/tool-use';
+import { NOT_AS_TOOL } from '../shared/tools/tool-use';
 import { resumeOnNotification } from './helpers/tasks/webhook-wait';
 import * as image from './actions/image';
 import * as music from './actions/music';

@@ -12,10 +12,10 @@ import type {
 } from 'n8n-workflow';
 import { NodeConnectionTypes } from 'n8n-workflow';
 
-import { redactDeep } from '../shared/redaction';
-import { clipTextsDeep } from '../shared/service-values';
-import { normaliseTask, refuseOverBoundNotification } from '../shared/task-status';
-import { newestWithin, REMEMBERED_KEYS } from '../shared/trigger-memory';
+import { redactDeep } from '../shared/transport/redaction';
+import { clipTextsDeep } from '../shared/transport/service-values';
+import { normaliseTask, refuseOverBoundNotification } from '../shared/tasks/task-status';
+import { newestWithin, REMEMBERED_KEYS } from '../shared/tasks/trigger-memory';
 
 interface TriggerState {
 	/** Keys of the notifications already passed on (`repeatKey`), oldest first (bounded by count and size: trigger-memory.ts). */

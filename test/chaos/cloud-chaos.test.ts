@@ -12,7 +12,7 @@ import type { INodeExecutionData } from 'n8n-workflow';
 
 import { ChaosFaults, type ChaosRates } from '../../simulator/shared/chaos';
 import { storageKey } from '../../simulator/cloud/run';
-import { RETRY_DELAYS_MS } from '../../nodes/shared/retry';
+import { RETRY_DELAYS_MS } from '../../nodes/shared/transport/retry';
 import { readBinary } from '../harness/engine';
 import { type ChaosFigures, catchUncaught, chaosSeed, expectSoundRun, handlesLeft, openHandles } from '../helpers/chaos-run';
 import { recordReliability } from '../helpers/reliability';

@@ -18,7 +18,7 @@
  */
 import type { IDataObject, INodeExecutionData } from 'n8n-workflow';
 
-import { RETRY_DELAYS_MS } from '../../nodes/shared/retry';
+import { RETRY_DELAYS_MS } from '../../nodes/shared/transport/retry';
 import { ChaosFaults, type ChaosKind, type ChaosRates } from '../../simulator/shared/chaos';
 import { ToneWav } from '../../simulator/media/formats';
 import { DEFAULT_PUBLISHING_TOKEN } from '../../simulator/registry/area';

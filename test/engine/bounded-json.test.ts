@@ -1,6 +1,6 @@
 /**
  * Every JSON from the service or pasted by the user is read within bounds of size and depth
- * (nodes/shared/json-reader.ts): an answer, a socket message, a stream line or a notification
+ * (nodes/shared/transport/json-reader.ts): an answer, a socket message, a stream line or a notification
  * nested 100,000 deep, or larger than its bound, ends in words that name the bound, never in
  * "Maximum call stack size exceeded", and never as data. A socket message that cannot be read is a
  * gap (the outputs then come from the job record), and a preview frame that names no job goes to
@@ -10,7 +10,7 @@ import type { ServerResponse } from 'node:http';
 
 import type { IDataObject } from 'n8n-workflow';
 
-import { JSON_LIMITS } from '../../nodes/shared/json-reader';
+import { JSON_LIMITS } from '../../nodes/shared/transport/json-reader';
 import { metadataPreviewFrame, previewFrame } from '../../simulator/cloud/ws';
 import { EngineHarness, readBinary } from '../harness/engine';
 import { executeTxt2img, TINY_PNG, txt2img } from '../helpers/cloud';

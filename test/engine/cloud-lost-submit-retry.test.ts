@@ -9,7 +9,7 @@
  */
 import axios from 'axios';
 
-import { REQUEST_TIME_LIMIT } from '../../nodes/shared/transport';
+import { REQUEST_TIME_LIMIT } from '../../nodes/shared/transport/transport';
 import type { Exchange, Hooked } from '../helpers/fault-proxy';
 import { cloudBehindFaultProxy } from '../helpers/cloud-behind-proxy';
 import { executeTxt2img, txt2img, waitUntil } from '../helpers/cloud';

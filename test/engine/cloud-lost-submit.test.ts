@@ -11,7 +11,7 @@ import { randomUUID } from 'node:crypto';
 
 import axios from 'axios';
 
-import { REQUEST_TIME_LIMIT } from '../../nodes/shared/transport';
+import { REQUEST_TIME_LIMIT } from '../../nodes/shared/transport/transport';
 import type { Fault } from '../helpers/fault-proxy';
 import { cloudBehindFaultProxy } from '../helpers/cloud-behind-proxy';
 import { executeTxt2img, OUTLASTING_NODE_MS, storedFiles, txt2img, waitUntil } from '../helpers/cloud';

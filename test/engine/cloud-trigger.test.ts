@@ -4,7 +4,7 @@
  * filters; a dropped socket and a restart lose no job and repeat none; a test run; and a credential
  * the server refuses fails the activation in words.
  */
-import { REQUEST_TIME_LIMIT } from '../../nodes/shared/transport';
+import { REQUEST_TIME_LIMIT } from '../../nodes/shared/transport/transport';
 import { readBinary } from '../harness/engine';
 import { cloudForSuite, executeTxt2img, txt2img, waitUntil, type CloudSetup } from '../helpers/cloud';
 import { ListeningTrigger } from '../helpers/listening-trigger';

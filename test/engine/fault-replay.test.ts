@@ -23,8 +23,8 @@
 import type { IDataObject, INodeExecutionData } from 'n8n-workflow';
 
 import { SECOND_LOOK_MS } from '../../nodes/HostCloud/helpers/ownership/lost-submit';
-import { RETRY_DELAYS_MS } from '../../nodes/shared/retry';
-import { REQUEST_TIME_LIMIT } from '../../nodes/shared/transport';
+import { RETRY_DELAYS_MS } from '../../nodes/shared/transport/retry';
+import { REQUEST_TIME_LIMIT } from '../../nodes/shared/transport/transport';
 import { startSimulator } from '../../simulator/server';
 import { seededRandom } from '../../simulator/shared/chaos';
 import { EngineHarness, readBinary } from '../harness/engine';

@@ -5,7 +5,7 @@
  */
 import type { ServerResponse } from 'node:http';
 
-import { REQUEST_TIME_LIMIT } from '../../nodes/shared/transport';
+import { REQUEST_TIME_LIMIT } from '../../nodes/shared/transport/transport';
 import { EngineHarness } from '../harness/engine';
 import { txt2img } from '../helpers/cloud';
 import { sendJson, startHostileService, type HostileService, type SeenRequest } from '../helpers/hostile-service';

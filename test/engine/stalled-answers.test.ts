@@ -6,8 +6,8 @@
  */
 import type { ServerResponse } from 'node:http';
 
-import { RETRY_DELAYS_MS } from '../../nodes/shared/retry';
-import { REQUEST_TIME_LIMIT } from '../../nodes/shared/transport';
+import { RETRY_DELAYS_MS } from '../../nodes/shared/transport/retry';
+import { REQUEST_TIME_LIMIT } from '../../nodes/shared/transport/transport';
 import { EngineHarness } from '../harness/engine';
 import { txt2img } from '../helpers/cloud';
 import { sendJson, startHostileService, type HostileService, type SeenRequest } from '../helpers/hostile-service';

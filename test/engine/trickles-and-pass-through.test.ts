@@ -12,7 +12,7 @@
  */
 import type { ServerResponse } from 'node:http';
 
-import { REQUEST_TIME_LIMIT } from '../../nodes/shared/transport';
+import { REQUEST_TIME_LIMIT } from '../../nodes/shared/transport/transport';
 import { EngineHarness } from '../harness/engine';
 import { registerToolTypes, runAsAgentTool } from '../harness/tools';
 import { txt2img } from '../helpers/cloud';

@@ -4,7 +4,7 @@
  * suite, puts the proxy's faults, hooks and the request time limit back after each test, and
  * builds Host Cloud nodes that use that credential.
  */
-import { REQUEST_TIME_LIMIT } from '../../nodes/shared/transport';
+import { REQUEST_TIME_LIMIT } from '../../nodes/shared/transport/transport';
 import type { WorkflowNodeSpec } from '../harness/engine';
 import { cloudForSuite, type CloudSetup } from './cloud';
 import { hostCloudCredential } from './cloud-credential';

@@ -9,8 +9,8 @@
  */
 import type { IDataObject, INodeExecutionData } from 'n8n-workflow';
 
-import { REMEMBERED_CHARS } from '../../nodes/shared/trigger-memory';
-import { REQUEST_TIME_LIMIT } from '../../nodes/shared/transport';
+import { REMEMBERED_CHARS } from '../../nodes/shared/tasks/trigger-memory';
+import { REQUEST_TIME_LIMIT } from '../../nodes/shared/transport/transport';
 import type { Simulator } from '../../simulator/server';
 import type { SelfHostedArea } from '../../simulator/self-hosted/area';
 import type { EngineHarness } from '../harness/engine';

@@ -1,7 +1,7 @@
 /**
  * The secrets audit of a run: is any secret of the credentials anywhere a user or a log would see
  * it, as is, URL-encoded, JSON-escaped or inside Base64? Written apart from the nodes' own redaction
- * (nodes/shared/redaction.ts), so a form that redaction misses is not missed here as well: instead
+ * (nodes/shared/transport/redaction.ts), so a form that redaction misses is not missed here as well: instead
  * of encoding each secret, it decodes what it reads (percent escapes, and every Base64-looking run
  * at each of its four character alignments) and looks for the secret in the decoded text.
  *

@@ -8,10 +8,10 @@ import type { ILoadOptionsFunctions } from 'n8n-workflow';
 import { getImageLoaderNodes, getNodeInputs, getWorkflowNodes } from '../../nodes/HostCloud/methods/load-options';
 import { describeExecutionError } from '../../nodes/HostCloud/helpers/jobs/errors';
 import { socketBaseUrl } from '../../credentials/cloud-server';
-import { multipartBody } from '../../nodes/shared/multipart';
+import { multipartBody } from '../../nodes/shared/transport/multipart';
 import { collectOutputFiles, mergeNodeOutput, mimeTypeFor } from '../../nodes/HostCloud/helpers/files/output-files';
 import { parsePreviewFrame } from '../../nodes/HostCloud/helpers/jobs/preview-frames';
-import { cloudJobStateOf } from '../../nodes/shared/task-status';
+import { cloudJobStateOf } from '../../nodes/HostCloud/helpers/jobs/job-state';
 import {
 	applyInputOverrides,
 	coerceInputValue,

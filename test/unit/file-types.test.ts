@@ -1,4 +1,10 @@
-import { declaredFileBytes, extensionFor, imageDimensions, mimeTypeForExtension, sniffMimeType } from '../../nodes/shared/file-types';
+import {
+	declaredFileBytes,
+	extensionFor,
+	imageDimensions,
+	mimeTypeForExtension,
+	sniffMimeType,
+} from '../../nodes/shared/binary/file-types';
 import { picturePng } from '../../simulator/shared/png';
 import { makeMp4, wavHeader } from '../../simulator/media/formats';
 

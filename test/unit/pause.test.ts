@@ -1,5 +1,5 @@
 /**
- * The package's wait (`nodes/shared/pause.ts`) on both n8n lines: with n8n-workflow 1.x's `sleep`
+ * The package's wait (`nodes/shared/waits/pause.ts`) on both n8n lines: with n8n-workflow 1.x's `sleep`
  * (takes no signal, sleeps to the end) and with 2.x's (stops at the signal). A cancelled execution,
  * a woken watcher and a stopped idle timer rely on the signal ending the wait at once.
  */
@@ -7,7 +7,7 @@ import { getEventListeners } from 'node:events';
 
 import { sleep } from 'n8n-workflow';
 
-import { pause } from '../../nodes/shared/pause';
+import { pause } from '../../nodes/shared/waits/pause';
 
 jest.mock('n8n-workflow', () => ({ ...jest.requireActual<object>('n8n-workflow'), sleep: jest.fn() }));
 

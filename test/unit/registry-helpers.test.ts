@@ -1,6 +1,6 @@
 /**
  * Pure helpers behind Host Registry: semantic versions and ids, the field checks of
- * nodes/shared/validation.ts it uses, turning collections into request bodies, and the v2 page walk.
+ * nodes/shared/items/validation.ts it uses, turning collections into request bodies, and the v2 page walk.
  */
 import type { IDataObject, INode } from 'n8n-workflow';
 
@@ -15,7 +15,7 @@ import { isSemanticVersion, publisherId, semanticVersion } from '../../nodes/Hos
 import { locatorValue } from '../../nodes/HostRegistry/helpers/locators';
 import { collectPages } from '../../nodes/HostRegistry/helpers/node-listing';
 import { registryPath, type NodePage } from '../../nodes/HostRegistry/transport/registry-api';
-import { booleanValue, integerInRange, jsonObject, oneOf, stringList } from '../../nodes/shared/validation';
+import { booleanValue, integerInRange, jsonObject, oneOf, stringList } from '../../nodes/shared/items/validation';
 
 const context = { getNode: () => ({ name: 'Host Registry' }) as INode };
 

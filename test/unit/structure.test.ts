@@ -5,7 +5,7 @@
  * an operation module (a missing one fails here, not in a user's run).
  */
 import { readFileSync } from 'node:fs';
-import { join, relative } from 'node:path';
+import { dirname, join, relative } from 'node:path';
 
 import type { INodeProperties, INodeType, INodeTypeDescription } from 'n8n-workflow';
 
@@ -15,7 +15,7 @@ import { HostMedia } from '../../nodes/HostMedia/HostMedia.node';
 import { resources as mediaResources } from '../../nodes/HostMedia/actions/router';
 import { HostRegistry } from '../../nodes/HostRegistry/HostRegistry.node';
 import { resources as registryResources } from '../../nodes/HostRegistry/actions/router';
-import type { NodeResources } from '../../nodes/shared/items';
+import type { NodeResources } from '../../nodes/shared/items/items';
 import { importCycles, importGraph, sourceFiles } from '../support/import-graph';
 
 const ROOT = join(__dirname, '../..');
@@ -114,14 +114,14 @@ describe("import rules between folders (what each folder's header comment says i
 	});
 });
 
-describe('one door for all I/O: only nodes/shared/transport.ts sends HTTP', () => {
+describe('one door for all I/O: only nodes/shared/transport/transport.ts sends HTTP', () => {
 	/** A call of n8n's HTTP helpers, the global fetch, or Node's HTTP modules. */
 	const DOOR =
 		/\bhelpers\.(httpRequest|httpRequestWithAuthentication|request|requestWithAuthentication|requestOAuth2|requestOAuth1)\b|\bfetch\s*\(|['"](node:)?https?['"]|['"](node:)?net['"]/;
 	const offenders = (dirs: string[]): string[] =>
 		sourceFiles(ROOT, dirs)
 			.map((file) => relative(ROOT, file))
-			.filter((file) => file !== 'nodes/shared/transport.ts')
+			.filter((file) => file !== 'nodes/shared/transport/transport.ts')
 			.filter((file) =>
 				readFileSync(join(ROOT, file), 'utf8')
 					.split('\n')
@@ -133,7 +133,7 @@ describe('one door for all I/O: only nodes/shared/transport.ts sends HTTP', () =
 	});
 
 	test('the check sees a real call (the transport itself makes one)', () => {
-		const transport = readFileSync(join(ROOT, 'nodes/shared/transport.ts'), 'utf8');
+		const transport = readFileSync(join(ROOT, 'nodes/shared/transport/transport.ts'), 'utf8');
 		expect(transport.split('\n').filter((line) => DOOR.test(line)).length).toBeGreaterThanOrEqual(2);
 	});
 });
@@ -143,6 +143,27 @@ test('no file in nodes/ is over 400 lines', () => {
 		.map((file) => ({ file: relative(ROOT, file), lines: readFileSync(file, 'utf8').split('\n').length }))
 		.filter((entry) => entry.lines > 400);
 	expect(long).toEqual([]);
+});
+
+test('no folder of nodes/ holds more than 15 source files (a larger one is split by concern)', () => {
+	const perFolder = new Map<string, number>();
+	for (const file of sourceFiles(ROOT, ['nodes'])) perFolder.set(dirname(file), (perFolder.get(dirname(file)) ?? 0) + 1);
+	const crowded = [...perFolder].filter(([, count]) => count > 15).map(([folder, count]) => `${relative(ROOT, folder)}: ${count}`);
+	expect(crowded).toEqual([]);
+});
+
+/** Host Cloud's credential and its server kinds: its own transport describes them, never nodes/shared. */
+const HOST_CLOUD_NAMES = /hostCloudApi|selfHosted/;
+
+test('no file of nodes/shared names Host Cloud (its credential, its self-hosted server)', () => {
+	const naming = sourceFiles(ROOT, ['nodes/shared'])
+		.filter((file) => HOST_CLOUD_NAMES.test(readFileSync(file, 'utf8')))
+		.map((file) => relative(ROOT, file));
+	expect(naming).toEqual([]);
+});
+
+test('the Host Cloud name check sees a name (Host Cloud itself names both)', () => {
+	expect(HOST_CLOUD_NAMES.test(readFileSync(join(ROOT, 'nodes/HostCloud/transport/cloud-service.ts'), 'utf8'))).toBe(true);
 });
 
 /** The values a dropdown named `name` offers where `resource` (if given) is shown. */

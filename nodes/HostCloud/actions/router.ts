@@ -1,4 +1,4 @@
-import { operationRouter, type NodeResources } from '../../shared/items';
+import { operationRouter, type NodeResources } from '../../shared/items/items';
 import * as file from './file';
 import * as queue from './queue';
 import * as server from './server';

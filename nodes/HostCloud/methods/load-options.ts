@@ -12,7 +12,7 @@ import { nodeDefinitions } from '../helpers/graph/node-definitions';
 import { graphInputChoices, graphNodeChoices, isImageLoader, listedInputValues, type WorkflowGraph } from '../helpers/graph/workflow-graph';
 import { namesOf, selfHostedServer } from '../helpers/server/controls';
 import { modelFilesForInput } from '../helpers/server/model-folders';
-import { ownValue } from '../../shared/validation';
+import { ownValue } from '../../shared/items/validation';
 import { readModelFolders } from '../transport/cloud-api';
 
 async function graphForOptions(context: ILoadOptionsFunctions): Promise<WorkflowGraph> {

@@ -6,14 +6,15 @@
  * route (the cloud's job status and record, the server's history), `helpers/jobs/lookup.ts` picks.
  *
  * Not here: fetching a cloud file's signed storage URL (the Location of GET /api/view). That goes
- * through `shared/binary.ts` `downloadToBinary`, a plain request with no credential, because the
- * storage host must never see the API key. The progress WebSocket is opened by `helpers/jobs/socket.ts`.
+ * through `shared/binary/binary.ts` `downloadToBinary`, a plain request with no credential, because the
+ * storage host must never see the API key. The progress WebSocket is opened by `helpers/jobs/progress-socket.ts`.
  */
 import type { IDataObject, IExecuteFunctions, ILoadOptionsFunctions } from 'n8n-workflow';
 
 import type { CloudServer } from '../../../credentials/cloud-server';
-import { pathSegment } from '../../shared/path-segment';
-import { hostCloudServer, hostRequest, hostRequestFull, type HostResponse, type RunContext } from '../../shared/transport';
+import { pathSegment } from '../../shared/items/path-segment';
+import { hostRequest, hostRequestFull, type HostResponse, type RunContext } from '../../shared/transport/transport';
+import { HOST_CLOUD_API, hostCloudServer } from './cloud-service';
 
 type CloudContext = IExecuteFunctions | ILoadOptionsFunctions;
 
@@ -51,7 +52,7 @@ export interface SubmitBody extends IDataObject {
 
 /** POST /api/prompt. Never retried: a second POST could run the workflow twice. */
 export async function submitPrompt(context: IExecuteFunctions, body: SubmitBody, itemIndex: number): Promise<IDataObject> {
-	return await hostRequest<IDataObject>(context, 'hostCloudApi', {
+	return await hostRequest<IDataObject>(context, HOST_CLOUD_API, {
 		method: 'POST',
 		path: '/api/prompt',
 		body,
@@ -66,7 +67,7 @@ export async function readJobStatus(context: RunContext, promptId: string, optio
 	const path = `/api/job/${pathSegment(promptId)}/status`;
 	return await hostRequest<IDataObject>(
 		context,
-		'hostCloudApi',
+		HOST_CLOUD_API,
 		call({ method: 'GET', path, action: `reading the status of job ${promptId}`, answer: 'object' }, options),
 	);
 }
@@ -77,7 +78,7 @@ export async function readJobRecord(context: RunContext, promptId: string, optio
 	const action = `reading the outputs of job ${promptId}`;
 	return await hostRequest<IDataObject>(
 		context,
-		'hostCloudApi',
+		HOST_CLOUD_API,
 		call({ method: 'GET', path, action, answer: 'object' }, { retry: true, ...options }),
 	);
 }
@@ -86,14 +87,14 @@ export async function readJobRecord(context: RunContext, promptId: string, optio
 export async function readQueue(context: RunContext, options: CallFor = {}): Promise<IDataObject> {
 	return await hostRequest<IDataObject>(
 		context,
-		'hostCloudApi',
+		HOST_CLOUD_API,
 		call({ method: 'GET', path: '/api/queue', action: 'reading the queue' }, options),
 	);
 }
 
 /** POST /api/queue {delete}: cancels those jobs, queued or running; the account's other jobs are untouched. */
 export async function deleteFromQueue(context: IExecuteFunctions, promptIds: string[], options: CallFor = {}): Promise<IDataObject> {
-	return await hostRequest<IDataObject>(context, 'hostCloudApi', {
+	return await hostRequest<IDataObject>(context, HOST_CLOUD_API, {
 		...call({ method: 'POST', path: '/api/queue', action: 'cancelling jobs' }, options),
 		body: { delete: promptIds },
 	});
@@ -103,14 +104,14 @@ export async function deleteFromQueue(context: IExecuteFunctions, promptIds: str
 export async function interruptRunning(context: IExecuteFunctions, itemIndex: number): Promise<IDataObject> {
 	return await hostRequest<IDataObject>(
 		context,
-		'hostCloudApi',
+		HOST_CLOUD_API,
 		call({ method: 'POST', path: '/api/interrupt', action: 'interrupting the running jobs' }, { itemIndex }),
 	);
 }
 
 /** POST /api/interrupt {prompt_id} (self-hosted): stops that job if it is the one running, and nothing else. */
 export async function interruptJob(context: IExecuteFunctions, promptId: string, options: CallFor = {}): Promise<unknown> {
-	return await hostRequest<unknown>(context, 'hostCloudApi', {
+	return await hostRequest<unknown>(context, HOST_CLOUD_API, {
 		...call({ method: 'POST', path: '/api/interrupt', action: `interrupting job ${promptId}` }, options),
 		body: { prompt_id: promptId },
 	});
@@ -122,14 +123,14 @@ export async function readHistory(context: RunContext, promptId: string, options
 	const action = `reading the history of job ${promptId}`;
 	return await hostRequest<IDataObject>(
 		context,
-		'hostCloudApi',
+		HOST_CLOUD_API,
 		call({ method: 'GET', path, action, answer: 'object' }, { retry: true, ...options }),
 	);
 }
 
 /** GET /api/history?max_items (self-hosted): the `maxItems` jobs that ended last, `{[prompt_id]: entry}`. */
 export async function readRecentHistory(context: RunContext, maxItems: number, options: CallFor = {}): Promise<IDataObject> {
-	return await hostRequest<IDataObject>(context, 'hostCloudApi', {
+	return await hostRequest<IDataObject>(context, HOST_CLOUD_API, {
 		...call({ method: 'GET', path: '/api/history', action: 'reading the history', answer: 'object' }, { retry: true, ...options }),
 		qs: { max_items: maxItems },
 	});
@@ -141,7 +142,7 @@ export async function deleteHistory(
 	which: { clear: true } | { delete: string[] },
 	itemIndex: number,
 ): Promise<unknown> {
-	return await hostRequest<unknown>(context, 'hostCloudApi', {
+	return await hostRequest<unknown>(context, HOST_CLOUD_API, {
 		...call({ method: 'POST', path: '/api/history', action: 'deleting from the history' }, { itemIndex }),
 		body: which,
 	});
@@ -151,7 +152,7 @@ export async function deleteHistory(
 export async function readSystemStats(context: IExecuteFunctions, itemIndex: number): Promise<IDataObject> {
 	return await hostRequest<IDataObject>(
 		context,
-		'hostCloudApi',
+		HOST_CLOUD_API,
 		call({ method: 'GET', path: '/api/system_stats', action: 'reading the system stats', answer: 'object' }, { itemIndex, retry: true }),
 	);
 }
@@ -165,7 +166,7 @@ export async function freeMemory(
 	asked: { unload_models: boolean; free_memory: boolean },
 	itemIndex: number,
 ): Promise<unknown> {
-	return await hostRequest<unknown>(context, 'hostCloudApi', {
+	return await hostRequest<unknown>(context, HOST_CLOUD_API, {
 		...call({ method: 'POST', path: '/api/free', action: 'asking the server to free memory' }, { itemIndex }),
 		body: asked,
 	});
@@ -175,7 +176,7 @@ export async function freeMemory(
 export async function readModelFolders(context: CloudContext, itemIndex = 0): Promise<unknown> {
 	return await hostRequest<unknown>(
 		context,
-		'hostCloudApi',
+		HOST_CLOUD_API,
 		call({ method: 'GET', path: '/api/models', action: 'listing the model folders' }, { itemIndex, retry: true }),
 	);
 }
@@ -183,7 +184,7 @@ export async function readModelFolders(context: CloudContext, itemIndex = 0): Pr
 /** GET /api/models/{folder} (self-hosted): the model files of one folder (404 for a folder the server does not have). */
 export async function readModelFiles(context: CloudContext, folder: string, itemIndex: number): Promise<unknown> {
 	const path = `/api/models/${pathSegment(folder)}`;
-	return await hostRequest<unknown>(context, 'hostCloudApi', {
+	return await hostRequest<unknown>(context, HOST_CLOUD_API, {
 		...call({ method: 'GET', path, action: `listing the models of folder "${folder}"` }, { itemIndex, retry: true }),
 		// The server answers a bare 404 for a folder it does not have.
 		statusAdvice: {
@@ -197,7 +198,7 @@ export async function readModelFiles(context: CloudContext, folder: string, item
 
 /** GET /api/object_info: every node class the cloud runs, with its inputs and outputs. */
 export async function readNodeDefinitions(context: CloudContext, itemIndex = 0): Promise<Record<string, IDataObject>> {
-	return await hostRequest<Record<string, IDataObject>>(context, 'hostCloudApi', {
+	return await hostRequest<Record<string, IDataObject>>(context, HOST_CLOUD_API, {
 		...call(
 			{ method: 'GET', path: '/api/object_info', action: 'reading the node definitions', answer: 'object' },
 			{ itemIndex, retry: true },
@@ -215,7 +216,7 @@ export async function readViewLocation(
 	file: FileQuery,
 	options: CallFor & { action: string },
 ): Promise<HostResponse<unknown>> {
-	return await hostRequestFull<unknown>(context, 'hostCloudApi', {
+	return await hostRequestFull<unknown>(context, HOST_CLOUD_API, {
 		...call({ method: 'GET', path: '/api/view', action: options.action }, { retry: true, ...options }),
 		qs: viewQuery(file),
 		manualRedirect: true,
@@ -228,7 +229,7 @@ export async function readViewFile(
 	file: FileQuery,
 	options: CallFor & { action: string; check?: boolean },
 ): Promise<HostResponse<unknown>> {
-	return await hostRequestFull<unknown>(context, 'hostCloudApi', {
+	return await hostRequestFull<unknown>(context, HOST_CLOUD_API, {
 		...call({ method: options.check ? 'HEAD' : 'GET', path: '/api/view', action: options.action }, { retry: true, ...options }),
 		qs: viewQuery(file),
 		stream: !options.check,
@@ -247,7 +248,7 @@ export async function uploadFile(
 	upload: { mask: boolean; body: Buffer; contentType: string },
 	options: CallFor & { action: string },
 ): Promise<unknown> {
-	return await hostRequest<unknown>(context, 'hostCloudApi', {
+	return await hostRequest<unknown>(context, HOST_CLOUD_API, {
 		...call({ method: 'POST', path: upload.mask ? '/api/upload/mask' : '/api/upload/image', action: options.action }, options),
 		body: upload.body,
 		headers: { 'Content-Type': upload.contentType },

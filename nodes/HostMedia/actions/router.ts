@@ -1,4 +1,4 @@
-import { operationRouter, type NodeResources } from '../../shared/items';
+import { operationRouter, type NodeResources } from '../../shared/items/items';
 import * as image from './image';
 import * as music from './music';
 import * as video from './video';

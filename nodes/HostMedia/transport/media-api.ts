@@ -7,16 +7,17 @@
  * Answers are typed as the spec describes them, every field optional: the real service varies
  * (wrapped or not in `data{}`, `task_status` for `status`), so they are read through
  * `normaliseTask`, never trusted as they are. Result files come from signed or public URLs and are
- * downloaded without the credential (`shared/binary.ts`), not from here.
+ * downloaded without the credential (`shared/binary/binary.ts`), not from here.
  */
 import type { IDataObject, IExecuteFunctions, IWebhookFunctions } from 'n8n-workflow';
 
-import { errorForItem } from '../../shared/items';
-import { multipartBody } from '../../shared/multipart';
-import { pathSegment } from '../../shared/path-segment';
-import { pause } from '../../shared/pause';
-import { discardBody, IdleTimeoutError } from '../../shared/streams';
-import { hostRequest, hostRequestFull } from '../../shared/transport';
+import { errorForItem } from '../../shared/items/items';
+import { multipartBody } from '../../shared/transport/multipart';
+import { pathSegment } from '../../shared/items/path-segment';
+import { pause } from '../../shared/waits/pause';
+import { discardBody, IdleTimeoutError } from '../../shared/binary/streams';
+import { hostRequest, hostRequestFull } from '../../shared/transport/transport';
+import { HOST_API } from '../../shared/transport/host-api';
 import {
 	imageTask,
 	isImageTaskType,
@@ -125,7 +126,7 @@ export async function startTask(
 	body: IDataObject,
 	call: SubmitCall,
 ): Promise<ImageTaskAnswer | VideoTaskAnswer> {
-	return await hostRequest<ImageTaskAnswer | VideoTaskAnswer>(context, 'hostApi', {
+	return await hostRequest<ImageTaskAnswer | VideoTaskAnswer>(context, HOST_API, {
 		method: 'POST',
 		path: MEDIA_TASKS[taskType].submitPath,
 		body,
@@ -137,7 +138,7 @@ export async function startTask(
 }
 
 async function readStatus<A>(context: StatusContext, task: TaskRef, call: StatusCall): Promise<A> {
-	return await hostRequest<A>(context, 'hostApi', {
+	return await hostRequest<A>(context, HOST_API, {
 		method: 'GET',
 		path: taskStatusPath(task),
 		itemIndex: call.itemIndex,
@@ -192,7 +193,7 @@ export async function streamMusic(
 		() => undefined,
 	);
 	try {
-		const response = await hostRequestFull<unknown>(context, 'hostApi', {
+		const response = await hostRequestFull<unknown>(context, HOST_API, {
 			method: 'POST',
 			path: '/proxy/music/t2m/generate',
 			body: form.body,

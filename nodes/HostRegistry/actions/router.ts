@@ -1,4 +1,4 @@
-import { operationRouter, type NodeResources } from '../../shared/items';
+import { operationRouter, type NodeResources } from '../../shared/items/items';
 import * as node from './node';
 import * as nodeVersion from './nodeVersion';
 import * as publisher from './publisher';

@@ -5,7 +5,7 @@
  */
 import type { IExecuteFunctions, ILoadOptionsFunctions } from 'n8n-workflow';
 
-import { invalidField } from '../../shared/validation';
+import { invalidField } from '../../shared/items/validation';
 
 /** A body token of the credential, and what a user must know to fill it in. */
 export interface CredentialToken {

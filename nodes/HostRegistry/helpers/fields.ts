@@ -1,13 +1,13 @@
 /**
  * The editable fields of Publisher, Node and NodeVersion as the spec types them, each defined once
- * with nodes/shared/fields.ts (its parameter and its check come from the same definition), and the
+ * with nodes/shared/items/fields.ts (its parameter and its check come from the same definition), and the
  * collections that offer them. Fields the registry sets itself (createdAt, downloads, rating,
  * latest_version, downloadUrl, status_reason ...) and admin-only fields (tags_admin) are not offered.
  */
 import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
 
-import { additionalFields, addFields, collectionProperty, type FieldCheck, type FieldDefinition } from '../../shared/fields';
-import { type CheckContext, invalidField } from '../../shared/validation';
+import { additionalFields, addFields, collectionProperty, type FieldCheck, type FieldDefinition } from '../../shared/items/fields';
+import { type CheckContext, invalidField } from '../../shared/items/validation';
 
 const stringList = (name: string, api: string, displayName: string, description: string, placeholder: string): FieldDefinition => ({
 	name,

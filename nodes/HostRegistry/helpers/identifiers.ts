@@ -2,7 +2,7 @@
  * The ids of area B, checked before they go into a path: publisher ids (lower case, like a
  * username), node ids, version ids, and semantic version numbers.
  */
-import { type CheckContext, invalidField, pathSegmentText, quoted, requiredText } from '../../shared/validation';
+import { type CheckContext, invalidField, pathSegmentText, quoted, requiredText } from '../../shared/items/validation';
 
 /** semver.org's grammar: MAJOR.MINOR.PATCH, optional pre-release and build parts, no leading zeros. */
 const SEMANTIC_VERSION =

@@ -5,7 +5,7 @@
  */
 import type { IExecuteFunctions, INodeProperties } from 'n8n-workflow';
 
-import { invalidField } from '../../shared/validation';
+import { invalidField } from '../../shared/items/validation';
 import { credentialText } from './credential-fields';
 import { pathId, publisherId } from './identifiers';
 

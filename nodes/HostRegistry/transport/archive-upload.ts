@@ -9,12 +9,12 @@
  */
 import type { IBinaryData, IExecuteFunctions } from 'n8n-workflow';
 
-import { notAWebAddress } from '../../shared/service-values';
-import { networkFailureInWords } from '../../shared/network-failure';
-import { pause } from '../../shared/pause';
-import { REDACTED } from '../../shared/redaction';
-import { RETRY_DELAYS_MS } from '../../shared/retry';
-import { abandon, readStorageText, retryFits, storageIdleMs, storageRequest } from '../../shared/transport';
+import { notAWebAddress } from '../../shared/transport/service-values';
+import { networkFailureReason } from '../../shared/transport/network-failure';
+import { pause } from '../../shared/waits/pause';
+import { REDACTED } from '../../shared/transport/redaction';
+import { RETRY_DELAYS_MS } from '../../shared/transport/retry';
+import { abandon, readStorageText, retryFits, storageIdleMs, storageRequest } from '../../shared/transport/transport';
 
 /** A whole archive is sent again on each try: two retries, not three. */
 const UPLOAD_ATTEMPTS = 3;
@@ -102,7 +102,7 @@ export async function uploadArchive(
 				result.reason = 'the execution was cancelled during the upload';
 				return result;
 			}
-			result.reason = networkFailureInWords(error, 'the storage host', storageIdleMs());
+			result.reason = networkFailureReason(error, 'the storage host', storageIdleMs());
 			retryable = true;
 		}
 		// Another try only where its pause and a whole idle limit still fit the read limit.

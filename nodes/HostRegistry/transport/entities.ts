@@ -7,8 +7,8 @@
 import type { IDataObject, IExecuteFunctions, ILoadOptionsFunctions } from 'n8n-workflow';
 import { NodeApiError } from 'n8n-workflow';
 
-import { clipTextsDeep, SERVICE_TEXT_MAX_CHARS } from '../../shared/service-values';
-import { isRecord, ownValue } from '../../shared/validation';
+import { clipTextsDeep, SERVICE_TEXT_MAX_CHARS } from '../../shared/transport/service-values';
+import { isRecord, ownValue } from '../../shared/items/validation';
 
 type FieldType = 'string' | 'strings' | 'integer' | 'number' | 'boolean' | 'object' | 'objects' | readonly string[];
 

@@ -8,8 +8,9 @@
 import type { IDataObject, IExecuteFunctions, ILoadOptionsFunctions } from 'n8n-workflow';
 import { NodeApiError } from 'n8n-workflow';
 
-import { pathSegment } from '../../shared/path-segment';
-import { hostRequest } from '../../shared/transport';
+import { pathSegment } from '../../shared/items/path-segment';
+import { hostRequest } from '../../shared/transport/transport';
+import { HOST_API } from '../../shared/transport/host-api';
 import { checkedEntity } from './entities';
 
 /** Publisher, Node and NodeVersion as the spec names them: passed on to the user as answered. */
@@ -53,7 +54,7 @@ export async function createPublisher(
 	itemIndex: number,
 ): Promise<Publisher> {
 	const action = `creating publisher "${publisher.id}"`;
-	const answer = await hostRequest<unknown>(context, 'hostApi', {
+	const answer = await hostRequest<unknown>(context, HOST_API, {
 		method: 'POST',
 		path: '/publishers',
 		body: publisher,
@@ -74,7 +75,7 @@ export async function updatePublisher(
 	itemIndex: number,
 ): Promise<Publisher> {
 	const action = `updating publisher "${publisherId}"`;
-	const answer = await hostRequest<unknown>(context, 'hostApi', {
+	const answer = await hostRequest<unknown>(context, HOST_API, {
 		method: 'PUT',
 		path: registryPath('publishers', publisherId),
 		body: { ...fields, id: publisherId },
@@ -92,7 +93,7 @@ export async function listNodes(
 	includeBanned: boolean,
 	itemIndex?: number,
 ): Promise<RegistryNode[]> {
-	const answer = await hostRequest<unknown>(context, 'hostApi', {
+	const answer = await hostRequest<unknown>(context, HOST_API, {
 		method: 'GET',
 		path: registryPath('publishers', publisherId, 'nodes'),
 		qs: { include_banned: includeBanned },
@@ -113,7 +114,7 @@ export async function listNodesPage(
 	pageSize: number,
 	itemIndex?: number,
 ): Promise<NodePage> {
-	const answer = await hostRequest<NodePage>(context, 'hostApi', {
+	const answer = await hostRequest<NodePage>(context, HOST_API, {
 		method: 'GET',
 		path: `${registryPath('publishers', publisherId, 'nodes')}/v2`,
 		qs: { page, limit: pageSize },
@@ -138,7 +139,7 @@ export async function updateNode(
 	itemIndex: number,
 ): Promise<RegistryNode> {
 	const action = `updating node "${nodeId}"`;
-	const answer = await hostRequest<unknown>(context, 'hostApi', {
+	const answer = await hostRequest<unknown>(context, HOST_API, {
 		method: 'PUT',
 		path: nodePath(publisherId, nodeId),
 		body: { ...fields, id: nodeId },
@@ -165,7 +166,7 @@ export async function updateVersion(
 	itemIndex: number,
 ): Promise<NodeVersion> {
 	const action = `updating version "${versionId}" of node "${nodeId}"`;
-	const answer = await hostRequest<unknown>(context, 'hostApi', {
+	const answer = await hostRequest<unknown>(context, HOST_API, {
 		method: 'PUT',
 		path: `${nodePath(publisherId, nodeId)}${registryPath('versions', versionId)}`,
 		body: changes,
@@ -188,7 +189,7 @@ export async function publishVersion(
 	itemIndex: number,
 ): Promise<PublishedVersion> {
 	const { version } = request.nodeVersion;
-	const answer = await hostRequest<{ node_version?: NodeVersion; signedUrl?: unknown } | undefined>(context, 'hostApi', {
+	const answer = await hostRequest<{ node_version?: NodeVersion; signedUrl?: unknown } | undefined>(context, HOST_API, {
 		method: 'POST',
 		path: `${nodePath(publisherId, nodeId)}/versions`,
 		body: {
@@ -224,7 +225,7 @@ export async function claimNode(
 	repohostToken: string,
 	itemIndex: number,
 ): Promise<IDataObject> {
-	const answer = await hostRequest<IDataObject | string | undefined>(context, 'hostApi', {
+	const answer = await hostRequest<IDataObject | string | undefined>(context, HOST_API, {
 		method: 'POST',
 		path: `${nodePath(publisherId, nodeId)}/claim-my-node`,
 		body: { REPOHOST_TOKEN: repohostToken },

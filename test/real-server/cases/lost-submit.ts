@@ -7,7 +7,7 @@
  */
 import { randomUUID } from 'node:crypto';
 
-import { REQUEST_TIME_LIMIT } from '../../../nodes/shared/transport';
+import { REQUEST_TIME_LIMIT } from '../../../nodes/shared/transport/transport';
 import { emptyImage, type Graph, save, slowGraph } from '../../contract/scenarios';
 import { EngineHarness, type WorkflowNodeSpec } from '../../harness/engine';
 import { startFaultProxy, type Fault, type FaultProxy } from '../../helpers/fault-proxy';

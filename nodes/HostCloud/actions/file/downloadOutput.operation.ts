@@ -2,7 +2,7 @@ import type { IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n
 import { updateDisplayOptions } from 'n8n-workflow';
 
 import { downloadOutputFile, fileAddressFor } from '../../helpers/files/output-files';
-import { binaryFieldName } from '../../../shared/validation';
+import { binaryFieldName } from '../../../shared/items/validation';
 import { fileReferenceProperties, readFileReference } from '../../helpers/files/file-fields';
 
 const properties: INodeProperties[] = [

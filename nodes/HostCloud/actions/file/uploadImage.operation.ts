@@ -1,7 +1,7 @@
 import type { IDataObject, IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
 import { updateDisplayOptions } from 'n8n-workflow';
 
-import { booleanValue, optionalText } from '../../../shared/validation';
+import { booleanValue, optionalText } from '../../../shared/items/validation';
 import { loadImageValue, uploadBinary } from '../../helpers/files/uploads';
 import { binaryPropertyProperty, readUploadType, uploadTypeField } from '../../helpers/files/file-fields';
 

@@ -1,8 +1,8 @@
 import type { IDataObject, IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
 import { NodeOperationError, updateDisplayOptions } from 'n8n-workflow';
 
-import { clipText } from '../../../shared/service-values';
-import { booleanValue, isRecord, maxCharacters, optionalText, requiredText } from '../../../shared/validation';
+import { clipText } from '../../../shared/transport/service-values';
+import { booleanValue, isRecord, maxCharacters, optionalText, requiredText } from '../../../shared/items/validation';
 import { cancelJobs } from '../../helpers/jobs/lookup';
 import { thisInstanceId } from '../../helpers/ownership/job-tag';
 import { ENDED_BEFORE_CANCEL, isAwaitedOnly, isQueueAnswer, jobsOfExecution, type ExecutionJob } from '../../helpers/ownership/own-jobs';

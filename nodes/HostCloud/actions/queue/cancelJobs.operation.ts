@@ -1,7 +1,7 @@
 import type { IDataObject, IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
 import { updateDisplayOptions } from 'n8n-workflow';
 
-import { runsAsTool, toolDescriptionProperty } from '../../../shared/tool-use';
+import { runsAsTool, toolDescriptionProperty } from '../../../shared/tools/tool-use';
 import { cancelJobs } from '../../helpers/jobs/lookup';
 import { promptIdListProperty, type PromptIdList, readPromptIdList } from '../../helpers/jobs/prompt-id';
 import { thisWorkflowId } from '../../helpers/ownership/job-tag';

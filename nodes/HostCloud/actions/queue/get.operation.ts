@@ -1,11 +1,11 @@
 import type { IDataObject, IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
 import { updateDisplayOptions } from 'n8n-workflow';
 
-import { runsAsTool, toolDescriptionProperty } from '../../../shared/tool-use';
+import { runsAsTool, toolDescriptionProperty } from '../../../shared/tools/tool-use';
 import { thisWorkflowId } from '../../helpers/ownership/job-tag';
 import { NO_WORKFLOW_ID, ownQueue } from '../../helpers/ownership/own-jobs';
 import { readQueue } from '../../transport/cloud-api';
-import { clipText, clipTextsDeep } from '../../../shared/service-values';
+import { clipText, clipTextsDeep } from '../../../shared/transport/service-values';
 
 const properties: INodeProperties[] = [
 	toolDescriptionProperty(

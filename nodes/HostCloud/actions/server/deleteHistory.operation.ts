@@ -1,7 +1,7 @@
 import type { IDataObject, IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
 import { updateDisplayOptions } from 'n8n-workflow';
 
-import { oneOf } from '../../../shared/validation';
+import { oneOf } from '../../../shared/items/validation';
 import { promptIdListProperty, readPromptIdList } from '../../helpers/jobs/prompt-id';
 import { selfHostedServer } from '../../helpers/server/controls';
 import { HISTORY_IDS, historyOf, recentHistory } from '../../helpers/server/history';

@@ -1,7 +1,7 @@
 import type { IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
 import { updateDisplayOptions } from 'n8n-workflow';
 
-import { booleanValue, invalidField } from '../../../shared/validation';
+import { booleanValue, invalidField } from '../../../shared/items/validation';
 import { selfHostedServer } from '../../helpers/server/controls';
 import { freeMemory } from '../../transport/cloud-api';
 

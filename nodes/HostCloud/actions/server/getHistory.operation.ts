@@ -1,8 +1,8 @@
 import type { IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
 import { updateDisplayOptions } from 'n8n-workflow';
 
-import { checkedOrDefault, fieldProperty, type FieldDefinition } from '../../../shared/fields';
-import { oneOf } from '../../../shared/validation';
+import { checkedOrDefault, fieldProperty, type FieldDefinition } from '../../../shared/items/fields';
+import { oneOf } from '../../../shared/items/validation';
 import { promptIdListProperty, readPromptIdList } from '../../helpers/jobs/prompt-id';
 import { selfHostedServer } from '../../helpers/server/controls';
 import { HISTORY_IDS, historyEntryJson, historyOf, MAX_HISTORY_ITEMS, recentHistory } from '../../helpers/server/history';

@@ -1,7 +1,7 @@
 import type { IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
 import { updateDisplayOptions } from 'n8n-workflow';
 
-import { toolDescriptionProperty } from '../../../shared/tool-use';
+import { toolDescriptionProperty } from '../../../shared/tools/tool-use';
 import { checkedSystemStats, selfHostedServer } from '../../helpers/server/controls';
 import { readSystemStats } from '../../transport/cloud-api';
 

@@ -1,8 +1,8 @@
 import type { IDataObject, IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
 import { updateDisplayOptions } from 'n8n-workflow';
 
-import { toolDescriptionProperty } from '../../../shared/tool-use';
-import { oneOf, pathSegmentText } from '../../../shared/validation';
+import { toolDescriptionProperty } from '../../../shared/tools/tool-use';
+import { oneOf, pathSegmentText } from '../../../shared/items/validation';
 import { namesOf, selfHostedServer } from '../../helpers/server/controls';
 import { readModelFiles, readModelFolders } from '../../transport/cloud-api';
 

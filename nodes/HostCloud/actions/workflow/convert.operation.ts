@@ -1,7 +1,7 @@
 import type { IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
 import { updateDisplayOptions } from 'n8n-workflow';
 
-import { toolDescriptionProperty } from '../../../shared/tool-use';
+import { toolDescriptionProperty } from '../../../shared/tools/tool-use';
 import { overridesProperty, workflowProperty, workflowWithInputs } from '../../helpers/graph/prepare-workflow';
 import { conversionNotes } from '../../helpers/graph/workflow-graph';
 

@@ -1,8 +1,8 @@
 import type { IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
 import { NodeOperationError, updateDisplayOptions } from 'n8n-workflow';
 
-import { Slots } from '../../../shared/concurrent-items';
-import { checkEachItem, errorForItem } from '../../../shared/items';
+import { Slots } from '../../../shared/items/concurrent-items';
+import { checkEachItem, errorForItem } from '../../../shared/items/items';
 import {
 	prepareWorkflow,
 	readDefinitionsEarly,
@@ -12,8 +12,8 @@ import {
 	type PreparedWorkflow,
 } from '../../helpers/graph/prepare-workflow';
 import { submitWorkflow } from '../../helpers/graph/submit-workflow';
-import { describeToolAnswer } from '../../../shared/tool-result';
-import { toolDescriptionProperty, toolWaitProperty } from '../../../shared/tool-use';
+import { describeToolAnswer } from '../../../shared/tools/tool-result';
+import { toolDescriptionProperty, toolWaitProperty } from '../../../shared/tools/tool-use';
 import { downloadFilesProperties, JobRun, rawOutputsProperty, readJobRunSettings, type ItemJob } from '../../helpers/jobs/run-jobs';
 import { waitProperties } from '../../helpers/jobs/wait-settings';
 import type { FinishedJob } from '../../helpers/jobs/tracked-job';

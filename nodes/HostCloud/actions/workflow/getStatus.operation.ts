@@ -1,12 +1,12 @@
 import type { IDataObject, IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
 import { updateDisplayOptions } from 'n8n-workflow';
 
-import { runPerItem } from '../../../shared/items';
-import { clipText } from '../../../shared/service-values';
-import { cloudJobStateOf } from '../../../shared/task-status';
-import { describeToolAnswer } from '../../../shared/tool-result';
-import { NOT_AS_TOOL, runsAsTool, toolDescriptionProperty, toolWaitProperty } from '../../../shared/tool-use';
-import { filesItem } from '../../helpers/jobs/results';
+import { runPerItem } from '../../../shared/items/items';
+import { clipText } from '../../../shared/transport/service-values';
+import { cloudJobStateOf } from '../../helpers/jobs/job-state';
+import { describeToolAnswer } from '../../../shared/tools/tool-result';
+import { NOT_AS_TOOL, runsAsTool, toolDescriptionProperty, toolWaitProperty } from '../../../shared/tools/tool-use';
+import { filesItem } from '../../helpers/jobs/job-item';
 import { lookUpJobRecord, lookUpJobStatus } from '../../helpers/jobs/lookup';
 import { promptIdProperty, readPromptId } from '../../helpers/jobs/prompt-id';
 import { followJobs } from '../../helpers/jobs/run-jobs';

@@ -1,10 +1,10 @@
 import type { IDataObject, IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
 import { updateDisplayOptions } from 'n8n-workflow';
 
-import { runsAsTool, toolDescriptionProperty } from '../../../shared/tool-use';
+import { runsAsTool, toolDescriptionProperty } from '../../../shared/tools/tool-use';
 import { prepareWorkflow, submitFields, uploadInputImages, workflowProperties } from '../../helpers/graph/prepare-workflow';
 import { submitWorkflow } from '../../helpers/graph/submit-workflow';
-import { runningJobForTool } from '../../helpers/jobs/results';
+import { runningJobForTool } from '../../helpers/jobs/job-item';
 import { jobsToTakeOver } from '../../helpers/ownership/item-submits';
 
 const TOOL_DESCRIPTION =

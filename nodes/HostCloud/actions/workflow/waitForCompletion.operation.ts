@@ -1,8 +1,8 @@
 import type { IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
 import { updateDisplayOptions } from 'n8n-workflow';
 
-import { describeToolAnswer } from '../../../shared/tool-result';
-import { toolDescriptionProperty, toolWaitProperty } from '../../../shared/tool-use';
+import { describeToolAnswer } from '../../../shared/tools/tool-result';
+import { toolDescriptionProperty, toolWaitProperty } from '../../../shared/tools/tool-use';
 import { promptIdProperty } from '../../helpers/jobs/prompt-id';
 import { downloadFilesProperties, followJobs, rawOutputsProperty } from '../../helpers/jobs/run-jobs';
 import { waitProperties } from '../../helpers/jobs/wait-settings';

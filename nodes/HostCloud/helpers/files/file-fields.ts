@@ -2,7 +2,7 @@
 import type { IExecuteFunctions, INodeProperties } from 'n8n-workflow';
 
 import { mimeTypeFor, type OutputFileRef } from './output-files';
-import { oneOf, optionalText, requiredText } from '../../../shared/validation';
+import { oneOf, optionalText, requiredText } from '../../../shared/items/validation';
 import { UPLOAD_TYPES } from './uploads';
 
 export const fileReferenceProperties: INodeProperties[] = [

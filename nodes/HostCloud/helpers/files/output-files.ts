@@ -14,14 +14,15 @@
 import type { IBinaryData, IDataObject, IN8nHttpFullResponse } from 'n8n-workflow';
 import { NodeOperationError } from 'n8n-workflow';
 
-import { downloadToBinary, responseToBinary, retryingDownload } from '../../../shared/binary';
-import { mimeTypeForExtension } from '../../../shared/file-types';
-import { hostCloudServer, type RunContext } from '../../../shared/transport';
+import { downloadToBinary, responseToBinary, retryingDownload } from '../../../shared/binary/binary';
+import { mimeTypeForExtension } from '../../../shared/binary/file-types';
+import type { RunContext } from '../../../shared/transport/transport';
+import { hostCloudServer } from '../../transport/cloud-service';
 import { readViewFile, readViewLocation, viewAddress } from '../../transport/cloud-api';
-import { createLimiter } from '../../../shared/concurrent-items';
+import { createLimiter } from '../../../shared/items/concurrent-items';
 import { compareNodeIds } from '../graph/workflow-graph';
-import { isRecord, ownValue, setOwn } from '../../../shared/validation';
-import { clipText, webAddress } from '../../../shared/service-values';
+import { isRecord, ownValue, setOwn } from '../../../shared/items/validation';
+import { clipText, webAddress } from '../../../shared/transport/service-values';
 
 export type FileKind = 'image' | 'video' | 'audio' | 'file';
 

@@ -5,11 +5,11 @@
 import type { IBinaryData, IExecuteFunctions } from 'n8n-workflow';
 import { NodeOperationError } from 'n8n-workflow';
 
-import { inputBinary } from '../../../shared/binary';
-import { multipartBody } from '../../../shared/multipart';
-import { isRecord } from '../../../shared/validation';
+import { inputBinary } from '../../../shared/binary/binary';
+import { multipartBody } from '../../../shared/transport/multipart';
+import { isRecord } from '../../../shared/items/validation';
 import { uploadFile } from '../../transport/cloud-api';
-import { MAX_ID_CHARS } from '../../../shared/path-segment';
+import { MAX_ID_CHARS } from '../../../shared/items/path-segment';
 
 export const UPLOAD_TYPES = ['input', 'temp', 'output'];
 

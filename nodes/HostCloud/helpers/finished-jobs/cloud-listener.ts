@@ -10,14 +10,14 @@ import { randomUUID } from 'crypto';
 import type { IDataObject, ITriggerFunctions } from 'n8n-workflow';
 import { NodeApiError, NodeOperationError } from 'n8n-workflow';
 
-import { Naps, pause } from '../../../shared/pause';
-import { cloudJobStateOf } from '../../../shared/task-status';
-import { isRecord } from '../../../shared/validation';
+import { Naps, pause } from '../../../shared/waits/pause';
+import { cloudJobStateOf } from '../jobs/job-state';
+import { isRecord } from '../../../shared/items/validation';
 import { progressSocketAddress, readQueue } from '../../transport/cloud-api';
 import { errorInfoFrom } from '../jobs/errors';
 import { JobNotOnServerError, lookUpJobRecord, lookUpJobStatus } from '../jobs/lookup';
 import { recordIsFor } from '../jobs/recovery';
-import { JobSocket, type JobMessage, type SocketListener } from '../jobs/socket';
+import { JobSocket, type JobMessage, type SocketListener } from '../jobs/progress-socket';
 import { entriesOf, isQueueAnswer, usablePromptId } from '../ownership/own-jobs';
 import { endOf, entryFacts, passesFilters, type EndedJob, type JobEnd } from './ended-job';
 import { HeardJobs, type HeardJob } from './heard-jobs';

@@ -9,10 +9,10 @@
 import type { IDataObject, INodeExecutionData, ITriggerFunctions } from 'n8n-workflow';
 
 import { placeOf, type ServerKind } from '../../../../credentials/cloud-server';
-import { clipText, clipTextsDeep } from '../../../shared/service-values';
-import { isRecord, ownValue } from '../../../shared/validation';
+import { clipText, clipTextsDeep } from '../../../shared/transport/service-values';
+import { isRecord, ownValue } from '../../../shared/items/validation';
 import { describeExecutionError, type ExecutionErrorInfo } from '../jobs/errors';
-import { filesItem } from '../jobs/results';
+import { filesItem } from '../jobs/job-item';
 import { jobTagOf } from '../ownership/job-tag';
 import type { TriggerSettings } from './settings';
 

@@ -7,7 +7,7 @@
  */
 import type { IDataObject } from 'n8n-workflow';
 
-import { isRecord } from '../../../shared/validation';
+import { isRecord } from '../../../shared/items/validation';
 import type { ExecutionErrorInfo } from '../jobs/errors';
 import { collectExecuted } from '../jobs/tracked-job';
 import type { EndedJob, JobEnd } from './ended-job';

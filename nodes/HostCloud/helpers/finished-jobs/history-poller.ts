@@ -5,7 +5,7 @@
  */
 import type { IDataObject, ITriggerFunctions } from 'n8n-workflow';
 
-import { isRecord } from '../../../shared/validation';
+import { isRecord } from '../../../shared/items/validation';
 import { readRecentHistory } from '../../transport/cloud-api';
 import { errorInfoFrom } from '../jobs/errors';
 import { recordFromHistory } from '../jobs/lookup';

@@ -8,8 +8,8 @@ import { createHash } from 'crypto';
 
 import type { ITriggerFunctions, ITriggerResponse } from 'n8n-workflow';
 
-import { pause } from '../../../shared/pause';
-import { hostCloudServer } from '../../../shared/transport';
+import { pause } from '../../../shared/waits/pause';
+import { hostCloudServer } from '../../transport/cloud-service';
 import { CloudJobListener, isRefusal } from './cloud-listener';
 import { endedJobItem, passesFilters, type EndedJob } from './ended-job';
 import { HistoryPoller } from './history-poller';

@@ -4,7 +4,7 @@
  * are bounded by count and size (`trigger-memory.ts`); each is assigned anew, since n8n notices only
  * an assignment to the static data.
  */
-import { newestWithin } from '../../../shared/trigger-memory';
+import { newestWithin } from '../../../shared/tasks/trigger-memory';
 
 interface StoredMemory {
 	/** Jobs already judged (passed on or filtered out), oldest first. */

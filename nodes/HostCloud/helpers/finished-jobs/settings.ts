@@ -5,8 +5,8 @@
 import type { INodeProperties, ITriggerFunctions } from 'n8n-workflow';
 import { NodeOperationError } from 'n8n-workflow';
 
-import { DOWNLOAD_FILES, PUT_FILES_IN_FIELD, resultFilesProperties } from '../../../shared/result-files';
-import { binaryFieldName } from '../../../shared/validation';
+import { DOWNLOAD_FILES, PUT_FILES_IN_FIELD, resultFilesProperties } from '../../../shared/binary/result-files';
+import { binaryFieldName } from '../../../shared/items/validation';
 
 export interface TriggerSettings {
 	events: 'succeeded' | 'finished';

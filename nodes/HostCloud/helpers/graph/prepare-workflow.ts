@@ -11,9 +11,9 @@
 import type { IDataObject, IExecuteFunctions, ILoadOptionsFunctions, INodeProperties } from 'n8n-workflow';
 import { NodeOperationError } from 'n8n-workflow';
 
-import { notForTools, runsAsTool } from '../../../shared/tool-use';
-import { checkedField, checkedOrDefault, fieldProperty, type FieldDefinition } from '../../../shared/fields';
-import { invalidField, ownValue } from '../../../shared/validation';
+import { notForTools, runsAsTool } from '../../../shared/tools/tool-use';
+import { checkedField, checkedOrDefault, fieldProperty, type FieldDefinition } from '../../../shared/items/fields';
+import { invalidField, ownValue } from '../../../shared/items/validation';
 import {
 	applyInputOverrides,
 	graphNodeChoices,

@@ -8,10 +8,10 @@
  */
 import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
 
-import { errorForItem } from '../../../shared/items';
-import { hostCloudServer } from '../../../shared/transport';
-import { pathSegmentProblem } from '../../../shared/path-segment';
-import { clipTextsDeep } from '../../../shared/service-values';
+import { errorForItem } from '../../../shared/items/items';
+import { hostCloudServer } from '../../transport/cloud-service';
+import { pathSegmentProblem } from '../../../shared/items/path-segment';
+import { clipTextsDeep } from '../../../shared/transport/service-values';
 import { submitPrompt, type SubmitBody } from '../../transport/cloud-api';
 import { JOB_TAG_KEY, jobTagFor } from '../ownership/job-tag';
 import { forgetSubmit, rememberSubmit, submitAnswered } from '../ownership/item-submits';

@@ -5,8 +5,8 @@
  * editing JSON, and spotting partner nodes.
  * Pure functions: the node turns a `GraphProblem` into an error that names its field.
  */
-import { JSON_LIMITS, jsonValueProblem, readJson } from '../../../shared/json-reader';
-import { isRecord, ownValue } from '../../../shared/validation';
+import { JSON_LIMITS, jsonValueProblem, readJson } from '../../../shared/transport/json-reader';
+import { isRecord, ownValue } from '../../../shared/items/validation';
 
 export interface GraphNode {
 	class_type: string;

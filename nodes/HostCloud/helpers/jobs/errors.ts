@@ -7,7 +7,7 @@ import type { INode } from 'n8n-workflow';
 import { NodeApiError, NodeOperationError } from 'n8n-workflow';
 
 import { placeOf, type ServerKind } from '../../../../credentials/cloud-server';
-import { redact } from '../../../shared/redaction';
+import { redact } from '../../../shared/transport/redaction';
 
 export interface ExecutionErrorInfo {
 	exception_type: string;
@@ -47,7 +47,7 @@ const EXECUTION_ERRORS: Record<string, { summary: string; hint: string }> = {
 };
 
 /** A job's failure: the message, and what the user can do about it. */
-export interface JobFailureWords {
+export interface JobFailureMessage {
 	message: string;
 	description?: string;
 	/** Only the wait ended (Max Wait): the job goes on running where it was submitted. */
@@ -57,7 +57,7 @@ export interface JobFailureWords {
 }
 
 /** A failure message and hint for an execution_error, in words a user can act on. */
-export function describeExecutionError(promptId: string, error: ExecutionErrorInfo, place = placeOf('cloud')): JobFailureWords {
+export function describeExecutionError(promptId: string, error: ExecutionErrorInfo, place = placeOf('cloud')): JobFailureMessage {
 	const known = EXECUTION_ERRORS[error.exception_type];
 	const at = error.node_id ? ` at node ${error.node_id}${error.node_type ? ` (${error.node_type})` : ''}` : '';
 	const said = error.exception_message ? `: ${error.exception_message}` : '';
@@ -107,26 +107,27 @@ export function executionFailure(
 	return failure;
 }
 
-export function jobWording(kind: ServerKind) {
+/** The messages of a job's failures where it ran (the cloud or a self-hosted server), each with its hint. */
+export function jobFailureMessages(kind: ServerKind) {
 	const place = placeOf(kind);
 	return {
 		kind,
 		place,
 		// A caching proxy or a faulty service can answer one prompt_id for two submits.
-		sharedPromptId: (promptId: string, first: number, second: number): JobFailureWords => ({
+		sharedPromptId: (promptId: string, first: number, second: number): JobFailureMessage => ({
 			message: `The service answered prompt_id ${promptId} for two different submits (items ${first} and ${second}), so their results cannot be told apart; neither item uses them`,
 			description: `A caching proxy in front of ${place}, or a fault of ${place}, can do this. Check the queue (Queue → Get): both workflows may be running.`,
 		}),
-		cancelledByService: (promptId: string): JobFailureWords => ({
+		cancelledByService: (promptId: string): JobFailureMessage => ({
 			message: `Job ${promptId} was cancelled on ${place} before it finished`,
 			description:
 				'Someone cancelled it in the queue or interrupted the running job (Queue → Cancel Jobs or Interrupt Running, or the same in the editor). Run again to get its outputs.',
 		}),
-		outputsIncomplete: (promptId: string): JobFailureWords => ({
+		outputsIncomplete: (promptId: string): JobFailureMessage => ({
 			message: `Job ${promptId} finished, but the progress connection was interrupted while it ran and ${kind === 'selfHosted' ? "the server's history" : "the service's job record"} does not list its outputs, so the outputs may be incomplete`,
 			description: `The node does not return a partial list of files. Run the workflow again; if this keeps happening, check the network between n8n and ${place} (WebSocket connections must stay open).`,
 		}),
-		notFound: (promptId: string): JobFailureWords =>
+		notFound: (promptId: string): JobFailureMessage =>
 			kind === 'selfHosted'
 				? {
 						message: `Your server has no job ${promptId}: it is neither in its queue nor in its history`,
@@ -137,7 +138,7 @@ export function jobWording(kind: ServerKind) {
 						message: `The cloud has no job ${promptId} (HTTP 404)`,
 						description: 'Check the prompt_id: it must come from a submit made with the same API key.',
 					},
-		timedOut: (promptId: string, timeout: { seconds: number; lastStatus?: string }, cancelled: boolean): JobFailureWords => {
+		timedOut: (promptId: string, timeout: { seconds: number; lastStatus?: string }, cancelled: boolean): JobFailureMessage => {
 			const last = timeout.lastStatus ? ` Its last known status was "${timeout.lastStatus}".` : '';
 			return cancelled
 				? {
@@ -152,7 +153,7 @@ export function jobWording(kind: ServerKind) {
 					};
 		},
 		/** `cancelled`: the execution was stopped (else another item failed); `owned`: the node started the job. */
-		abandoned: (promptId: string, cancelled: boolean, owned: boolean): JobFailureWords => {
+		abandoned: (promptId: string, cancelled: boolean, owned: boolean): JobFailureMessage => {
 			const fate = owned ? `the job was stopped on ${place}` : 'the job itself was left running';
 			// "canceled" is the word n8n looks for to mark the execution canceled rather than failed.
 			return cancelled
@@ -166,20 +167,20 @@ export function jobWording(kind: ServerKind) {
 	};
 }
 
-/** The error of one job's item: its words (secrets blanked out), with the job's prompt_id in its context. */
+/** The error of one job's item: its message (secrets blanked out), with the job's prompt_id in its context. */
 export function jobFailure(
 	node: INode,
 	job: { promptId: string; itemIndex: number },
-	words: JobFailureWords,
+	failure: JobFailureMessage,
 	secrets: string[],
 ): NodeOperationError {
-	const error = new NodeOperationError(node, redact(words.message, secrets), {
+	const error = new NodeOperationError(node, redact(failure.message, secrets), {
 		itemIndex: job.itemIndex,
-		...(words.description ? { description: redact(words.description, secrets) } : {}),
+		...(failure.description ? { description: redact(failure.description, secrets) } : {}),
 	});
 	error.context.prompt_id = job.promptId;
-	if (words.stillRunning) error.context.still_running = true;
-	if (words.cancelledByNode) error.context.cancelled_by_node = true;
+	if (failure.stillRunning) error.context.still_running = true;
+	if (failure.cancelledByNode) error.context.cancelled_by_node = true;
 	return error;
 }
 

@@ -9,9 +9,10 @@
 import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
 import { NodeOperationError } from 'n8n-workflow';
 
-import { hostCloudServer, type RunContext } from '../../../shared/transport';
-import { isRecord, ownValue } from '../../../shared/validation';
-import { clipText } from '../../../shared/service-values';
+import type { RunContext } from '../../../shared/transport/transport';
+import { hostCloudServer } from '../../transport/cloud-service';
+import { isRecord, ownValue } from '../../../shared/items/validation';
+import { clipText } from '../../../shared/transport/service-values';
 import {
 	type CallFor,
 	deleteFromQueue,
@@ -22,7 +23,7 @@ import {
 	readQueue,
 } from '../../transport/cloud-api';
 import { usablePromptId } from '../ownership/own-jobs';
-import { jobWording } from './errors';
+import { jobFailureMessages } from './errors';
 
 /** The prompt_ids of the running and pending jobs of a queue answer (entries `[number, prompt_id, prompt, extra_data, output node ids]`). */
 export function queuedIds(queue: unknown): { running: string[]; pending: string[] } {
@@ -77,8 +78,8 @@ async function selfHostedJob(context: RunContext, promptId: string, options: Cal
 /** A job a self-hosted server does not know (neither queued, running nor in its history). */
 export class JobNotOnServerError extends NodeOperationError {
 	constructor(context: RunContext, promptId: string, itemIndex?: number) {
-		const words = jobWording('selfHosted').notFound(promptId);
-		super(context.getNode(), words.message, { itemIndex, description: words.description });
+		const failure = jobFailureMessages('selfHosted').notFound(promptId);
+		super(context.getNode(), failure.message, { itemIndex, description: failure.description });
 		this.context.prompt_id = promptId;
 	}
 }

@@ -6,8 +6,8 @@
  *   image_type, ...}), M bytes of that header, then the image.
  * Type 1 frames do not say which job they belong to; type 4 frames do.
  */
-import { JSON_LIMITS, readJson } from '../../../shared/json-reader';
-import { isRecord } from '../../../shared/validation';
+import { JSON_LIMITS, readJson } from '../../../shared/transport/json-reader';
+import { isRecord } from '../../../shared/items/validation';
 
 export interface PreviewImage {
 	mimeType: 'image/jpeg' | 'image/png';

@@ -1,7 +1,7 @@
 /** The prompt_id parameter of operations about one job, and reading it safely. */
 import type { IDisplayOptions, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
 
-import { invalidField, pathSegmentText, quoted, requiredText, stringList } from '../../../shared/validation';
+import { invalidField, pathSegmentText, quoted, requiredText, stringList } from '../../../shared/items/validation';
 
 export const PROMPT_ID_FIELD = 'Prompt ID';
 

@@ -5,8 +5,8 @@
 import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
 import { NodeApiError } from 'n8n-workflow';
 
-import { cloudJobStateOf, type CloudJobState } from '../../../shared/task-status';
-import { isRecord, ownValue } from '../../../shared/validation';
+import { cloudJobStateOf, type CloudJobState } from './job-state';
+import { isRecord, ownValue } from '../../../shared/items/validation';
 import { readQueue } from '../../transport/cloud-api';
 import { errorInfoFrom, type ExecutionErrorInfo } from './errors';
 import { queuedByRequestId, queuedJobOf, type SubmitToFind } from '../ownership/find-by-request';

@@ -13,21 +13,21 @@
  */
 import type { IDataObject, IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
 
-import { checkedField, fieldProperty } from '../../../shared/fields';
-import { checkEachItem, errorForItem, failedItem, paired, type CheckedItems } from '../../../shared/items';
-import { DOWNLOAD_FILES, PUT_FILES_IN_FIELD, readResultFiles, resultFilesProperties } from '../../../shared/result-files';
-import { NOT_AS_TOOL, readToolWaitMs, runsAsTool } from '../../../shared/tool-use';
-import { invalidField } from '../../../shared/validation';
-import { ConcurrentItems } from '../../../shared/concurrent-items';
+import { checkedField, fieldProperty } from '../../../shared/items/fields';
+import { checkEachItem, errorForItem, failedItem, paired, type CheckedItems } from '../../../shared/items/items';
+import { DOWNLOAD_FILES, PUT_FILES_IN_FIELD, readResultFiles, resultFilesProperties } from '../../../shared/binary/result-files';
+import { NOT_AS_TOOL, readToolWaitMs, runsAsTool } from '../../../shared/tools/tool-use';
+import { invalidField } from '../../../shared/items/validation';
+import { ConcurrentItems } from '../../../shared/items/concurrent-items';
 import { asJobFailure, isStillRunning } from './errors';
-import { completedJobForTool, finishedJobItem, PREVIEW_FIELD, runningJobForTool, type FileDownload } from './results';
+import { completedJobForTool, finishedJobItem, PREVIEW_FIELD, runningJobForTool, type FileDownload } from './job-item';
 import { JobWatcher } from './watcher';
 import { readPromptId } from './prompt-id';
 import type { FinishedJob } from './tracked-job';
 import { INCLUDE_RAW_OUTPUTS, readWaitOptions, toolWaitOptions, type WaitOptions } from './wait-settings';
 
 /**
- * Version 3 follows the files convention of Host Media (`shared/result-files.ts`): files are
+ * Version 3 follows the files convention of Host Media (`shared/binary/result-files.ts`): files are
  * downloaded by default, into `data`, `data_1`... Versions 1 and 2 keep what their saved
  * workflows were built on: off by default, fields named by kind (image_0, video_0, audio_0, file_0).
  */

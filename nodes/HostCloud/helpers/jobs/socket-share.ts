@@ -12,7 +12,7 @@ import { createHash, randomUUID } from 'crypto';
 
 import type { Logger } from 'n8n-workflow';
 
-import { JOB_MESSAGE_TYPES, JobSocket, type JobMessage, type SocketListener, type SocketSettings } from './socket';
+import { JOB_MESSAGE_TYPES, JobSocket, type JobMessage, type SocketListener, type SocketSettings } from './progress-socket';
 import type { PreviewImage } from './preview-frames';
 
 /** What a node run hears from its share. */

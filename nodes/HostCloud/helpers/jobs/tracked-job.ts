@@ -4,9 +4,9 @@
  */
 import type { IDataObject } from 'n8n-workflow';
 
-import { isRecord, ownValue, setOwn } from '../../../shared/validation';
+import { isRecord, ownValue, setOwn } from '../../../shared/items/validation';
 import { errorInfoFrom, type ExecutionErrorInfo } from './errors';
-import type { JobMessage } from './socket';
+import type { JobMessage } from './progress-socket';
 import { mergeNodeOutput } from '../files/output-files';
 import type { PreviewImage } from './preview-frames';
 

@@ -6,7 +6,7 @@
  */
 import type { IDataObject, IDisplayOptions, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
 
-import { checkedOrDefault, collectionOptions, type FieldDefinition } from '../../../shared/fields';
+import { checkedOrDefault, collectionOptions, type FieldDefinition } from '../../../shared/items/fields';
 import {
 	LONGEST_PAUSE_SECONDS,
 	LONGEST_WAIT_MINUTES,
@@ -17,7 +17,7 @@ import {
 	pollIntervalSecondsField,
 	readWaitOptions as readWaitOptionsCollection,
 	waitOptionsProperty,
-} from '../../../shared/wait-options';
+} from '../../../shared/waits/wait-options';
 import type { WatchSettings } from './tracked-job';
 
 const DEFAULT_MAX_WAIT_MINUTES = 30;

@@ -11,12 +11,12 @@ import { randomUUID } from 'crypto';
 import type { IExecuteFunctions } from 'n8n-workflow';
 import { NodeOperationError } from 'n8n-workflow';
 
-import { Naps } from '../../../shared/pause';
-import type { CloudJobState } from '../../../shared/task-status';
+import { Naps } from '../../../shared/waits/pause';
+import type { CloudJobState } from './job-state';
 import { progressSocketAddress } from '../../transport/cloud-api';
-import { asJobFailure, executionFailure, jobFailure, type JobFailureWords, jobWording } from './errors';
+import { asJobFailure, executionFailure, jobFailure, type JobFailureMessage, jobFailureMessages } from './errors';
 import { cancelOwnJobs, failureFromRecord, outputsFromRecord, readJobState, unansweredSubmissions } from './recovery';
-import { JobSocket, type JobMessage } from './socket';
+import { JobSocket, type JobMessage } from './progress-socket';
 import { shareJobSocket, type SocketShare } from './socket-share';
 import {
 	isDone,
@@ -48,7 +48,7 @@ export class JobWatcher {
 	private readonly cleanups: Array<Promise<void>> = [];
 	/** The credential's secrets (kept out of every message), and failures told naming where jobs run. */
 	private secrets: string[] = [];
-	private wording = jobWording('cloud');
+	private failureMessages = jobFailureMessages('cloud');
 	private clientId: string = randomUUID(); // the shared socket's, once there is one
 	private readonly cancelSignal: AbortSignal | undefined;
 	/** The node started the jobs, so stopping early cancels them on the cloud. */
@@ -67,7 +67,7 @@ export class JobWatcher {
 	async start(): Promise<void> {
 		const address = await progressSocketAddress(this.context);
 		this.secrets = address.secrets;
-		this.wording = jobWording(address.kind);
+		this.failureMessages = jobFailureMessages(address.kind);
 		if (this.settings.useWebSocket && JobSocket.available()) {
 			this.socket = shareJobSocket(
 				address,
@@ -128,10 +128,10 @@ export class JobWatcher {
 	private claimPromptId(promptId: string, itemIndex: number): void {
 		const earlier = this.submittedBy.get(promptId);
 		if (earlier === undefined) return void this.submittedBy.set(promptId, itemIndex);
-		const words = this.wording.sharedPromptId(promptId, earlier, itemIndex);
+		const failure = this.failureMessages.sharedPromptId(promptId, earlier, itemIndex);
 		const open = this.jobs.get(promptId);
-		if (open && open.phase !== 'done') this.settleWithError(open, this.jobError(promptId, open.itemIndex, words));
-		throw this.jobError(promptId, itemIndex, words);
+		if (open && open.phase !== 'done') this.settleWithError(open, this.jobError(promptId, open.itemIndex, failure));
+		throw this.jobError(promptId, itemIndex, failure);
 	}
 
 	/** Waits for a job submitted earlier (its earlier messages were missed: outputs come from the job record). */
@@ -144,7 +144,7 @@ export class JobWatcher {
 			});
 		}
 		// A self-hosted server sends a job's messages only to the client that submitted it: this one is polled.
-		const unheard = this.wording.kind === 'selfHosted';
+		const unheard = this.failureMessages.kind === 'selfHosted';
 		const promise = this.track({ promptId, itemIndex, epoch: this.gapEpoch, gapFromStart: true, pollNow: true, unheard });
 		this.following.set(promptId, promise);
 		return promise;
@@ -181,7 +181,11 @@ export class JobWatcher {
 	}
 
 	private abandonError(promptId: string, itemIndex: number): NodeOperationError {
-		return this.jobError(promptId, itemIndex, this.wording.abandoned(promptId, this.abandoned?.reason === 'cancelled', this.ownsJobs));
+		return this.jobError(
+			promptId,
+			itemIndex,
+			this.failureMessages.abandoned(promptId, this.abandoned?.reason === 'cancelled', this.ownsJobs),
+		);
 	}
 
 	private track(start: NewJob): Promise<FinishedJob> {
@@ -250,11 +254,12 @@ export class JobWatcher {
 	}
 
 	private failed(job: TrackedJob): void {
-		if (job.phase !== 'done') this.settleWithError(job, executionFailure(this.context.getNode(), job, this.wording.place, this.secrets));
+		if (job.phase !== 'done')
+			this.settleWithError(job, executionFailure(this.context.getNode(), job, this.failureMessages.place, this.secrets));
 	}
 
 	private cancelledByService(job: TrackedJob): void {
-		this.settleWithError(job, this.jobError(job.promptId, job.itemIndex, this.wording.cancelledByService(job.promptId)));
+		this.settleWithError(job, this.jobError(job.promptId, job.itemIndex, this.failureMessages.cancelledByService(job.promptId)));
 	}
 
 	/** Reads outputs from the job record (the real service has them once terminal). */
@@ -273,7 +278,7 @@ export class JobWatcher {
 			this.settle(job, { promptId: job.promptId, status: 'completed', outputs, recovered: true, preview: job.preview });
 			return;
 		}
-		this.settleWithError(job, this.jobError(job.promptId, job.itemIndex, this.wording.outputsIncomplete(job.promptId)));
+		this.settleWithError(job, this.jobError(job.promptId, job.itemIndex, this.failureMessages.outputsIncomplete(job.promptId)));
 	}
 
 	/** Details of a failure the socket did not report, from the job record. */
@@ -326,7 +331,7 @@ export class JobWatcher {
 		job.polling = false;
 		job.nextPollAt = Date.now() + this.settings.pollIntervalMs;
 		if (!('problem' in answer) || this.cancelSignal?.aborted || job.phase === 'done') return 'state' in answer ? answer.state : undefined;
-		const notFound = answer.problem === 'notFound' && this.wording.notFound(job.promptId);
+		const notFound = answer.problem === 'notFound' && this.failureMessages.notFound(job.promptId);
 		this.settleWithError(job, notFound ? this.jobError(job.promptId, job.itemIndex, notFound) : this.wrap(job, answer.problem));
 		return undefined;
 	}
@@ -341,8 +346,8 @@ export class JobWatcher {
 			this.cleanups.push(cancelled);
 			await cancelled;
 		}
-		const words = this.wording.timedOut(job.promptId, timeout, this.settings.cancelOnTimeout);
-		this.settleWithError(job, this.jobError(job.promptId, job.itemIndex, words));
+		const failure = this.failureMessages.timedOut(job.promptId, timeout, this.settings.cancelOnTimeout);
+		this.settleWithError(job, this.jobError(job.promptId, job.itemIndex, failure));
 	}
 
 	private settle(job: TrackedJob, result: FinishedJob): void {
@@ -359,8 +364,8 @@ export class JobWatcher {
 		job.reject(error);
 	}
 
-	private jobError(promptId: string, itemIndex: number, words: JobFailureWords): NodeOperationError {
-		return jobFailure(this.context.getNode(), { promptId, itemIndex }, words, this.secrets);
+	private jobError(promptId: string, itemIndex: number, failure: JobFailureMessage): NodeOperationError {
+		return jobFailure(this.context.getNode(), { promptId, itemIndex }, failure, this.secrets);
 	}
 
 	private wrap(job: TrackedJob, error: unknown): Error {

@@ -7,7 +7,7 @@
  */
 import type { IExecuteFunctions } from 'n8n-workflow';
 
-import { isRecord, ownValue } from '../../../shared/validation';
+import { isRecord, ownValue } from '../../../shared/items/validation';
 import { readQueue, readRecentHistory } from '../../transport/cloud-api';
 import { jobTagOf, taggedRequestId, thisExecutionId } from './job-tag';
 import { entriesOf, usablePromptId } from './own-jobs';

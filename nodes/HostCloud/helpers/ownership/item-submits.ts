@@ -18,7 +18,7 @@
 import type { IExecuteFunctions } from 'n8n-workflow';
 import { NodeOperationError } from 'n8n-workflow';
 
-import { hostCloudServer } from '../../../shared/transport';
+import { hostCloudServer } from '../../transport/cloud-service';
 import { readQueue, readRecentHistory } from '../../transport/cloud-api';
 import { endedJobOf, queuedByRequestId, queuedJobOf, RECENT_JOBS, type SubmitToFind } from './find-by-request';
 import { thisExecutionId } from './job-tag';

@@ -12,7 +12,7 @@ import { randomUUID } from 'crypto';
 
 import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
 
-import { isRecord, ownValue } from '../../../shared/validation';
+import { isRecord, ownValue } from '../../../shared/items/validation';
 
 /** The key of extra_data that holds the tag; a user's Extra Data may not set it. */
 export const JOB_TAG_KEY = 'n8n';

@@ -10,8 +10,8 @@ import type { IExecuteFunctions } from 'n8n-workflow';
 import { NodeApiError, NodeOperationError } from 'n8n-workflow';
 
 import { placeOf } from '../../../../credentials/cloud-server';
-import { pause } from '../../../shared/pause';
-import { hostCloudServer } from '../../../shared/transport';
+import { pause } from '../../../shared/waits/pause';
+import { hostCloudServer } from '../../transport/cloud-service';
 import { readQueue } from '../../transport/cloud-api';
 import { findJobByRequestId, queuedByRequestId, queuedJobOf, RECENT_JOBS, type FoundJob, type SubmitToFind } from './find-by-request';
 import { forgetSubmit, lostSubmitOf, submitAnswered, submitLost } from './item-submits';

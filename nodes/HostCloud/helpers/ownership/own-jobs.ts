@@ -3,8 +3,8 @@
  * workflow. An agent or MCP client must not read or stop work that other workflows (or people in
  * the editor) started; a job without a tag is nobody's it can prove, so it is left out too.
  */
-import { pathSegmentProblem } from '../../../shared/path-segment';
-import { isRecord, ownValue } from '../../../shared/validation';
+import { pathSegmentProblem } from '../../../shared/items/path-segment';
+import { isRecord, ownValue } from '../../../shared/items/validation';
 import { jobTagOf, taggedWorkflowId } from './job-tag';
 
 /** Why a tool does not cancel an id, as the answer names it. */

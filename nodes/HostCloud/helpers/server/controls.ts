@@ -10,9 +10,9 @@ import type { IDataObject, IExecuteFunctions, ILoadOptionsFunctions } from 'n8n-
 import { NodeOperationError } from 'n8n-workflow';
 
 import type { CloudServer } from '../../../../credentials/cloud-server';
-import { clipText, clipTextsDeep } from '../../../shared/service-values';
-import { hostCloudServer } from '../../../shared/transport';
-import { isRecord } from '../../../shared/validation';
+import { clipText, clipTextsDeep } from '../../../shared/transport/service-values';
+import { hostCloudServer } from '../../transport/cloud-service';
+import { isRecord } from '../../../shared/items/validation';
 
 /**
  * The credential's server, when it is a self-hosted one; on the cloud, the error that names the

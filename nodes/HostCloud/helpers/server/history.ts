@@ -7,13 +7,13 @@
 import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
 
 import { placeOf } from '../../../../credentials/cloud-server';
-import { clipTextsDeep } from '../../../shared/service-values';
-import { isRecord, ownValue } from '../../../shared/validation';
+import { clipTextsDeep } from '../../../shared/transport/service-values';
+import { isRecord, ownValue } from '../../../shared/items/validation';
 import { readHistory, readRecentHistory } from '../../transport/cloud-api';
 import { describeExecutionError, errorInfoFrom } from '../jobs/errors';
 import { recordFromHistory } from '../jobs/lookup';
 import type { PromptIdList } from '../jobs/prompt-id';
-import { filesItem } from '../jobs/results';
+import { filesItem } from '../jobs/job-item';
 import { usablePromptId } from '../ownership/own-jobs';
 
 /**

@@ -7,7 +7,7 @@
  */
 import type { ILoadOptionsFunctions } from 'n8n-workflow';
 
-import { hostCloudServer } from '../../../shared/transport';
+import { hostCloudServer } from '../../transport/cloud-service';
 import { readModelFiles, readModelFolders } from '../../transport/cloud-api';
 import { namesOf } from './controls';
 

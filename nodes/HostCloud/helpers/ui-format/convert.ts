@@ -9,7 +9,7 @@
  * bypassed (mode 4) nodes not sent, widget values named by the definitions, links resolved.
  * Pure: what cannot be converted comes back as a problem naming the node (id, title, class).
  */
-import { ownValue, setOwn } from '../../../shared/validation';
+import { ownValue, setOwn } from '../../../shared/items/validation';
 import { groupNodeSubgraph } from './group-nodes';
 import {
 	ConversionProblem,

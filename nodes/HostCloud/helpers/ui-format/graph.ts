@@ -4,7 +4,7 @@
  * arrays (`[id, origin, origin slot, target, target slot, type]`) or as objects depending on the
  * editor's version; both are read. Nothing here knows the server's node definitions.
  */
-import { isRecord } from '../../../shared/validation';
+import { isRecord } from '../../../shared/items/validation';
 import type { GraphProblem } from '../graph/workflow-graph';
 import { clip, type ConversionNotes } from './notes';
 

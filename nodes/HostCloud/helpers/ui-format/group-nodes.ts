@@ -5,7 +5,7 @@
  * then converted widgets not linked inside; outputs not used only inside); the instance's
  * `widgets_values` are the inner nodes' widget values one after the other, and override theirs.
  */
-import { isRecord, ownValue } from '../../../shared/validation';
+import { isRecord, ownValue } from '../../../shared/items/validation';
 import { readNode, type UiLink, type UiNode, type UiSubgraph } from './graph';
 import { socketInputs, widgetLayout, withoutForcedValues } from './widgets';
 import type { GraphProblem, NodeDefinitions } from '../graph/workflow-graph';

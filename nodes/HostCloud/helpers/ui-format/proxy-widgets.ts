@@ -4,7 +4,7 @@
  * all strings, or that list as JSON text. One entry of another shape and the editor drops the whole
  * list, so the values are never matched to the wrong entries.
  */
-import { isRecord } from '../../../shared/validation';
+import { isRecord } from '../../../shared/items/validation';
 
 export type ProxyEntry = [nodeId: string, widgetName: string];
 

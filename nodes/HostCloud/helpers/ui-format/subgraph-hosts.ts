@@ -8,7 +8,7 @@
  *   widget, in the host's saved order (the editor gives the values to the widgets of its inputs).
  * Lookups over a definition are built once (a file can give a host tens of thousands of inputs).
  */
-import { ownValue } from '../../../shared/validation';
+import { ownValue } from '../../../shared/items/validation';
 import { ConversionProblem, describeNode, SUBGRAPH_INPUT_ID, VIRTUAL_TYPES, type UiInput, type UiNode, type UiSubgraph } from './graph';
 import { clip, quotedNames, type ConversionNotes } from './notes';
 import { readProxyWidgets, type ProxyEntry } from './proxy-widgets';

@@ -4,7 +4,7 @@
  * `input_order` (or the definition's key order), with the editor's unsent extras in their slots (the
  * control after a seed, the control and filter after a combo that has one, the upload button).
  */
-import { isRecord } from '../../../shared/validation';
+import { isRecord } from '../../../shared/items/validation';
 import type { ClassDefinition } from '../graph/workflow-graph';
 
 /** Input types the editor draws as widgets; any other type is a socket only. */

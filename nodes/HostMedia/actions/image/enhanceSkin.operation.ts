@@ -1,9 +1,15 @@
 import type { IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
 import { updateDisplayOptions } from 'n8n-workflow';
 
-import { describeToolAnswer } from '../../../shared/tool-result';
-import { toolDescriptionProperty } from '../../../shared/tool-use';
-import { addFields, additionalFields, additionalFieldsProperty, type FieldDefinition, WEBHOOK_URL_FIELD } from '../../../shared/fields';
+import { describeToolAnswer } from '../../../shared/tools/tool-result';
+import { toolDescriptionProperty } from '../../../shared/tools/tool-use';
+import {
+	addFields,
+	additionalFields,
+	additionalFieldsProperty,
+	type FieldDefinition,
+	WEBHOOK_URL_FIELD,
+} from '../../../shared/items/fields';
 import { imageInputProperties, resolveImageInput, type ImageInputDefinition } from '../../helpers/inputs/image-input';
 import { runTask } from '../../helpers/tasks/task';
 import { waitProperties } from '../../helpers/tasks/wait-parameters';

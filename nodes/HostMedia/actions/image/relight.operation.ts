@@ -1,9 +1,9 @@
 import type { IDataObject, IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
 import { updateDisplayOptions } from 'n8n-workflow';
 
-import { describeToolAnswer } from '../../../shared/tool-result';
-import { toolDescriptionProperty } from '../../../shared/tool-use';
-import { invalidField } from '../../../shared/validation';
+import { describeToolAnswer } from '../../../shared/tools/tool-result';
+import { toolDescriptionProperty } from '../../../shared/tools/tool-use';
+import { invalidField } from '../../../shared/items/validation';
 import {
 	addFields,
 	additionalFields,
@@ -11,7 +11,7 @@ import {
 	collectionOptions,
 	type FieldDefinition,
 	WEBHOOK_URL_FIELD,
-} from '../../../shared/fields';
+} from '../../../shared/items/fields';
 import {
 	imageInputProperties,
 	optionalImageProperties,

@@ -1,10 +1,16 @@
 import type { IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
 import { updateDisplayOptions } from 'n8n-workflow';
 
-import { describeToolAnswer } from '../../../shared/tool-result';
-import { toolDescriptionProperty } from '../../../shared/tool-use';
-import { invalidField } from '../../../shared/validation';
-import { addFields, additionalFields, additionalFieldsProperty, type FieldDefinition, WEBHOOK_URL_FIELD } from '../../../shared/fields';
+import { describeToolAnswer } from '../../../shared/tools/tool-result';
+import { toolDescriptionProperty } from '../../../shared/tools/tool-use';
+import { invalidField } from '../../../shared/items/validation';
+import {
+	addFields,
+	additionalFields,
+	additionalFieldsProperty,
+	type FieldDefinition,
+	WEBHOOK_URL_FIELD,
+} from '../../../shared/items/fields';
 import { imageInputProperties, resolveImageInput, type ImageInputDefinition } from '../../helpers/inputs/image-input';
 import { optionsOf, PORTRAIT_BEAUTIFIERS, PORTRAIT_STYLES, STYLE_ENGINES, STYLE_FLAVORS } from '../../transport/spec';
 import { runTask } from '../../helpers/tasks/task';

@@ -1,10 +1,10 @@
 import type { IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
 import { updateDisplayOptions } from 'n8n-workflow';
 
-import { describeToolAnswer } from '../../../shared/tool-result';
-import { toolDescriptionProperty } from '../../../shared/tool-use';
-import { imageDimensions } from '../../../shared/file-types';
-import { invalidField } from '../../../shared/validation';
+import { describeToolAnswer } from '../../../shared/tools/tool-result';
+import { toolDescriptionProperty } from '../../../shared/tools/tool-use';
+import { imageDimensions } from '../../../shared/binary/file-types';
+import { invalidField } from '../../../shared/items/validation';
 import {
 	addFields,
 	addParameter,
@@ -13,7 +13,7 @@ import {
 	fieldProperty,
 	type FieldDefinition,
 	WEBHOOK_URL_FIELD,
-} from '../../../shared/fields';
+} from '../../../shared/items/fields';
 import { imageInputProperties, resolveImageInput, type ImageInputDefinition } from '../../helpers/inputs/image-input';
 import { optionsOf, UPSCALE_MAX_PIXELS, UPSCALER_ENGINES, UPSCALER_OPTIMIZED_FOR, UPSCALER_SCALE_FACTORS } from '../../transport/spec';
 import { runTask } from '../../helpers/tasks/task';

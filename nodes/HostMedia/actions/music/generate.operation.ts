@@ -1,9 +1,15 @@
 import type { IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
 import { updateDisplayOptions } from 'n8n-workflow';
 
-import { DOWNLOAD_FILES, PUT_FILES_IN_FIELD } from '../../../shared/result-files';
-import { binaryFieldName, requiredText } from '../../../shared/validation';
-import { additionalFields, checkedField, checkedOrDefault, additionalFieldsProperty, type FieldDefinition } from '../../../shared/fields';
+import { DOWNLOAD_FILES, PUT_FILES_IN_FIELD } from '../../../shared/binary/result-files';
+import { binaryFieldName, requiredText } from '../../../shared/items/validation';
+import {
+	additionalFields,
+	checkedField,
+	checkedOrDefault,
+	additionalFieldsProperty,
+	type FieldDefinition,
+} from '../../../shared/items/fields';
 import {
 	BEFORE_WAIT_OPTIONS,
 	hasWaitOptions,
@@ -11,7 +17,7 @@ import {
 	readWaitOptions,
 	SINCE_WAIT_OPTIONS,
 	waitOptionsProperty,
-} from '../../../shared/wait-options';
+} from '../../../shared/waits/wait-options';
 import { readMusicStream } from '../../helpers/music/stream';
 import { streamMusic } from '../../transport/media-api';
 
@@ -69,7 +75,7 @@ const properties: INodeProperties[] = [
 		placeholder: 'e.g. calm lofi piano with soft rain',
 		description: 'Describes the music to generate',
 	},
-	// Labelled as the other file results (shared/result-files.ts); the name stays what saved workflows hold.
+	// Labelled as the other file results (shared/binary/result-files.ts); the name stays what saved workflows hold.
 	{
 		displayName: DOWNLOAD_FILES,
 		name: 'downloadAudio',

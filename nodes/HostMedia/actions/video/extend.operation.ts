@@ -1,9 +1,9 @@
 import type { IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
 import { updateDisplayOptions } from 'n8n-workflow';
 
-import { describeToolAnswer } from '../../../shared/tool-result';
-import { toolDescriptionProperty } from '../../../shared/tool-use';
-import { invalidField } from '../../../shared/validation';
+import { describeToolAnswer } from '../../../shared/tools/tool-result';
+import { toolDescriptionProperty } from '../../../shared/tools/tool-use';
+import { invalidField } from '../../../shared/items/validation';
 import {
 	addFields,
 	addParameter,
@@ -12,7 +12,7 @@ import {
 	checkedField,
 	fieldProperty,
 	type FieldDefinition,
-} from '../../../shared/fields';
+} from '../../../shared/items/fields';
 import { optionalImageProperties, resolveOptionalImage, type ImageInputDefinition } from '../../helpers/inputs/image-input';
 import {
 	EXTEND_DEFAULT_SECONDS,

@@ -1,9 +1,9 @@
 import type { IDataObject, IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
 import { updateDisplayOptions } from 'n8n-workflow';
 
-import { describeToolAnswer } from '../../../shared/tool-result';
-import { toolDescriptionProperty } from '../../../shared/tool-use';
-import { integerInRange, invalidField, jsonField, oneOf, quoted } from '../../../shared/validation';
+import { describeToolAnswer } from '../../../shared/tools/tool-result';
+import { toolDescriptionProperty } from '../../../shared/tools/tool-use';
+import { integerInRange, invalidField, jsonField, oneOf, quoted } from '../../../shared/items/validation';
 import {
 	addFields,
 	addParameter,
@@ -12,7 +12,7 @@ import {
 	additionalFieldsProperty,
 	fieldProperty,
 	type FieldDefinition,
-} from '../../../shared/fields';
+} from '../../../shared/items/fields';
 import { checkImageText, imageInputProperties, resolveImageInput, type ImageInputDefinition } from '../../helpers/inputs/image-input';
 import { MULTIFRAME_MAX_FRAMES, MULTIFRAME_MIN_FRAMES, MULTIFRAME_MODELS, MULTIFRAME_RESOLUTIONS, optionsOf } from '../../transport/spec';
 import { runTask } from '../../helpers/tasks/task';

@@ -1,9 +1,9 @@
 import type { IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
 import { updateDisplayOptions } from 'n8n-workflow';
 
-import { describeToolAnswer } from '../../../shared/tool-result';
-import { toolDescriptionProperty } from '../../../shared/tool-use';
-import { pathSegmentText } from '../../../shared/validation';
+import { describeToolAnswer } from '../../../shared/tools/tool-result';
+import { toolDescriptionProperty } from '../../../shared/tools/tool-use';
+import { pathSegmentText } from '../../../shared/items/validation';
 import { taskStatus } from '../../helpers/tasks/task';
 import { statusWaitProperties } from '../../helpers/tasks/wait-parameters';
 

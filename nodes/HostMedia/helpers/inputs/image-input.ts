@@ -8,9 +8,9 @@
  */
 import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
 
-import { binaryPropertyAsBase64 } from '../../../shared/binary';
-import { NOT_AS_TOOL, notForTools, runsAsTool } from '../../../shared/tool-use';
-import { httpUrl, invalidField, quoted } from '../../../shared/validation';
+import { binaryPropertyAsBase64 } from '../../../shared/binary/binary';
+import { NOT_AS_TOOL, notForTools, runsAsTool } from '../../../shared/tools/tool-use';
+import { httpUrl, invalidField, quoted } from '../../../shared/items/validation';
 
 export type ImageSource = 'url' | 'base64' | 'binary';
 

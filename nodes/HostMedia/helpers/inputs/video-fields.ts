@@ -2,7 +2,7 @@
  * Body fields the three video endpoints share: the pass-through payload, the callback URL and a
  * prompt of at most 2000 characters.
  */
-import type { FieldDefinition } from '../../../shared/fields';
+import type { FieldDefinition } from '../../../shared/items/fields';
 import { optionsOf, PAYLOAD_MAX_CHARS, VIDEO_PROMPT_MAX_CHARS } from '../../transport/spec';
 
 export const PAYLOAD_FIELD: FieldDefinition = {

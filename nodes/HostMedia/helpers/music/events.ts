@@ -7,8 +7,8 @@
  */
 import type { IDataObject } from 'n8n-workflow';
 
-import { redact, redactDeep } from '../../../shared/redaction';
-import { clipText } from '../../../shared/service-values';
+import { redact, redactDeep } from '../../../shared/transport/redaction';
+import { clipText } from '../../../shared/transport/service-values';
 
 // The real service's events are a few hundred bytes (a title with its tags is the largest) and a
 // stream has a handful of them besides its audio: these bounds keep every real event whole, while

@@ -4,7 +4,7 @@
  * than the limit) is reported as malformed so the caller can skip and count it.
  */
 
-import { MAX_JSON_DEPTH, readJson } from '../../../shared/json-reader';
+import { MAX_JSON_DEPTH, readJson } from '../../../shared/transport/json-reader';
 
 /** An event with the size of its line as sent (what it would cost to keep), or a malformed line. */
 export type NdjsonLine = { event: Record<string, unknown>; bytes: number } | { malformed: string };

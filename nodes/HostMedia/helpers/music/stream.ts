@@ -12,9 +12,9 @@
 import type { IBinaryData, IDataObject, IExecuteFunctions } from 'n8n-workflow';
 import { NodeOperationError } from 'n8n-workflow';
 
-import { declaredFileBytes, extensionFor, sniffMimeType, SNIFF_BYTES } from '../../../shared/file-types';
-import { errorForItem } from '../../../shared/items';
-import { isNetworkFailure, networkFailureInWords } from '../../../shared/network-failure';
+import { declaredFileBytes, extensionFor, sniffMimeType, SNIFF_BYTES } from '../../../shared/binary/file-types';
+import { errorForItem } from '../../../shared/items/items';
+import { isNetworkFailure, networkFailureReason } from '../../../shared/transport/network-failure';
 import {
 	ByteChannel,
 	IdleTimeoutError,
@@ -23,8 +23,9 @@ import {
 	readableFrom,
 	TotalTimeoutError,
 	withIdleTimeout,
-} from '../../../shared/streams';
-import { credentialSecrets } from '../../../shared/redaction';
+} from '../../../shared/binary/streams';
+import { credentialSecrets } from '../../../shared/transport/redaction';
+import { HOST_API } from '../../../shared/transport/host-api';
 import type { OpenStream } from '../../transport/media-api';
 import { holeError, NOTHING_STARTED, overdueError, silentError } from './errors';
 import { keptText, keptValue, MusicEventLog } from './events';
@@ -97,7 +98,7 @@ export async function readMusicStream(
 	open: () => Promise<OpenStream>,
 	options: MusicStreamOptions,
 ): Promise<MusicTake[]> {
-	const secrets = await credentialSecrets(context, 'hostApi', options.itemIndex);
+	const secrets = await credentialSecrets(context, HOST_API, options.itemIndex);
 	let stream: OpenStream;
 	try {
 		stream = await open();
@@ -158,7 +159,7 @@ class MusicStreamReader {
 			if (error instanceof TotalTimeoutError) throw overdueError(this.context, this.options.itemIndex, error.totalMs, this.progress());
 			// Our own (too many takes).
 			if (error instanceof NodeOperationError) throw errorForItem(this.context, error, this.options.itemIndex);
-			const said = isNetworkFailure(error) ? networkFailureInWords(error, 'the music service') : (error as Error).message;
+			const said = isNetworkFailure(error) ? networkFailureReason(error, 'the music service') : (error as Error).message;
 			throw new NodeOperationError(this.context.getNode(), `The music stream broke off: ${said}`, {
 				itemIndex: this.options.itemIndex,
 				description: `${this.progress()} Try again.`,

@@ -7,11 +7,11 @@
 import type { IExecuteFunctions, JsonObject } from 'n8n-workflow';
 import { NodeApiError, NodeOperationError } from 'n8n-workflow';
 
-import { pause } from '../../../shared/pause';
-import { jittered } from '../../../shared/retry';
-import { normaliseTask, type NormalisedTask } from '../../../shared/task-status';
+import { pause } from '../../../shared/waits/pause';
+import { jittered } from '../../../shared/transport/retry';
+import { normaliseTask, type NormalisedTask } from '../../../shared/tasks/task-status';
 import { getTask, taskStatusPath, type StatusContext, type TaskRef } from '../../transport/media-api';
-import { refusedAddressesError } from './result';
+import { refusedAddressesError } from './task-item';
 
 export interface PollTaskOptions {
 	task: TaskRef;

@@ -12,16 +12,16 @@
 import type { IDataObject, IExecuteFunctions, INodeExecutionData } from 'n8n-workflow';
 import { NodeOperationError } from 'n8n-workflow';
 
-import { pathSegmentProblem } from '../../../shared/path-segment';
-import { resumeUrlSecrets } from '../../../shared/redaction';
-import { clipText } from '../../../shared/service-values';
-import { normaliseTask, type NormalisedTask } from '../../../shared/task-status';
-import { notForTools, runsAsTool } from '../../../shared/tool-use';
-import { ownValue } from '../../../shared/validation';
+import { pathSegmentProblem } from '../../../shared/items/path-segment';
+import { resumeUrlSecrets } from '../../../shared/transport/redaction';
+import { clipText } from '../../../shared/transport/service-values';
+import { normaliseTask, type NormalisedTask } from '../../../shared/tasks/task-status';
+import { notForTools, runsAsTool } from '../../../shared/tools/tool-use';
+import { ownValue } from '../../../shared/items/validation';
 import { getTask, NOTIFY_FIELD, startTask, taskRef, taskStatusPath, type TaskRef } from '../../transport/media-api';
 import { MEDIA_TASKS, type StartableTaskType } from '../../transport/media-tasks';
 import { assertSucceeded, pollTask, statusFailure } from './poller';
-import { finishedItem, taskForTool, taskJson } from './result';
+import { finishedItem, taskForTool, taskJson } from './task-item';
 import { readPollSettings, waitModeOf, type PollSettings } from './wait-parameters';
 import { startWebhookWait } from './webhook-wait';
 

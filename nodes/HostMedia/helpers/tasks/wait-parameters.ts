@@ -9,10 +9,10 @@
  */
 import type { IDataObject, IDisplayOptions, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
 
-import { collectionOptions, fieldProperty, type FieldDefinition } from '../../../shared/fields';
-import { readResultFiles, resultFilesProperties, type ResultFiles } from '../../../shared/result-files';
-import { NOT_AS_TOOL, readToolWaitMs, runsAsTool, toolWaitProperty } from '../../../shared/tool-use';
-import { invalidField, quoted } from '../../../shared/validation';
+import { collectionOptions, fieldProperty, type FieldDefinition } from '../../../shared/items/fields';
+import { readResultFiles, resultFilesProperties, type ResultFiles } from '../../../shared/binary/result-files';
+import { NOT_AS_TOOL, readToolWaitMs, runsAsTool, toolWaitProperty } from '../../../shared/tools/tool-use';
+import { invalidField, quoted } from '../../../shared/items/validation';
 import {
 	BEFORE_WAIT_OPTIONS,
 	hasWaitOptions,
@@ -20,7 +20,7 @@ import {
 	pollIntervalSecondsField,
 	readWaitOptions,
 	waitOptionsProperty,
-} from '../../../shared/wait-options';
+} from '../../../shared/waits/wait-options';
 import type { TaskKind } from '../../transport/media-api';
 
 type Show = NonNullable<IDisplayOptions['show']>;

@@ -17,14 +17,15 @@
  */
 import type { IDataObject, IExecuteFunctions, INodeExecutionData, IWebhookFunctions, IWebhookResponseData } from 'n8n-workflow';
 
-import { credentialSecrets, redactDeep } from '../../../shared/redaction';
-import { readResultFiles, type ResultFiles } from '../../../shared/result-files';
-import { normaliseTask, refuseOverBoundNotification, type NormalisedTask } from '../../../shared/task-status';
-import { invalidField, quoted } from '../../../shared/validation';
+import { credentialSecrets, redactDeep } from '../../../shared/transport/redaction';
+import { HOST_API } from '../../../shared/transport/host-api';
+import { readResultFiles, type ResultFiles } from '../../../shared/binary/result-files';
+import { normaliseTask, refuseOverBoundNotification, type NormalisedTask } from '../../../shared/tasks/task-status';
+import { invalidField, quoted } from '../../../shared/items/validation';
 import { getTask, NOTIFY_FIELD, specShowsStatusPath, taskRef, type TaskKind, type TaskRef } from '../../transport/media-api';
 import { isMediaTaskType } from '../../transport/media-tasks';
 import { statusFailure } from './poller';
-import { finishedItem, taskJson } from './result';
+import { finishedItem, taskJson } from './task-item';
 import { readWebhookMaxWaitMinutes } from './wait-parameters';
 
 /** Execution custom data keys: the task of a waiting execution, shown in n8n's execution list. */
@@ -196,7 +197,7 @@ export async function resumeOnNotification(this: IWebhookFunctions): Promise<IWe
 	const overBound = refuseOverBoundNotification(this);
 	if (overBound) return overBound;
 	// Redacted as every answer of the service is: the credential's secrets and the resume URL's signature.
-	const notified = normaliseTask(redactDeep(this.getBodyData(), await credentialSecrets(this, 'hostApi')));
+	const notified = normaliseTask(redactDeep(this.getBodyData(), await credentialSecrets(this, HOST_API)));
 	if (!notified) {
 		res.status(400).json({ error: 'invalid_notification', message: 'Expected a task notification with task_id and a status' });
 		return { noWebhookResponse: true };

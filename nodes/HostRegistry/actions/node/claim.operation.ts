@@ -1,7 +1,7 @@
 import type { IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
 import { updateDisplayOptions } from 'n8n-workflow';
 
-import { toolDescriptionProperty } from '../../../shared/tool-use';
+import { toolDescriptionProperty } from '../../../shared/tools/tool-use';
 import { REPOHOST_TOKEN, requiredToken } from '../../helpers/credential-fields';
 import { chosenNode, chosenPublisher, nodeLocator, publisherLocator } from '../../helpers/locators';
 import { claimNode } from '../../transport/registry-api';

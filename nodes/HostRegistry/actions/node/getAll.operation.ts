@@ -1,8 +1,8 @@
 import type { IDataObject, IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
 import { updateDisplayOptions } from 'n8n-workflow';
 
-import { toolDescriptionProperty } from '../../../shared/tool-use';
-import { additionalFields, checkedField, checkedParameter, fieldProperty, type FieldDefinition } from '../../../shared/fields';
+import { toolDescriptionProperty } from '../../../shared/tools/tool-use';
+import { additionalFields, checkedField, checkedParameter, fieldProperty, type FieldDefinition } from '../../../shared/items/fields';
 import { chosenPublisher, publisherLocator } from '../../helpers/locators';
 import { collectPages } from '../../helpers/node-listing';
 import { listNodes, listNodesPage } from '../../transport/registry-api';

@@ -1,6 +1,6 @@
 import type { INodeProperties } from 'n8n-workflow';
 
-import { hideOperationsNotForTools } from '../../../shared/tool-use';
+import { hideOperationsNotForTools } from '../../../shared/tools/tool-use';
 
 import * as publish from './publish.operation';
 import * as update from './update.operation';

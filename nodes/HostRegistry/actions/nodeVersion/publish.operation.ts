@@ -1,9 +1,9 @@
 import type { IBinaryData, IDataObject, IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
 import { NodeOperationError, updateDisplayOptions } from 'n8n-workflow';
 
-import { inputBinary } from '../../../shared/binary';
-import { checkedParameter, fieldProperty, type FieldDefinition } from '../../../shared/fields';
-import { invalidField } from '../../../shared/validation';
+import { inputBinary } from '../../../shared/binary/binary';
+import { checkedParameter, fieldProperty, type FieldDefinition } from '../../../shared/items/fields';
+import { invalidField } from '../../../shared/items/validation';
 import { PUBLISHING_TOKEN, requiredToken } from '../../helpers/credential-fields';
 import { collectionBody, fieldCollectionProperty, NODE_FIELDS, VERSION_FIELDS, type FieldCollection } from '../../helpers/fields';
 import { semanticVersion } from '../../helpers/identifiers';

@@ -1,8 +1,8 @@
 import type { IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
 import { updateDisplayOptions } from 'n8n-workflow';
 
-import { toolDescriptionProperty } from '../../../shared/tool-use';
-import { checkedParameter, fieldProperty, type FieldDefinition } from '../../../shared/fields';
+import { toolDescriptionProperty } from '../../../shared/tools/tool-use';
+import { checkedParameter, fieldProperty, type FieldDefinition } from '../../../shared/items/fields';
 import { collectionBody, fieldCollectionProperty, PUBLISHER_FIELDS, type FieldCollection } from '../../helpers/fields';
 import { publisherId } from '../../helpers/identifiers';
 import { createPublisher } from '../../transport/registry-api';

@@ -3,7 +3,7 @@
  * one delay table and one jitter, so the nodes retry alike and many items do not retry in step.
  */
 
-import { pause } from './pause';
+import { pause } from '../waits/pause';
 
 /** Pauses before the 2nd, 3rd and 4th attempt of a repeatable call. */
 export const RETRY_DELAYS_MS = [500, 1500, 4000] as const;

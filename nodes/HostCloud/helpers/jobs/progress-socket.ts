@@ -9,13 +9,13 @@
  */
 import type { Logger } from 'n8n-workflow';
 
-import { pause } from '../../../shared/pause';
-import { redact, redactDeep } from '../../../shared/redaction';
-import { jittered } from '../../../shared/retry';
-import { isRecord } from '../../../shared/validation';
-import { JSON_LIMITS, jsonValueProblem, readJson } from '../../../shared/json-reader';
+import { pause } from '../../../shared/waits/pause';
+import { redact, redactDeep } from '../../../shared/transport/redaction';
+import { jittered } from '../../../shared/transport/retry';
+import { isRecord } from '../../../shared/items/validation';
+import { JSON_LIMITS, jsonValueProblem, readJson } from '../../../shared/transport/json-reader';
 import { parsePreviewFrame, type PreviewImage } from './preview-frames';
-import { runtimeWebSocket, SOCKET_CLOSED, SOCKET_OPEN, type RuntimeWebSocket } from './websocket';
+import { runtimeWebSocket, SOCKET_CLOSED, SOCKET_OPEN, type RuntimeWebSocket } from './runtime-websocket';
 
 export type JobMessage = Record<string, unknown> & { data: Record<string, unknown> & { prompt_id: string } };
 

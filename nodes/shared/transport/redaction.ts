@@ -20,8 +20,8 @@ import type {
 	IWebhookFunctions,
 } from 'n8n-workflow';
 
-import { cloudServerOf } from '../../credentials/cloud-server';
-import { isPlainObject } from './validation';
+import { isPlainObject } from '../items/validation';
+import type { ServiceApi } from './service-api';
 
 export const REDACTED = '***';
 
@@ -124,24 +124,13 @@ type SecretsContext = IExecuteFunctions | ILoadOptionsFunctions | IWebhookFuncti
  * The secrets to keep out of everything the service sends back: the credential's, and in a
  * webhook (a resumed execution) the signature of the resume URL the request came to.
  */
-export async function credentialSecrets(
-	context: SecretsContext,
-	credentialType: 'hostCloudApi' | 'hostApi',
-	itemIndex = 0,
-): Promise<string[]> {
-	return secretsOfCredential(context, credentialType, await context.getCredentials(credentialType, itemIndex));
+export async function credentialSecrets(context: SecretsContext, api: ServiceApi, itemIndex = 0): Promise<string[]> {
+	return secretsOfCredential(context, api, await context.getCredentials(api.credentialType, itemIndex));
 }
 
 /** `credentialSecrets` of a credential the caller has already read. */
-export function secretsOfCredential(
-	context: SecretsContext,
-	credentialType: 'hostCloudApi' | 'hostApi',
-	credentials: ICredentialDataDecryptedObject,
-): string[] {
-	const secrets =
-		credentialType === 'hostCloudApi'
-			? cloudServerOf(credentials).secrets
-			: ['accessToken', 'publishingToken', 'repohostToken'].map((name) => String(credentials[name] ?? ''));
+export function secretsOfCredential(context: SecretsContext, api: ServiceApi, credentials: ICredentialDataDecryptedObject): string[] {
+	const secrets = [...api.secretsOf(credentials)];
 	if ('getRequestObject' in context) {
 		const signature = context.getRequestObject().query?.signature;
 		if (typeof signature === 'string') secrets.push(signature);

@@ -3,8 +3,8 @@
  * read's deadline, and no more than its size bound. The transport (`transport.ts`) reads every
  * answer through these; they send nothing themselves.
  */
-import { JSON_LIMITS, readJson, sizeInWords } from './json-reader';
-import { discardBody, IdleTimeoutError, isAsyncIterable, TotalTimeoutError, withIdleTimeout } from './streams';
+import { JSON_LIMITS, readJson, readableSize } from './json-reader';
+import { discardBody, IdleTimeoutError, isAsyncIterable, TotalTimeoutError, withIdleTimeout } from '../binary/streams';
 
 /** The most of an error answer that is read: enough for the service's words, never a flood. */
 const ERROR_BODY_BYTES = 64 * 1024;
@@ -65,7 +65,7 @@ export async function readAnswer(body: unknown, limits: BodyLimits, signal: Abor
 	try {
 		for await (const chunk of withIdleTimeout(body, limits.idleMs, signal, Math.max(1, limits.totalMs))) {
 			size += chunk.length;
-			if (size > JSON_LIMITS.answer.maxChars) throw new AnswerOverBound(`is larger than ${sizeInWords(JSON_LIMITS.answer.maxChars)}`);
+			if (size > JSON_LIMITS.answer.maxChars) throw new AnswerOverBound(`is larger than ${readableSize(JSON_LIMITS.answer.maxChars)}`);
 			chunks.push(chunk);
 		}
 	} catch (error) {

@@ -7,9 +7,9 @@
  */
 import type { IWebhookFunctions, IWebhookResponseData } from 'n8n-workflow';
 
-import { JSON_LIMITS, jsonValueProblem } from './json-reader';
-import { clipText, webAddress } from './service-values';
-import { isRecord, ownValue } from './validation';
+import { JSON_LIMITS, jsonValueProblem } from '../transport/json-reader';
+import { clipText, webAddress } from '../transport/service-values';
+import { isRecord, ownValue } from '../items/validation';
 
 export type TaskState = 'pending' | 'running' | 'succeeded' | 'failed' | 'unknown';
 
@@ -123,23 +123,6 @@ export function normaliseTask(body: unknown): NormalisedTask | undefined {
 		...(status === 'failed' && typeof errorValue === 'string' && errorValue ? { error: clipText(errorValue) } : {}),
 		...(refusedAddresses > 0 ? { refused_addresses: refusedAddresses } : {}),
 	};
-}
-
-/**
- * Cloud jobs (area A) read the same words, with one difference: a cancelled job is told apart from
- * a failed one, and any word that is not final means "still running" (the real service's status
- * endpoints do not all use the spec's words).
- */
-export type CloudJobState = 'completed' | 'failed' | 'cancelled' | 'running';
-
-const CANCELLED_WORDS = new Set(['cancelled', 'canceled', 'interrupted']);
-
-export function cloudJobStateOf(raw: unknown): CloudJobState {
-	if (typeof raw === 'string' && CANCELLED_WORDS.has(raw.trim().toLowerCase())) return 'cancelled';
-	const state = taskStateOf(raw);
-	if (state === 'succeeded') return 'completed';
-	if (state === 'failed') return 'failed';
-	return 'running';
 }
 
 /**

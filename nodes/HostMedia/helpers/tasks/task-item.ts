@@ -7,10 +7,10 @@
 import type { IBinaryData, IDataObject, IExecuteFunctions, INodeExecutionData, IWebhookFunctions } from 'n8n-workflow';
 import { NodeOperationError } from 'n8n-workflow';
 
-import { downloadToBinary } from '../../../shared/binary';
-import { binaryFieldFor, type ResultFiles } from '../../../shared/result-files';
-import type { NormalisedTask } from '../../../shared/task-status';
-import { completedForTool, mimeTypeOfLink, runningForTool, toolOutput } from '../../../shared/tool-result';
+import { downloadToBinary } from '../../../shared/binary/binary';
+import { binaryFieldFor, type ResultFiles } from '../../../shared/binary/result-files';
+import type { NormalisedTask } from '../../../shared/tasks/task-status';
+import { completedForTool, mimeTypeOfLink, runningForTool, toolOutput } from '../../../shared/tools/tool-result';
 
 /** The JSON of an output item: the task in the shared status vocabulary plus its results. */
 export function taskJson(task: NormalisedTask, taskType: string, extra: IDataObject = {}): IDataObject {

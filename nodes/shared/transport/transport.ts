@@ -3,54 +3,32 @@
  * which applies the credential with n8n's `httpRequestWithAuthentication` (proxy settings and the
  * execution's abort signal included), maps HTTP failures to messages a no-code user can act on,
  * redacts secrets from anything the service echoes back, and retries only what is safe to retry.
- * Each node's endpoints are typed functions over it in `nodes/<Node>/transport/`.
+ * Each node's endpoints are typed functions over it in `nodes/<Node>/transport/`; they pass the
+ * description of their API (`service-api.ts`: the credential type, where requests go, the secrets,
+ * what the service's answers mean), so nothing here names a service.
  *
  * Signed storage URLs (output and result files, the archive upload) go through `storageRequest`:
  * the same limits, with no credential at all, since they carry their own signature and the
  * credentialed call would send the API key or token to the storage host. No other file of the
  * package calls n8n's HTTP helpers (a structure test holds it).
  */
-import type {
-	ICredentialDataDecryptedObject,
-	IDataObject,
-	IExecuteFunctions,
-	IHttpRequestMethods,
-	IHttpRequestOptions,
-	ILoadOptionsFunctions,
-	IN8nHttpFullResponse,
-	ITriggerFunctions,
-	IWebhookFunctions,
-	JsonObject,
-} from 'n8n-workflow';
-import { NodeApiError, NodeOperationError } from 'n8n-workflow';
+import type { IDataObject, IHttpRequestMethods, IHttpRequestOptions, IN8nHttpFullResponse, JsonObject } from 'n8n-workflow';
+import { NodeApiError } from 'n8n-workflow';
 
-import { addressProblem, cloudServerOf, type CloudServer } from '../../credentials/cloud-server';
-import { DEFAULT_TIME_LIMIT_SECONDS, REQUEST_TIME_LIMIT } from '../../credentials/time-limit';
+import { DEFAULT_TIME_LIMIT_SECONDS, REQUEST_TIME_LIMIT } from '../../../credentials/time-limit';
 import { containsSecret, redactDeep, secretsOfCredential } from './redaction';
-import {
-	type Answerer,
-	httpError,
-	networkError,
-	overBoundAnswer,
-	redirectError,
-	secretLocationError,
-	unexpectedAnswer,
-} from './request-errors';
+import { httpError, networkError, overBoundAnswer, redirectError, secretLocationError, unexpectedAnswer } from './request-errors';
 import { pauseBeforeRetry, RETRY_DELAYS_MS } from './retry';
-import { isPlainObject } from './validation';
-import { discardBody } from './streams';
+import { isPlainObject } from '../items/validation';
+import { discardBody } from '../binary/streams';
 import { AnswerOverBound, readAnswer, readBoundedText, readErrorBody } from './answer-reading';
+import type { HostContext, RunContext, ServiceApi, ServiceTarget } from './service-api';
 
-export type HostCredentialType = 'hostCloudApi' | 'hostApi';
-
-/** What does a node's work and may fetch files: an execution, a resume webhook, or a trigger listening for jobs. */
-export type RunContext = IExecuteFunctions | IWebhookFunctions | ITriggerFunctions;
-
-export type HostContext = RunContext | ILoadOptionsFunctions;
+export type { HostContext, RunContext, ServiceApi } from './service-api';
 
 export interface HostRequest {
 	method: IHttpRequestMethods;
-	/** Path below the credential's base URL (cloud) or registry URL (registry and media). */
+	/** Path below the base URL the API description reads from the credential. */
 	path: string;
 	qs?: IDataObject;
 	body?: IHttpRequestOptions['body'];
@@ -104,49 +82,15 @@ export interface HostResponse<T> {
 	abandon?: () => void;
 }
 
-/**
- * The server a Host Cloud API credential points at (the cloud or a self-hosted one). A credential
- * that cannot be used (a proxy header that cannot be sent, an address that is not one) is refused
- * here, before anything is sent.
- */
-export async function hostCloudServer(context: HostContext, itemIndex = 0): Promise<CloudServer> {
-	return usableServer(context, await context.getCredentials('hostCloudApi', itemIndex), itemIndex);
-}
-
-function usableServer(context: HostContext, credentials: ICredentialDataDecryptedObject, itemIndex: number): CloudServer {
-	const server = cloudServerOf(credentials);
-	if (server.problems.length > 0) {
-		throw new NodeOperationError(context.getNode(), `The Host Cloud API credential cannot be used: ${server.problems.join('; ')}`, {
-			itemIndex,
-			description: 'Open the credential and correct it.',
-		});
-	}
-	return server;
-}
-
-/** The credential's host (base URL without a trailing slash), who answers there, and the secrets to keep out; read once a request. */
-async function hostOf(
+/** Where a request goes with the credential it is made with, the secrets to keep out, and its Time Limit; read once a request. */
+async function targetOf(
 	context: HostContext,
-	credentialType: HostCredentialType,
+	api: ServiceApi,
 	itemIndex: number,
-): Promise<{ baseUrl: string; answerer: Answerer; secrets: string[]; timeLimitSeconds: unknown }> {
-	const credentials = await context.getCredentials(credentialType, itemIndex);
-	const secrets = secretsOfCredential(context, credentialType, credentials);
-	const timeLimitSeconds = credentials.timeLimitSeconds;
-	if (credentialType === 'hostCloudApi') {
-		const server = usableServer(context, credentials, itemIndex);
-		return { baseUrl: server.baseUrl, answerer: server.kind, secrets, timeLimitSeconds };
-	}
-	const registryUrl = String(credentials.registryUrl ?? '')
-		.trim()
-		.replace(/\/+$/, '');
-	const problem = addressProblem('Registry URL', registryUrl);
-	if (problem)
-		throw new NodeOperationError(context.getNode(), `The Host API credential cannot be used: ${problem}`, {
-			itemIndex,
-			description: 'Open the credential and enter the address of your Host API.',
-		});
-	return { baseUrl: registryUrl, answerer: 'registry', secrets, timeLimitSeconds };
+): Promise<ServiceTarget & { secrets: string[]; timeLimitSeconds: unknown }> {
+	const credentials = await context.getCredentials(api.credentialType, itemIndex);
+	const secrets = secretsOfCredential(context, api, credentials);
+	return { ...api.target(context, credentials, itemIndex), secrets, timeLimitSeconds: credentials.timeLimitSeconds };
 }
 
 export { REQUEST_TIME_LIMIT };
@@ -161,19 +105,15 @@ export function timeLimitsFor(credentialSeconds: unknown, timeout?: number): { i
 }
 
 /** Sends a request and answers the parsed body, or throws a NodeApiError a user can act on. */
-export async function hostRequest<T = unknown>(context: HostContext, credentialType: HostCredentialType, request: HostRequest): Promise<T> {
-	return (await hostRequestFull<T>(context, credentialType, request)).body;
+export async function hostRequest<T = unknown>(context: HostContext, api: ServiceApi, request: HostRequest): Promise<T> {
+	return (await hostRequestFull<T>(context, api, request)).body;
 }
 
 /** Like hostRequest, with the status and headers (redirects, streams). */
-export async function hostRequestFull<T = unknown>(
-	context: HostContext,
-	credentialType: HostCredentialType,
-	request: HostRequest,
-): Promise<HostResponse<T>> {
+export async function hostRequestFull<T = unknown>(context: HostContext, api: ServiceApi, request: HostRequest): Promise<HostResponse<T>> {
 	const itemIndex = request.itemIndex ?? 0;
-	const host = await hostOf(context, credentialType, itemIndex);
-	const { baseUrl, answerer } = host;
+	const host = await targetOf(context, api, itemIndex);
+	const { baseUrl } = host;
 	const secrets = [...host.secrets, ...(request.secrets ?? [])];
 	// A stream's own idle limit is the user's (music's Idle Timeout): it may be longer than the default.
 	const limits = timeLimitsFor(host.timeLimitSeconds, request.stream ? undefined : request.timeout);
@@ -210,7 +150,7 @@ export async function hostRequestFull<T = unknown>(
 		let response: IN8nHttpFullResponse | undefined;
 		let answer: unknown;
 		try {
-			response = (await context.helpers.httpRequestWithAuthentication.call(caller, credentialType, options)) as IN8nHttpFullResponse;
+			response = (await context.helpers.httpRequestWithAuthentication.call(caller, api.credentialType, options)) as IN8nHttpFullResponse;
 			if (!request.stream && response.statusCode < 300)
 				answer = await readAnswer(response.body, { idleMs, totalMs: deadline - Date.now() }, signal);
 		} catch (error) {
@@ -233,7 +173,7 @@ export async function hostRequestFull<T = unknown>(
 			const body = await readErrorBody(response.body, { idleMs, totalMs: deadline - Date.now() }, signal);
 			abandon(response.body, giveUp);
 			if (signal?.aborted) throw cancelledError(context, request);
-			throw httpError(context, statusCode, body, answerer, request, secrets);
+			throw httpError(context, statusCode, body, host.errors, request, secrets);
 		}
 		if (statusCode >= 300 && !request.manualRedirect) {
 			abandon(response.body, giveUp);

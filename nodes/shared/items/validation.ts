@@ -7,7 +7,7 @@
 import type { IDataObject, INode } from 'n8n-workflow';
 import { NodeOperationError } from 'n8n-workflow';
 
-import { JSON_LIMITS, jsonValueProblem, readJson } from './json-reader';
+import { JSON_LIMITS, jsonValueProblem, readJson } from '../transport/json-reader';
 import { pathSegmentProblem } from './path-segment';
 
 /** The part of an n8n context the checks need (any execute or load-options context fits). */

@@ -8,7 +8,7 @@
  */
 import type { IExecuteFunctions } from 'n8n-workflow';
 
-import { pause } from './pause';
+import { pause } from '../waits/pause';
 
 /** The stream type prepareBinaryData accepts, named without importing node:stream. */
 export type BinaryStream = Exclude<Parameters<IExecuteFunctions['helpers']['prepareBinaryData']>[0], Buffer>;

@@ -10,7 +10,7 @@
  */
 import type { IDataObject } from 'n8n-workflow';
 
-import { mimeTypeForExtension } from './file-types';
+import { mimeTypeForExtension } from '../binary/file-types';
 
 /**
  * The spec states no lifetime for the service's output links (signed storage URLs, result URLs of

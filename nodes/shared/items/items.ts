@@ -5,8 +5,8 @@
 import type { IDataObject, IExecuteFunctions, INodeExecutionData } from 'n8n-workflow';
 import { NodeApiError, NodeOperationError } from 'n8n-workflow';
 
-import { MAX_JSON_DEPTH } from './json-reader';
-import { notForTools, runsAsTool, type ToolAvailability } from './tool-use';
+import { MAX_JSON_DEPTH } from '../transport/json-reader';
+import { notForTools, runsAsTool, type ToolAvailability } from '../tools/tool-use';
 
 /** An operation that handles one item and answers zero or more output items. */
 export type ItemOperation = (this: IExecuteFunctions, itemIndex: number) => Promise<INodeExecutionData[]>;

@@ -29,7 +29,7 @@ export const JSON_LIMITS = {
 } satisfies Record<string, JsonLimits>;
 
 /** The size of `chars` characters in words a user reads. */
-export function sizeInWords(chars: number): string {
+export function readableSize(chars: number): string {
 	return chars >= MiB
 		? `${Math.round((chars / MiB) * 10) / 10} MiB`
 		: chars >= 1024
@@ -39,7 +39,7 @@ export function sizeInWords(chars: number): string {
 
 const tooDeep = (limits: JsonLimits) => `is nested more than ${limits.maxDepth} levels deep`;
 const tooLarge = (limits: JsonLimits, size?: number) =>
-	`is larger than ${sizeInWords(limits.maxChars)}${size === undefined ? '' : ` (it has ${sizeInWords(size)})`}`;
+	`is larger than ${readableSize(limits.maxChars)}${size === undefined ? '' : ` (it has ${readableSize(size)})`}`;
 
 /** What is over a bound in a JSON text ("is nested more than 100 levels deep"), found in one pass without parsing; undefined when within. */
 export function jsonTextProblem(text: string, limits: JsonLimits): string | undefined {

@@ -6,9 +6,16 @@
  */
 import type { IBinaryKeyData, IDataObject, IExecuteFunctions, INodeExecutionData } from 'n8n-workflow';
 
-import { binaryFieldFor } from '../../../shared/result-files';
-import { hostCloudServer, type RunContext } from '../../../shared/transport';
-import { completedForTool, runningForTool, SERVER_LINK_LIFETIME, SERVICE_LINK_LIFETIME, toolOutput } from '../../../shared/tool-result';
+import { binaryFieldFor } from '../../../shared/binary/result-files';
+import type { RunContext } from '../../../shared/transport/transport';
+import { hostCloudServer } from '../../transport/cloud-service';
+import {
+	completedForTool,
+	runningForTool,
+	SERVER_LINK_LIFETIME,
+	SERVICE_LINK_LIFETIME,
+	toolOutput,
+} from '../../../shared/tools/tool-result';
 import type { FinishedJob } from './tracked-job';
 import { collectOutputFiles, downloadOutputFile, fileAddressFor, type FileKind, type OutputFileRef } from '../files/output-files';
 

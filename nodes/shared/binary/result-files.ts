@@ -7,8 +7,8 @@
  */
 import type { IDisplayOptions, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
 
-import { NOT_AS_TOOL } from './tool-use';
-import { binaryFieldName } from './validation';
+import { NOT_AS_TOOL } from '../tools/tool-use';
+import { binaryFieldName } from '../items/validation';
 
 type Show = NonNullable<IDisplayOptions['show']>;
 

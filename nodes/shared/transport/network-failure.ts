@@ -41,7 +41,7 @@ export function networkFailure(
 	error: unknown,
 	who: string,
 	timeoutMs?: number,
-): { words: string; timedOut: boolean; mayHaveArrived: boolean } {
+): { reason: string; timedOut: boolean; mayHaveArrived: boolean } {
 	const { codes, text, syscalls } = signals(error);
 	const has = (...names: string[]) => names.some((name) => codes.includes(name));
 	// A failed connect or name lookup sent nothing, whatever its code.
@@ -49,14 +49,14 @@ export function networkFailure(
 	// IdleTimeoutError (streams.ts): a body that fell silent part-way.
 	const idle = (error as { name?: unknown } | undefined)?.name === 'IdleTimeoutError';
 	if (idle || has('ECONNABORTED', 'ETIMEDOUT', 'ESOCKETTIMEDOUT') || /timeout|timed out/i.test(text)) {
-		const words = timeoutMs ? `${who} sent nothing for ${seconds(timeoutMs)}` : `${who} did not answer in time`;
-		return { words, timedOut: true, mayHaveArrived: connected };
+		const reason = timeoutMs ? `${who} sent nothing for ${seconds(timeoutMs)}` : `${who} did not answer in time`;
+		return { reason, timedOut: true, mayHaveArrived: connected };
 	}
-	const words = (reason: string, mayHaveArrived = false) => ({ words: `${who} ${reason}`, timedOut: false, mayHaveArrived });
-	if (has('ECONNRESET', 'EPIPE') || /aborted|closed|socket hang up/i.test(text)) return words('closed the connection early', connected);
-	if (has('ENOTFOUND', 'EAI_AGAIN')) return { words: `${who}’s name could not be resolved`, timedOut: false, mayHaveArrived: false };
-	if (has('ECONNREFUSED')) return words('refused the connection');
-	return words('could not be reached');
+	const failure = (what: string, mayHaveArrived = false) => ({ reason: `${who} ${what}`, timedOut: false, mayHaveArrived });
+	if (has('ECONNRESET', 'EPIPE') || /aborted|closed|socket hang up/i.test(text)) return failure('closed the connection early', connected);
+	if (has('ENOTFOUND', 'EAI_AGAIN')) return { reason: `${who}’s name could not be resolved`, timedOut: false, mayHaveArrived: false };
+	if (has('ECONNREFUSED')) return failure('refused the connection');
+	return failure('could not be reached');
 }
 
 /** Whether `error` is a request that got no (whole) answer, rather than some other failure. */
@@ -71,6 +71,6 @@ export function isRedirectLoop(error: unknown): boolean {
 	return codes.includes('ERR_FR_TOO_MANY_REDIRECTS') || /maximum number of redirects exceeded/i.test(text);
 }
 
-/** Just the words of networkFailure. */
-export const networkFailureInWords = (error: unknown, who: string, timeoutMs?: number): string =>
-	networkFailure(error, who, timeoutMs).words;
+/** Just the reason of networkFailure ("the storage host refused the connection"). */
+export const networkFailureReason = (error: unknown, who: string, timeoutMs?: number): string =>
+	networkFailure(error, who, timeoutMs).reason;

@@ -5,7 +5,7 @@
  */
 import type { IDataObject, IDisplayOptions, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
 
-import { checkedOrDefault, collectionOptions, type FieldDefinition } from './fields';
+import { checkedOrDefault, collectionOptions, type FieldDefinition } from '../items/fields';
 
 export const WAIT_OPTIONS_NAME = 'waitOptions';
 

@@ -7,7 +7,7 @@
  * lists of allowed values cut to a few and a count.
  */
 
-import { isRecord } from './validation';
+import { isRecord } from '../../shared/items/validation';
 
 const SHOWN_CHOICES = 5;
 const SHOWN_NODES = 8;
@@ -41,8 +41,8 @@ function allowed(config: unknown): string | undefined {
 	return undefined;
 }
 
-/** One error of one node, in words: the input, what was given, what is allowed. */
-function errorWords(error: Record<string, unknown>): string | undefined {
+/** One error of one node, as a reason: the input, what was given, what is allowed. */
+function errorReason(error: Record<string, unknown>): string | undefined {
 	const info = isRecord(error.extra_info) ? error.extra_info : {};
 	const message = typeof error.message === 'string' ? error.message.trim().replace(/\.$/, '') : '';
 	const details = typeof error.details === 'string' ? error.details.trim() : '';
@@ -87,8 +87,8 @@ function errorWords(error: Record<string, unknown>): string | undefined {
 		}
 	}
 	// Another kind, or a server that words it differently: its own message and details.
-	const words = [message, details && !message.includes(details) ? details : ''].filter(Boolean).join(': ');
-	return words || undefined;
+	const reason = [message, details && !message.includes(details) ? details : ''].filter(Boolean).join(': ');
+	return reason || undefined;
 }
 
 /** One line per refused node: `Node 4 (CheckpointLoaderSimple): input ckpt_name: 'x' is not in the list (allowed: ...)`. */
@@ -98,11 +98,11 @@ export function refusedNodeLines(nodeErrors: unknown): string[] {
 	for (const [nodeId, entry] of Object.entries(nodeErrors)) {
 		if (!isRecord(entry)) continue;
 		const errors = Array.isArray(entry.errors) ? entry.errors.filter(isRecord) : [];
-		const words = errors.map(errorWords).filter((text): text is string => !!text);
-		if (!words.length) continue;
+		const reasons = errors.map(errorReason).filter((text): text is string => !!text);
+		if (!reasons.length) continue;
 		const classType = typeof entry.class_type === 'string' ? ` (${entry.class_type})` : '';
 		// A server that already names the node in its message is not named twice.
-		const said = words.join('; ');
+		const said = reasons.join('; ');
 		lines.push(said.includes(`Node ${nodeId}`) ? said : `Node ${nodeId}${classType}: ${said}`);
 	}
 	if (lines.length > SHOWN_NODES) return [...lines.slice(0, SHOWN_NODES), `and ${lines.length - SHOWN_NODES} more nodes`];

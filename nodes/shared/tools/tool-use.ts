@@ -14,7 +14,7 @@
 import type { IDisplayOptions, IExecuteFunctions, INodeProperties, INodePropertyOptions } from 'n8n-workflow';
 import { NodeOperationError } from 'n8n-workflow';
 
-import { checkedOrDefault, fieldProperty, type FieldDefinition } from './fields';
+import { checkedOrDefault, fieldProperty, type FieldDefinition } from '../items/fields';
 
 /** Whether this run answers an AI agent or an MCP client. */
 export function runsAsTool(context: IExecuteFunctions): boolean {

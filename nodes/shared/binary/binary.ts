@@ -8,12 +8,12 @@ import type { IBinaryData, IExecuteFunctions, IN8nHttpFullResponse } from 'n8n-w
 import { NodeOperationError } from 'n8n-workflow';
 
 import { extensionFor, mimeTypeForExtension, sniffMimeType, SNIFF_BYTES } from './file-types';
-import { isRedirectLoop, networkFailureInWords } from './network-failure';
-import { pauseBeforeRetry, RETRY_DELAYS_MS } from './retry';
+import { isRedirectLoop, networkFailureReason } from '../transport/network-failure';
+import { pauseBeforeRetry, RETRY_DELAYS_MS } from '../transport/retry';
 import { discardBody, isAsyncIterable, peek, readableClassOf, readableFrom, withIdleTimeout } from './streams';
-import { abandon, retryFits, type RunContext, storageIdleMs, storageReadMs, storageRequest } from './transport';
-import { notAWebAddress } from './service-values';
-import { ownValue } from './validation';
+import { abandon, retryFits, type RunContext, storageIdleMs, storageReadMs, storageRequest } from '../transport/transport';
+import { notAWebAddress } from '../transport/service-values';
+import { ownValue } from '../items/validation';
 
 export interface DownloadOptions {
 	itemIndex: number;
@@ -59,11 +59,7 @@ function header(headers: IN8nHttpFullResponse['headers'], name: string): string 
  * Downloads `url` (no credentials sent) into n8n binary data, with a file name and MIME type.
  * With `retry`, a transfer that broke off (nothing of it kept) is fetched again from the start.
  */
-export async function downloadToBinary(
-	context: RunContext,
-	url: string,
-	options: DownloadOptions,
-): Promise<IBinaryData> {
+export async function downloadToBinary(context: RunContext, url: string, options: DownloadOptions): Promise<IBinaryData> {
 	const refused = notAWebAddress(url);
 	if (refused) {
 		throw new NodeOperationError(context.getNode(), `Could not download ${options.what}: ${refused}`, {
@@ -239,7 +235,7 @@ function capitalised(text: string): string {
 /** A failed transfer in words (never a raw code: see network-failure.ts). */
 function transferProblem(cause: unknown, options: DownloadOptions): string {
 	if (cause instanceof TransferBoundError) return cause.message;
-	return networkFailureInWords(cause, options.source ?? 'the storage host', storageIdleMs());
+	return networkFailureReason(cause, options.source ?? 'the storage host', storageIdleMs());
 }
 
 /** The body into n8n's binary data, named and typed from its first bytes, the URL and the headers. */

@@ -18,13 +18,10 @@ import { NodeApiError } from 'n8n-workflow';
 import { JSON_LIMITS, readJson } from './json-reader';
 import { networkFailure } from './network-failure';
 import { redact, redactDeep } from './redaction';
-import { refusedNodeLines } from './refused-workflow';
+import type { ServiceErrorTerms, StatusAdvice } from './service-api';
 import { clipText, SERVICE_TEXT_MAX_CHARS } from './service-values';
 
 type ErrorContext = IExecuteFunctions | ILoadOptionsFunctions | IWebhookFunctions | ITriggerFunctions;
-
-/** Who answers a request, for what its statuses mean: the cloud, a self-hosted server, or the registry and media host. */
-export type Answerer = 'cloud' | 'selfHosted' | 'registry';
 
 /** What the messages say of the request that failed. */
 export interface FailedCall {
@@ -35,7 +32,7 @@ export interface FailedCall {
 	stream?: boolean;
 	/** Its time limit, as sent. */
 	timeout?: number;
-	statusAdvice?: Partial<Record<number, { headline: string; hint: string }>>;
+	statusAdvice?: Partial<Record<number, StatusAdvice>>;
 }
 
 /** What an answer that is not a JSON object is, in words: "an HTML page", "an empty answer", "a list"… */
@@ -81,19 +78,20 @@ export function overBoundAnswer(context: ErrorContext, problem: string, request:
 
 /**
  * The service's own words from an error body, whatever its shape: cloud `{error:{type,message}}`,
- * registry and image `{error, message}`, video `{message, details}`, or plain text.
+ * registry and image `{error, message}`, video `{message, details}`, or plain text; with the lines
+ * the service's `detailLines` read from it (a refused workflow's nodes).
  */
-export function serviceMessage(body: unknown): string | undefined {
+export function serviceMessage(body: unknown, detailLines?: ServiceErrorTerms['detailLines']): string | undefined {
 	if (body === undefined || body === null || body === '') return undefined;
-	if (Buffer.isBuffer(body)) return serviceMessage(body.toString('utf8'));
+	if (Buffer.isBuffer(body)) return serviceMessage(body.toString('utf8'), detailLines);
 	if (typeof body === 'string') {
 		const reading = readJson(body, JSON_LIMITS.message);
-		return ('value' in reading ? serviceMessage(reading.value) : undefined) ?? clipText(body, 500);
+		return ('value' in reading ? serviceMessage(reading.value, detailLines) : undefined) ?? clipText(body, 500);
 	}
 	if (typeof body !== 'object') return String(body);
 	const record = body as Record<string, unknown>;
-	// A refused workflow: the headline ("Prompt outputs failed validation"), then each refused node in the user's terms.
-	const refused = refusedNodeLines(record.node_errors);
+	// E.g. a refused workflow: the headline ("Prompt outputs failed validation"), then each refused node in the user's terms.
+	const lines = detailLines?.(record) ?? [];
 	const parts: string[] = [];
 	const error = record.error;
 	if (error && typeof error === 'object') {
@@ -101,8 +99,8 @@ export function serviceMessage(body: unknown): string | undefined {
 		// Words only: a message or type of another kind would print as "[object Object]".
 		if (typeof nested.message === 'string' && nested.message) parts.push(nested.message);
 		else if (typeof nested.type === 'string' && nested.type) parts.push(nested.type);
-		// The headline's details repeat the node errors in the server's terms; the node lines say them better.
-		const details = refused.length ? '' : typeof nested.details === 'string' ? nested.details : '';
+		// The headline's details repeat the node errors in the server's terms; the detail lines say them better.
+		const details = lines.length ? '' : typeof nested.details === 'string' ? nested.details : '';
 		// The cloud repeats the message in details when there is nothing more to say, or puts it first in a longer list.
 		if (details && parts.length === 1 && details.includes(parts[0]!)) parts[0] = details;
 		else if (details && !parts.some((part) => part.includes(details))) parts.push(details);
@@ -113,27 +111,22 @@ export function serviceMessage(body: unknown): string | undefined {
 		parts.push(error);
 	}
 	if (parts.length === 0 && typeof record.detail === 'string') parts.push(record.detail);
-	if (refused.length) parts.push(refused.join('; '));
+	if (lines.length) parts.push(lines.join('; '));
 	// "does not exist.: Node ID '#1'" reads as a typo: a sentence's full stop goes where a part follows.
 	const said = parts.map((part, i) => (i < parts.length - 1 ? part.replace(/\.$/, '') : part)).join(': ');
-	// Room for every refused node's line, never a flood.
+	// Room for every detail line (each refused node of a workflow), never a flood.
 	return parts.length ? clipText(said, 4 * SERVICE_TEXT_MAX_CHARS) : undefined;
 }
 
-/** What each status means for this service: a headline, and what the user can do about it. */
-function statusAdvice(statusCode: number, answerer: Answerer): { headline: string; hint: string } {
-	const key = answerer === 'registry' ? 'access token' : 'API key';
-	if (answerer === 'selfHosted' && (statusCode === 401 || statusCode === 403)) {
-		// The server itself has no key: a reverse proxy in front of it refused the request.
-		return {
-			headline: 'Your server (or the reverse proxy in front of it) refused the request',
-			hint: 'Check the Proxy Headers in the Host Cloud API credential: the proxy wants a header or basic credentials it did not get.',
-		};
-	}
+/** What each status means for this service: its own meaning where it has one, else the general one. */
+function statusAdvice(statusCode: number, terms: ServiceErrorTerms): StatusAdvice {
+	const special = terms.statusAdvice?.[statusCode];
+	if (special) return special;
+	const key = terms.keyName;
 	switch (statusCode) {
 		case 400:
 			return {
-				headline: `${answerer === 'selfHosted' ? 'Your server' : 'The service'} rejected the request as invalid`,
+				headline: `${terms.answeredBy} rejected the request as invalid`,
 				hint: 'Check the fields named in the message.',
 			};
 		case 401:
@@ -152,12 +145,7 @@ function statusAdvice(statusCode: number, answerer: Answerer): { headline: strin
 		case 413:
 			return { headline: 'The file is too large for the service', hint: 'Use a smaller file.' };
 		case 429:
-			return answerer === 'cloud'
-				? {
-						headline: 'The subscription is not active',
-						hint: 'Running workflows needs an active subscription. This is not a rate limit, so the node does not retry.',
-					}
-				: { headline: 'Too many requests', hint: 'Wait a moment and run again.' };
+			return { headline: 'Too many requests', hint: 'Wait a moment and run again.' };
 		default:
 			return statusCode >= 500
 				? { headline: 'The service had an internal error', hint: 'Try again later.' }
@@ -169,13 +157,13 @@ export function httpError(
 	context: ErrorContext,
 	statusCode: number,
 	body: unknown,
-	answerer: Answerer,
+	terms: ServiceErrorTerms,
 	request: FailedCall,
 	secrets: string[],
 ): NodeApiError {
 	// The body is redacted before serviceMessage clips a long text: a clip could cut a secret in two.
-	const said = serviceMessage(redactDeep(Buffer.isBuffer(body) ? body.toString('utf8') : body, secrets));
-	const { headline, hint } = request.statusAdvice?.[statusCode] ?? statusAdvice(statusCode, answerer);
+	const said = serviceMessage(redactDeep(Buffer.isBuffer(body) ? body.toString('utf8') : body, secrets), terms.detailLines);
+	const { headline, hint } = request.statusAdvice?.[statusCode] ?? statusAdvice(statusCode, terms);
 	const while_ = request.action ? ` while ${request.action}` : '';
 	const message = redact(`${headline}${while_} (HTTP ${statusCode})${said ? `: ${said}` : ''}`, secrets);
 	return new NodeApiError(context.getNode(), { statusCode, message } as JsonObject, {
@@ -237,7 +225,7 @@ export function secretLocationError(context: ErrorContext, statusCode: number, r
  */
 export function networkError(context: ErrorContext, error: unknown, request: FailedCall, secrets: string[]): NodeApiError {
 	const while_ = request.action ? ` while ${request.action}` : '';
-	const { words, timedOut, mayHaveArrived } = networkFailure(error, 'the service', request.timeout);
+	const { reason, timedOut, mayHaveArrived } = networkFailure(error, 'the service', request.timeout);
 	const hint = !mayHaveArrived
 		? 'Check the URL in the credential and your network.'
 		: request.method !== 'GET'
@@ -245,7 +233,7 @@ export function networkError(context: ErrorContext, error: unknown, request: Fai
 			: timedOut
 				? 'The service may be busy: try again later.'
 				: 'Check the URL in the credential and your network.';
-	const failure = redact(`${words.charAt(0).toUpperCase()}${words.slice(1)}${while_}`, secrets);
+	const failure = redact(`${reason.charAt(0).toUpperCase()}${reason.slice(1)}${while_}`, secrets);
 	const message = `${failure}. ${redact(hint, secrets)}`;
 	const apiError = new NodeApiError(context.getNode(), { message } as JsonObject, { message, itemIndex: request.itemIndex });
 	Object.assign(apiError.context, { mayHaveArrived, failure });
