@@ -9,7 +9,7 @@ import { join } from 'node:path';
 
 import type { INodeType, INodeTypeDescription, IVersionedNodeType } from 'n8n-workflow';
 
-import { DISPLAY_NAMES, wordsFor, type PackageNode } from '../helpers/search-words';
+import { DISPLAY_NAMES, wordsFor, type PackageNode } from '../support/search-words';
 
 const ROOT = join(__dirname, '..', '..');
 const pkg = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8'));

@@ -22,7 +22,7 @@ import type {
 } from 'n8n-workflow';
 import { createRunExecutionData, Workflow } from 'n8n-workflow';
 
-import type { EngineHarness, WebhookCall, WebhookRequest } from '../harness/engine';
+import type { EngineHarness, WebhookCall, WebhookRequest } from './engine';
 
 /** n8n's processed-data store in "entries" mode (what the trigger uses), one list per workflow and node. */
 class ProcessedDataInMemory implements IDataDeduplicator {

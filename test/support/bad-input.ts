@@ -1,8 +1,8 @@
 /**
  * Shared parts of the bad-input sweep (issue 13 item 4): the seed fast-check runs with (printed,
- * replayable with BAD_INPUT_SEED; test/helpers/suite-seed.ts), what counts as an uncaught error,
+ * replayable with BAD_INPUT_SEED; test/support/suite-seed.ts), what counts as an uncaught error,
  * and the tally the sweep writes to bench/reliability.json under `bad_input` when
- * RELIABILITY_FIGURES=1 (test/helpers/reliability.ts).
+ * RELIABILITY_FIGURES=1 (test/support/reliability.ts).
  */
 import { recordedReliability, recordReliability } from './reliability';
 import { suiteSeed } from './suite-seed';

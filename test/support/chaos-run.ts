@@ -22,7 +22,7 @@ export interface ChaosFigures {
 	wall_seconds: number;
 }
 
-/** The chaos suites' seed (test/helpers/suite-seed.ts); they print it, and CHAOS_SEED replays it. */
+/** The chaos suites' seed (test/support/suite-seed.ts); they print it, and CHAOS_SEED replays it. */
 export function chaosSeed(): number {
 	return suiteSeed('CHAOS_SEED');
 }

@@ -5,7 +5,7 @@
  * builds Host Cloud nodes that use that credential.
  */
 import { REQUEST_TIME_LIMIT } from '../../nodes/shared/transport';
-import type { WorkflowNodeSpec } from '../harness/engine';
+import type { WorkflowNodeSpec } from './engine';
 import { cloudForSuite, type CloudSetup } from './cloud';
 import { hostCloudCredential } from './cloud-credential';
 import { startFaultProxy, type FaultProxy } from './fault-proxy';

@@ -11,7 +11,7 @@ import type { ICredentialDataDecryptedObject } from 'n8n-workflow';
 import WebSocketPackage from 'ws';
 
 import { startSimulator, type Simulator, type SimulatorOptions } from '../../simulator/server';
-import { EngineHarness } from '../harness/engine';
+import { EngineHarness } from './engine';
 import { type CloudServerUnderTest, directHeaders, hostCloudCredential } from './cloud-credential';
 
 export type Graph = Record<string, { class_type: string; inputs: Record<string, unknown>; _meta?: { title?: string } }>;

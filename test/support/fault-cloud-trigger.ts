@@ -13,7 +13,7 @@ import { REMEMBERED_CHARS } from '../../nodes/shared/trigger-memory';
 import { REQUEST_TIME_LIMIT } from '../../nodes/shared/transport';
 import type { Simulator } from '../../simulator/server';
 import type { SelfHostedArea } from '../../simulator/self-hosted/area';
-import type { EngineHarness } from '../harness/engine';
+import type { EngineHarness } from './engine';
 import { txt2img } from './cloud';
 import { directHeaders } from './cloud-credential';
 import { ListeningTrigger } from './listening-trigger';

@@ -11,7 +11,7 @@ import type { IDataObject, INodeExecutionData } from 'n8n-workflow';
 
 import { DEFAULT_PUBLISHING_TOKEN } from '../../simulator/registry/area';
 import type { Simulator } from '../../simulator/server';
-import type { EngineHarness } from '../harness/engine';
+import type { EngineHarness } from './engine';
 import { ActiveTrigger } from './active-trigger';
 import { storedFiles } from './cloud';
 import { hostCloudCredential } from './cloud-credential';

@@ -7,7 +7,7 @@ import type { AddressInfo } from 'node:net';
 
 import { WebSocketServer, type WebSocket } from 'ws';
 
-import { EngineHarness } from '../harness/engine';
+import { EngineHarness } from './engine';
 import { ListeningTrigger } from './listening-trigger';
 
 export type Route = (req: IncomingMessage, res: ServerResponse, url: URL) => boolean | void;

@@ -8,7 +8,7 @@ import { TriggerContext } from 'n8n-core';
 import type { IDataObject, INodeExecutionData, INodeParameters, INodeType, ITriggerResponse, WorkflowExecuteMode } from 'n8n-workflow';
 import { Workflow } from 'n8n-workflow';
 
-import type { EngineHarness } from '../harness/engine';
+import type { EngineHarness } from './engine';
 import { waitUntil } from './wait';
 
 let workflowCounter = 0;

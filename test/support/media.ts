@@ -6,8 +6,8 @@ import type { IDataObject } from 'n8n-workflow';
 
 import { picturePng } from '../../simulator/shared/png';
 import { startSimulator, type Simulator, type SimulatorOptions } from '../../simulator/server';
-import { EngineHarness, type RunOptions } from '../harness/engine';
-import type { HarnessItem } from '../harness/items-node';
+import { EngineHarness, type RunOptions } from './engine';
+import type { HarnessItem } from './items-node';
 
 export const IMAGE_URL = 'https://images.example.com/photo.png';
 export const PNG = picturePng(8, 8);

@@ -6,8 +6,8 @@ import type { ICredentialDataDecryptedObject } from 'n8n-workflow';
 
 import { DEFAULT_PUBLISHING_TOKEN } from '../../simulator/registry/area';
 import type { Simulator } from '../../simulator/server';
-import type { EngineHarness } from '../harness/engine';
-import type { HarnessItem } from '../harness/items-node';
+import type { EngineHarness } from './engine';
+import type { HarnessItem } from './items-node';
 
 export const REPOHOST_TOKEN = 'sim-repohost-token';
 export const OTHER_ACCESS_TOKEN = 'sim-access-token-user-2';

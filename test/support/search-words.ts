@@ -1,6 +1,6 @@
 /**
  * What a user types in n8n's node panel to find each node: its name, and the words of its job
- * (issue 26). The codex test (test/unit/node-panel-codex.test.ts) checks the codex files against
+ * (issue 26). The codex test (test/repo/node-panel-codex.test.ts) checks the codex files against
  * it; the editor case (test/e2e/cases/node-panel.ts) searches it in the real panel.
  */
 export type PackageNode = 'hostCloud' | 'hostCloudTrigger' | 'hostMedia' | 'hostRegistry' | 'hostTaskTrigger';

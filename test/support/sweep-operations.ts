@@ -6,8 +6,8 @@
 import type { INodeTypeDescription } from 'n8n-workflow';
 
 import { picturePng } from '../../simulator/shared/png';
-import type { EngineHarness } from '../harness/engine';
-import type { HarnessItem } from '../harness/items-node';
+import type { EngineHarness } from './engine';
+import type { HarnessItem } from './items-node';
 import { txt2img } from './cloud';
 import type { HostileService } from './hostile-service';
 import { visibleFields, type Parameters } from './node-parameters';

@@ -7,7 +7,7 @@
  */
 import type { IDataObject, INodeExecutionData, Workflow } from 'n8n-workflow';
 
-import type { EngineHarness, RunResult, WebhookCall, WorkflowSpec } from '../harness/engine';
+import type { EngineHarness, RunResult, WebhookCall, WorkflowSpec } from './engine';
 import { startLoopbackServer, type LoopbackServer } from './loopback-server';
 
 export interface WaitingExecution {

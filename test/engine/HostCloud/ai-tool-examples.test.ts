@@ -1,14 +1,14 @@
 /**
  * The AI examples in examples/ (an AI Agent, an MCP Server Trigger) as n8n builds their tools:
  * the agent, the model and the triggers are n8n's own nodes and not in the harness, so the Host
- * tool nodes of each file are handed to n8n-core as connected tools (test/harness/tools.ts) and
+ * tool nodes of each file are handed to n8n-core as connected tools (test/support/tools.ts) and
  * called with the arguments a model would give, against the simulator.
  */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 
-import { resetCloud, startCloud, type CloudSetup } from '../helpers/cloud';
-import { connectedTools, registerToolTypes, type HarnessTool, type ToolNodeSpec } from '../harness/tools';
+import { resetCloud, startCloud, type CloudSetup } from '../../support/cloud';
+import { connectedTools, registerToolTypes, type HarnessTool, type ToolNodeSpec } from '../../support/tools';
 
 interface ExampleNode {
 	name: string;
@@ -23,7 +23,7 @@ interface Example {
 	connections: Record<string, Record<string, Array<Array<{ node: string; type: string }>>>>;
 }
 
-const load = (file: string): Example => JSON.parse(readFileSync(join(__dirname, '../../examples', file), 'utf8')) as Example;
+const load = (file: string): Example => JSON.parse(readFileSync(join(__dirname, '../../../examples', file), 'utf8')) as Example;
 
 let cloud: CloudSetup;
 let mediaCredential: string;

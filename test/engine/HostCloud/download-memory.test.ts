@@ -3,7 +3,7 @@
  * from the cloud's signed storage URL, and from a self-hosted server's /api/view (behind a reverse
  * proxy that wants the credential's header) into n8n binary data on disk.
  */
-import { runBenchScript } from '../../bench/support';
+import { runBenchScript } from '../../../bench/support';
 
 const MIB = 256;
 

@@ -9,8 +9,8 @@ import type { Readable } from 'node:stream';
 
 import { BinaryDataService, FileTooLargeError } from 'n8n-core';
 
-import { EngineHarness, readBinary } from '../harness/engine';
-import { redirectTo, startHostileService, type HostileService } from '../helpers/hostile-service';
+import { EngineHarness, readBinary } from '../../support/engine';
+import { redirectTo, startHostileService, type HostileService } from '../../support/hostile-service';
 
 const FILE = Buffer.concat([Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]), Buffer.alloc(64 * 1024, 7)]);
 

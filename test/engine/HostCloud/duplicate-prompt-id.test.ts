@@ -2,9 +2,9 @@
  * A service (or a caching proxy in front of it) that answers the same prompt_id for two submits:
  * both items fail, naming it, instead of the first waiting for ever or taking the other's outputs.
  */
-import { EngineHarness } from '../harness/engine';
-import { txt2img } from '../helpers/cloud';
-import { sendJson, startHostileService, type HostileService } from '../helpers/hostile-service';
+import { EngineHarness } from '../../support/engine';
+import { txt2img } from '../../support/cloud';
+import { sendJson, startHostileService, type HostileService } from '../../support/hostile-service';
 
 const harness = new EngineHarness();
 let service: HostileService;

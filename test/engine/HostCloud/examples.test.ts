@@ -10,11 +10,11 @@ import { join } from 'node:path';
 
 import axios from 'axios';
 
-import { parseWorkflowGraph } from '../../nodes/HostCloud/helpers/graph/workflow-graph';
-import type { SelfHostedArea } from '../../simulator/self-hosted/area';
-import { startSimulator, type Simulator } from '../../simulator/server';
-import { EngineHarness, readBinary } from '../harness/engine';
-import { cloudForSuite } from '../helpers/cloud';
+import { parseWorkflowGraph } from '../../../nodes/HostCloud/helpers/graph/workflow-graph';
+import type { SelfHostedArea } from '../../../simulator/self-hosted/area';
+import { startSimulator, type Simulator } from '../../../simulator/server';
+import { EngineHarness, readBinary } from '../../support/engine';
+import { cloudForSuite } from '../../support/cloud';
 
 interface ExampleNode {
 	name: string;
@@ -29,7 +29,7 @@ interface Example {
 	connections: Record<string, { main: Array<Array<{ node: string }>> }>;
 }
 
-const load = (file: string): Example => JSON.parse(readFileSync(join(__dirname, '../../examples', file), 'utf8')) as Example;
+const load = (file: string): Example => JSON.parse(readFileSync(join(__dirname, '../../../examples', file), 'utf8')) as Example;
 const hostCloudNode = (example: Example): ExampleNode => example.nodes.find((node) => node.type === 'n8n-nodes-host.hostCloud')!;
 
 const cloud = cloudForSuite();

@@ -5,8 +5,8 @@
  */
 import axios from 'axios';
 
-import { readBinary } from '../harness/engine';
-import { cloudForSuite, type Graph, txt2img } from '../helpers/cloud';
+import { readBinary } from '../../support/engine';
+import { cloudForSuite, type Graph, txt2img } from '../../support/cloud';
 
 const cloud = cloudForSuite();
 

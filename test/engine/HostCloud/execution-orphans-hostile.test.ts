@@ -8,8 +8,8 @@
  */
 import type { ServerResponse } from 'node:http';
 
-import { EngineHarness } from '../harness/engine';
-import { sendJson, startHostileService, type HostileService } from '../helpers/hostile-service';
+import { EngineHarness } from '../../support/engine';
+import { sendJson, startHostileService, type HostileService } from '../../support/hostile-service';
 
 const harness = new EngineHarness();
 let service: HostileService;

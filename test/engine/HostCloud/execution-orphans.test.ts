@@ -8,7 +8,7 @@
 import axios from 'axios';
 import type { INodeParameters } from 'n8n-workflow';
 
-import { cancelRequestBodies, cloudForSuite, executeTxt2img, OUTLASTING_NODE_MS, txt2img } from '../helpers/cloud';
+import { cancelRequestBodies, cloudForSuite, executeTxt2img, OUTLASTING_NODE_MS, txt2img } from '../../support/cloud';
 
 const WORKFLOW = 'wf-orders';
 const OTHER_WORKFLOW = 'wf-invoices';

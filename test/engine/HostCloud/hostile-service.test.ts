@@ -6,8 +6,8 @@
  */
 import type { ServerResponse } from 'node:http';
 
-import { EngineHarness } from '../harness/engine';
-import { txt2img, FAST_WAIT } from '../helpers/cloud';
+import { EngineHarness } from '../../support/engine';
+import { txt2img, FAST_WAIT } from '../../support/cloud';
 import {
 	echoForms,
 	redirectTo,
@@ -17,7 +17,7 @@ import {
 	type HostileCloudOptions,
 	type HostileService,
 	type SeenRequest,
-} from '../helpers/hostile-service';
+} from '../../support/hostile-service';
 
 const API_KEY = 'cloud-key-hostile-socket-0123456789';
 

@@ -5,9 +5,9 @@
  * what the server receives, a typed Value or an expression still works, and the two set to
  * different values is refused before anything is sent.
  */
-import { buildCatalogue } from '../../simulator/cloud/catalogue';
-import type { WorkflowNodeSpec } from '../harness/engine';
-import { cloudForSuite, FAST_WAIT, txt2img } from '../helpers/cloud';
+import { buildCatalogue } from '../../../simulator/cloud/catalogue';
+import type { WorkflowNodeSpec } from '../../support/engine';
+import { cloudForSuite, FAST_WAIT, txt2img } from '../../support/cloud';
 
 describe.each([
 	{ server: 'the cloud', flavour: 'cloud' as const },

@@ -3,12 +3,12 @@
  * bad inputs fail before any request (the message names the field), inputs set without editing
  * JSON, partner nodes get the platform key, the service's own refusals (400 with node errors,
  * 401, 402, 429, 5xx) in plain words, output references of every shape (no subfolder, no type, odd
- * file names). Uploads into Load Image nodes: cloud-servers.test.ts, on both servers.
+ * file names). Uploads into Load Image nodes: servers.test.ts, on both servers.
  */
 import axios from 'axios';
 
-import { readBinary } from '../harness/engine';
-import { cloudForSuite, FAST_WAIT, type Graph, TINY_PNG as PNG, txt2img } from '../helpers/cloud';
+import { readBinary } from '../../support/engine';
+import { cloudForSuite, FAST_WAIT, type Graph, TINY_PNG as PNG, txt2img } from '../../support/cloud';
 
 const BROKE_KEY = 'broke-api-key';
 const LAPSED_KEY = 'lapsed-api-key';

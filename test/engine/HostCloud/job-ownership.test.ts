@@ -7,8 +7,8 @@
  */
 import axios from 'axios';
 
-import { cancelRequestBodies, cloudForSuite, OUTLASTING_NODE_MS, txt2img } from '../helpers/cloud';
-import { registerToolTypes, runAsAgentTool, toolsFor, type ToolNodeSpec } from '../harness/tools';
+import { cancelRequestBodies, cloudForSuite, OUTLASTING_NODE_MS, txt2img } from '../../support/cloud';
+import { registerToolTypes, runAsAgentTool, toolsFor, type ToolNodeSpec } from '../../support/tools';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 /** n8n's instance id (a hash of its encryption key): the same for every submit of one install. */

@@ -9,10 +9,10 @@
  */
 import axios from 'axios';
 
-import { REQUEST_TIME_LIMIT } from '../../nodes/shared/transport';
-import type { Exchange, Hooked } from '../helpers/fault-proxy';
-import { cloudBehindFaultProxy } from '../helpers/cloud-behind-proxy';
-import { executeTxt2img, txt2img, waitUntil } from '../helpers/cloud';
+import { REQUEST_TIME_LIMIT } from '../../../nodes/shared/transport';
+import type { Exchange, Hooked } from '../../support/fault-proxy';
+import { cloudBehindFaultProxy } from '../../support/cloud-behind-proxy';
+import { executeTxt2img, txt2img, waitUntil } from '../../support/cloud';
 
 /** The tag of a submit's body. */
 const tagOf = (body: string) => JSON.parse(body).extra_data.n8n as { item_index: number; request_id: string };

@@ -11,10 +11,10 @@ import { randomUUID } from 'node:crypto';
 
 import axios from 'axios';
 
-import { REQUEST_TIME_LIMIT } from '../../nodes/shared/transport';
-import type { Fault } from '../helpers/fault-proxy';
-import { cloudBehindFaultProxy } from '../helpers/cloud-behind-proxy';
-import { executeTxt2img, OUTLASTING_NODE_MS, storedFiles, txt2img, waitUntil } from '../helpers/cloud';
+import { REQUEST_TIME_LIMIT } from '../../../nodes/shared/transport';
+import type { Fault } from '../../support/fault-proxy';
+import { cloudBehindFaultProxy } from '../../support/cloud-behind-proxy';
+import { executeTxt2img, OUTLASTING_NODE_MS, storedFiles, txt2img, waitUntil } from '../../support/cloud';
 
 /** Per node of the seven-node graph: a job of about 2.8 s, still running when a lost submit is looked for. */
 const RUNNING_NODE_MS = 400;
@@ -160,7 +160,7 @@ describe.each([
 			expect(proxied('GET', '/api/queue').length).toBeGreaterThanOrEqual(1);
 		}, 30_000);
 
-		// On the cloud, which lists no ended jobs, such a retry fails instead (cloud-lost-submit-retry.test.ts).
+		// On the cloud, which lists no ended jobs, such a retry fails instead (lost-submit-retry.test.ts).
 		if (flavour === 'self-hosted') {
 			test('a retry after a lost answer that was not found looks again, and submits only when the job is not there', async () => {
 				proxy().arm({ request: 'POST /api/prompt', fault: { kind: 'bad-gateway', forward: false } });

@@ -5,8 +5,8 @@
  */
 import axios from 'axios';
 
-import { readBinary } from '../harness/engine';
-import { cloudForSuite, FAST_WAIT, OUTLASTING_NODE_MS, TINY_PNG as PNG, txt2img, waitUntil, withoutWebSocket } from '../helpers/cloud';
+import { readBinary } from '../../support/engine';
+import { cloudForSuite, FAST_WAIT, OUTLASTING_NODE_MS, TINY_PNG as PNG, txt2img, waitUntil, withoutWebSocket } from '../../support/cloud';
 
 const cloud = cloudForSuite();
 

@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import axios from 'axios';
 import type { INodeParameters } from 'n8n-workflow';
 
-import { cloudForSuite, OUTLASTING_NODE_MS, txt2img } from '../helpers/cloud';
+import { cloudForSuite, OUTLASTING_NODE_MS, txt2img } from '../../support/cloud';
 
 const cloud = cloudForSuite();
 
@@ -50,7 +50,7 @@ test('version 2 reads Max Wait (Minutes) from Wait Options', async () => {
 });
 
 test('the text-to-image example as saved with version 1 still runs unchanged', async () => {
-	const saved = JSON.parse(readFileSync(join(__dirname, '../fixtures/saved-v1/text-to-image.json'), 'utf8')) as {
+	const saved = JSON.parse(readFileSync(join(__dirname, '../../fixtures/saved-v1/text-to-image.json'), 'utf8')) as {
 		nodes: Array<{ type: string; typeVersion: number; parameters: INodeParameters }>;
 	};
 	const node = saved.nodes.find((entry) => entry.type === 'n8n-nodes-host.hostCloud')!;

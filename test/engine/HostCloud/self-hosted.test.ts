@@ -7,8 +7,8 @@
  */
 import axios from 'axios';
 
-import { UNAVAILABLE_CHECKPOINTS } from '../../simulator/cloud/catalogue';
-import { cloudForSuite, credentialFor, type Graph, PROXY_HEADER, txt2img } from '../helpers/cloud';
+import { UNAVAILABLE_CHECKPOINTS } from '../../../simulator/cloud/catalogue';
+import { cloudForSuite, credentialFor, type Graph, PROXY_HEADER, txt2img } from '../../support/cloud';
 
 const PLATFORM_KEY = 'platform-key-for-partner-nodes-4471';
 const PARTNER: Graph = {

@@ -6,9 +6,9 @@
  */
 import type { IDataObject } from 'n8n-workflow';
 
-import type { SelfHostedArea } from '../../simulator/self-hosted/area';
-import { registerToolTypes, runAsAgentTool, toolsFor } from '../harness/tools';
-import { cloudForSuite, PROXY_HEADER, storedFiles, TINY_PNG, txt2img } from '../helpers/cloud';
+import type { SelfHostedArea } from '../../../simulator/self-hosted/area';
+import { registerToolTypes, runAsAgentTool, toolsFor } from '../../support/tools';
+import { cloudForSuite, PROXY_HEADER, storedFiles, TINY_PNG, txt2img } from '../../support/cloud';
 
 const server = cloudForSuite({ flavour: 'self-hosted' });
 const cloud = cloudForSuite();

@@ -9,7 +9,7 @@
  */
 import axios from 'axios';
 
-import { readBinary } from '../harness/engine';
+import { readBinary } from '../../support/engine';
 import {
 	cloudForSuite,
 	FAST_WAIT,
@@ -20,7 +20,7 @@ import {
 	waitUntil,
 	withoutWebSocket,
 	type Graph,
-} from '../helpers/cloud';
+} from '../../support/cloud';
 
 describe.each(['cloud', 'self-hosted'] as const)('on a %s server', (flavour) => {
 	const selfHosted = flavour === 'self-hosted';
@@ -64,11 +64,7 @@ describe.each(['cloud', 'self-hosted'] as const)('on a %s server', (flavour) => 
 	async function otherJob(): Promise<string> {
 		const prompt = txt2img();
 		prompt['3']!.inputs.seed = 424242;
-		const answer = await axios.post(
-			`${cloud.sim.baseUrl}/api/prompt`,
-			{ prompt, client_id: 'someone-else' },
-			{ headers: cloud.headers },
-		);
+		const answer = await axios.post(`${cloud.sim.baseUrl}/api/prompt`, { prompt, client_id: 'someone-else' }, { headers: cloud.headers });
 		return answer.data.prompt_id as string;
 	}
 

@@ -7,8 +7,8 @@
  * socket of its own, the socket closes with the last run, and a Stop cancels only the stopped
  * run's jobs, a submit it cut short included, never a job of a run beside it.
  */
-import { cloudBehindFaultProxy } from '../helpers/cloud-behind-proxy';
-import { executeTxt2img, OUTLASTING_NODE_MS, startCloud, storedFiles, waitUntil } from '../helpers/cloud';
+import { cloudBehindFaultProxy } from '../../support/cloud-behind-proxy';
+import { executeTxt2img, OUTLASTING_NODE_MS, startCloud, storedFiles, waitUntil } from '../../support/cloud';
 
 const RUNS = 3;
 

@@ -5,10 +5,10 @@
  */
 import type { ServerResponse } from 'node:http';
 
-import { REQUEST_TIME_LIMIT } from '../../nodes/shared/transport';
-import { EngineHarness } from '../harness/engine';
-import { txt2img } from '../helpers/cloud';
-import { sendJson, startHostileService, type HostileService, type SeenRequest } from '../helpers/hostile-service';
+import { REQUEST_TIME_LIMIT } from '../../../nodes/shared/transport';
+import { EngineHarness } from '../../support/engine';
+import { txt2img } from '../../support/cloud';
+import { sendJson, startHostileService, type HostileService, type SeenRequest } from '../../support/hostile-service';
 
 const harness = new EngineHarness();
 let service: HostileService;

@@ -1,12 +1,12 @@
 /**
  * Host Cloud as a tool of an AI agent or an MCP client, run the two ways n8n 2.41.1 runs tools
- * (test/harness/tools.ts): as the MCP Server Trigger gets it (n8n-core builds the tool and runs the
+ * (test/support/tools.ts): as the MCP Server Trigger gets it (n8n-core builds the tool and runs the
  * node in a supply-data context) and as the AI Agent has the engine run it (the tool type in an
  * ordinary execute context). Either way: the operation's own tool description, a bounded wait that
  * leaves the job running, a compact answer with each output's link, and nothing downloaded.
  */
-import { resetCloud, startCloud, txt2img, waitUntil, type CloudSetup } from '../helpers/cloud';
-import { registerToolTypes, runAsAgentTool, toolsFor, type HarnessTool, type ToolNodeSpec } from '../harness/tools';
+import { resetCloud, startCloud, txt2img, waitUntil, type CloudSetup } from '../../support/cloud';
+import { registerToolTypes, runAsAgentTool, toolsFor, type HarnessTool, type ToolNodeSpec } from '../../support/tools';
 
 let cloud: CloudSetup;
 

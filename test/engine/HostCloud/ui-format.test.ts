@@ -8,9 +8,9 @@
 import { LoadOptionsContext } from 'n8n-core';
 import type { INodeType, IWorkflowExecuteAdditionalData } from 'n8n-workflow';
 
-import { cloudForSuite, FAST_WAIT, type Graph, TINY_PNG, txt2img } from '../helpers/cloud';
-import { nestedSubgraphs, rerouteChain } from '../helpers/hostile-ui-workflows';
-import { uiTxt2img, uiTxt2imgInSubgraph, uiWithCustomNode } from '../helpers/ui-workflows';
+import { cloudForSuite, FAST_WAIT, type Graph, TINY_PNG, txt2img } from '../../support/cloud';
+import { nestedSubgraphs, rerouteChain } from '../../support/hostile-ui-workflows';
+import { uiTxt2img, uiTxt2imgInSubgraph, uiWithCustomNode } from '../../support/ui-workflows';
 
 const cloud = cloudForSuite();
 

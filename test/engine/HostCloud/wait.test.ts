@@ -2,13 +2,13 @@
  * How Execute waits, through n8n's engine against the simulator: other jobs' messages on the same
  * socket, no WebSocket at all (polling), dropped sockets (reconcile by status, outputs recovered
  * from the job record or a clear "may be incomplete" failure; one job's drop and silence are in
- * cloud-servers.test.ts, on both servers), execution errors of each type, jobs cancelled by
+ * servers.test.ts, on both servers), execution errors of each type, jobs cancelled by
  * someone else, the Max Wait, and the Stop button (the node cancels its own jobs, never the
  * account's others).
  */
 import axios from 'axios';
 
-import { cloudForSuite, FAST_WAIT, OUTLASTING_NODE_MS, storedFiles, txt2img, waitUntil, withoutWebSocket } from '../helpers/cloud';
+import { cloudForSuite, FAST_WAIT, OUTLASTING_NODE_MS, storedFiles, txt2img, waitUntil, withoutWebSocket } from '../../support/cloud';
 
 const cloud = cloudForSuite();
 

@@ -9,8 +9,8 @@ import { join } from 'node:path';
 
 import type { IDataObject } from 'n8n-workflow';
 
-import { readBinary } from '../harness/engine';
-import { useMediaEnv } from '../helpers/media';
+import { readBinary } from '../../support/engine';
+import { useMediaEnv } from '../../support/media';
 
 const env = useMediaEnv();
 
@@ -25,7 +25,7 @@ interface Example {
 	connections: Record<string, { main: Array<Array<{ node: string }>> }>;
 }
 
-const EXAMPLES = join(__dirname, '..', '..', 'examples');
+const EXAMPLES = join(__dirname, '..', '..', '..', 'examples');
 
 function example(file: string): { media: Example['nodes'][number] } {
 	const workflow = JSON.parse(readFileSync(join(EXAMPLES, file), 'utf8')) as Example;

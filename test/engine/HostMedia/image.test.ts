@@ -2,9 +2,9 @@
  * Host Media, image resource, run by n8n's engine against the simulator: every operation end to
  * end (submit, poll, result URL and file), the three image sources, and every status path.
  */
-import { ChaosFaults } from '../../simulator/shared/chaos';
-import { readBinary } from '../harness/engine';
-import { FAST, IMAGE_URL, PNG, PNG_BASE64, PNG_SIGNATURE, useMediaEnv } from '../helpers/media';
+import { ChaosFaults } from '../../../simulator/shared/chaos';
+import { readBinary } from '../../support/engine';
+import { FAST, IMAGE_URL, PNG, PNG_BASE64, PNG_SIGNATURE, useMediaEnv } from '../../support/media';
 
 const env = useMediaEnv();
 const IMAGING = '/proxy/imaging/v1/ai';

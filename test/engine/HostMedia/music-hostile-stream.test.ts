@@ -6,8 +6,8 @@
  */
 import type { IDataObject } from 'n8n-workflow';
 
-import { EngineHarness, readBinary, type RunOptions } from '../harness/engine';
-import type { HarnessItem } from '../harness/items-node';
+import { EngineHarness, readBinary, type RunOptions } from '../../support/engine';
+import type { HarnessItem } from '../../support/items-node';
 import {
 	answerMusic,
 	musicChunkLines,
@@ -20,7 +20,7 @@ import {
 	type HostileService,
 	type MusicAnswer,
 	type SeenRequest,
-} from '../helpers/hostile-service';
+} from '../../support/hostile-service';
 
 const ACCESS_TOKEN = 'music-token-0123456789-abcdef';
 const MUSIC_PATH = '/proxy/music/t2m/generate';

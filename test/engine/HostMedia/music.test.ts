@@ -3,11 +3,11 @@
  * titles, duration and events, WAV files assembled per stream_index, malformed lines skipped and
  * counted, error events, cancellation, and memory that does not grow with the stream.
  */
-import { runBenchScript } from '../../bench/support';
-import { ChaosFaults } from '../../simulator/shared/chaos';
-import { readBinary } from '../harness/engine';
-import { useMediaEnv } from '../helpers/media';
-import { waitUntil } from '../helpers/wait';
+import { runBenchScript } from '../../../bench/support';
+import { ChaosFaults } from '../../../simulator/shared/chaos';
+import { readBinary } from '../../support/engine';
+import { useMediaEnv } from '../../support/media';
+import { waitUntil } from '../../support/wait';
 
 // Binary data on disk, as n8n stores it by default: the memory mode would hold every file in memory
 // by design. Read when the harness first sets up n8n's binary data service.

@@ -5,7 +5,7 @@
  * after their URL overwrote each other downstream (the loop-upscale-to-zip recipe lost two of three
  * images in its zip). Each file is named after its task.
  */
-import { FAST, IMAGE_URL, useMediaEnv } from '../helpers/media';
+import { FAST, IMAGE_URL, useMediaEnv } from '../../support/media';
 
 const env = useMediaEnv();
 

@@ -1,12 +1,12 @@
 /**
  * Host Media (and Host Registry) as tools of an AI agent or an MCP client, run the two ways n8n
- * 2.41.1 runs tools (test/harness/tools.ts). A task is polled at most Tool Wait, then answered
+ * 2.41.1 runs tools (test/support/tools.ts). A task is polled at most Tool Wait, then answered
  * "running" with what the status tool needs; the status tool waits the same way and answers the
  * same compact shape. Nothing is downloaded, and what a tool call cannot use is refused before any
  * request, saying why.
  */
-import { FAST, IMAGE_URL, useMediaEnv } from '../helpers/media';
-import { connectedTools, registerToolTypes, runAsAgentTool, toolsFor, type HarnessTool, type ToolNodeSpec } from '../harness/tools';
+import { FAST, IMAGE_URL, useMediaEnv } from '../../support/media';
+import { connectedTools, registerToolTypes, runAsAgentTool, toolsFor, type HarnessTool, type ToolNodeSpec } from '../../support/tools';
 
 const env = useMediaEnv();
 

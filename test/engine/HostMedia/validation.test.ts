@@ -4,7 +4,7 @@
  * simulator agrees); one past it the item fails with a message naming the field, and no request
  * reaches the simulator at all.
  */
-import { IMAGE_URL, PNG_BASE64, useMediaEnv } from '../helpers/media';
+import { IMAGE_URL, PNG_BASE64, useMediaEnv } from '../../support/media';
 
 const env = useMediaEnv();
 

@@ -2,8 +2,8 @@
  * Host Media, video resource, run by n8n's engine against the simulator: multiframe (fields and
  * JSON), start/end frame, extend and the creations status path, with the MP4 as binary data.
  */
-import { readBinary } from '../harness/engine';
-import { FAST, IMAGE_URL, PNG_BASE64, useMediaEnv } from '../helpers/media';
+import { readBinary } from '../../support/engine';
+import { FAST, IMAGE_URL, PNG_BASE64, useMediaEnv } from '../../support/media';
 
 const env = useMediaEnv();
 

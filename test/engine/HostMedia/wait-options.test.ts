@@ -2,16 +2,16 @@
  * How long and how often Host Media waits, in both node versions. Version 2 (the default) reads the
  * "Wait Options" collection; a workflow saved with version 1 keeps its "Polling Options" and its
  * top-level Max Wait for Wait for Notification, read and checked as before. (Version 2's Max Wait
- * ending a poll is in media-wait.test.ts, its webhook timeout in media-webhook.test.ts.)
+ * ending a poll is in wait.test.ts, its webhook timeout in webhook.test.ts.)
  */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 
 import type { IDataObject, INodeProperties } from 'n8n-workflow';
 
-import { HostMedia } from '../../nodes/HostMedia/HostMedia.node';
-import { readBinary } from '../harness/engine';
-import { FAST, FAST_V1, IMAGE_URL, useMediaEnv } from '../helpers/media';
+import { HostMedia } from '../../../nodes/HostMedia/HostMedia.node';
+import { readBinary } from '../../support/engine';
+import { FAST, FAST_V1, IMAGE_URL, useMediaEnv } from '../../support/media';
 
 const env = useMediaEnv();
 const IMAGING = '/proxy/imaging/v1/ai';
@@ -163,7 +163,7 @@ describe('version 1: workflows saved before Wait Options', () => {
 	});
 
 	it('test/fixtures/saved-v1/upscale-image.json runs as it was saved (5 s polling included)', async () => {
-		const workflow = JSON.parse(readFileSync(join(__dirname, '..', 'fixtures', 'saved-v1', 'upscale-image.json'), 'utf8')) as {
+		const workflow = JSON.parse(readFileSync(join(__dirname, '..', '..', 'fixtures', 'saved-v1', 'upscale-image.json'), 'utf8')) as {
 			nodes: Array<{ type: string; typeVersion: number; parameters: IDataObject }>;
 		};
 		const media = workflow.nodes.find((node) => node.type === 'n8n-nodes-host.hostMedia')!;

@@ -3,8 +3,8 @@
  * Don't Wait, task failure, the maximum wait, cancellation, status checks that fail for a while,
  * refused calls in plain words, and continueOnFail per item.
  */
-import { ChaosFaults } from '../../simulator/shared/chaos';
-import { FAST, IMAGE_URL, useMediaEnv } from '../helpers/media';
+import { ChaosFaults } from '../../../simulator/shared/chaos';
+import { FAST, IMAGE_URL, useMediaEnv } from '../../support/media';
 
 const env = useMediaEnv();
 const IMAGING = '/proxy/imaging/v1/ai';

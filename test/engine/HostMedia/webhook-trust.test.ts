@@ -7,7 +7,7 @@
  */
 import type { IDataObject } from 'n8n-workflow';
 
-import { readBinary } from '../harness/engine';
+import { readBinary } from '../../support/engine';
 import {
 	INTERNAL_BODY,
 	RESULT_FILE,
@@ -15,9 +15,9 @@ import {
 	startServiceWithoutStatusPaths,
 	withResultUrl,
 	type HostileService,
-} from '../helpers/hostile-service';
-import { IMAGE_URL, PNG_SIGNATURE, useMediaEnv } from '../helpers/media';
-import { startWaitingExecution, type WaitingExecution, type WaitingOptions } from '../helpers/waiting-execution';
+} from '../../support/hostile-service';
+import { IMAGE_URL, PNG_SIGNATURE, useMediaEnv } from '../../support/media';
+import { startWaitingExecution, type WaitingExecution, type WaitingOptions } from '../../support/waiting-execution';
 
 const env = useMediaEnv({ notifyBackoffMs: 10 });
 

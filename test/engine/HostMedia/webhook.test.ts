@@ -6,9 +6,9 @@
  */
 import type { IDataObject } from 'n8n-workflow';
 
-import { readBinary } from '../harness/engine';
-import { IMAGE_URL, useMediaEnv } from '../helpers/media';
-import { startWaitingExecution, type WaitingExecution } from '../helpers/waiting-execution';
+import { readBinary } from '../../support/engine';
+import { IMAGE_URL, useMediaEnv } from '../../support/media';
+import { startWaitingExecution, type WaitingExecution } from '../../support/waiting-execution';
 
 const env = useMediaEnv({ notifyBackoffMs: 10 });
 

@@ -4,9 +4,9 @@
  */
 process.env.N8N_DEFAULT_BINARY_DATA_MODE = 'default';
 
-import { startSimulator, type Simulator } from '../../simulator/server';
-import { EngineHarness } from '../harness/engine';
-import { ZIP, archiveItem, locator, registryCredential, runRegistry } from '../helpers/registry-node';
+import { startSimulator, type Simulator } from '../../../simulator/server';
+import { EngineHarness } from '../../support/engine';
+import { ZIP, archiveItem, locator, registryCredential, runRegistry } from '../../support/registry-node';
 
 let sim: Simulator;
 const harness = new EngineHarness();

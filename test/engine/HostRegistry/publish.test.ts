@@ -6,12 +6,12 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 
-import { maskSecret } from '../../simulator/shared/core';
-import { DEFAULT_PUBLISHING_TOKEN } from '../../simulator/registry/area';
-import { startSimulator, type Simulator } from '../../simulator/server';
-import { EngineHarness } from '../harness/engine';
-import { sendJson, startHostileService } from '../helpers/hostile-service';
-import { ZIP, archiveItem, locator, nodeError, registryCredential, runRegistry } from '../helpers/registry-node';
+import { maskSecret } from '../../../simulator/shared/core';
+import { DEFAULT_PUBLISHING_TOKEN } from '../../../simulator/registry/area';
+import { startSimulator, type Simulator } from '../../../simulator/server';
+import { EngineHarness } from '../../support/engine';
+import { sendJson, startHostileService } from '../../support/hostile-service';
+import { ZIP, archiveItem, locator, nodeError, registryCredential, runRegistry } from '../../support/registry-node';
 
 let sim: Simulator;
 const harness = new EngineHarness();
@@ -229,7 +229,10 @@ describe('publish', () => {
 		try {
 			for (const spelling of [DEFAULT_PUBLISHING_TOKEN, everyByte, DEFAULT_PUBLISHING_TOKEN.replace(/-/g, '%2D')]) {
 				const registry = await startHostileService((_req, res) =>
-					sendJson(res, 201, { node_version: { id: 'v-1', version: '1.0.0' }, signedUrl: `${storage.url}/o/archive.zip?token=${spelling}` }),
+					sendJson(res, 201, {
+						node_version: { id: 'v-1', version: '1.0.0' },
+						signedUrl: `${storage.url}/o/archive.zip?token=${spelling}`,
+					}),
 				);
 				try {
 					const credential = registryCredential(harness, sim, { registryUrl: registry.url });
@@ -405,7 +408,7 @@ describe('version update', () => {
 
 describe('examples/publish-node-version.json', () => {
 	it('its Publish node runs as written, fed by an item like the one "Release details" and "Download archive" make', async () => {
-		const example = JSON.parse(readFileSync(join(__dirname, '..', '..', 'examples', 'publish-node-version.json'), 'utf8')) as {
+		const example = JSON.parse(readFileSync(join(__dirname, '..', '..', '..', 'examples', 'publish-node-version.json'), 'utf8')) as {
 			nodes: Array<{ name: string; type: string; parameters: Record<string, unknown>; credentials?: Record<string, unknown> }>;
 			connections: Record<string, unknown>;
 		};

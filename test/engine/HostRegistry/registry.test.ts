@@ -5,10 +5,10 @@
 import { LoadOptionsContext } from 'n8n-core';
 import type { INodeListSearchResult, INodeType, IWorkflowExecuteAdditionalData } from 'n8n-workflow';
 
-import { UNCLAIMED_PUBLISHER_ID } from '../../simulator/registry/area';
-import { startSimulator, type Simulator } from '../../simulator/server';
-import { EngineHarness } from '../harness/engine';
-import { OTHER_ACCESS_TOKEN, REPOHOST_TOKEN, locator, nodeError, registryCredential, runRegistry } from '../helpers/registry-node';
+import { UNCLAIMED_PUBLISHER_ID } from '../../../simulator/registry/area';
+import { startSimulator, type Simulator } from '../../../simulator/server';
+import { EngineHarness } from '../../support/engine';
+import { OTHER_ACCESS_TOKEN, REPOHOST_TOKEN, locator, nodeError, registryCredential, runRegistry } from '../../support/registry-node';
 
 let sim: Simulator;
 const harness = new EngineHarness();

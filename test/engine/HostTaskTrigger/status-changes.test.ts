@@ -7,10 +7,10 @@
 import axios from 'axios';
 import type { IDataObject, INodeParameters, Workflow } from 'n8n-workflow';
 
-import { startSimulator, type Simulator } from '../../simulator/server';
-import { EngineHarness, type WebhookCall } from '../harness/engine';
-import { ActiveTrigger } from '../helpers/active-trigger';
-import { startLoopbackServer, type LoopbackServer } from '../helpers/loopback-server';
+import { startSimulator, type Simulator } from '../../../simulator/server';
+import { EngineHarness, type WebhookCall } from '../../support/engine';
+import { ActiveTrigger } from '../../support/active-trigger';
+import { startLoopbackServer, type LoopbackServer } from '../../support/loopback-server';
 
 const video = (taskId: string, state: string) => ({ task_id: taskId, state, err_code: '', creations: [], payload: '' });
 const image = (taskId: string, status: string) => ({ data: { task_id: taskId, status, generated: [] } });

@@ -5,10 +5,10 @@
 import axios from 'axios';
 import type { INodeParameters, Workflow } from 'n8n-workflow';
 
-import { startSimulator, type Simulator } from '../../simulator/server';
-import { EngineHarness, type WebhookCall } from '../harness/engine';
-import { ActiveTrigger } from '../helpers/active-trigger';
-import { startLoopbackServer, type LoopbackServer } from '../helpers/loopback-server';
+import { startSimulator, type Simulator } from '../../../simulator/server';
+import { EngineHarness, type WebhookCall } from '../../support/engine';
+import { ActiveTrigger } from '../../support/active-trigger';
+import { startLoopbackServer, type LoopbackServer } from '../../support/loopback-server';
 
 const imageDone = (taskId: string) => ({ data: { task_id: taskId, status: 'COMPLETED', generated: ['https://storage.example/a.png'] } });
 

@@ -9,10 +9,10 @@ import { join } from 'node:path';
 
 import type { IDataObject, INodeParameters } from 'n8n-workflow';
 
-import { readBinary } from '../harness/engine';
-import { ActiveTrigger } from '../helpers/active-trigger';
-import { startLoopbackServer } from '../helpers/loopback-server';
-import { useMediaEnv } from '../helpers/media';
+import { readBinary } from '../../support/engine';
+import { ActiveTrigger } from '../../support/active-trigger';
+import { startLoopbackServer } from '../../support/loopback-server';
+import { useMediaEnv } from '../../support/media';
 
 const env = useMediaEnv({ notifyBackoffMs: 10 });
 
@@ -25,7 +25,7 @@ interface ExampleNode {
 }
 
 const load = (file: string) =>
-	(JSON.parse(readFileSync(join(__dirname, '..', '..', 'examples', file), 'utf8')) as { nodes: ExampleNode[] }).nodes;
+	(JSON.parse(readFileSync(join(__dirname, '..', '..', '..', 'examples', file), 'utf8')) as { nodes: ExampleNode[] }).nodes;
 
 describe('examples: start a video without waiting + Host Task Trigger', () => {
 	it('the trigger emits one item per finished video; "Get video" downloads the video the service names', async () => {

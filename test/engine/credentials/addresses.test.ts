@@ -3,9 +3,9 @@
  * made-up default address (which failed later with a DNS error), so the node says which address
  * is missing before anything is sent.
  */
-import { startSimulator, type Simulator } from '../../simulator/server';
-import { EngineHarness } from '../harness/engine';
-import { txt2img } from '../helpers/cloud';
+import { startSimulator, type Simulator } from '../../../simulator/server';
+import { EngineHarness } from '../../support/engine';
+import { txt2img } from '../../support/cloud';
 
 let sim: Simulator;
 let harness: EngineHarness;

@@ -3,8 +3,8 @@
  * proxy headers or the access token to wherever the Base URL, Server URL or Registry URL points. Each test below aims the credential at a
  * service that redirects to a second loopback server, which records what it receives.
  */
-import { EngineHarness } from '../harness/engine';
-import { redirectTo, startHostileService, type HostileService } from '../helpers/hostile-service';
+import { EngineHarness } from '../../support/engine';
+import { redirectTo, startHostileService, type HostileService } from '../../support/hostile-service';
 
 const API_KEY = 'cloud-key-credential-test-0123456789';
 const ACCESS_TOKEN = 'access-token-credential-test-0123456789';

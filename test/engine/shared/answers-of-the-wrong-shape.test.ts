@@ -5,8 +5,8 @@
  */
 import type { ServerResponse } from 'node:http';
 
-import { EngineHarness } from '../harness/engine';
-import { startHostileService, type HostileService } from '../helpers/hostile-service';
+import { EngineHarness } from '../../support/engine';
+import { startHostileService, type HostileService } from '../../support/hostile-service';
 
 const TASK_ID = '0b6c8d9e-1f2a-4b3c-8d4e-5f6a7b8c9d0e';
 

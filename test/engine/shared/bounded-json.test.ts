@@ -10,12 +10,12 @@ import type { ServerResponse } from 'node:http';
 
 import type { IDataObject } from 'n8n-workflow';
 
-import { JSON_LIMITS } from '../../nodes/shared/json-reader';
-import { metadataPreviewFrame, previewFrame } from '../../simulator/cloud/ws';
-import { EngineHarness, readBinary } from '../harness/engine';
-import { executeTxt2img, TINY_PNG, txt2img } from '../helpers/cloud';
-import { IMAGE_URL, useMediaEnv } from '../helpers/media';
-import { startWaitingExecution } from '../helpers/waiting-execution';
+import { JSON_LIMITS } from '../../../nodes/shared/json-reader';
+import { metadataPreviewFrame, previewFrame } from '../../../simulator/cloud/ws';
+import { EngineHarness, readBinary } from '../../support/engine';
+import { executeTxt2img, TINY_PNG, txt2img } from '../../support/cloud';
+import { IMAGE_URL, useMediaEnv } from '../../support/media';
+import { startWaitingExecution } from '../../support/waiting-execution';
 import {
 	answerMusic,
 	musicChunkLines,
@@ -27,7 +27,7 @@ import {
 	startRecordingStorage,
 	type HostileService,
 	type MusicAnswer,
-} from '../helpers/hostile-service';
+} from '../../support/hostile-service';
 
 const DEEP = 100_000;
 const MiB = 1024 * 1024;

@@ -4,8 +4,8 @@
  * to the error output (n8n only does so when the json holds nothing but error/message/details)
  * and adds the input item's fields. Either way the input's files are kept.
  */
-import { cloudForSuite, FAST_WAIT, txt2img } from '../helpers/cloud';
-import { FAST, IMAGE_URL, PNG_BASE64, useMediaEnv } from '../helpers/media';
+import { cloudForSuite, FAST_WAIT, txt2img } from '../../support/cloud';
+import { FAST, IMAGE_URL, PNG_BASE64, useMediaEnv } from '../../support/media';
 
 const env = useMediaEnv();
 

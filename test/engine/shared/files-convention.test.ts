@@ -12,12 +12,12 @@ import { join } from 'node:path';
 import axios from 'axios';
 import type { INodeExecutionData, INodeParameters, INodeProperties, INodeTypeDescription } from 'n8n-workflow';
 
-import { HostCloud } from '../../nodes/HostCloud/HostCloud.node';
-import { HostMedia } from '../../nodes/HostMedia/HostMedia.node';
-import { readBinary } from '../harness/engine';
-import { cloudForSuite } from '../helpers/cloud';
-import { useMediaEnv } from '../helpers/media';
-import { shows } from '../helpers/node-parameters';
+import { HostCloud } from '../../../nodes/HostCloud/HostCloud.node';
+import { HostMedia } from '../../../nodes/HostMedia/HostMedia.node';
+import { readBinary } from '../../support/engine';
+import { cloudForSuite } from '../../support/cloud';
+import { useMediaEnv } from '../../support/media';
+import { shows } from '../../support/node-parameters';
 
 interface SavedNode {
 	name: string;
@@ -27,7 +27,7 @@ interface SavedNode {
 }
 
 function savedNodes(file: string): Map<string, SavedNode> {
-	const workflow = JSON.parse(readFileSync(join(__dirname, '../fixtures/saved-files', file), 'utf8')) as { nodes: SavedNode[] };
+	const workflow = JSON.parse(readFileSync(join(__dirname, '../../fixtures/saved-files', file), 'utf8')) as { nodes: SavedNode[] };
 	return new Map(workflow.nodes.filter((node) => node.type.startsWith('n8n-nodes-host.')).map((node) => [node.name, node]));
 }
 

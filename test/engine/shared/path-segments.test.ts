@@ -3,10 +3,10 @@
  * percent-encoded), a slash or backslash, a control character. From a parameter, the item fails
  * naming its field and nothing is sent; from a service's answer, nothing is sent with it.
  */
-import { EngineHarness } from '../harness/engine';
-import { txt2img } from '../helpers/cloud';
-import { sendJson, startHostileService, type HostileService } from '../helpers/hostile-service';
-import { locator } from '../helpers/registry-node';
+import { EngineHarness } from '../../support/engine';
+import { txt2img } from '../../support/cloud';
+import { sendJson, startHostileService, type HostileService } from '../../support/hostile-service';
+import { locator } from '../../support/registry-node';
 
 const harness = new EngineHarness();
 let service: HostileService;

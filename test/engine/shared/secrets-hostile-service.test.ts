@@ -5,9 +5,9 @@
  */
 import type { ServerResponse } from 'node:http';
 
-import { EngineHarness } from '../harness/engine';
-import { echoForms, startHostileService, type HostileService, type SeenRequest } from '../helpers/hostile-service';
-import { locator } from '../helpers/registry-node';
+import { EngineHarness } from '../../support/engine';
+import { echoForms, startHostileService, type HostileService, type SeenRequest } from '../../support/hostile-service';
+import { locator } from '../../support/registry-node';
 
 const API_KEY = 'cloud-key-0123456789-abcdefghij';
 const ACCESS_TOKEN = 'access-token-0123456789-abcdef';

@@ -9,11 +9,11 @@ import type { ServerResponse } from 'node:http';
 
 import type { IDataObject } from 'n8n-workflow';
 
-import { startSimulator, type Simulator } from '../../simulator/server';
-import { EngineHarness } from '../harness/engine';
-import { credentialFor, txt2img } from '../helpers/cloud';
-import { uiNode, uiTxt2img } from '../helpers/ui-workflows';
-import { upscaleFromUrl } from '../helpers/media';
+import { startSimulator, type Simulator } from '../../../simulator/server';
+import { EngineHarness } from '../../support/engine';
+import { credentialFor, txt2img } from '../../support/cloud';
+import { uiNode, uiTxt2img } from '../../support/ui-workflows';
+import { upscaleFromUrl } from '../../support/media';
 import {
 	redirectTo,
 	sendJson,
@@ -22,7 +22,7 @@ import {
 	startRecordingStorage,
 	type HostileService,
 	type SeenRequest,
-} from '../helpers/hostile-service';
+} from '../../support/hostile-service';
 
 const harness = new EngineHarness();
 const MiB = 1024 * 1024;

@@ -6,14 +6,14 @@
  */
 import type { ServerResponse } from 'node:http';
 
-import { RETRY_DELAYS_MS } from '../../nodes/shared/retry';
-import { REQUEST_TIME_LIMIT } from '../../nodes/shared/transport';
-import { EngineHarness } from '../harness/engine';
-import { txt2img } from '../helpers/cloud';
-import { sendJson, startHostileService, type HostileService, type SeenRequest } from '../helpers/hostile-service';
-import { archiveItem, locator } from '../helpers/registry-node';
-import { startWaitingExecution } from '../helpers/waiting-execution';
-import { upscaleFromUrl } from '../helpers/media';
+import { RETRY_DELAYS_MS } from '../../../nodes/shared/retry';
+import { REQUEST_TIME_LIMIT } from '../../../nodes/shared/transport';
+import { EngineHarness } from '../../support/engine';
+import { txt2img } from '../../support/cloud';
+import { sendJson, startHostileService, type HostileService, type SeenRequest } from '../../support/hostile-service';
+import { archiveItem, locator } from '../../support/registry-node';
+import { startWaitingExecution } from '../../support/waiting-execution';
+import { upscaleFromUrl } from '../../support/media';
 
 const harness = new EngineHarness();
 /** Answers held open without an end, closed after each test. */

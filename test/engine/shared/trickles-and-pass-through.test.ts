@@ -12,12 +12,12 @@
  */
 import type { ServerResponse } from 'node:http';
 
-import { REQUEST_TIME_LIMIT } from '../../nodes/shared/transport';
-import { EngineHarness } from '../harness/engine';
-import { registerToolTypes, runAsAgentTool } from '../harness/tools';
-import { txt2img } from '../helpers/cloud';
-import { musicLine, sendJson, startHostileService, type HostileService, type SeenRequest } from '../helpers/hostile-service';
-import { upscaleFromUrl } from '../helpers/media';
+import { REQUEST_TIME_LIMIT } from '../../../nodes/shared/transport';
+import { EngineHarness } from '../../support/engine';
+import { registerToolTypes, runAsAgentTool } from '../../support/tools';
+import { txt2img } from '../../support/cloud';
+import { musicLine, sendJson, startHostileService, type HostileService, type SeenRequest } from '../../support/hostile-service';
+import { upscaleFromUrl } from '../../support/media';
 
 const harness = new EngineHarness();
 const MiB = 1024 * 1024;

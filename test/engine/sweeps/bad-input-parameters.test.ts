@@ -17,12 +17,12 @@ import type { ServerResponse } from 'node:http';
 import fc from 'fast-check';
 import type { INodeTypeDescription } from 'n8n-workflow';
 
-import { EngineHarness } from '../harness/engine';
-import type { HarnessItem } from '../harness/items-node';
-import { RUNS, SEED, SWEEP_TIMEOUT_MS, recordFigures, tally, uncaughtError } from '../helpers/bad-input';
-import { startHostileService, sendJson, type HostileService, type SeenRequest } from '../helpers/hostile-service';
-import { allowedValues, operationsOf, visibleFields, withField, type Field, type Parameters } from '../helpers/node-parameters';
-import { addSweepCredentials, ITEM, nodeDescription, runSwept, sweepBase, type SweepRun } from '../helpers/sweep-operations';
+import { EngineHarness } from '../../support/engine';
+import type { HarnessItem } from '../../support/items-node';
+import { RUNS, SEED, SWEEP_TIMEOUT_MS, recordFigures, tally, uncaughtError } from '../../support/bad-input';
+import { startHostileService, sendJson, type HostileService, type SeenRequest } from '../../support/hostile-service';
+import { allowedValues, operationsOf, visibleFields, withField, type Field, type Parameters } from '../../support/node-parameters';
+import { addSweepCredentials, ITEM, nodeDescription, runSwept, sweepBase, type SweepRun } from '../../support/sweep-operations';
 
 const harness = new EngineHarness();
 

@@ -1,13 +1,13 @@
 /**
  * Every path, every fault (issue 34): the replaying fault injector. Each path of the package
- * (test/helpers/fault-paths.ts) runs once cleanly against the simulator through a loopback fault
- * proxy (test/helpers/fault-proxy.ts), which records its requests; the path is then replayed with
+ * (test/support/fault-paths.ts) runs once cleanly against the simulator through a loopback fault
+ * proxy (test/support/fault-proxy.ts), which records its requests; the path is then replayed with
  * each fault at each request index: silence after the headers or mid-body for a 2xx, 4xx and 5xx
  * (a silent endpoint stays silent for the retries), a cut body, 2 MiB in a string or key, names
  * every object carries as a key or enum value, wrong types, other schemes and markup in addresses
  * and in `Location`, a redirect to itself, a cut NDJSON line.
  *
- * Oracle: judgeShown (test/helpers/hostile-structures.ts: uncaught and raw error texts, secrets in
+ * Oracle: judgeShown (test/support/hostile-structures.ts: uncaught and raw error texts, secrets in
  * any encoding, path segments) plus: the item ends within its bound; no request waits in silence
  * over the request limit, nor a read with its retries over the read limit; no more than 64 KiB of a
  * 2 MiB text in an item; an answer that is not what the spec says gives no success unless it was
@@ -22,14 +22,14 @@
  */
 import type { IDataObject, INodeExecutionData } from 'n8n-workflow';
 
-import { SECOND_LOOK_MS } from '../../nodes/HostCloud/helpers/ownership/lost-submit';
-import { RETRY_DELAYS_MS } from '../../nodes/shared/retry';
-import { REQUEST_TIME_LIMIT } from '../../nodes/shared/transport';
-import { startSimulator } from '../../simulator/server';
-import { seededRandom } from '../../simulator/shared/chaos';
-import { EngineHarness, readBinary } from '../harness/engine';
-import { registerToolTypes } from '../harness/tools';
-import { PROXY_HEADER } from '../helpers/cloud';
+import { SECOND_LOOK_MS } from '../../../nodes/HostCloud/helpers/ownership/lost-submit';
+import { RETRY_DELAYS_MS } from '../../../nodes/shared/retry';
+import { REQUEST_TIME_LIMIT } from '../../../nodes/shared/transport';
+import { startSimulator } from '../../../simulator/server';
+import { seededRandom } from '../../../simulator/shared/chaos';
+import { EngineHarness, readBinary } from '../../support/engine';
+import { registerToolTypes } from '../../support/tools';
+import { PROXY_HEADER } from '../../support/cloud';
 import {
 	addWorldCredentials,
 	enumeratePaths,
@@ -38,11 +38,11 @@ import {
 	type PathOutcome,
 	type SweepPath,
 	type World,
-} from '../helpers/fault-paths';
-import { answerIsBroken, describeFault, faultsFor, startFaultProxy, type Exchange, type Fault } from '../helpers/fault-proxy';
-import { echoForms } from '../helpers/hostile-service';
-import { judgeShown, SEED } from '../helpers/hostile-structures';
-import { recordedReliability, recordReliability } from '../helpers/reliability';
+} from '../../support/fault-paths';
+import { answerIsBroken, describeFault, faultsFor, startFaultProxy, type Exchange, type Fault } from '../../support/fault-proxy';
+import { echoForms } from '../../support/hostile-service';
+import { judgeShown, SEED } from '../../support/hostile-structures';
+import { recordedReliability, recordReliability } from '../../support/reliability';
 
 const FULL = process.env.FAULT_REPLAY === 'full';
 /** Places of one answer a structural fault goes to (the most telling keys first). */

@@ -11,11 +11,11 @@
  */
 import type { IDataObject } from 'n8n-workflow';
 
-import { EngineHarness } from '../harness/engine';
-import type { HarnessItem } from '../harness/items-node';
-import { txt2img } from '../helpers/cloud';
-import { sendJson, startHostileService, type HostileService } from '../helpers/hostile-service';
-import { PNG } from '../helpers/sweep-operations';
+import { EngineHarness } from '../../support/engine';
+import type { HarnessItem } from '../../support/items-node';
+import { txt2img } from '../../support/cloud';
+import { sendJson, startHostileService, type HostileService } from '../../support/hostile-service';
+import { PNG } from '../../support/sweep-operations';
 
 const harness = new EngineHarness();
 let service: HostileService;

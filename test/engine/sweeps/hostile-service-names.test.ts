@@ -10,9 +10,9 @@
  */
 import type { ServerResponse } from 'node:http';
 
-import { EngineHarness, readBinary } from '../harness/engine';
-import { executeTxt2img } from '../helpers/cloud';
-import * as hostile from '../helpers/hostile-service';
+import { EngineHarness, readBinary } from '../../support/engine';
+import { executeTxt2img } from '../../support/cloud';
+import * as hostile from '../../support/hostile-service';
 
 const harness = new EngineHarness();
 

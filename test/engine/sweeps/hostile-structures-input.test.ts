@@ -6,7 +6,7 @@
  * same into Set Inputs, Input Images, binary field names, AI tool arguments and pasted workflows in
  * API and UI format. Run through n8n's engine against a loopback service that refuses every request.
  *
- * Oracle (test/helpers/hostile-structures.ts): the item ends within its bound; an error is in words
+ * Oracle (test/support/hostile-structures.ts): the item ends within its bound; an error is in words
  * (no raw TypeError/RangeError text); no secret shows; no request carries a path segment that is
  * not one, or "[object Object]"; a text input of the workflow is sent as text or refused by name;
  * a value refused by the node's own checks sent nothing; the heap stays bounded. Replay a run with
@@ -17,11 +17,11 @@ import type { ServerResponse } from 'node:http';
 import fc from 'fast-check';
 import type { IDataObject } from 'n8n-workflow';
 
-import { buildCatalogue } from '../../simulator/cloud/catalogue';
-import { EngineHarness } from '../harness/engine';
-import { registerToolTypes, runAsAgentTool } from '../harness/tools';
-import { txt2img } from '../helpers/cloud';
-import { sendJson, startHostileService, type HostileService, type SeenRequest } from '../helpers/hostile-service';
+import { buildCatalogue } from '../../../simulator/cloud/catalogue';
+import { EngineHarness } from '../../support/engine';
+import { registerToolTypes, runAsAgentTool } from '../../support/tools';
+import { txt2img } from '../../support/cloud';
+import { sendJson, startHostileService, type HostileService, type SeenRequest } from '../../support/hostile-service';
 import {
 	OWN_NAMES,
 	SEED,
@@ -37,10 +37,10 @@ import {
 	violation,
 	withOwnKeys,
 	within,
-} from '../helpers/hostile-structures';
-import { operationsOf, visibleFields, withField, type Parameters } from '../helpers/node-parameters';
-import { addSweepCredentials, ITEM, nodeDescription, runSwept, sweepBase, type SweepRun } from '../helpers/sweep-operations';
-import { uiTxt2img, uiTxt2imgInSubgraph } from '../helpers/ui-workflows';
+} from '../../support/hostile-structures';
+import { operationsOf, visibleFields, withField, type Parameters } from '../../support/node-parameters';
+import { addSweepCredentials, ITEM, nodeDescription, runSwept, sweepBase, type SweepRun } from '../../support/sweep-operations';
+import { uiTxt2img, uiTxt2imgInSubgraph } from '../../support/ui-workflows';
 
 const CLOUD_KEY = 'structure-cloud-key-4b7d';
 const ACCESS_TOKEN = 'structure-access-token-8e21';

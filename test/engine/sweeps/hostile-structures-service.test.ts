@@ -8,7 +8,7 @@
  * to Host Task Trigger and to a waiting execution. Run through n8n's engine against hostile
  * services on loopback.
  *
- * Oracle (test/helpers/hostile-structures.ts): the item ends within its bound; an error is in
+ * Oracle (test/support/hostile-structures.ts): the item ends within its bound; an error is in
  * words; no secret shows; no request carries a path segment that is not one; the heap stays
  * bounded; and an answer that is not what the spec says never yields a success: an answer over
  * the bounds fails every operation, a status read without a readable status is no success, a job
@@ -20,10 +20,10 @@ import type { ServerResponse } from 'node:http';
 import fc from 'fast-check';
 import type { INodeExecutionData } from 'n8n-workflow';
 
-import { metadataPreviewFrame, previewFrame } from '../../simulator/cloud/ws';
-import { EngineHarness, readBinary } from '../harness/engine';
-import { executeTxt2img, TINY_PNG } from '../helpers/cloud';
-import * as hostile from '../helpers/hostile-service';
+import { metadataPreviewFrame, previewFrame } from '../../../simulator/cloud/ws';
+import { EngineHarness, readBinary } from '../../support/engine';
+import { executeTxt2img, TINY_PNG } from '../../support/cloud';
+import * as hostile from '../../support/hostile-service';
 import {
 	BAD_SEGMENTS,
 	OWN_NAMES,
@@ -37,11 +37,11 @@ import {
 	recordStructureTally,
 	violation,
 	within,
-} from '../helpers/hostile-structures';
-import { useMediaEnv } from '../helpers/media';
-import { operationsOf } from '../helpers/node-parameters';
-import { nodeDescription, sweepBase } from '../helpers/sweep-operations';
-import { startWaitingExecution } from '../helpers/waiting-execution';
+} from '../../support/hostile-structures';
+import { useMediaEnv } from '../../support/media';
+import { operationsOf } from '../../support/node-parameters';
+import { nodeDescription, sweepBase } from '../../support/sweep-operations';
+import { startWaitingExecution } from '../../support/waiting-execution';
 
 const CLOUD_KEY = 'structure-service-cloud-key-71b0';
 const ACCESS_TOKEN = 'structure-service-token-2c9e';

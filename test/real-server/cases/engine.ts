@@ -7,10 +7,10 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 
-import { EngineHarness, readBinary, type WorkflowNodeSpec } from '../../harness/engine';
-import { TINY_PNG } from '../../helpers/cloud';
-import { describeWithShared } from '../../helpers/shared-data';
-import { emptyImage, type Graph, save, slowGraph } from '../../contract/scenarios';
+import { EngineHarness, readBinary, type WorkflowNodeSpec } from '../../support/engine';
+import { TINY_PNG } from '../../support/cloud';
+import { describeWithShared } from '../../support/shared-data';
+import { emptyImage, type Graph, save, slowGraph } from '../../support/contract/scenarios';
 import { drainQueue, realServer } from '../support/real-server';
 
 const WAIT = { pollIntervalSeconds: 0.2, silenceSeconds: 15, maxWaitMinutes: 3 };

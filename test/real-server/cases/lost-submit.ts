@@ -8,9 +8,9 @@
 import { randomUUID } from 'node:crypto';
 
 import { REQUEST_TIME_LIMIT } from '../../../nodes/shared/transport';
-import { emptyImage, type Graph, save, slowGraph } from '../../contract/scenarios';
-import { EngineHarness, type WorkflowNodeSpec } from '../../harness/engine';
-import { startFaultProxy, type Fault, type FaultProxy } from '../../helpers/fault-proxy';
+import { emptyImage, type Graph, save, slowGraph } from '../../support/contract/scenarios';
+import { EngineHarness, type WorkflowNodeSpec } from '../../support/engine';
+import { startFaultProxy, type Fault, type FaultProxy } from '../../support/fault-proxy';
 import { drainQueue, realServer } from '../support/real-server';
 
 const WAIT = { pollIntervalSeconds: 0.2, silenceSeconds: 15, maxWaitMinutes: 3 };

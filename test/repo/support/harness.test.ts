@@ -2,8 +2,8 @@
  * Proves the engine harness itself: credentials are tested and applied as n8n does, and a node
  * run through n8n-core's WorkflowExecute honours continueOnFail and pairedItem per item.
  */
-import { EngineHarness } from '../harness/engine';
-import { startLoopbackServer, type LoopbackServer } from '../helpers/loopback-server';
+import { EngineHarness } from '../../support/engine';
+import { startLoopbackServer, type LoopbackServer } from '../../support/loopback-server';
 
 const GOOD_KEY = 'good-key-123456';
 const GOOD_TOKEN = 'good-token-abcdef';

@@ -1,12 +1,12 @@
 /**
- * The secrets audit of the chaos and e2e suites (test/helpers/secrets-audit.ts, and what the e2e
+ * The secrets audit of the chaos and e2e suites (test/support/secrets-audit.ts, and what the e2e
  * gathers in test/e2e/support/secrets-audit.ts): it must find a secret in each form it promises,
  * wherever it sits, report nothing when it is absent, and leave out only the one place a resume
  * URL belongs.
  */
-import type { LoggedRequest } from '../../simulator/shared/core';
-import { requestLogHaystacks, searchHaystacks, type ResumeUrl } from '../e2e/support/secrets-audit';
-import { findSecrets, runHaystacks } from '../helpers/secrets-audit';
+import type { LoggedRequest } from '../../../simulator/shared/core';
+import { requestLogHaystacks, searchHaystacks, type ResumeUrl } from '../../e2e/support/secrets-audit';
+import { findSecrets, runHaystacks } from '../../support/secrets-audit';
 
 const SECRET = 'sk-live-7f3a9c1e5b';
 

@@ -1,7 +1,7 @@
 import { execFileSync } from 'node:child_process';
 import * as path from 'node:path';
 
-import { suiteSeed } from '../helpers/suite-seed';
+import { suiteSeed } from '../../support/suite-seed';
 
 const VARIABLE = 'SUITE_SEED_TEST';
 
@@ -11,7 +11,7 @@ afterEach(() => {
 
 describe('the seed of the random suites', () => {
 	test('comes from the checked-out commit, so CI draws what the commit was tested with', () => {
-		const head = execFileSync('git', ['rev-parse', 'HEAD'], { cwd: path.resolve(__dirname, '../..'), encoding: 'utf8' }).trim();
+		const head = execFileSync('git', ['rev-parse', 'HEAD'], { cwd: path.resolve(__dirname, '../../..'), encoding: 'utf8' }).trim();
 		expect(suiteSeed(VARIABLE)).toBe(parseInt(head.slice(0, 8), 16) % 2 ** 31);
 	});
 

@@ -10,7 +10,7 @@ import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 
-const ROOT = resolve(__dirname, '../..');
+const ROOT = resolve(__dirname, '../../..');
 let temp: string;
 
 beforeAll(() => {
@@ -38,7 +38,7 @@ function runJest(testMatch: string[]): Promise<{ code: number | null; output: st
 }
 
 test('a run with failing and timed-out tests leaves the temp folder empty', async () => {
-	const run = await runJest(['**/test/engine/media-image.test.ts', '**/test/fixtures/leftovers/*.fixture.ts']);
+	const run = await runJest(['**/test/engine/HostMedia/image.test.ts', '**/test/fixtures/leftovers/*.fixture.ts']);
 	// The fixtures did fail (one by its assertion, one by its timeout) and the real tests passed.
 	expect(Number(/^(\d+) passed, 2 failed$/m.exec(run.output)?.[1] ?? 0)).toBeGreaterThan(0);
 	expect(run.output).toContain('failing on purpose');

@@ -10,7 +10,7 @@
  * and plays the simulator's self-hosted flavour in test/simulator/self-hosted/real-server-contract.test.ts,
  * so the two records can only differ where the servers do.
  */
-import { picturePng } from '../../simulator/shared/png';
+import { picturePng } from '../../../simulator/shared/png';
 
 /** What differs between the servers a scenario runs on: the names each one knows. */
 export interface ContractTarget {

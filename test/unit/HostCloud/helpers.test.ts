@@ -1,17 +1,17 @@
 /**
- * Pure helpers of the Host Cloud node: reading and checking API-format graphs (UI-format ones: ui-workflow.test.ts), setting inputs,
+ * Pure helpers of the Host Cloud node: reading and checking API-format graphs (UI-format ones: helpers/ui-format/workflow.test.ts), setting inputs,
  * spotting partner nodes, walking output file references, preview frames, job status words,
  * execution error wording, the WebSocket address, multipart bodies and the editor's dropdowns.
  */
 import type { ILoadOptionsFunctions } from 'n8n-workflow';
 
-import { getImageLoaderNodes, getNodeInputs, getWorkflowNodes } from '../../nodes/HostCloud/methods/load-options';
-import { describeExecutionError } from '../../nodes/HostCloud/helpers/jobs/errors';
-import { socketBaseUrl } from '../../credentials/cloud-server';
-import { multipartBody } from '../../nodes/shared/multipart';
-import { collectOutputFiles, mergeNodeOutput, mimeTypeFor } from '../../nodes/HostCloud/helpers/files/output-files';
-import { parsePreviewFrame } from '../../nodes/HostCloud/helpers/jobs/preview-frames';
-import { cloudJobStateOf } from '../../nodes/shared/task-status';
+import { getImageLoaderNodes, getNodeInputs, getWorkflowNodes } from '../../../nodes/HostCloud/methods/load-options';
+import { describeExecutionError } from '../../../nodes/HostCloud/helpers/jobs/errors';
+import { socketBaseUrl } from '../../../credentials/cloud-server';
+import { multipartBody } from '../../../nodes/shared/multipart';
+import { collectOutputFiles, mergeNodeOutput, mimeTypeFor } from '../../../nodes/HostCloud/helpers/files/output-files';
+import { parsePreviewFrame } from '../../../nodes/HostCloud/helpers/jobs/preview-frames';
+import { cloudJobStateOf } from '../../../nodes/shared/task-status';
 import {
 	applyInputOverrides,
 	coerceInputValue,
@@ -20,10 +20,10 @@ import {
 	hasPartnerNodes,
 	parseWorkflowGraph,
 	type WorkflowGraph,
-} from '../../nodes/HostCloud/helpers/graph/workflow-graph';
-import { parseMultipart, type SimRequest } from '../../simulator/shared/core';
-import { metadataPreviewFrame, previewFrame, textFrame } from '../../simulator/cloud/ws';
-import { txt2img } from '../helpers/cloud';
+} from '../../../nodes/HostCloud/helpers/graph/workflow-graph';
+import { parseMultipart, type SimRequest } from '../../../simulator/shared/core';
+import { metadataPreviewFrame, previewFrame, textFrame } from '../../../simulator/cloud/ws';
+import { txt2img } from '../../support/cloud';
 
 const FIELD = 'Workflow';
 

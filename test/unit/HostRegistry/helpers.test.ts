@@ -10,12 +10,12 @@ import {
 	MEMBERS_FIELD,
 	NODE_FIELDS,
 	PUBLISHER_UPDATE_FIELDS,
-} from '../../nodes/HostRegistry/helpers/fields';
-import { isSemanticVersion, publisherId, semanticVersion } from '../../nodes/HostRegistry/helpers/identifiers';
-import { locatorValue } from '../../nodes/HostRegistry/helpers/locators';
-import { collectPages } from '../../nodes/HostRegistry/helpers/node-listing';
-import { registryPath, type NodePage } from '../../nodes/HostRegistry/transport/registry-api';
-import { booleanValue, integerInRange, jsonObject, oneOf, stringList } from '../../nodes/shared/validation';
+} from '../../../nodes/HostRegistry/helpers/fields';
+import { isSemanticVersion, publisherId, semanticVersion } from '../../../nodes/HostRegistry/helpers/identifiers';
+import { locatorValue } from '../../../nodes/HostRegistry/helpers/locators';
+import { collectPages } from '../../../nodes/HostRegistry/helpers/node-listing';
+import { registryPath, type NodePage } from '../../../nodes/HostRegistry/transport/registry-api';
+import { booleanValue, integerInRange, jsonObject, oneOf, stringList } from '../../../nodes/shared/validation';
 
 const context = { getNode: () => ({ name: 'Host Registry' }) as INode };
 

@@ -4,7 +4,7 @@
  */
 import { Workflow, type INode, type INodeTypes } from 'n8n-workflow';
 
-import { HostTaskTrigger } from '../../nodes/HostTaskTrigger/HostTaskTrigger.node';
+import { HostTaskTrigger } from '../../../nodes/HostTaskTrigger/HostTaskTrigger.node';
 
 const trigger = new HostTaskTrigger();
 const nodeTypes = { getByName: () => trigger, getByNameAndVersion: () => trigger, getKnownTypes: () => ({}) } as unknown as INodeTypes;

@@ -2,8 +2,8 @@
  * Reading a Host Cloud API credential (cloud or self-hosted) and a self-hosted server's history
  * entries as job records.
  */
-import { cloudServerOf } from '../../credentials/cloud-server';
-import { queuedIds, recordFromHistory } from '../../nodes/HostCloud/helpers/jobs/lookup';
+import { cloudServerOf } from '../../../credentials/cloud-server';
+import { queuedIds, recordFromHistory } from '../../../nodes/HostCloud/helpers/jobs/lookup';
 
 describe('cloudServerOf', () => {
 	test('a credential saved before the Server choice existed is the cloud, with its key as the header and the secret', () => {

@@ -8,10 +8,10 @@ import { readFileSync } from 'node:fs';
 
 import type { INodeProperties } from 'n8n-workflow';
 
-import { HostApi } from '../../credentials/HostApi.credentials';
-import { HostCloudApi } from '../../credentials/HostCloudApi.credentials';
-import { DEFAULT_TIME_LIMIT_SECONDS, REQUEST_TIME_LIMIT } from '../../credentials/time-limit';
-import { timeLimitsFor } from '../../nodes/shared/transport';
+import { HostApi } from '../../../credentials/HostApi.credentials';
+import { HostCloudApi } from '../../../credentials/HostCloudApi.credentials';
+import { DEFAULT_TIME_LIMIT_SECONDS, REQUEST_TIME_LIMIT } from '../../../credentials/time-limit';
+import { timeLimitsFor } from '../../../nodes/shared/transport';
 
 const credentials = [new HostCloudApi(), new HostApi()];
 

@@ -2,7 +2,7 @@
  * The forms a secret is matched in: whatever encoding the service echoes it in, and wherever it
  * sits inside a longer text, nothing readable of it is left; text without secrets is untouched.
  */
-import { containsSecret, redact, redactDeep, resumeUrlSecrets, secretForms } from '../../nodes/shared/redaction';
+import { containsSecret, redact, redactDeep, resumeUrlSecrets, secretForms } from '../../../nodes/shared/redaction';
 
 const SECRETS = [
 	'sk-live_0123456789abcdefXYZ',
@@ -32,7 +32,10 @@ describe.each(SECRETS)('secret %s', (secret) => {
 		['percent-encoded twice', (s: string) => encodeURIComponent(encodeURIComponent(s))],
 		['only its dashes as %2D', (s: string) => s.replace(/-/g, '%2D')],
 		['every other character percent-encoded', (s: string) => [...s].map((c, i) => (i % 2 ? everyByte(c) : c)).join('')],
-		['JSON \\u escapes for every character', (s: string) => [...s].map((c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`).join('')],
+		[
+			'JSON \\u escapes for every character',
+			(s: string) => [...s].map((c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`).join(''),
+		],
 	])('%s, inside other text: found and redacted by the same matcher', (_name, encode) => {
 		const text = `before ${encode(secret)} after`;
 		expect(containsSecret(text, [secret])).toBe(true);

@@ -7,10 +7,10 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 
-import { serviceMessage } from '../../nodes/shared/request-errors';
+import { serviceMessage } from '../../../nodes/shared/request-errors';
 
 const refusal = (name: string) =>
-	JSON.parse(readFileSync(join(__dirname, '../fixtures/real-server', `refused.${name}.json`), 'utf8')).answers[0].body;
+	JSON.parse(readFileSync(join(__dirname, '../../fixtures/real-server', `refused.${name}.json`), 'utf8')).answers[0].body;
 
 test.each([
 	[

@@ -9,7 +9,7 @@ import {
 	readableFrom,
 	TotalTimeoutError,
 	withIdleTimeout,
-} from '../../nodes/shared/streams';
+} from '../../../nodes/shared/streams';
 
 async function* from(...parts: string[]): AsyncGenerator<Buffer> {
 	for (const part of parts) yield Buffer.from(part);

@@ -2,9 +2,9 @@
  * A hostile service (found by an outside review, kept as a regression test): "no job starts a flow twice". A job whose end is heard on the
  * socket while its status read (after a gap) is still in flight.
  */
-import { ListeningTrigger } from '../helpers/listening-trigger';
-import { msg, sleep, startHostileCloud, type HostileCloud } from '../helpers/hostile-cloud-server';
-import { waitUntil } from '../helpers/wait';
+import { ListeningTrigger } from '../../../support/listening-trigger';
+import { msg, sleep, startHostileCloud, type HostileCloud } from '../../../support/hostile-cloud-server';
+import { waitUntil } from '../../../support/wait';
 
 jest.setTimeout(120_000);
 

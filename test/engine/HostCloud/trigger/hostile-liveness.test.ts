@@ -2,8 +2,8 @@
  * A hostile service (found by an outside review, kept as regression tests): the cloud trigger's liveness and its reaction to per-job answers.
  * Each test states the promise it holds the trigger to; a failing test is a finding.
  */
-import { msg, sleep, hostileCloudForEachTest } from '../helpers/hostile-cloud-server';
-import { waitUntil } from '../helpers/wait';
+import { msg, sleep, hostileCloudForEachTest } from '../../../support/hostile-cloud-server';
+import { waitUntil } from '../../../support/wait';
 
 jest.setTimeout(60_000);
 

@@ -1,8 +1,8 @@
 /**
  * A hostile service (found by an outside review, kept as regression tests): a job record that is another job's, and what runs after close().
  */
-import { msg, sleep, hostileCloudForEachTest } from '../helpers/hostile-cloud-server';
-import { waitUntil } from '../helpers/wait';
+import { msg, sleep, hostileCloudForEachTest } from '../../../support/hostile-cloud-server';
+import { waitUntil } from '../../../support/wait';
 
 jest.setTimeout(60_000);
 

@@ -2,9 +2,9 @@
  * A hostile service (found by an outside review, kept as regression tests): the self-hosted side, the trigger's history poller and the
  * Server resource's Delete History, against a server of our own.
  */
-import { ListeningTrigger } from '../helpers/listening-trigger';
-import { selfHostedCredential, sleep, startHostileCloud, type HostileCloud } from '../helpers/hostile-cloud-server';
-import { waitUntil } from '../helpers/wait';
+import { ListeningTrigger } from '../../../support/listening-trigger';
+import { selfHostedCredential, sleep, startHostileCloud, type HostileCloud } from '../../../support/hostile-cloud-server';
+import { waitUntil } from '../../../support/wait';
 
 jest.setTimeout(120_000);
 

@@ -1,6 +1,6 @@
 /** A service that never answers the queue read (an outside review found this held): activation and close stay bounded. */
-import { ListeningTrigger } from '../helpers/listening-trigger';
-import { startHostileCloud } from '../helpers/hostile-cloud-server';
+import { ListeningTrigger } from '../../../support/listening-trigger';
+import { startHostileCloud } from '../../../support/hostile-cloud-server';
 
 jest.setTimeout(60_000);
 

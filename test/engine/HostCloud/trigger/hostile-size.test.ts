@@ -5,8 +5,8 @@
 import { runInNewContext } from 'node:vm';
 import { setFlagsFromString } from 'node:v8';
 
-import { msg, sleep, hostileCloudForEachTest } from '../helpers/hostile-cloud-server';
-import { waitUntil } from '../helpers/wait';
+import { msg, sleep, hostileCloudForEachTest } from '../../../support/hostile-cloud-server';
+import { waitUntil } from '../../../support/wait';
 
 jest.setTimeout(120_000);
 

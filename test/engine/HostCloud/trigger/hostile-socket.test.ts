@@ -3,8 +3,8 @@
  * a socket closed right after each handshake, a socket that stays open and says nothing; and the
  * trigger's parameters given by expressions.
  */
-import { sleep, hostileCloudForEachTest } from '../helpers/hostile-cloud-server';
-import { waitUntil } from '../helpers/wait';
+import { sleep, hostileCloudForEachTest } from '../../../support/hostile-cloud-server';
+import { waitUntil } from '../../../support/wait';
 
 jest.setTimeout(90_000);
 

@@ -4,10 +4,10 @@
  * filters; a dropped socket and a restart lose no job and repeat none; a test run; and a credential
  * the server refuses fails the activation in words.
  */
-import { REQUEST_TIME_LIMIT } from '../../nodes/shared/transport';
-import { readBinary } from '../harness/engine';
-import { cloudForSuite, executeTxt2img, txt2img, waitUntil, type CloudSetup } from '../helpers/cloud';
-import { ListeningTrigger } from '../helpers/listening-trigger';
+import { REQUEST_TIME_LIMIT } from '../../../../nodes/shared/transport';
+import { readBinary } from '../../../support/engine';
+import { cloudForSuite, executeTxt2img, txt2img, waitUntil, type CloudSetup } from '../../../support/cloud';
+import { ListeningTrigger } from '../../../support/listening-trigger';
 
 /** A job submitted the way a script or the editor does, straight to the server. */
 async function submitFromOutside(setup: CloudSetup, extraData: Record<string, unknown> = {}): Promise<string> {

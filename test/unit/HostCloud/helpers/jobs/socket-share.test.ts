@@ -9,9 +9,9 @@ import { createServer, type AddressInfo, type Socket } from 'node:net';
 import axios from 'axios';
 import { type WebSocket, WebSocketServer } from 'ws';
 
-import { shareJobSocket, type ShareEvents } from '../../nodes/HostCloud/helpers/jobs/socket-share';
-import { startSimulator, type Simulator } from '../../simulator/server';
-import { txt2img, waitUntil } from '../helpers/cloud';
+import { shareJobSocket, type ShareEvents } from '../../../../../nodes/HostCloud/helpers/jobs/socket-share';
+import { startSimulator, type Simulator } from '../../../../../simulator/server';
+import { txt2img, waitUntil } from '../../../../support/cloud';
 
 let sim: Simulator;
 beforeAll(async () => {

@@ -2,8 +2,13 @@
  * Which queued jobs a tool may see and cancel (nodes/HostCloud/helpers/ownership/): only entries
  * whose extra_data.n8n names the tool's workflow; anything else, whatever its shape, is not its own.
  */
-import { taggedWorkflowId } from '../../nodes/HostCloud/helpers/ownership/job-tag';
-import { cancellableByThisWorkflow, NOT_QUEUED, NOT_THIS_WORKFLOWS, ownQueue } from '../../nodes/HostCloud/helpers/ownership/own-jobs';
+import { taggedWorkflowId } from '../../../../../nodes/HostCloud/helpers/ownership/job-tag';
+import {
+	cancellableByThisWorkflow,
+	NOT_QUEUED,
+	NOT_THIS_WORKFLOWS,
+	ownQueue,
+} from '../../../../../nodes/HostCloud/helpers/ownership/own-jobs';
 
 const entry = (promptId: string, extraData: unknown) => [1, promptId, {}, extraData, ['9']];
 

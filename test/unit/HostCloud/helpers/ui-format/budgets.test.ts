@@ -2,9 +2,9 @@
  * The converter's budgets against hostile saved workflows: a few kilobytes that expand to a
  * million nodes are refused, naming the budget; reroute chains are walked once, without recursion.
  */
-import { CONVERSION_BUDGETS, convertUiWorkflow } from '../../nodes/HostCloud/helpers/ui-format/convert';
-import { conversionNotes, type NodeDefinitions } from '../../nodes/HostCloud/helpers/graph/workflow-graph';
-import { nestedSubgraphs, rerouteChain, wideSubgraph } from '../helpers/hostile-ui-workflows';
+import { CONVERSION_BUDGETS, convertUiWorkflow } from '../../../../../nodes/HostCloud/helpers/ui-format/convert';
+import { conversionNotes, type NodeDefinitions } from '../../../../../nodes/HostCloud/helpers/graph/workflow-graph';
+import { nestedSubgraphs, rerouteChain, wideSubgraph } from '../../../../support/hostile-ui-workflows';
 
 const DEFINITIONS: NodeDefinitions = {
 	EmptyLatentImage: {

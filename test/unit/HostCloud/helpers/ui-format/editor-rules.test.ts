@@ -5,9 +5,9 @@
  * one value per host, duplicate node ids, and saved value counts that differ from the definition.
  * Each also checks the note a user reads in Convert to API Format.
  */
-import { convertUiWorkflow } from '../../nodes/HostCloud/helpers/ui-format/convert';
-import { conversionNotes, type NodeDefinitions, type WorkflowGraph } from '../../nodes/HostCloud/helpers/graph/workflow-graph';
-import { uiNode as node } from '../helpers/ui-workflows';
+import { convertUiWorkflow } from '../../../../../nodes/HostCloud/helpers/ui-format/convert';
+import { conversionNotes, type NodeDefinitions, type WorkflowGraph } from '../../../../../nodes/HostCloud/helpers/graph/workflow-graph';
+import { uiNode as node } from '../../../../support/ui-workflows';
 
 type Spec = [unknown, Record<string, unknown>?];
 

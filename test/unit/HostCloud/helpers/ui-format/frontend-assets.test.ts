@@ -1,7 +1,7 @@
 /**
  * The editor's own test workflows (../shared/ui-format/frontend-assets, public data kept outside the
  * repository) converted and compared, node by node, with what the editor sends for each
- * (test/helpers/frontend-assets.ts): the same node ids with the same classes, the inputs each
+ * (test/support/frontend-assets.ts): the same node ids with the same classes, the inputs each
  * file's edge case is about, and the notes a user reads about what was assumed. Most of these files
  * have no output node, so the real server cannot judge them (test/real-server judges the others):
  * this is their judge. Skipped, saying so, where ../shared is absent (a clone with nothing beside it).
@@ -9,10 +9,10 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 
-import { convertUiWorkflow } from '../../nodes/HostCloud/helpers/ui-format/convert';
-import { conversionNotes, type NodeDefinitions } from '../../nodes/HostCloud/helpers/graph/workflow-graph';
-import { assetFiles, EXPECTED, MORE_CORE_DEFINITIONS } from '../helpers/frontend-assets';
-import { describeWithShared } from '../helpers/shared-data';
+import { convertUiWorkflow } from '../../../../../nodes/HostCloud/helpers/ui-format/convert';
+import { conversionNotes, type NodeDefinitions } from '../../../../../nodes/HostCloud/helpers/graph/workflow-graph';
+import { assetFiles, EXPECTED, MORE_CORE_DEFINITIONS } from '../../../../support/frontend-assets';
+import { describeWithShared } from '../../../../support/shared-data';
 
 describeWithShared('ui-format', "the editor's test workflows (../shared/ui-format/frontend-assets)", (shared) => {
 	const ASSETS = join(shared, 'frontend-assets');

@@ -4,9 +4,9 @@
  * with a stale last_node_id); notes that stay small whatever the file's titles. One small
  * hand-written graph each.
  */
-import { convertUiWorkflow } from '../../nodes/HostCloud/helpers/ui-format/convert';
-import { conversionNotes, type NodeDefinitions, type WorkflowGraph } from '../../nodes/HostCloud/helpers/graph/workflow-graph';
-import { uiNode as node } from '../helpers/ui-workflows';
+import { convertUiWorkflow } from '../../../../../nodes/HostCloud/helpers/ui-format/convert';
+import { conversionNotes, type NodeDefinitions, type WorkflowGraph } from '../../../../../nodes/HostCloud/helpers/graph/workflow-graph';
+import { uiNode as node } from '../../../../support/ui-workflows';
 
 const DEFINITIONS: NodeDefinitions = {
 	Ints: {

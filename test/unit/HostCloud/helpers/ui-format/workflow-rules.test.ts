@@ -6,9 +6,9 @@
  * bypass choices, muted links, and the refusals that name the node. The workflows and definitions
  * here are written for these tests, in the shapes the editor and the server use.
  */
-import { convertUiWorkflow } from '../../nodes/HostCloud/helpers/ui-format/convert';
-import type { GraphResult, NodeDefinitions, WorkflowGraph } from '../../nodes/HostCloud/helpers/graph/workflow-graph';
-import { uiNode } from '../helpers/ui-workflows';
+import { convertUiWorkflow } from '../../../../../nodes/HostCloud/helpers/ui-format/convert';
+import type { GraphResult, NodeDefinitions, WorkflowGraph } from '../../../../../nodes/HostCloud/helpers/graph/workflow-graph';
+import { uiNode } from '../../../../support/ui-workflows';
 
 type Spec = [unknown, Record<string, unknown>?];
 

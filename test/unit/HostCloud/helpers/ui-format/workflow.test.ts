@@ -2,15 +2,15 @@
  * The UI-format converter against real data. The real pairs (a workflow and the prompt the editor
  * made of it, with the server's node definitions of that time) are public data kept outside the
  * repository, in ../shared/ui-format: read from there, never copied here; skipped, saying so, where
- * it is absent. Our own small cases, for what needs nothing outside, are ui-workflow-rules.test.ts,
- * ui-editor-rules.test.ts and the engine's cloud-ui-format.test.ts.
+ * it is absent. Our own small cases, for what needs nothing outside, are workflow-rules.test.ts,
+ * editor-rules.test.ts and the engine's HostCloud/ui-format.test.ts.
  */
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 
-import { convertUiWorkflow } from '../../nodes/HostCloud/helpers/ui-format/convert';
-import type { GraphResult, NodeDefinitions, WorkflowGraph } from '../../nodes/HostCloud/helpers/graph/workflow-graph';
-import { describeWithShared } from '../helpers/shared-data';
+import { convertUiWorkflow } from '../../../../../nodes/HostCloud/helpers/ui-format/convert';
+import type { GraphResult, NodeDefinitions, WorkflowGraph } from '../../../../../nodes/HostCloud/helpers/graph/workflow-graph';
+import { describeWithShared } from '../../../../support/shared-data';
 
 const FIELD = 'Workflow';
 

@@ -1,6 +1,6 @@
 /** Pure parts of Host Media's input handling: Base64 clean-up and code-point counting. */
-import { cleanBase64 } from '../../nodes/HostMedia/helpers/inputs/image-input';
-import { charCount, httpUrl, jsonText, maxCharacters } from '../../nodes/shared/validation';
+import { cleanBase64 } from '../../../../../nodes/HostMedia/helpers/inputs/image-input';
+import { charCount, httpUrl, jsonText, maxCharacters } from '../../../../../nodes/shared/validation';
 
 const context = { getNode: () => ({ name: 'Host Media' }) as never };
 

@@ -1,5 +1,5 @@
-import { keptValue, MusicEventLog } from '../../nodes/HostMedia/helpers/music/events';
-import { clipText } from '../../nodes/shared/service-values';
+import { keptValue, MusicEventLog } from '../../../../../nodes/HostMedia/helpers/music/events';
+import { clipText } from '../../../../../nodes/shared/service-values';
 
 const SECRET = 'secret-token-0123456789';
 

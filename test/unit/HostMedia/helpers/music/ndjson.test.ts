@@ -1,4 +1,4 @@
-import { readNdjson, type NdjsonLine } from '../../nodes/HostMedia/helpers/music/ndjson';
+import { readNdjson, type NdjsonLine } from '../../../../../nodes/HostMedia/helpers/music/ndjson';
 
 async function* chunks(...parts: Array<string | Buffer>): AsyncGenerator<Buffer> {
 	for (const part of parts) yield Buffer.isBuffer(part) ? part : Buffer.from(part, 'utf8');

@@ -1,4 +1,4 @@
-import { formatDuration, pollDelayMs } from '../../nodes/HostMedia/helpers/tasks/poller';
+import { formatDuration, pollDelayMs } from '../../../../../nodes/HostMedia/helpers/tasks/poller';
 
 describe('pollDelayMs', () => {
 	it('starts at the interval and grows by half up to four times it', () => {
