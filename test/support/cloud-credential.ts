@@ -5,6 +5,7 @@
 import type { ICredentialDataDecryptedObject } from 'n8n-workflow';
 
 import type { ProxyAuth } from '../../simulator/shared/context';
+import { hostCloudApiCredential, selfHostedCredential } from './credential-fixtures';
 
 export interface CloudServerUnderTest {
 	flavour?: 'cloud' | 'self-hosted';
@@ -16,9 +17,9 @@ export interface CloudServerUnderTest {
 
 /** The cloud's key, or a self-hosted server's Proxy Headers (the proxy's header, when it wants one). */
 export function hostCloudCredential(server: CloudServerUnderTest): ICredentialDataDecryptedObject {
-	if (server.flavour !== 'self-hosted') return { apiKey: server.apiKey, baseUrl: server.baseUrl, wsBaseUrl: '' };
+	if (server.flavour !== 'self-hosted') return hostCloudApiCredential({ apiKey: server.apiKey, baseUrl: server.baseUrl });
 	const values = server.proxy && 'header' in server.proxy ? [{ name: server.proxy.header, value: server.proxy.value }] : [];
-	return { server: 'selfHosted', serverUrl: server.baseUrl, proxyHeaders: { values } };
+	return selfHostedCredential({ serverUrl: server.baseUrl, proxyHeaders: { values } });
 }
 
 /** The headers a direct client of that server sends: the cloud's key, or the proxy's header. */

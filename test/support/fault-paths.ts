@@ -22,6 +22,7 @@ import { REPOHOST_TOKEN } from './registry-node';
 import { ITEM, nodeDescription, sweepBase } from './sweep-operations';
 import { startWaitingExecution } from './waiting-execution';
 import { uiNode, uiTxt2img } from './ui-workflows';
+import { hostApiCredential } from './credential-fixtures';
 
 export type Flavour = 'cloud' | 'self-hosted';
 
@@ -82,13 +83,16 @@ export function addWorldCredentials(harness: EngineHarness, sim: Simulator, prox
 	const proxyHeader = sim.options.proxyAuth && 'value' in sim.options.proxyAuth ? [sim.options.proxyAuth.value] : [];
 	return {
 		cloudCredential: harness.addCredential('hostCloudApi', cloud),
-		hostCredential: harness.addCredential('hostApi', {
-			accessToken: sim.accessToken,
-			registryUrl: proxy.urls.registry,
-			publisherId: 'acme',
-			publishingToken: DEFAULT_PUBLISHING_TOKEN,
-			repohostToken: REPOHOST_TOKEN,
-		}),
+		hostCredential: harness.addCredential(
+			'hostApi',
+			hostApiCredential({
+				accessToken: sim.accessToken,
+				registryUrl: proxy.urls.registry,
+				publisherId: 'acme',
+				publishingToken: DEFAULT_PUBLISHING_TOKEN,
+				repohostToken: REPOHOST_TOKEN,
+			}),
+		),
 		secrets: [sim.apiKey, sim.accessToken, DEFAULT_PUBLISHING_TOKEN, REPOHOST_TOKEN, ...proxyHeader],
 	};
 }
@@ -316,7 +320,7 @@ export async function runPath(
 	if (path.kind === 'credential') {
 		const data =
 			path.type === 'hostApi'
-				? { accessToken: world.sim.accessToken, registryUrl: world.proxy.urls.registry, publisherId: 'acme' }
+				? hostApiCredential({ accessToken: world.sim.accessToken, registryUrl: world.proxy.urls.registry, publisherId: 'acme' })
 				: hostCloudCredential({
 						flavour: world.sim.flavour,
 						baseUrl: world.proxy.urls.api,

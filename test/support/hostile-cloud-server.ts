@@ -9,6 +9,7 @@ import { WebSocketServer, type WebSocket } from 'ws';
 
 import { EngineHarness } from './engine';
 import { ListeningTrigger } from './listening-trigger';
+import { hostCloudApiCredential, selfHostedCredential as selfHostedData } from './credential-fixtures';
 
 export type Route = (req: IncomingMessage, res: ServerResponse, url: URL) => boolean | void;
 
@@ -110,7 +111,11 @@ export async function startHostileCloud(apiKey = 'sk-attack-0123456789abcdef'): 
 		await new Promise<void>((resolve) => server.close(() => resolve()));
 	};
 	cloud.harness = new EngineHarness();
-	cloud.credential = cloud.harness.addCredential('hostCloudApi', { apiKey, baseUrl: cloud.baseUrl, wsBaseUrl: '' }, 'Host Cloud API');
+	cloud.credential = cloud.harness.addCredential(
+		'hostCloudApi',
+		hostCloudApiCredential({ apiKey, baseUrl: cloud.baseUrl }),
+		'Host Cloud API',
+	);
 	return cloud;
 }
 
@@ -118,7 +123,7 @@ export async function startHostileCloud(apiKey = 'sk-attack-0123456789abcdef'): 
 export function selfHostedCredential(cloud: HostileCloud, proxyValue = 'proxy-secret-attack-77'): string {
 	return cloud.harness.addCredential(
 		'hostCloudApi',
-		{ server: 'selfHosted', serverUrl: cloud.baseUrl, proxyHeaders: { values: [{ name: 'X-Proxy-Token', value: proxyValue }] } },
+		selfHostedData({ serverUrl: cloud.baseUrl, proxyHeaders: { values: [{ name: 'X-Proxy-Token', value: proxyValue }] } }),
 		'Self-hosted',
 	);
 }

@@ -8,6 +8,7 @@ import { picturePng } from '../../simulator/shared/png';
 import { startSimulator, type Simulator, type SimulatorOptions } from '../../simulator/server';
 import { EngineHarness, type RunOptions } from './engine';
 import type { HarnessItem } from './items-node';
+import { hostApiCredential } from './credential-fixtures';
 
 export const IMAGE_URL = 'https://images.example.com/photo.png';
 export const PNG = picturePng(8, 8);
@@ -53,7 +54,7 @@ export function useMediaEnv(options: SimulatorOptions = {}): MediaEnv {
 	beforeAll(async () => {
 		sim = await startSimulator({ imageStepMs: 15, videoStepMs: 15, ...options });
 		harness = new EngineHarness();
-		credential = harness.addCredential('hostApi', { accessToken: sim.accessToken, registryUrl: sim.registryUrl });
+		credential = harness.addCredential('hostApi', hostApiCredential({ accessToken: sim.accessToken, registryUrl: sim.registryUrl }));
 	});
 	afterEach(() => sim?.reset());
 	afterAll(async () => {

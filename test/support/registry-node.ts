@@ -8,6 +8,7 @@ import { DEFAULT_PUBLISHING_TOKEN } from '../../simulator/registry/area';
 import type { Simulator } from '../../simulator/server';
 import type { EngineHarness } from './engine';
 import type { HarnessItem } from './items-node';
+import { hostApiCredential } from './credential-fixtures';
 
 export const REPOHOST_TOKEN = 'sim-repohost-token';
 export const OTHER_ACCESS_TOKEN = 'sim-access-token-user-2';
@@ -28,14 +29,17 @@ export function archiveItem(json: Record<string, unknown> = {}, bytes: Buffer = 
 }
 
 export function registryCredential(harness: EngineHarness, sim: Simulator, overrides: ICredentialDataDecryptedObject = {}): string {
-	return harness.addCredential('hostApi', {
-		accessToken: sim.accessToken,
-		registryUrl: sim.registryUrl,
-		publisherId: 'acme',
-		publishingToken: DEFAULT_PUBLISHING_TOKEN,
-		repohostToken: REPOHOST_TOKEN,
-		...overrides,
-	});
+	return harness.addCredential(
+		'hostApi',
+		hostApiCredential({
+			accessToken: sim.accessToken,
+			registryUrl: sim.registryUrl,
+			publisherId: 'acme',
+			publishingToken: DEFAULT_PUBLISHING_TOKEN,
+			repohostToken: REPOHOST_TOKEN,
+			...overrides,
+		}),
+	);
 }
 
 /** Runs the Host Registry node once over `items` with the given parameters and credential. */

@@ -12,6 +12,7 @@ import { txt2img } from './cloud';
 import type { HostileService } from './hostile-service';
 import { visibleFields, type Parameters } from './node-parameters';
 import { locator, ZIP } from './registry-node';
+import { hostApiCredential, hostCloudApiCredential, selfHostedCredential } from './credential-fixtures';
 
 export const IMAGE_URL = 'https://images.example.com/photo.png';
 export const PNG = picturePng(8, 8);
@@ -83,21 +84,26 @@ export interface SweepSecrets {
 /** Both credentials of a sweep, pointing at the loopback service at `url`. */
 export function addSweepCredentials(harness: EngineHarness, url: string, secrets: SweepSecrets): Omit<SweepTarget, 'service'> {
 	return {
-		cloudCredential: harness.addCredential('hostCloudApi', { apiKey: secrets.cloudKey, baseUrl: url, wsBaseUrl: '' }),
+		cloudCredential: harness.addCredential('hostCloudApi', hostCloudApiCredential({ apiKey: secrets.cloudKey, baseUrl: url })),
 		// Host Cloud's Server operations refuse the cloud: they are swept on a self-hosted server at the same
 		// address, behind a proxy header whose value is the cloud key, so the same secret must stay unshown.
-		serverCredential: harness.addCredential('hostCloudApi', {
-			server: 'selfHosted',
-			serverUrl: url,
-			proxyHeaders: { values: [{ name: 'X-Proxy-Token', value: secrets.cloudKey }] },
-		}),
-		hostCredential: harness.addCredential('hostApi', {
-			accessToken: secrets.accessToken,
-			registryUrl: url,
-			publisherId: 'acme',
-			publishingToken: secrets.publishingToken,
-			repohostToken: secrets.repohostToken,
-		}),
+		serverCredential: harness.addCredential(
+			'hostCloudApi',
+			selfHostedCredential({
+				serverUrl: url,
+				proxyHeaders: { values: [{ name: 'X-Proxy-Token', value: secrets.cloudKey }] },
+			}),
+		),
+		hostCredential: harness.addCredential(
+			'hostApi',
+			hostApiCredential({
+				accessToken: secrets.accessToken,
+				registryUrl: url,
+				publisherId: 'acme',
+				publishingToken: secrets.publishingToken,
+				repohostToken: secrets.repohostToken,
+			}),
+		),
 	};
 }
 

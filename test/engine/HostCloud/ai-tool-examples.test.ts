@@ -9,6 +9,7 @@ import { join } from 'node:path';
 
 import { resetCloud, startCloud, type CloudSetup } from '../../support/cloud';
 import { connectedTools, registerToolTypes, type HarnessTool, type ToolNodeSpec } from '../../support/tools';
+import { hostApiCredential } from '../../support/credential-fixtures';
 
 interface ExampleNode {
 	name: string;
@@ -31,7 +32,10 @@ let mediaCredential: string;
 beforeAll(async () => {
 	cloud = await startCloud();
 	registerToolTypes(cloud.harness);
-	mediaCredential = cloud.harness.addCredential('hostApi', { accessToken: cloud.sim.accessToken, registryUrl: cloud.sim.registryUrl });
+	mediaCredential = cloud.harness.addCredential(
+		'hostApi',
+		hostApiCredential({ accessToken: cloud.sim.accessToken, registryUrl: cloud.sim.registryUrl }),
+	);
 });
 
 afterEach(() => resetCloud(cloud));

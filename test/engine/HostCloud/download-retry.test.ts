@@ -11,6 +11,7 @@ import { BinaryDataService, FileTooLargeError } from 'n8n-core';
 
 import { EngineHarness, readBinary } from '../../support/engine';
 import { redirectTo, startHostileService, type HostileService } from '../../support/hostile-service';
+import { hostCloudApiCredential, selfHostedCredential } from '../../support/credential-fixtures';
 
 const FILE = Buffer.concat([Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]), Buffer.alloc(64 * 1024, 7)]);
 
@@ -49,7 +50,7 @@ test('from the cloud’s signed storage URL', async () => {
 	const storage = await startHostileService((_req, res) => serve(res));
 	const cloud = await startHostileService((_req, res) => redirectTo(res, `${storage.url}/o/result_00001_.png?signature=abc`));
 	services.push(storage, cloud);
-	const result = await download({ apiKey: 'cloud-key-0001', baseUrl: cloud.url });
+	const result = await download(hostCloudApiCredential({ apiKey: 'cloud-key-0001', baseUrl: cloud.url }));
 	expect(result.items[0]!.json.error).toBeUndefined();
 	expect((await readBinary(Object.values(result.items[0]!.binary!)[0]!)).equals(FILE)).toBe(true);
 	expect(storage.seen).toHaveLength(2);
@@ -59,7 +60,7 @@ test('from a self-hosted server’s /api/view', async () => {
 	const serve = cutThenServe(1);
 	const server = await startHostileService((_req, res) => serve(res));
 	services.push(server);
-	const result = await download({ server: 'selfHosted', serverUrl: server.url, proxyHeaders: { values: [] } });
+	const result = await download(selfHostedCredential({ serverUrl: server.url, proxyHeaders: { values: [] } }));
 	expect(result.items[0]!.json.error).toBeUndefined();
 	expect((await readBinary(Object.values(result.items[0]!.binary!)[0]!)).equals(FILE)).toBe(true);
 	expect(server.seen.map((request) => request.url.split('?')[0])).toEqual(['/api/view', '/api/view']);
@@ -69,7 +70,7 @@ test('a server that always cuts fails the item saying so, with nothing partial k
 	const serve = cutThenServe(Number.POSITIVE_INFINITY);
 	const server = await startHostileService((_req, res) => serve(res));
 	services.push(server);
-	const result = await download({ server: 'selfHosted', serverUrl: server.url, proxyHeaders: { values: [] } });
+	const result = await download(selfHostedCredential({ serverUrl: server.url, proxyHeaders: { values: [] } }));
 	expect(result.items[0]!.json.error).toMatch(
 		/^The download of output file "result_00001_.png" broke off before the whole file arrived: your server closed the connection early/,
 	);
@@ -93,7 +94,7 @@ test('a file n8n refuses to store fails the item with n8n’s reason, downloaded
 		throw new FileTooLargeError({ fileSizeMb: bytes / 1024 / 1024, maxFileSizeMb: 0, fileId: 'refused', fileName: 'result_00001_.png' });
 	});
 	try {
-		const result = await download({ apiKey: 'cloud-key-0001', baseUrl: cloud.url });
+		const result = await download(hostCloudApiCredential({ apiKey: 'cloud-key-0001', baseUrl: cloud.url }));
 		expect(result.items[0]!.json.error).toMatch(
 			/^Output file "result_00001_.png" .*arrived whole but n8n could not store it: Failed to write binary file "result_00001_.png" \(refused\) because its size of 0.06 MB exceeds the max size limit of 0 MB set for `database` mode/,
 		);

@@ -5,6 +5,7 @@
 import { EngineHarness } from '../../support/engine';
 import { txt2img } from '../../support/cloud';
 import { sendJson, startHostileService, type HostileService } from '../../support/hostile-service';
+import { hostCloudApiCredential } from '../../support/credential-fixtures';
 
 const harness = new EngineHarness();
 let service: HostileService;
@@ -21,7 +22,10 @@ beforeAll(async () => {
 		if (req.method === 'POST' && path === '/api/queue') return sendJson(res, 200, {});
 		sendJson(res, 404, { error: { type: 'not_found', message: `no route ${path}` } });
 	});
-	credential = harness.addCredential('hostCloudApi', { apiKey: 'cloud-key-duplicate-0123456789', baseUrl: service.url, wsBaseUrl: '' });
+	credential = harness.addCredential(
+		'hostCloudApi',
+		hostCloudApiCredential({ apiKey: 'cloud-key-duplicate-0123456789', baseUrl: service.url }),
+	);
 });
 afterAll(async () => {
 	await service.close();

@@ -15,6 +15,7 @@ import type { SelfHostedArea } from '../../../simulator/self-hosted/area';
 import { startSimulator, type Simulator } from '../../../simulator/server';
 import { EngineHarness, readBinary } from '../../support/engine';
 import { cloudForSuite } from '../../support/cloud';
+import { selfHostedCredential } from '../../support/credential-fixtures';
 
 interface ExampleNode {
 	name: string;
@@ -104,13 +105,12 @@ describe('examples/self-hosted-*.json, on a self-hosted server behind a reverse 
 		harness = new EngineHarness();
 		credential = harness.addCredential(
 			'hostCloudApi',
-			{
-				server: 'selfHosted',
+			selfHostedCredential({
 				serverUrl: server.baseUrl,
 				platformApiKey: '',
 				proxyHeaders: { values: [{ name: PROXY.header, value: PROXY.value }] },
 				wsBaseUrl: '',
-			},
+			}),
 			'My ComfyUI server',
 		);
 	});

@@ -10,6 +10,7 @@ import type { ServerResponse } from 'node:http';
 
 import { EngineHarness } from '../../support/engine';
 import { sendJson, startHostileService, type HostileService } from '../../support/hostile-service';
+import { hostCloudApiCredential, selfHostedCredential } from '../../support/credential-fixtures';
 
 const harness = new EngineHarness();
 let service: HostileService;
@@ -36,8 +37,8 @@ beforeAll(async () => {
 		return sendJson(res, 404, { error: 'no route' });
 	});
 	credentials = {
-		cloud: harness.addCredential('hostCloudApi', { apiKey: 'cloud-key-0123456789abcdef', baseUrl: service.url, wsBaseUrl: '' }),
-		selfHosted: harness.addCredential('hostCloudApi', { server: 'selfHosted', serverUrl: service.url, proxyHeaders: { values: [] } }),
+		cloud: harness.addCredential('hostCloudApi', hostCloudApiCredential({ apiKey: 'cloud-key-0123456789abcdef', baseUrl: service.url })),
+		selfHosted: harness.addCredential('hostCloudApi', selfHostedCredential({ serverUrl: service.url, proxyHeaders: { values: [] } })),
 	};
 });
 

@@ -18,6 +18,7 @@ import {
 	type HostileService,
 	type SeenRequest,
 } from '../../support/hostile-service';
+import { hostCloudApiCredential } from '../../support/credential-fixtures';
 
 const API_KEY = 'cloud-key-hostile-socket-0123456789';
 
@@ -34,7 +35,7 @@ beforeAll(async () => {
 		output: () => behaviour.output(),
 		view: (req, res) => (behaviour.view ? behaviour.view(req, res) : defaultView(req, res)),
 	});
-	credential = harness.addCredential('hostCloudApi', { apiKey: API_KEY, baseUrl: cloud.url, wsBaseUrl: '' });
+	credential = harness.addCredential('hostCloudApi', hostCloudApiCredential({ apiKey: API_KEY, baseUrl: cloud.url }));
 });
 
 afterEach(() => {

@@ -9,6 +9,7 @@ import axios from 'axios';
 
 import { readBinary } from '../../support/engine';
 import { cloudForSuite, FAST_WAIT, type Graph, TINY_PNG as PNG, txt2img } from '../../support/cloud';
+import { hostCloudApiCredential } from '../../support/credential-fixtures';
 
 const BROKE_KEY = 'broke-api-key';
 const LAPSED_KEY = 'lapsed-api-key';
@@ -251,9 +252,9 @@ describe('the service says no', () => {
 
 	test('401, 402 and 429 in plain words, not retried', async () => {
 		const { harness, sim } = cloud;
-		const wrong = harness.addCredential('hostCloudApi', { apiKey: 'wrong-key-0000', baseUrl: sim.baseUrl });
-		const broke = harness.addCredential('hostCloudApi', { apiKey: BROKE_KEY, baseUrl: sim.baseUrl });
-		const lapsed = harness.addCredential('hostCloudApi', { apiKey: LAPSED_KEY, baseUrl: sim.baseUrl });
+		const wrong = harness.addCredential('hostCloudApi', hostCloudApiCredential({ apiKey: 'wrong-key-0000', baseUrl: sim.baseUrl }));
+		const broke = harness.addCredential('hostCloudApi', hostCloudApiCredential({ apiKey: BROKE_KEY, baseUrl: sim.baseUrl }));
+		const lapsed = harness.addCredential('hostCloudApi', hostCloudApiCredential({ apiKey: LAPSED_KEY, baseUrl: sim.baseUrl }));
 		const unauthorised = await run({}, [{ json: {} }], { credential: wrong });
 		expect(unauthorised.error('Node')?.message).toMatch(/^The API key was rejected while submitting the workflow \(HTTP 401\)/);
 		expect(JSON.stringify(unauthorised.run.data)).not.toContain('wrong-key-0000');

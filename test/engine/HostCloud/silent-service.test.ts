@@ -9,6 +9,7 @@ import { REQUEST_TIME_LIMIT } from '../../../nodes/shared/transport';
 import { EngineHarness } from '../../support/engine';
 import { txt2img } from '../../support/cloud';
 import { sendJson, startHostileService, type HostileService, type SeenRequest } from '../../support/hostile-service';
+import { hostCloudApiCredential } from '../../support/credential-fixtures';
 
 const harness = new EngineHarness();
 let service: HostileService;
@@ -36,7 +37,10 @@ beforeAll(async () => {
 		if (req.method === 'POST' && path === '/api/queue') return sendJson(res, 200, {});
 		sendJson(res, 404, { error: { type: 'not_found', message: `no route ${path}` } });
 	});
-	credential = harness.addCredential('hostCloudApi', { apiKey: 'cloud-key-silent-0123456789', baseUrl: service.url, wsBaseUrl: '' });
+	credential = harness.addCredential(
+		'hostCloudApi',
+		hostCloudApiCredential({ apiKey: 'cloud-key-silent-0123456789', baseUrl: service.url }),
+	);
 });
 
 afterEach(() => {

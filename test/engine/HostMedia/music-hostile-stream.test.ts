@@ -21,6 +21,7 @@ import {
 	type MusicAnswer,
 	type SeenRequest,
 } from '../../support/hostile-service';
+import { hostApiCredential } from '../../support/credential-fixtures';
 
 const ACCESS_TOKEN = 'music-token-0123456789-abcdef';
 const MUSIC_PATH = '/proxy/music/t2m/generate';
@@ -40,7 +41,7 @@ beforeAll(async () => {
 		if (req.method === 'POST' && req.url.split('?')[0] === MUSIC_PATH) return answerMusic(res, answer(req));
 		sendJson(res, 404, { error: 'not_found' });
 	});
-	credential = harness.addCredential('hostApi', { accessToken: ACCESS_TOKEN, registryUrl: service.url });
+	credential = harness.addCredential('hostApi', hostApiCredential({ accessToken: ACCESS_TOKEN, registryUrl: service.url }));
 });
 
 afterEach(() => {

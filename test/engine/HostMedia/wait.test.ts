@@ -5,6 +5,7 @@
  */
 import { ChaosFaults } from '../../../simulator/shared/chaos';
 import { FAST, IMAGE_URL, useMediaEnv } from '../../support/media';
+import { hostApiCredential } from '../../support/credential-fixtures';
 
 const env = useMediaEnv();
 const IMAGING = '/proxy/imaging/v1/ai';
@@ -150,7 +151,10 @@ describe('wait modes', () => {
 
 describe('refused requests in plain words', () => {
 	it('a wrong access token: the {error, message} body is shown, never the token', async () => {
-		const wrong = env.harness.addCredential('hostApi', { accessToken: 'wrong-token-123456', registryUrl: env.sim.registryUrl });
+		const wrong = env.harness.addCredential(
+			'hostApi',
+			hostApiCredential({ accessToken: 'wrong-token-123456', registryUrl: env.sim.registryUrl }),
+		);
 		const result = await env.run({ ...UPSCALE, ...FAST }, [{ json: {} }], { credential: wrong });
 		expect(result.status).toBe('error');
 		expect(result.error('Node')?.message).toBe(
@@ -160,7 +164,10 @@ describe('refused requests in plain words', () => {
 	});
 
 	it('a wrong access token on a video endpoint: the {message, details} body is shown', async () => {
-		const wrong = env.harness.addCredential('hostApi', { accessToken: 'wrong-token-654321', registryUrl: env.sim.registryUrl });
+		const wrong = env.harness.addCredential(
+			'hostApi',
+			hostApiCredential({ accessToken: 'wrong-token-654321', registryUrl: env.sim.registryUrl }),
+		);
 		const result = await env.run({ resource: 'video', operation: 'extend', ...FAST }, [{ json: {} }], { credential: wrong });
 		expect(result.error('Node')?.message).toMatch(
 			/^The access token was rejected while starting the video extension task \(HTTP 401\): Missing or invalid access token.*: unauthorized$/,

@@ -18,6 +18,7 @@ import {
 } from '../../support/hostile-service';
 import { IMAGE_URL, PNG_SIGNATURE, useMediaEnv } from '../../support/media';
 import { startWaitingExecution, type WaitingExecution, type WaitingOptions } from '../../support/waiting-execution';
+import { hostApiCredential } from '../../support/credential-fixtures';
 
 const env = useMediaEnv({ notifyBackoffMs: 10 });
 
@@ -149,7 +150,10 @@ describe('Wait for Notification on a service without status paths', () => {
 	let credential: string;
 	beforeAll(async () => {
 		service = await startServiceWithoutStatusPaths();
-		credential = env.harness.addCredential('hostApi', { accessToken: 'token-of-a-service-without-status', registryUrl: service.url });
+		credential = env.harness.addCredential(
+			'hostApi',
+			hostApiCredential({ accessToken: 'token-of-a-service-without-status', registryUrl: service.url }),
+		);
 	});
 	afterEach(() => {
 		service.seen.length = 0;

@@ -6,6 +6,7 @@
 import { startSimulator, type Simulator } from '../../../simulator/server';
 import { EngineHarness } from '../../support/engine';
 import { txt2img } from '../../support/cloud';
+import { hostApiCredential, hostCloudApiCredential } from '../../support/credential-fixtures';
 
 let sim: Simulator;
 let harness: EngineHarness;
@@ -19,7 +20,7 @@ afterAll(async () => {
 });
 
 test('a Host Cloud API credential with only an API key asks for the Base URL', async () => {
-	const credential = harness.addCredential('hostCloudApi', { apiKey: sim.apiKey });
+	const credential = harness.addCredential('hostCloudApi', hostCloudApiCredential({ apiKey: sim.apiKey }));
 	const result = await harness.runNode(
 		{
 			type: 'hostCloud',
@@ -34,7 +35,7 @@ test('a Host Cloud API credential with only an API key asks for the Base URL', a
 });
 
 test('a Host API credential with only an access token asks for the Registry URL', async () => {
-	const credential = harness.addCredential('hostApi', { accessToken: sim.accessToken });
+	const credential = harness.addCredential('hostApi', hostApiCredential({ accessToken: sim.accessToken }));
 	const result = await harness.runNode(
 		{
 			type: 'hostMedia',

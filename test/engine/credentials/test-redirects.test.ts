@@ -5,6 +5,7 @@
  */
 import { EngineHarness } from '../../support/engine';
 import { redirectTo, startHostileService, type HostileService } from '../../support/hostile-service';
+import { hostApiCredential, hostCloudApiCredential, selfHostedCredential } from '../../support/credential-fixtures';
 
 const API_KEY = 'cloud-key-credential-test-0123456789';
 const ACCESS_TOKEN = 'access-token-credential-test-0123456789';
@@ -40,7 +41,7 @@ describe.each(REDIRECTS)('a credential test answered by a redirect (HTTP %i)', (
 	});
 
 	it('Host Cloud API: the API key is not sent on, and the test fails saying why', async () => {
-		const result = await harness.testCredential('hostCloudApi', { apiKey: API_KEY, baseUrl: service.url });
+		const result = await harness.testCredential('hostCloudApi', hostCloudApiCredential({ apiKey: API_KEY, baseUrl: service.url }));
 		expect(service.seen).toHaveLength(1);
 		expect(service.seen[0]!.headers['x-api-key']).toBe(API_KEY);
 		expect(elsewhere.seen).toHaveLength(0);
@@ -52,7 +53,7 @@ describe.each(REDIRECTS)('a credential test answered by a redirect (HTTP %i)', (
 
 	it('Host Cloud API on a self-hosted server: the proxy headers are not sent on, and the test fails saying why', async () => {
 		const proxyHeaders = { values: [{ name: 'Authorization', value: `Basic ${PROXY_BASIC}` }] };
-		const result = await harness.testCredential('hostCloudApi', { server: 'selfHosted', serverUrl: service.url, proxyHeaders });
+		const result = await harness.testCredential('hostCloudApi', selfHostedCredential({ serverUrl: service.url, proxyHeaders }));
 		expect(service.seen).toHaveLength(1);
 		expect(service.seen[0]!.url).toBe('/api/system_stats');
 		expect(service.seen[0]!.headers.authorization).toBe(`Basic ${PROXY_BASIC}`);
@@ -63,7 +64,10 @@ describe.each(REDIRECTS)('a credential test answered by a redirect (HTTP %i)', (
 	});
 
 	it('Host API: the access token is not sent on, and the test fails saying why', async () => {
-		const result = await harness.testCredential('hostApi', { accessToken: ACCESS_TOKEN, registryUrl: service.url, publisherId: 'acme' });
+		const result = await harness.testCredential(
+			'hostApi',
+			hostApiCredential({ accessToken: ACCESS_TOKEN, registryUrl: service.url, publisherId: 'acme' }),
+		);
 		expect(service.seen).toHaveLength(1);
 		expect(service.seen[0]!.headers.authorization).toBe(`Bearer ${ACCESS_TOKEN}`);
 		expect(elsewhere.seen).toHaveLength(0);

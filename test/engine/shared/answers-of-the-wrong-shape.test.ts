@@ -7,6 +7,7 @@ import type { ServerResponse } from 'node:http';
 
 import { EngineHarness } from '../../support/engine';
 import { startHostileService, type HostileService } from '../../support/hostile-service';
+import { hostApiCredential, hostCloudApiCredential } from '../../support/credential-fixtures';
 
 const TASK_ID = '0b6c8d9e-1f2a-4b3c-8d4e-5f6a7b8c9d0e';
 
@@ -23,8 +24,14 @@ beforeAll(async () => {
 		res.writeHead(200, { 'Content-Type': next.type });
 		res.end(next.text);
 	});
-	cloudCredential = harness.addCredential('hostCloudApi', { apiKey: 'cloud-key-wrong-shape-0123', baseUrl: service.url, wsBaseUrl: '' });
-	apiCredential = harness.addCredential('hostApi', { accessToken: 'access-token-wrong-shape-0123', registryUrl: service.url });
+	cloudCredential = harness.addCredential(
+		'hostCloudApi',
+		hostCloudApiCredential({ apiKey: 'cloud-key-wrong-shape-0123', baseUrl: service.url }),
+	);
+	apiCredential = harness.addCredential(
+		'hostApi',
+		hostApiCredential({ accessToken: 'access-token-wrong-shape-0123', registryUrl: service.url }),
+	);
 });
 afterAll(async () => {
 	await service.close();

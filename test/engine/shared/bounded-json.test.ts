@@ -28,6 +28,7 @@ import {
 	type HostileService,
 	type MusicAnswer,
 } from '../../support/hostile-service';
+import { hostApiCredential, hostCloudApiCredential } from '../../support/credential-fixtures';
 
 const DEEP = 100_000;
 const MiB = 1024 * 1024;
@@ -56,8 +57,8 @@ describe('REST answers', () => {
 			res.writeHead(next.status, { 'Content-Type': 'application/json' });
 			res.end(next.text);
 		});
-		cloud = harness.addCredential('hostCloudApi', { apiKey: 'cloud-key-bounded-json-0123', baseUrl: service.url, wsBaseUrl: '' });
-		api = harness.addCredential('hostApi', { accessToken: 'access-token-bounded-json-0123', registryUrl: service.url });
+		cloud = harness.addCredential('hostCloudApi', hostCloudApiCredential({ apiKey: 'cloud-key-bounded-json-0123', baseUrl: service.url }));
+		api = harness.addCredential('hostApi', hostApiCredential({ accessToken: 'access-token-bounded-json-0123', registryUrl: service.url }));
 	});
 	afterAll(async () => await service.close());
 
@@ -127,7 +128,10 @@ describe('WebSocket messages and preview frames', () => {
 			frames: (promptId) => frames(promptId),
 			recordOutputs: () => ({ '9': file('a.png'), '10': file('b.png') }),
 		});
-		credential = harness.addCredential('hostCloudApi', { apiKey: 'cloud-key-bounded-socket-0123', baseUrl: cloud.url, wsBaseUrl: '' });
+		credential = harness.addCredential(
+			'hostCloudApi',
+			hostCloudApiCredential({ apiKey: 'cloud-key-bounded-socket-0123', baseUrl: cloud.url }),
+		);
 	});
 	afterAll(async () => {
 		await cloud.close();
@@ -180,7 +184,7 @@ describe('the music stream', () => {
 	let answer: MusicAnswer = { lines: [], then: 'end' };
 	beforeAll(async () => {
 		service = await startHostileService((_req, res) => answerMusic(res, answer));
-		credential = harness.addCredential('hostApi', { accessToken: 'music-token-bounded-0123', registryUrl: service.url });
+		credential = harness.addCredential('hostApi', hostApiCredential({ accessToken: 'music-token-bounded-0123', registryUrl: service.url }));
 	});
 	afterAll(async () => await service.close());
 	const run = () =>
@@ -271,8 +275,14 @@ describe('JSON pasted by the user', () => {
 			res.writeHead(500);
 			res.end();
 		});
-		cloud = harness.addCredential('hostCloudApi', { apiKey: 'cloud-key-bounded-pasted-0123', baseUrl: service.url, wsBaseUrl: '' });
-		api = harness.addCredential('hostApi', { accessToken: 'access-token-bounded-pasted-0123', registryUrl: service.url });
+		cloud = harness.addCredential(
+			'hostCloudApi',
+			hostCloudApiCredential({ apiKey: 'cloud-key-bounded-pasted-0123', baseUrl: service.url }),
+		);
+		api = harness.addCredential(
+			'hostApi',
+			hostApiCredential({ accessToken: 'access-token-bounded-pasted-0123', registryUrl: service.url }),
+		);
 	});
 	afterEach(() => {
 		service.seen.length = 0;

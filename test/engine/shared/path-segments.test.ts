@@ -7,6 +7,7 @@ import { EngineHarness } from '../../support/engine';
 import { txt2img } from '../../support/cloud';
 import { sendJson, startHostileService, type HostileService } from '../../support/hostile-service';
 import { locator } from '../../support/registry-node';
+import { hostApiCredential, hostCloudApiCredential } from '../../support/credential-fixtures';
 
 const harness = new EngineHarness();
 let service: HostileService;
@@ -30,12 +31,18 @@ beforeAll(async () => {
 		if (req.method === 'POST' && path === '/proxy/video/extend') return sendJson(res, 200, { task_id: '..', state: 'created', credits: 1 });
 		sendJson(res, 404, { error: 'not_found', message: `no route ${path}` });
 	});
-	cloudCredential = harness.addCredential('hostCloudApi', { apiKey: 'cloud-key-path-segments-01', baseUrl: service.url, wsBaseUrl: '' });
-	apiCredential = harness.addCredential('hostApi', {
-		accessToken: 'access-token-path-segments',
-		registryUrl: service.url,
-		publisherId: 'acme',
-	});
+	cloudCredential = harness.addCredential(
+		'hostCloudApi',
+		hostCloudApiCredential({ apiKey: 'cloud-key-path-segments-01', baseUrl: service.url }),
+	);
+	apiCredential = harness.addCredential(
+		'hostApi',
+		hostApiCredential({
+			accessToken: 'access-token-path-segments',
+			registryUrl: service.url,
+			publisherId: 'acme',
+		}),
+	);
 });
 afterEach(() => {
 	service.seen.length = 0;

@@ -8,6 +8,7 @@ import type { ServerResponse } from 'node:http';
 import { EngineHarness } from '../../support/engine';
 import { echoForms, startHostileService, type HostileService, type SeenRequest } from '../../support/hostile-service';
 import { locator } from '../../support/registry-node';
+import { hostApiCredential, hostCloudApiCredential, selfHostedCredential } from '../../support/credential-fixtures';
 
 const API_KEY = 'cloud-key-0123456789-abcdefghij';
 const ACCESS_TOKEN = 'access-token-0123456789-abcdef';
@@ -73,13 +74,16 @@ function answer(req: SeenRequest, res: ServerResponse): void {
 beforeAll(async () => {
 	elsewhere = await startHostileService((_req, res) => send(res, 200, { stolen: true }));
 	service = await startHostileService(answer);
-	cloudCredential = harness.addCredential('hostCloudApi', { apiKey: API_KEY, baseUrl: service.url, wsBaseUrl: '' });
-	apiCredential = harness.addCredential('hostApi', {
-		accessToken: ACCESS_TOKEN,
-		registryUrl: service.url,
-		publisherId: 'acme',
-		repohostToken: REPOHOST,
-	});
+	cloudCredential = harness.addCredential('hostCloudApi', hostCloudApiCredential({ apiKey: API_KEY, baseUrl: service.url }));
+	apiCredential = harness.addCredential(
+		'hostApi',
+		hostApiCredential({
+			accessToken: ACCESS_TOKEN,
+			registryUrl: service.url,
+			publisherId: 'acme',
+			repohostToken: REPOHOST,
+		}),
+	);
 });
 
 afterEach(() => {
@@ -248,11 +252,13 @@ describe('a self-hosted server’s proxy headers: the parts of a value are secre
 		['Bearer', `Bearer ${BEARER}`, [BEARER]],
 		['Basic', `Basic ${BASIC}`, [BASIC, `${USER}:${PASSWORD}`, PASSWORD]],
 	])('an Authorization: %s value echoed in parts leaves none of them in the item', async (_scheme, value, parts) => {
-		const credential = harness.addCredential('hostCloudApi', {
-			server: 'selfHosted',
-			serverUrl: echoing.url,
-			proxyHeaders: { values: [{ name: 'Authorization', value }] },
-		});
+		const credential = harness.addCredential(
+			'hostCloudApi',
+			selfHostedCredential({
+				serverUrl: echoing.url,
+				proxyHeaders: { values: [{ name: 'Authorization', value }] },
+			}),
+		);
 		const result = await harness.runNode({
 			type: 'hostCloud',
 			parameters: { resource: 'queue', operation: 'get' } as never,

@@ -23,6 +23,7 @@ import {
 	type HostileService,
 	type SeenRequest,
 } from '../../support/hostile-service';
+import { hostApiCredential, hostCloudApiCredential } from '../../support/credential-fixtures';
 
 const harness = new EngineHarness();
 const MiB = 1024 * 1024;
@@ -47,7 +48,10 @@ describe("the cloud's /api/view Location", () => {
 			storageUrl: storage.url,
 			view: (_req: SeenRequest, res: ServerResponse) => redirectTo(res, location),
 		});
-		credential = harness.addCredential('hostCloudApi', { apiKey: 'cloud-key-addresses-0123456789', baseUrl: cloud.url, wsBaseUrl: '' });
+		credential = harness.addCredential(
+			'hostCloudApi',
+			hostCloudApiCredential({ apiKey: 'cloud-key-addresses-0123456789', baseUrl: cloud.url }),
+		);
 	});
 	afterEach(() => {
 		output = () => ({ images: [IMAGE] });
@@ -122,8 +126,8 @@ describe('words of a status answer', () => {
 
 	beforeAll(async () => {
 		service = await startHostileService((req, res) => answer(req, res));
-		cloud = harness.addCredential('hostCloudApi', { apiKey: 'cloud-key-words-0123456789', baseUrl: service.url, wsBaseUrl: '' });
-		api = harness.addCredential('hostApi', { accessToken: 'access-token-words-0123', registryUrl: service.url });
+		cloud = harness.addCredential('hostCloudApi', hostCloudApiCredential({ apiKey: 'cloud-key-words-0123456789', baseUrl: service.url }));
+		api = harness.addCredential('hostApi', hostApiCredential({ accessToken: 'access-token-words-0123', registryUrl: service.url }));
 	});
 	afterAll(async () => await service.close());
 
@@ -228,7 +232,10 @@ describe('registry answers as the spec describes its entities', () => {
 	let answer: unknown;
 	beforeAll(async () => {
 		service = await startHostileService((_req, res) => sendJson(res, 200, answer));
-		api = harness.addCredential('hostApi', { accessToken: 'access-token-entities-0123', registryUrl: service.url, publisherId: 'acme' });
+		api = harness.addCredential(
+			'hostApi',
+			hostApiCredential({ accessToken: 'access-token-entities-0123', registryUrl: service.url, publisherId: 'acme' }),
+		);
 	});
 	afterAll(async () => await service.close());
 

@@ -14,6 +14,7 @@ import { sendJson, startHostileService, type HostileService, type SeenRequest } 
 import { archiveItem, locator } from '../../support/registry-node';
 import { startWaitingExecution } from '../../support/waiting-execution';
 import { upscaleFromUrl } from '../../support/media';
+import { hostApiCredential, hostCloudApiCredential } from '../../support/credential-fixtures';
 
 const harness = new EngineHarness();
 /** Answers held open without an end, closed after each test. */
@@ -38,13 +39,16 @@ beforeAll(async () => {
 	service = await startHostileService((req, res) => answer(req, res));
 	// A storage host that reads the whole upload and then never answers.
 	storage = await startHostileService((_req, res) => held.push(res));
-	cloud = harness.addCredential('hostCloudApi', { apiKey: 'cloud-key-stalled-0123456789', baseUrl: service.url, wsBaseUrl: '' });
-	api = harness.addCredential('hostApi', {
-		accessToken: 'access-token-stalled-0123',
-		registryUrl: service.url,
-		publisherId: 'acme',
-		publishingToken: 'publishing-token-stalled-0123',
-	});
+	cloud = harness.addCredential('hostCloudApi', hostCloudApiCredential({ apiKey: 'cloud-key-stalled-0123456789', baseUrl: service.url }));
+	api = harness.addCredential(
+		'hostApi',
+		hostApiCredential({
+			accessToken: 'access-token-stalled-0123',
+			registryUrl: service.url,
+			publisherId: 'acme',
+			publishingToken: 'publishing-token-stalled-0123',
+		}),
+	);
 });
 
 beforeEach(() => {
@@ -256,12 +260,14 @@ describe("a credential's Time Limit (Seconds) raises the limit", () => {
 	it('an answer after 1.5 idle limits fails with the default, and arrives with a Time Limit of 120 s (twice the default)', async () => {
 		// The idle limit is shortened to 400 ms; 120 s is twice the default, so it becomes 800 ms here.
 		answer = lateAnswer(600);
-		const slowProxy = harness.addCredential('hostCloudApi', {
-			apiKey: 'cloud-key-stalled-0123456789',
-			baseUrl: service.url,
-			wsBaseUrl: '',
-			timeLimitSeconds: 120,
-		});
+		const slowProxy = harness.addCredential(
+			'hostCloudApi',
+			hostCloudApiCredential({
+				apiKey: 'cloud-key-stalled-0123456789',
+				baseUrl: service.url,
+				timeLimitSeconds: 120,
+			}),
+		);
 		const raised = await definitions(slowProxy);
 		expect(raised.items[0]!.json).toMatchObject({ class_type: 'KSampler' });
 		const plain = await definitions(cloud);

@@ -18,6 +18,7 @@ import { registerToolTypes, runAsAgentTool } from '../../support/tools';
 import { txt2img } from '../../support/cloud';
 import { musicLine, sendJson, startHostileService, type HostileService, type SeenRequest } from '../../support/hostile-service';
 import { upscaleFromUrl } from '../../support/media';
+import { hostApiCredential, hostCloudApiCredential } from '../../support/credential-fixtures';
 
 const harness = new EngineHarness();
 const MiB = 1024 * 1024;
@@ -65,8 +66,8 @@ function trickle(
 
 beforeAll(async () => {
 	service = await startHostileService((req, res) => answer(req, res));
-	cloud = harness.addCredential('hostCloudApi', { apiKey: 'cloud-key-outside-0123456789', baseUrl: service.url, wsBaseUrl: '' });
-	api = harness.addCredential('hostApi', { accessToken: 'access-token-outside-0123', registryUrl: service.url });
+	cloud = harness.addCredential('hostCloudApi', hostCloudApiCredential({ apiKey: 'cloud-key-outside-0123456789', baseUrl: service.url }));
+	api = harness.addCredential('hostApi', hostApiCredential({ accessToken: 'access-token-outside-0123', registryUrl: service.url }));
 	registerToolTypes(harness);
 });
 

@@ -16,6 +16,7 @@ import type { HarnessItem } from '../../support/items-node';
 import { txt2img } from '../../support/cloud';
 import { sendJson, startHostileService, type HostileService } from '../../support/hostile-service';
 import { PNG } from '../../support/sweep-operations';
+import { hostApiCredential, hostCloudApiCredential } from '../../support/credential-fixtures';
 
 const harness = new EngineHarness();
 let service: HostileService;
@@ -24,8 +25,8 @@ let api: string;
 
 beforeAll(async () => {
 	service = await startHostileService((_req, res) => sendJson(res, 400, { message: 'refused' }));
-	cloud = harness.addCredential('hostCloudApi', { apiKey: 'cloud-key-hostile-names-0123', baseUrl: service.url, wsBaseUrl: '' });
-	api = harness.addCredential('hostApi', { accessToken: 'access-token-hostile-names-0123', registryUrl: service.url });
+	cloud = harness.addCredential('hostCloudApi', hostCloudApiCredential({ apiKey: 'cloud-key-hostile-names-0123', baseUrl: service.url }));
+	api = harness.addCredential('hostApi', hostApiCredential({ accessToken: 'access-token-hostile-names-0123', registryUrl: service.url }));
 });
 afterEach(() => {
 	service.seen.length = 0;

@@ -13,6 +13,7 @@ import type { ServerResponse } from 'node:http';
 import { EngineHarness, readBinary } from '../../support/engine';
 import { executeTxt2img } from '../../support/cloud';
 import * as hostile from '../../support/hostile-service';
+import { hostApiCredential, hostCloudApiCredential } from '../../support/credential-fixtures';
 
 const harness = new EngineHarness();
 
@@ -25,7 +26,10 @@ describe('an answer with a key every object carries', () => {
 			res.writeHead(200, { 'Content-Type': 'application/json' });
 			res.end(text);
 		});
-		credential = harness.addCredential('hostCloudApi', { apiKey: 'cloud-key-service-names-0123', baseUrl: service.url, wsBaseUrl: '' });
+		credential = harness.addCredential(
+			'hostCloudApi',
+			hostCloudApiCredential({ apiKey: 'cloud-key-service-names-0123', baseUrl: service.url }),
+		);
 	});
 	afterAll(async () => await service.close());
 
@@ -54,7 +58,10 @@ describe('Host Cloud outputs under names every object carries', () => {
 			output: () => ({ images: [{ filename: 'a.png', subfolder: '', type: 'output' }] }),
 			frames: (promptId) => frames(promptId),
 		});
-		credential = harness.addCredential('hostCloudApi', { apiKey: 'cloud-key-service-names-4567', baseUrl: cloud.url, wsBaseUrl: '' });
+		credential = harness.addCredential(
+			'hostCloudApi',
+			hostCloudApiCredential({ apiKey: 'cloud-key-service-names-4567', baseUrl: cloud.url }),
+		);
 	});
 	afterAll(async () => {
 		await cloud.close();
@@ -86,7 +93,10 @@ describe('a music chunk that does not name its take', () => {
 	let answer: hostile.MusicAnswer = { lines: [], then: 'end' };
 	beforeAll(async () => {
 		service = await hostile.startHostileService((_req, res) => hostile.answerMusic(res, answer));
-		credential = harness.addCredential('hostApi', { accessToken: 'music-token-service-names-0123', registryUrl: service.url });
+		credential = harness.addCredential(
+			'hostApi',
+			hostApiCredential({ accessToken: 'music-token-service-names-0123', registryUrl: service.url }),
+		);
 	});
 	afterAll(async () => await service.close());
 

@@ -42,6 +42,7 @@ import { useMediaEnv } from '../../support/media';
 import { operationsOf } from '../../support/node-parameters';
 import { nodeDescription, sweepBase } from '../../support/sweep-operations';
 import { startWaitingExecution } from '../../support/waiting-execution';
+import { hostApiCredential, hostCloudApiCredential } from '../../support/credential-fixtures';
 
 const CLOUD_KEY = 'structure-service-cloud-key-71b0';
 const ACCESS_TOKEN = 'structure-service-token-2c9e';
@@ -128,8 +129,8 @@ describe(`structural sweep over REST answers (seed ${SEED}; replay with BAD_INPU
 			},
 			{ onSocket: (socket) => socket.close() },
 		);
-		cloud = harness.addCredential('hostCloudApi', { apiKey: CLOUD_KEY, baseUrl: service.url, wsBaseUrl: '' });
-		api = harness.addCredential('hostApi', { accessToken: ACCESS_TOKEN, registryUrl: service.url, publisherId: 'acme' });
+		cloud = harness.addCredential('hostCloudApi', hostCloudApiCredential({ apiKey: CLOUD_KEY, baseUrl: service.url }));
+		api = harness.addCredential('hostApi', hostApiCredential({ accessToken: ACCESS_TOKEN, registryUrl: service.url, publisherId: 'acme' }));
 	});
 	afterAll(async () => await service.close());
 
@@ -235,7 +236,7 @@ describe(`structural sweep over WebSocket messages and preview frames (seed ${SE
 			output: () => file('a.png'),
 			frames: (promptId) => drawn.map((entry) => entry.frame(promptId)),
 		});
-		credential = harness.addCredential('hostCloudApi', { apiKey: CLOUD_KEY, baseUrl: cloud.url, wsBaseUrl: '' });
+		credential = harness.addCredential('hostCloudApi', hostCloudApiCredential({ apiKey: CLOUD_KEY, baseUrl: cloud.url }));
 	});
 	afterAll(async () => {
 		await cloud.close();
@@ -337,7 +338,7 @@ describe(`structural sweep over the music stream (seed ${SEED})`, () => {
 	let stream: Stream = { lines: [], then: 'end', holed: true };
 	beforeAll(async () => {
 		service = await hostile.startHostileService((_req, res) => hostile.answerMusic(res, { lines: stream.lines, then: stream.then }));
-		credential = harness.addCredential('hostApi', { accessToken: ACCESS_TOKEN, registryUrl: service.url });
+		credential = harness.addCredential('hostApi', hostApiCredential({ accessToken: ACCESS_TOKEN, registryUrl: service.url }));
 	});
 	afterAll(async () => await service.close());
 

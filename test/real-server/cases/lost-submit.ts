@@ -12,6 +12,7 @@ import { emptyImage, type Graph, save, slowGraph } from '../../support/contract/
 import { EngineHarness, type WorkflowNodeSpec } from '../../support/engine';
 import { startFaultProxy, type Fault, type FaultProxy } from '../../support/fault-proxy';
 import { drainQueue, realServer } from '../support/real-server';
+import { selfHostedCredential } from '../../support/credential-fixtures';
 
 const WAIT = { pollIntervalSeconds: 0.2, silenceSeconds: 15, maxWaitMinutes: 3 };
 const colour = () => Math.floor(Math.random() * 0xffffff);
@@ -43,7 +44,7 @@ describe('a lost submit on the real upstream server (engine, through a fault pro
 	beforeAll(async () => {
 		const url = realServer().url;
 		proxy = await startFaultProxy({ api: url, registry: url, storage: url });
-		credential = harness.addCredential('hostCloudApi', { server: 'selfHosted', serverUrl: proxy.urls.api, proxyHeaders: { values: [] } });
+		credential = harness.addCredential('hostCloudApi', selfHostedCredential({ serverUrl: proxy.urls.api, proxyHeaders: { values: [] } }));
 	});
 
 	afterEach(async () => {

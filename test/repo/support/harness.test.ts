@@ -4,6 +4,7 @@
  */
 import { EngineHarness } from '../../support/engine';
 import { startLoopbackServer, type LoopbackServer } from '../../support/loopback-server';
+import { hostApiCredential, hostCloudApiCredential } from '../../support/credential-fixtures';
 
 const GOOD_KEY = 'good-key-123456';
 const GOOD_TOKEN = 'good-token-abcdef';
@@ -41,35 +42,41 @@ describe('engine harness', () => {
 	});
 
 	it('tests the cloud credential with the X-API-Key header against the service', async () => {
-		const ok = await harness.testCredential('hostCloudApi', { apiKey: GOOD_KEY, baseUrl: `${server.url}/` });
+		const ok = await harness.testCredential('hostCloudApi', hostCloudApiCredential({ apiKey: GOOD_KEY, baseUrl: `${server.url}/` }));
 		expect(ok).toEqual({ status: 'OK', message: 'Connection successful!' });
 		expect(server.seen[0]).toMatchObject({ method: 'GET', url: '/api/object_info' });
 		expect(server.seen[0]!.headers['x-api-key']).toBe(GOOD_KEY);
 	});
 
 	it('fails the cloud credential test with a useful message for a wrong key', async () => {
-		const result = await harness.testCredential('hostCloudApi', { apiKey: 'wrong-key-000', baseUrl: server.url });
+		const result = await harness.testCredential('hostCloudApi', hostCloudApiCredential({ apiKey: 'wrong-key-000', baseUrl: server.url }));
 		expect(result.status).toBe('Error');
 		expect(result.message).toMatch(/API key was rejected \(401\)/);
 		expect(result.message).not.toContain('wrong-key-000');
 	});
 
 	it('tests the registry credential with a bearer token and the publisher id', async () => {
-		const ok = await harness.testCredential('hostApi', { accessToken: GOOD_TOKEN, registryUrl: server.url, publisherId: 'acme' });
+		const ok = await harness.testCredential(
+			'hostApi',
+			hostApiCredential({ accessToken: GOOD_TOKEN, registryUrl: server.url, publisherId: 'acme' }),
+		);
 		expect(ok.status).toBe('OK');
 		expect(server.seen[0]!.url).toBe('/publishers/acme/nodes/v2?page=1&limit=1');
 		expect(server.seen[0]!.headers.authorization).toBe(`Bearer ${GOOD_TOKEN}`);
 
-		const wrong = await harness.testCredential('hostApi', { accessToken: 'nope-nope', registryUrl: server.url, publisherId: 'acme' });
+		const wrong = await harness.testCredential(
+			'hostApi',
+			hostApiCredential({ accessToken: 'nope-nope', registryUrl: server.url, publisherId: 'acme' }),
+		);
 		expect(wrong).toEqual({ status: 'Error', message: expect.stringMatching(/access token was rejected \(401\)/) });
 
-		const noPublisher = await harness.testCredential('hostApi', { accessToken: GOOD_TOKEN, registryUrl: server.url });
+		const noPublisher = await harness.testCredential('hostApi', hostApiCredential({ accessToken: GOOD_TOKEN, registryUrl: server.url }));
 		expect(noPublisher.status).toBe('Error');
 		expect(noPublisher.message).toMatch(/no publisher with this Publisher ID/);
 	});
 
 	it('runs a node per item through WorkflowExecute, with continueOnFail and pairedItem', async () => {
-		const credential = harness.addCredential('hostCloudApi', { apiKey: GOOD_KEY, baseUrl: server.url });
+		const credential = harness.addCredential('hostCloudApi', hostCloudApiCredential({ apiKey: GOOD_KEY, baseUrl: server.url }));
 		const result = await harness.runNode(
 			{
 				type: 'hostCloud',
@@ -93,7 +100,7 @@ describe('engine harness', () => {
 	});
 
 	it('stops at the failing item without continueOnFail and names it', async () => {
-		const credential = harness.addCredential('hostCloudApi', { apiKey: GOOD_KEY, baseUrl: server.url });
+		const credential = harness.addCredential('hostCloudApi', hostCloudApiCredential({ apiKey: GOOD_KEY, baseUrl: server.url }));
 		const result = await harness.runNode(
 			{
 				type: 'hostCloud',
@@ -109,7 +116,7 @@ describe('engine harness', () => {
 	});
 
 	it('maps a rejected key to a message that names the credential, never the key', async () => {
-		const credential = harness.addCredential('hostCloudApi', { apiKey: 'wrong-key-999', baseUrl: server.url });
+		const credential = harness.addCredential('hostCloudApi', hostCloudApiCredential({ apiKey: 'wrong-key-999', baseUrl: server.url }));
 		const result = await harness.runNode({
 			type: 'hostCloud',
 			parameters: { resource: 'system', operation: 'getNodeDefinitions' },

@@ -8,6 +8,7 @@ import { REQUEST_TIME_LIMIT } from '../../../../nodes/shared/transport';
 import { readBinary } from '../../../support/engine';
 import { cloudForSuite, executeTxt2img, txt2img, waitUntil, type CloudSetup } from '../../../support/cloud';
 import { ListeningTrigger } from '../../../support/listening-trigger';
+import { hostCloudApiCredential, selfHostedCredential } from '../../../support/credential-fixtures';
 
 /** A job submitted the way a script or the editor does, straight to the server. */
 async function submitFromOutside(setup: CloudSetup, extraData: Record<string, unknown> = {}): Promise<string> {
@@ -181,8 +182,11 @@ describe.each([
 	test('a credential the server refuses fails the activation in words, and no flow starts', async () => {
 		const wrong =
 			flavour === 'cloud'
-				? cloud.harness.addCredential('hostCloudApi', { server: 'cloud', baseUrl: cloud.sim.baseUrl, apiKey: 'not-the-key' })
-				: cloud.harness.addCredential('hostCloudApi', { server: 'selfHosted', serverUrl: cloud.sim.baseUrl });
+				? cloud.harness.addCredential(
+						'hostCloudApi',
+						hostCloudApiCredential({ server: 'cloud', baseUrl: cloud.sim.baseUrl, apiKey: 'not-the-key' }),
+					)
+				: cloud.harness.addCredential('hostCloudApi', selfHostedCredential({ serverUrl: cloud.sim.baseUrl }));
 		const trigger = listening(cloud, {}, wrong);
 		await expect(trigger.activate()).rejects.toThrow(
 			flavour === 'cloud' ? /API key/ : /reverse proxy in front of it\) refused the request/,
