@@ -1,4 +1,4 @@
-/** Unit, simulator and engine tests; the real-n8n suite (test/e2e), the chaos suite (test/chaos) and the real-server suite (test/real-server) have their own runners. */
+/** Unit, repository, simulator and engine tests (test/unit, test/repo, test/simulator, test/engine); the real-n8n suite (test/e2e), the chaos suite (test/chaos) and the real-server suite (test/real-server) have their own runners. */
 module.exports = {
 	// Jest's transform cache stays with the project, not in the system temp folder.
 	cacheDirectory: '<rootDir>/node_modules/.cache/jest',

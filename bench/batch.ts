@@ -7,7 +7,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 
-import { EngineHarness } from '../test/harness/engine';
+import { EngineHarness } from '../test/support/engine';
 import { report, ROOT, startRemoteSimulator } from './support';
 
 const JOBS = 60;

@@ -11,7 +11,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 
-import { EngineHarness, readBinary } from '../test/harness/engine';
+import { EngineHarness, readBinary } from '../test/support/engine';
 import { benchFlavour, type Figures, flavourTag, report, ROOT, startHostCloudSimulator, startRssSampler } from './support';
 
 const SIZE = Number(process.env.BENCH_DOWNLOAD_MIB ?? 512) * 1024 * 1024;

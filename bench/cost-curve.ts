@@ -15,7 +15,7 @@ import { join } from 'node:path';
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 
-import { EngineHarness } from '../test/harness/engine';
+import { EngineHarness } from '../test/support/engine';
 import { type Figures, median, report, ROOT, startHostCloudSimulator } from './support';
 
 const LIMIT = 50;

@@ -10,7 +10,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 
-import { EngineHarness } from '../test/harness/engine';
+import { EngineHarness } from '../test/support/engine';
 import { PollingPeer, POLLING_PEER_TYPE } from './polling-peer';
 import { benchFlavour, type Figures, flavourTag, median, report, ROOT, startHostCloudSimulator } from './support';
 

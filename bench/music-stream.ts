@@ -3,7 +3,7 @@
  * turns a music stream carrying 512 MiB of audio into binary data (filesystem mode). The
  * simulator streams from its own process, so only the node's memory is measured.
  */
-import { EngineHarness, readBinary } from '../test/harness/engine';
+import { EngineHarness, readBinary } from '../test/support/engine';
 import { report, startRemoteSimulator, startRssSampler } from './support';
 
 // BENCH_MUSIC_MIB sizes the stream (a test runs it small; the benchmark uses 512 MiB).
@@ -14,7 +14,11 @@ async function main(): Promise<void> {
 	const harness = new EngineHarness();
 	const credential = harness.addCredential('hostApi', { accessToken: sim.accessToken, registryUrl: sim.registryUrl });
 	const run = () =>
-		harness.runNode({ type: 'hostMedia', parameters: { resource: 'music', operation: 'generate', prompt: 'a long calm piece' }, credentials: { hostApi: credential } });
+		harness.runNode({
+			type: 'hostMedia',
+			parameters: { resource: 'music', operation: 'generate', prompt: 'a long calm piece' },
+			credentials: { hostApi: credential },
+		});
 	// Warm-up: loads the engine and grows V8's heap once, so the figure is the stream's own cost.
 	const warm = await run();
 	if (warm.status !== 'success') throw new Error(`warm-up failed: ${warm.error('Node')?.message}`);

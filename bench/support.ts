@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import type { ICredentialDataDecryptedObject } from 'n8n-workflow';
 
 import type { Flavour, SimulatorOptions } from '../simulator/server';
-import { hostCloudCredential } from '../test/helpers/cloud-credential';
+import { hostCloudCredential } from '../test/support/cloud-credential';
 
 export const ROOT = join(__dirname, '..');
 export const TSX_CLI = join(ROOT, 'node_modules/tsx/dist/cli.mjs');

@@ -2,13 +2,13 @@
  * Records the contract fixtures (test/fixtures/real-server/) from a running upstream ComfyUI
  * server, such as one that ../shared/real-server/start.sh started:
  *   npm run record:real-server -- http://127.0.0.1:8188
- * Each scenario of test/contract/scenarios.ts goes into one file, named after it. The server's
+ * Each scenario of test/support/contract/scenarios.ts goes into one file, named after it. The server's
  * version (from /system_stats) goes into versions.json beside them.
  */
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 
-import { playContract } from '../test/contract/scenarios';
+import { playContract } from '../test/support/contract/scenarios';
 
 const FIXTURES = join(__dirname, '../test/fixtures/real-server');
 

@@ -1,6 +1,6 @@
 // Ends a Jest run with one plain line, "N passed, N failed", that CI reads as the run's verdict.
 // Before it, once each, the reason of every suite skipped for missing outside data
-// (test/helpers/shared-data.ts titles those "skipped: …"): several files may skip for one data set.
+// (test/support/shared-data.ts titles those "skipped: …"): several files may skip for one data set.
 class SummaryReporter {
 	onRunComplete(_contexts, results) {
 		const reasons = new Set();

@@ -13,11 +13,11 @@ import type { INodeExecutionData } from 'n8n-workflow';
 import { ChaosFaults, type ChaosRates } from '../../simulator/shared/chaos';
 import { storageKey } from '../../simulator/cloud/run';
 import { RETRY_DELAYS_MS } from '../../nodes/shared/transport/retry';
-import { readBinary } from '../harness/engine';
-import { type ChaosFigures, catchUncaught, chaosSeed, expectSoundRun, handlesLeft, openHandles } from '../helpers/chaos-run';
-import { recordReliability } from '../helpers/reliability';
-import { findSecrets, runHaystacks } from '../helpers/secrets-audit';
-import { FAST_WAIT, resetCloud, storedFiles, startCloud, txt2img, waitUntil, withoutWebSocket, type CloudSetup } from '../helpers/cloud';
+import { readBinary } from '../support/engine';
+import { type ChaosFigures, catchUncaught, chaosSeed, expectSoundRun, handlesLeft, openHandles } from '../support/chaos-run';
+import { recordReliability } from '../support/reliability';
+import { findSecrets, runHaystacks } from '../support/secrets-audit';
+import { FAST_WAIT, resetCloud, storedFiles, startCloud, txt2img, waitUntil, withoutWebSocket, type CloudSetup } from '../support/cloud';
 
 const JOBS = 1000;
 const AT_ONCE = 50;

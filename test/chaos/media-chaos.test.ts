@@ -23,12 +23,12 @@ import { ChaosFaults, type ChaosKind, type ChaosRates } from '../../simulator/sh
 import { ToneWav } from '../../simulator/media/formats';
 import { DEFAULT_PUBLISHING_TOKEN } from '../../simulator/registry/area';
 import type { Simulator } from '../../simulator/server';
-import { readBinary } from '../harness/engine';
-import { type ChaosFigures, catchUncaught, chaosSeed, expectSoundRun, handlesLeft, openHandles } from '../helpers/chaos-run';
-import { useMediaEnv } from '../helpers/media';
-import { REPOHOST_TOKEN, ZIP, archiveItem, locator, registryCredential, runRegistry } from '../helpers/registry-node';
-import { recordReliability } from '../helpers/reliability';
-import { findSecrets, runHaystacks } from '../helpers/secrets-audit';
+import { readBinary } from '../support/engine';
+import { type ChaosFigures, catchUncaught, chaosSeed, expectSoundRun, handlesLeft, openHandles } from '../support/chaos-run';
+import { useMediaEnv } from '../support/media';
+import { REPOHOST_TOKEN, ZIP, archiveItem, locator, registryCredential, runRegistry } from '../support/registry-node';
+import { recordReliability } from '../support/reliability';
+import { findSecrets, runHaystacks } from '../support/secrets-audit';
 
 const SEED = chaosSeed();
 /** The smallest Max Wait that still leaves a healthy task several polls: 0.02 min, 1.2 s. */

@@ -8,7 +8,7 @@
  */
 import { join } from 'node:path';
 
-import { recordReliability, recordedReliability } from '../helpers/reliability';
+import { recordReliability, recordedReliability } from '../support/reliability';
 import { loadCaseFiles } from './support/case-files';
 import { e2e } from './support/context';
 import { auditSecrets } from './support/secrets-audit';

@@ -11,8 +11,8 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 
-import { scenarioDifferences } from '../contract/compare';
-import { playContract, type ScenarioRecord } from '../contract/scenarios';
+import { scenarioDifferences } from '../support/contract/compare';
+import { playContract, type ScenarioRecord } from '../support/contract/scenarios';
 import { useHostStack } from '../e2e/support/suite-stack';
 import { drainQueue, realServer, useRealServer } from './support/real-server';
 

@@ -8,7 +8,7 @@
  * The restart keeps n8n's user folder, database and port, as restart.ts does; the cases after this
  * file run on the restarted n8n.
  */
-import { recordReliability } from '../../helpers/reliability';
+import { recordReliability } from '../../support/reliability';
 import { e2e } from '../support/context';
 import { withSimulatorTiming } from '../support/in-flight';
 import {

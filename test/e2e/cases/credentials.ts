@@ -3,7 +3,7 @@
  * /rest/credentials/test): the right secret passes, a wrong one fails with the credential's own
  * message, and n8n really asked the simulator (no cached or local verdict).
  */
-import { redirectTo, sendJson, startHostileService } from '../../helpers/hostile-service';
+import { redirectTo, sendJson, startHostileService } from '../../support/hostile-service';
 import { e2e } from '../support/context';
 
 const WRONG_API_KEY = 'wrong-api-key-e2e-0001';

@@ -36,7 +36,7 @@ import {
 	type PanelItem,
 } from '../support/node-panel';
 import { hostNodeType } from '../support/workflows';
-import { wordsFor, type PackageNode } from '../../helpers/search-words';
+import { wordsFor, type PackageNode } from '../../support/search-words';
 
 const CLOUD = hostNodeType('hostCloud');
 const MEDIA = hostNodeType('hostMedia');
@@ -47,7 +47,7 @@ const tool = (type: string) => `${type}Tool`;
 
 const ACTIONS: PackageNode[] = ['hostCloud', 'hostMedia', 'hostRegistry'];
 
-/** Word → the nodes of `among` it must find (see test/helpers/search-words.ts), as `typeOf` names them. */
+/** Word → the nodes of `among` it must find (see test/support/search-words.ts), as `typeOf` names them. */
 function searches(among: PackageNode[], typeOf: (node: PackageNode) => string): Array<[string, string[]]> {
 	const words = [...new Set(among.flatMap(wordsFor))];
 	return words.map((word): [string, string[]] => [word, among.filter((node) => wordsFor(node).includes(word)).map(typeOf)]);

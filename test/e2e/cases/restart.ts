@@ -22,7 +22,7 @@ import { e2e } from '../support/context';
 import { describeFailure, outputItems, type ExecutionResult } from '../support/n8n-client';
 import { waitFor } from '../support/wait';
 import { hostNodeType, linearWorkflow, manualTriggerNode } from '../support/workflows';
-import { recordReliability } from '../../helpers/reliability';
+import { recordReliability } from '../../support/reliability';
 import type { Delivery } from '../../../simulator/media/notify';
 import type { VideoTask } from '../../../simulator/media/video';
 
@@ -82,7 +82,14 @@ function recoveredExecutions(logFile: string): Set<string> {
 	const log = readFileSync(logFile, 'utf8');
 	const lastStart = log.lastIndexOf('n8n ready on');
 	const found = /Found unfinished executions: ([\d, ]+)/.exec(log.slice(Math.max(0, lastStart)));
-	return new Set(found ? found[1]!.split(',').map((id) => id.trim()).filter(Boolean) : []);
+	return new Set(
+		found
+			? found[1]!
+					.split(',')
+					.map((id) => id.trim())
+					.filter(Boolean)
+			: [],
+	);
 }
 
 describe('n8n killed and restarted while executions wait for notifications', () => {
@@ -257,7 +264,6 @@ describe('n8n killed and restarted while executions wait for notifications', () 
 			recovered_by_n8n_at_start: scenario!.recoveredByN8n.size,
 			resumes_overwritten_by_n8n_recovery: overwrittenByN8n.length,
 		});
-
 	});
 
 	it('an execution whose Max Wait passed while n8n was down resumes as timed out, naming its task', async () => {

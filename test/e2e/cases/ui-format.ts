@@ -6,7 +6,7 @@
 import { e2e } from '../support/context';
 import { describeFailure, outputItems } from '../support/n8n-client';
 import { hostNodeType, linearWorkflow, manualTriggerNode } from '../support/workflows';
-import { uiTxt2imgInSubgraph } from '../../helpers/ui-workflows';
+import { uiTxt2imgInSubgraph } from '../../support/ui-workflows';
 
 const PROMPT = 'a paper boat on a pond, e2e ui-format';
 

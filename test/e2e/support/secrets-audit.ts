@@ -13,7 +13,7 @@
  *   (waiting-webhooks validateToken). The package cannot change that; the audit counts these copies.
  * Everything else in those requests and rows is searched.
  *
- * The search is the shared one (test/helpers/secrets-audit.ts); what is gathered here is the e2e
+ * The search is the shared one (test/support/secrets-audit.ts); what is gathered here is the e2e
  * stack's own.
  */
 import { spawnSync } from 'node:child_process';
@@ -25,7 +25,7 @@ import { NOTIFY_FIELD } from '../../../nodes/HostMedia/transport/media-api';
 import { MEDIA_TASKS } from '../../../nodes/HostMedia/transport/media-tasks';
 import type { LoggedRequest } from '../../../simulator/shared/core';
 import type { Simulator } from '../../../simulator/server';
-import { findSecrets, type SecretFinding } from '../../helpers/secrets-audit';
+import { findSecrets, type SecretFinding } from '../../support/secrets-audit';
 import { decodeFlatted } from './flatted';
 import type { ExecutionResult } from './n8n-client';
 import { cleanEnv } from './processes';

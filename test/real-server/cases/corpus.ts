@@ -14,8 +14,8 @@ import { join } from 'node:path';
 
 import { convertUiWorkflow } from '../../../nodes/HostCloud/helpers/ui-format/convert';
 import type { NodeDefinitions, WorkflowGraph } from '../../../nodes/HostCloud/helpers/graph/workflow-graph';
-import { assetFiles } from '../../helpers/frontend-assets';
-import { describeWithShared } from '../../helpers/shared-data';
+import { assetFiles } from '../../support/frontend-assets';
+import { describeWithShared } from '../../support/shared-data';
 import { drainQueue, realServer } from '../support/real-server';
 
 type Verdict =

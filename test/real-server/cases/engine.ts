@@ -7,11 +7,12 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 
-import { EngineHarness, readBinary, type WorkflowNodeSpec } from '../../harness/engine';
-import { TINY_PNG } from '../../helpers/cloud';
-import { describeWithShared } from '../../helpers/shared-data';
-import { emptyImage, type Graph, save, slowGraph } from '../../contract/scenarios';
+import { EngineHarness, readBinary, type WorkflowNodeSpec } from '../../support/engine';
+import { TINY_PNG } from '../../support/cloud';
+import { describeWithShared } from '../../support/shared-data';
+import { emptyImage, type Graph, save, slowGraph } from '../../support/contract/scenarios';
 import { drainQueue, realServer } from '../support/real-server';
+import { selfHostedCredential } from '../../support/credential-fixtures';
 
 const WAIT = { pollIntervalSeconds: 0.2, silenceSeconds: 15, maxWaitMinutes: 3 };
 
@@ -35,7 +36,7 @@ describe('Host Cloud on the real upstream server (engine)', () => {
 	let credential: string;
 
 	beforeAll(() => {
-		credential = harness.addCredential('hostCloudApi', { server: 'selfHosted', serverUrl: realServer().url, proxyHeaders: { values: [] } });
+		credential = harness.addCredential('hostCloudApi', selfHostedCredential({ serverUrl: realServer().url, proxyHeaders: { values: [] } }));
 	});
 
 	afterEach(async () => {

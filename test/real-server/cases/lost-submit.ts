@@ -8,10 +8,11 @@
 import { randomUUID } from 'node:crypto';
 
 import { REQUEST_TIME_LIMIT } from '../../../nodes/shared/transport/transport';
-import { emptyImage, type Graph, save, slowGraph } from '../../contract/scenarios';
-import { EngineHarness, type WorkflowNodeSpec } from '../../harness/engine';
-import { startFaultProxy, type Fault, type FaultProxy } from '../../helpers/fault-proxy';
+import { emptyImage, type Graph, save, slowGraph } from '../../support/contract/scenarios';
+import { EngineHarness, type WorkflowNodeSpec } from '../../support/engine';
+import { startFaultProxy, type Fault, type FaultProxy } from '../../support/fault-proxy';
 import { drainQueue, realServer } from '../support/real-server';
+import { selfHostedCredential } from '../../support/credential-fixtures';
 
 const WAIT = { pollIntervalSeconds: 0.2, silenceSeconds: 15, maxWaitMinutes: 3 };
 const colour = () => Math.floor(Math.random() * 0xffffff);
@@ -43,7 +44,7 @@ describe('a lost submit on the real upstream server (engine, through a fault pro
 	beforeAll(async () => {
 		const url = realServer().url;
 		proxy = await startFaultProxy({ api: url, registry: url, storage: url });
-		credential = harness.addCredential('hostCloudApi', { server: 'selfHosted', serverUrl: proxy.urls.api, proxyHeaders: { values: [] } });
+		credential = harness.addCredential('hostCloudApi', selfHostedCredential({ serverUrl: proxy.urls.api, proxyHeaders: { values: [] } }));
 	});
 
 	afterEach(async () => {

@@ -11,18 +11,17 @@ import { SELF_HOSTED_CREDENTIAL_NAME, SELF_HOSTED_EXAMPLE } from '../../e2e/supp
 import { hostNodeType, linearWorkflow, loadExamples, manualTriggerNode } from '../../e2e/support/workflows';
 import type { CredentialRef } from '../../e2e/support/n8n-client';
 import { drainQueue, realServer } from '../support/real-server';
+import { selfHostedCredential } from '../../support/credential-fixtures';
 
 describe('Host Cloud on the real upstream server, in n8n', () => {
 	let credential: CredentialRef;
 
 	beforeAll(async () => {
-		credential = await e2e().client.createCredential(SELF_HOSTED_CREDENTIAL_NAME, 'hostCloudApi', {
-			server: 'selfHosted',
-			serverUrl: realServer().url,
-			platformApiKey: '',
-			proxyHeaders: { values: [] },
-			wsBaseUrl: '',
-		});
+		credential = await e2e().client.createCredential(
+			SELF_HOSTED_CREDENTIAL_NAME,
+			'hostCloudApi',
+			selfHostedCredential({ serverUrl: realServer().url, platformApiKey: '', proxyHeaders: { values: [] }, wsBaseUrl: '' }),
+		);
 	});
 
 	afterEach(async () => {

@@ -7,7 +7,7 @@ import { execFileSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 
-import { sharedDir } from '../../helpers/shared-data';
+import { sharedDir } from '../../support/shared-data';
 
 export interface RealServer {
 	url: string;

@@ -11,9 +11,9 @@ import axios, { type AxiosResponse } from 'axios';
 import WebSocket from 'ws';
 
 import type { Simulator } from '../../../simulator/server';
-import { decodePng } from '../../helpers/png';
+import { decodePng } from '../../support/png';
 import { useSimulator } from '../support/simulator';
-import { waitUntil } from '../../helpers/wait';
+import { waitUntil } from '../../support/wait';
 
 type Graph = Record<string, { class_type: string; inputs: Record<string, unknown> }>;
 interface Message {
@@ -297,10 +297,26 @@ describe('workflow validation (400)', () => {
 			{ prompt: broken((g) => (g['8'].inputs.samples = ['99', 0])) },
 			/"type":"exception_during_validation","message":"Exception when validating node","details":"'99'"/,
 		],
-		['link to a missing output', { prompt: broken((g) => (g['8'].inputs.vae = ['4', 7])) }, /"details":"tuple index out of range","extra_info":\{"exception_type":"IndexError"/],
-		['link of the wrong type', { prompt: broken((g) => (g['8'].inputs.vae = ['4', 1])) }, /"details":"vae, received_type\(CLIP\) mismatch input_type\(VAE\)"/],
-		['value not in a list', { prompt: broken((g) => (g['3'].inputs.sampler_name = 'warp')) }, /"details":"sampler_name: 'warp' not in \['euler'/],
-		['number out of range', { prompt: broken((g) => (g['3'].inputs.steps = 0)) }, /"message":"Value 0 smaller than min of 1","details":"steps"/],
+		[
+			'link to a missing output',
+			{ prompt: broken((g) => (g['8'].inputs.vae = ['4', 7])) },
+			/"details":"tuple index out of range","extra_info":\{"exception_type":"IndexError"/,
+		],
+		[
+			'link of the wrong type',
+			{ prompt: broken((g) => (g['8'].inputs.vae = ['4', 1])) },
+			/"details":"vae, received_type\(CLIP\) mismatch input_type\(VAE\)"/,
+		],
+		[
+			'value not in a list',
+			{ prompt: broken((g) => (g['3'].inputs.sampler_name = 'warp')) },
+			/"details":"sampler_name: 'warp' not in \['euler'/,
+		],
+		[
+			'number out of range',
+			{ prompt: broken((g) => (g['3'].inputs.steps = 0)) },
+			/"message":"Value 0 smaller than min of 1","details":"steps"/,
+		],
 		['no output node', { prompt: broken((g) => delete g['9']) }, /Prompt has no outputs/],
 		['a cycle', { prompt: broken((g) => (g['3'].inputs.latent_image = ['3', 0])) }, /has a cycle/],
 		[
@@ -747,7 +763,10 @@ describe('uploads', () => {
 		expect((await ws.end(id)).type).toBe('execution_success');
 		const unknown = await api('POST', '/api/prompt', { prompt: graph('missing.png') });
 		expect(unknown.status).toBe(400);
-		expect(unknown.data.node_errors['1'].errors[0]).toMatchObject({ type: 'custom_validation_failed', details: 'image - Invalid image file: missing.png' });
+		expect(unknown.data.node_errors['1'].errors[0]).toMatchObject({
+			type: 'custom_validation_failed',
+			details: 'image - Invalid image file: missing.png',
+		});
 	});
 });
 

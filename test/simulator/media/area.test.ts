@@ -15,7 +15,7 @@ import axios, { type AxiosInstance, type AxiosResponse } from 'axios';
 import { picturePng } from '../../../simulator/shared/png';
 import { isLoopbackUrl } from '../../../simulator/media/notify';
 import type { Simulator } from '../../../simulator/server';
-import { decodePng } from '../../helpers/png';
+import { decodePng } from '../../support/png';
 import { useSimulator } from '../support/simulator';
 
 const IMAGING = '/proxy/imaging/v1/ai';

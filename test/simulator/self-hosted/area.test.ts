@@ -6,7 +6,7 @@
  */
 import type { Simulator } from '../../../simulator/server';
 import type { SelfHostedArea } from '../../../simulator/self-hosted/area';
-import { waitUntil } from '../../helpers/wait';
+import { waitUntil } from '../../support/wait';
 import { type Graph, PNG_SIGNATURE, SelfHostedClient, txt2img } from '../support/self-hosted';
 import { useSimulator } from '../support/simulator';
 
@@ -153,7 +153,12 @@ describe('completion is read from the history', () => {
 		expect(status.completed).toBe(false);
 		const [type, data] = status.messages.at(-1);
 		expect(type).toBe('execution_error');
-		expect(data).toMatchObject({ node_id: '3', node_type: 'KSampler', exception_type: 'OOMError', current_outputs: ['9', '8', '3', '7', '6', '5', '4'] });
+		expect(data).toMatchObject({
+			node_id: '3',
+			node_type: 'KSampler',
+			exception_type: 'OOMError',
+			current_outputs: ['9', '8', '3', '7', '6', '5', '4'],
+		});
 		expect(outputs).toEqual({});
 	});
 
@@ -182,7 +187,13 @@ describe('completion is read from the history', () => {
 		const key = 'my-platform-key';
 		const paid = await client.submit({ prompt: PARTNER, client_id: 'p', extra_data: { api_key_comfy_org: key, extra_pnginfo: { a: 1 } } });
 		const pending = (await client.get('/api/queue')).data.queue_pending[0];
-		expect(pending).toEqual([expect.any(Number), paid, PARTNER, { api_key_comfy_org: key, extra_pnginfo: { a: 1 }, client_id: 'p' }, ['2']]);
+		expect(pending).toEqual([
+			expect.any(Number),
+			paid,
+			PARTNER,
+			{ api_key_comfy_org: key, extra_pnginfo: { a: 1 }, client_id: 'p' },
+			['2'],
+		]);
 		await client.finished(blocker);
 		const entry = await client.finished(paid);
 		expect(entry.status.status_str).toBe('success');

@@ -1,6 +1,6 @@
 /**
  * The simulator's self-hosted flavour against the real upstream server: every scenario of
- * test/contract/scenarios.ts is played against the simulator and compared with what the real
+ * test/support/contract/scenarios.ts is played against the simulator and compared with what the real
  * ComfyUI server answered to the same scenario (test/fixtures/real-server/, recorded with
  * `npm run record:real-server`). Where they differ, the real server is right.
  */
@@ -9,8 +9,8 @@ import { join } from 'node:path';
 
 import { UNAVAILABLE_CHECKPOINTS } from '../../../simulator/cloud/catalogue';
 import type { Simulator } from '../../../simulator/server';
-import { scenarioDifferences } from '../../contract/compare';
-import { playContract, type ContractRecord, type ScenarioRecord } from '../../contract/scenarios';
+import { scenarioDifferences } from '../../support/contract/compare';
+import { playContract, type ContractRecord, type ScenarioRecord } from '../../support/contract/scenarios';
 import { useSimulator } from '../support/simulator';
 
 const FIXTURES = join(__dirname, '../../fixtures/real-server');

@@ -10,7 +10,7 @@ import axios, { type AxiosInstance } from 'axios';
 import { ChaosFaults, type ChaosKind, type ChaosRates } from '../../../simulator/shared/chaos';
 import { DEFAULT_PUBLISHING_TOKEN } from '../../../simulator/registry/area';
 import type { Simulator } from '../../../simulator/server';
-import { waitUntil } from '../../helpers/wait';
+import { waitUntil } from '../../support/wait';
 import { useSimulator } from '../support/simulator';
 
 const IMAGING = '/proxy/imaging/v1/ai';

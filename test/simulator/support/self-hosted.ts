@@ -9,7 +9,7 @@ import axios, { type AxiosResponse } from 'axios';
 import WebSocket from 'ws';
 
 import type { Simulator } from '../../../simulator/server';
-import { waitUntil } from '../../helpers/wait';
+import { waitUntil } from '../../support/wait';
 
 export type Graph = Record<string, { class_type: string; inputs: Record<string, unknown> }>;
 export interface Message {

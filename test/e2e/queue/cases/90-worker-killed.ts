@@ -10,7 +10,7 @@
  * production webhook (n8n starts no Error Workflow for a run started by hand). The other worker
  * keeps working. This case runs last: the stack has one worker after it.
  */
-import { recordReliability } from '../../../helpers/reliability';
+import { recordReliability } from '../../../support/reliability';
 import { withSimulatorTiming } from '../../support/in-flight';
 import { describeFailure } from '../../support/n8n-client';
 import {

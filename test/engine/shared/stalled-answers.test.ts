@@ -1,0 +1,276 @@
+/**
+ * Answers that start and then stall, beside the successful answers the time limit always covered:
+ * an error answer (4xx, or a 5xx that is not retried) whose body stops half-way, a signed storage
+ * host that takes the archive and never answers, a read that stays silent through its retries.
+ * Each ends within the stated bounds, in words, and the item says what the status said.
+ */
+import type { ServerResponse } from 'node:http';
+
+import { RETRY_DELAYS_MS } from '../../../nodes/shared/transport/retry';
+import { REQUEST_TIME_LIMIT } from '../../../nodes/shared/transport/transport';
+import { EngineHarness } from '../../support/engine';
+import { txt2img } from '../../support/cloud';
+import { sendJson, startHostileService, type HostileService, type SeenRequest } from '../../support/hostile-service';
+import { archiveItem, locator } from '../../support/registry-node';
+import { startWaitingExecution } from '../../support/waiting-execution';
+import { upscaleFromUrl } from '../../support/media';
+import { hostApiCredential, hostCloudApiCredential } from '../../support/credential-fixtures';
+
+const harness = new EngineHarness();
+/** Answers held open without an end, closed after each test. */
+const held: ServerResponse[] = [];
+let answer: (req: SeenRequest, res: ServerResponse) => void = (_req, res) => sendJson(res, 404, {});
+let service: HostileService;
+let storage: HostileService;
+let cloud: string;
+let api: string;
+
+const LIMIT_MS = 400;
+const DEFAULTS = { ...REQUEST_TIME_LIMIT };
+
+/** A status and the first half of a JSON body, then nothing more. */
+function stall(res: ServerResponse, status: number, start = '{"error": {"type": "bad_request", "message": "refu'): void {
+	res.writeHead(status, { 'Content-Type': 'application/json' });
+	res.write(start);
+	held.push(res);
+}
+
+beforeAll(async () => {
+	service = await startHostileService((req, res) => answer(req, res));
+	// A storage host that reads the whole upload and then never answers.
+	storage = await startHostileService((_req, res) => held.push(res));
+	cloud = harness.addCredential('hostCloudApi', hostCloudApiCredential({ apiKey: 'cloud-key-stalled-0123456789', baseUrl: service.url }));
+	api = harness.addCredential(
+		'hostApi',
+		hostApiCredential({
+			accessToken: 'access-token-stalled-0123',
+			registryUrl: service.url,
+			publisherId: 'acme',
+			publishingToken: 'publishing-token-stalled-0123',
+		}),
+	);
+});
+
+beforeEach(() => {
+	REQUEST_TIME_LIMIT.ms = LIMIT_MS;
+	REQUEST_TIME_LIMIT.readMs = 3 * LIMIT_MS;
+	service.seen.length = 0;
+	storage.seen.length = 0;
+});
+
+afterEach(() => {
+	for (const res of held.splice(0)) res.destroy();
+	Object.assign(REQUEST_TIME_LIMIT, DEFAULTS);
+});
+
+afterAll(async () => {
+	await service.close();
+	await storage.close();
+});
+
+/** Runs `body`, answering how long it took. */
+async function timed<T>(body: () => Promise<T>): Promise<{ value: T; ms: number }> {
+	const started = Date.now();
+	const value = await body();
+	return { value, ms: Date.now() - started };
+}
+
+describe('an error answer whose body stalls ends with its status', () => {
+	it('Host Cloud Submit: a 400 with half a body, then silence, fails the item in words within the limit', async () => {
+		answer = (_req, res) => stall(res, 400);
+		const { value: result, ms } = await timed(() =>
+			harness.runNode({
+				type: 'hostCloud',
+				parameters: { resource: 'workflow', operation: 'submit', workflow: JSON.stringify(txt2img()) } as never,
+				credentials: { hostCloudApi: cloud },
+				continueOnFail: true,
+			}),
+		);
+		expect(String(result.items[0]!.json.error)).toMatch(/^The service refused the request .*\(400\)|400/);
+		expect(ms).toBeLessThan(LIMIT_MS + 3000);
+	});
+
+	it('Host Media upscale: a 500 that is not retried (a submit), body stalled, fails the item within the limit', async () => {
+		answer = (_req, res) => stall(res, 500);
+		const { value: result, ms } = await timed(() =>
+			harness.runNode({
+				type: 'hostMedia',
+				parameters: upscaleFromUrl({ waitMode: 'none' }) as never,
+				credentials: { hostApi: api },
+				continueOnFail: true,
+			}),
+		);
+		expect(String(result.items[0]!.json.error)).toMatch(/500/);
+		expect(service.seen.filter((request) => request.method === 'POST')).toHaveLength(1);
+		expect(ms).toBeLessThan(LIMIT_MS + 3000);
+	});
+
+	it("the resume webhook's status read: a 400 whose body stalls answers the notification within the limit", async () => {
+		answer = (req, res) => {
+			if (req.method === 'POST') return sendJson(res, 200, { data: { task_id: 'stall-task-1', status: 'CREATED' } });
+			stall(res, 400);
+		};
+		const world = await startWaitingExecution(harness, api, upscaleFromUrl({ waitMode: 'webhook' }));
+		try {
+			await world.waiting;
+			const { value: call, ms } = await timed(() =>
+				world.notify({ data: { task_id: 'stall-task-1', status: 'COMPLETED', generated: [] } }),
+			);
+			expect(ms).toBeLessThan(LIMIT_MS + 3000);
+			expect(service.seen.some((request) => request.method === 'GET' && request.url.includes('stall-task-1'))).toBe(true);
+			expect(call.status).toBeLessThan(500);
+		} finally {
+			await world.receiver.close();
+		}
+	});
+});
+
+describe('signed storage has the same limit', () => {
+	/** Publishes version 1.0.0 of my-node with an archive; the registry's answer names the storage host. */
+	const publish = () =>
+		harness.runNode(
+			{
+				type: 'hostRegistry',
+				parameters: {
+					resource: 'nodeVersion',
+					operation: 'publish',
+					publisher: locator('acme'),
+					node: locator('my-node', 'id'),
+					version: '1.0.0',
+				} as never,
+				credentials: { hostApi: api },
+				continueOnFail: true,
+			},
+			[archiveItem()],
+		);
+
+	it('Publish: a storage host that takes the archive and never answers fails the upload, saying so, within its tries', async () => {
+		REQUEST_TIME_LIMIT.ms = 1000;
+		REQUEST_TIME_LIMIT.readMs = 3000;
+		answer = (_req, res) =>
+			sendJson(res, 201, { node_version: { id: 'v-1', version: '1.0.0' }, signedUrl: `${storage.url}/o/archive.zip?signature=abc` });
+		const { value: result, ms } = await timed(publish);
+		expect(String(result.items[0]!.json.error)).toBe(
+			'Version 1.0.0 of node "my-node" was created (version ID v-1), but its archive was not uploaded: the storage host sent nothing for 1 second',
+		);
+		// A second try fits the read limit (3 s: 1 s of silence, a pause of 0.5 s, 1 s more); a third would not.
+		expect(storage.seen.map((request) => request.method)).toEqual(['PUT', 'PUT']);
+		expect(ms).toBeLessThan(3000 + 1500);
+	}, 20_000);
+
+	it("Publish: a storage host's error page of 2 MiB is read only in part, and the reason stays short", async () => {
+		const big = await startHostileService((_req, res) => {
+			res.writeHead(403, { 'Content-Type': 'application/xml' });
+			res.end(`<Error><Message>${'Request has expired. '.repeat(100_000)}</Message></Error>`);
+		});
+		try {
+			answer = (_req, res) =>
+				sendJson(res, 201, { node_version: { id: 'v-1', version: '1.0.0' }, signedUrl: `${big.url}/o/archive.zip?signature=abc` });
+			const result = await publish();
+			expect(String(result.items[0]!.json.error)).toMatch(
+				/^Version 1\.0\.0 .* the storage host answered HTTP 403 \(Request has expired\. Request/,
+			);
+			expect(JSON.stringify(result.items[0]!.json).length).toBeLessThan(4096);
+		} finally {
+			await big.close();
+		}
+	});
+});
+
+describe('a read with all its retries ends within its read limit', () => {
+	it('a silent node definitions read stops retrying at the read limit (3 x the idle limit), not after 4 full tries', async () => {
+		REQUEST_TIME_LIMIT.ms = 1000;
+		REQUEST_TIME_LIMIT.readMs = 3000;
+		answer = (_req, res) => held.push(res);
+		const { value: result, ms } = await timed(() =>
+			harness.runNode({
+				type: 'hostCloud',
+				parameters: { resource: 'system', operation: 'getNodeDefinitions' } as never,
+				credentials: { hostCloudApi: cloud },
+				continueOnFail: true,
+			}),
+		);
+		expect(result.items[0]!.json.error).toBe(
+			'The service sent nothing for 1 second while reading the node definitions. The service may be busy: try again later.',
+		);
+		expect(ms).toBeLessThan(3000 + 500);
+		expect(service.seen.length).toBeGreaterThanOrEqual(2);
+	}, 20_000);
+
+	it('no retry starts once the read limit is spent: whether one fits is asked when the last try failed', async () => {
+		// Short pauses (as the fault replay has them): the third try begins with time to spare and ends at the deadline.
+		const pauses = [...RETRY_DELAYS_MS];
+		(RETRY_DELAYS_MS as unknown as number[]).splice(0, pauses.length, ...pauses.map((pause) => pause / 100));
+		const arrived: number[] = [];
+		answer = (_req, res) => {
+			arrived.push(Date.now());
+			held.push(res);
+		};
+		try {
+			const result = await harness.runNode({
+				type: 'hostCloud',
+				parameters: { resource: 'system', operation: 'getNodeDefinitions' } as never,
+				credentials: { hostCloudApi: cloud },
+				continueOnFail: true,
+			});
+			expect(result.items[0]!.json.error).toMatch(/^The service sent nothing for 0 seconds while reading the node definitions/);
+		} finally {
+			(RETRY_DELAYS_MS as unknown as number[]).splice(0, pauses.length, ...pauses);
+		}
+		// Three tries of 400 ms fill the read limit (1200 ms); a fourth would wait in silence past it.
+		expect(arrived.length).toBe(3);
+		expect(arrived.at(-1)! - arrived[0]!).toBeLessThan(3 * LIMIT_MS);
+	});
+});
+
+describe('an error answer is read to 64 KiB at most', () => {
+	it('a 400 that sends 100 KiB and then holds the connection fails at once with its status, not after the idle limit', async () => {
+		REQUEST_TIME_LIMIT.ms = 10_000;
+		REQUEST_TIME_LIMIT.readMs = 30_000;
+		answer = (_req, res) => stall(res, 400, `{"error": {"message": "${'e'.repeat(100 * 1024)}`);
+		const { value: result, ms } = await timed(() =>
+			harness.runNode({
+				type: 'hostCloud',
+				parameters: { resource: 'workflow', operation: 'getStatus', promptId: 'job-1' } as never,
+				credentials: { hostCloudApi: cloud },
+				continueOnFail: true,
+			}),
+		);
+		expect(String(result.items[0]!.json.error)).toMatch(/\(HTTP 400\)/);
+		// Reading stopped at the bound: the open connection's silence was never waited for.
+		expect(ms).toBeLessThan(5_000);
+		expect(JSON.stringify(result.items[0]!.json).length).toBeLessThan(4096);
+	}, 20_000);
+});
+
+describe("a credential's Time Limit (Seconds) raises the limit", () => {
+	/** Node definitions, sent after `delayMs` of silence. */
+	const lateAnswer = (delayMs: number) => (_req: SeenRequest, res: ServerResponse) => {
+		const timer = setTimeout(() => sendJson(res, 200, { KSampler: { input: { required: {} } } }), delayMs);
+		res.on('close', () => clearTimeout(timer));
+	};
+	const definitions = (credential: string) =>
+		harness.runNode({
+			type: 'hostCloud',
+			parameters: { resource: 'system', operation: 'getNodeDefinitions' } as never,
+			credentials: { hostCloudApi: credential },
+			continueOnFail: true,
+		});
+
+	it('an answer after 1.5 idle limits fails with the default, and arrives with a Time Limit of 120 s (twice the default)', async () => {
+		// The idle limit is shortened to 400 ms; 120 s is twice the default, so it becomes 800 ms here.
+		answer = lateAnswer(600);
+		const slowProxy = harness.addCredential(
+			'hostCloudApi',
+			hostCloudApiCredential({
+				apiKey: 'cloud-key-stalled-0123456789',
+				baseUrl: service.url,
+				timeLimitSeconds: 120,
+			}),
+		);
+		const raised = await definitions(slowProxy);
+		expect(raised.items[0]!.json).toMatchObject({ class_type: 'KSampler' });
+		const plain = await definitions(cloud);
+		expect(String(plain.items[0]!.json.error)).toMatch(/^The service sent nothing for/);
+	}, 20_000);
+});

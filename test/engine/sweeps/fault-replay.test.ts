@@ -1,0 +1,464 @@
+/**
+ * Every path, every fault (issue 34): the replaying fault injector. Each path of the package
+ * (test/support/fault-paths.ts) runs once cleanly against the simulator through a loopback fault
+ * proxy (test/support/fault-proxy.ts), which records its requests; the path is then replayed with
+ * each fault at each request index: silence after the headers or mid-body for a 2xx, 4xx and 5xx
+ * (a silent endpoint stays silent for the retries), a cut body, 2 MiB in a string or key, names
+ * every object carries as a key or enum value, wrong types, other schemes and markup in addresses
+ * and in `Location`, a redirect to itself, a cut NDJSON line.
+ *
+ * Oracle: judgeShown (test/support/hostile-structures.ts: uncaught and raw error texts, secrets in
+ * any encoding, path segments) plus: the item ends within its bound; no request waits in silence
+ * over the request limit, nor a read with its retries over the read limit; no more than 64 KiB of a
+ * 2 MiB text in an item; an answer that is not what the spec says gives no success unless it was
+ * asked again; refused input sends nothing; an address passed on is an absolute http(s) URL without
+ * markup; no file passed on shorter than served, no music take with a hole passed as success; a
+ * status read of an unknown id is not "completed"; a tool neither lists nor cancels a job it did not start.
+ *
+ * `npm test` runs a seeded sample (seed in the test names, BAD_INPUT_SEED replays it);
+ * `FAULT_REPLAY=full` (in `npm run reliability`) every path × request index × fault.
+ * `FAULT_PATHS=<regex>` narrows the paths, `FAULT_KINDS=<regex>` the faults; `FAULT_DEBUG=1` prints
+ * the requests of each run that broke a rule (times from its first request).
+ */
+import type { IDataObject, INodeExecutionData } from 'n8n-workflow';
+
+import { SECOND_LOOK_MS } from '../../../nodes/HostCloud/helpers/ownership/lost-submit';
+import { RETRY_DELAYS_MS } from '../../../nodes/shared/transport/retry';
+import { REQUEST_TIME_LIMIT } from '../../../nodes/shared/transport/transport';
+import { startSimulator } from '../../../simulator/server';
+import { seededRandom } from '../../../simulator/shared/chaos';
+import { EngineHarness, readBinary } from '../../support/engine';
+import { registerToolTypes } from '../../support/tools';
+import { PROXY_HEADER } from '../../support/cloud';
+import {
+	addWorldCredentials,
+	enumeratePaths,
+	prepare,
+	runPath,
+	type PathOutcome,
+	type SweepPath,
+	type World,
+} from '../../support/fault-paths';
+import { answerIsBroken, describeFault, faultsFor, startFaultProxy, type Exchange, type Fault } from '../../support/fault-proxy';
+import { echoForms } from '../../support/hostile-service';
+import { judgeShown, SEED } from '../../support/hostile-structures';
+import { recordedReliability, recordReliability } from '../../support/reliability';
+
+const FULL = process.env.FAULT_REPLAY === 'full';
+/** Places of one answer a structural fault goes to (the most telling keys first). */
+const TARGETS = Number(process.env.FAULT_TARGETS ?? (FULL ? 6 : 4));
+const SAMPLE_PATHS = Number(process.env.FAULT_SAMPLE_PATHS ?? 24);
+const SAMPLE_FAULTS = Number(process.env.FAULT_SAMPLE_FAULTS ?? 3);
+const PATH_FILTER = process.env.FAULT_PATHS ? new RegExp(process.env.FAULT_PATHS) : undefined;
+const KIND_FILTER = process.env.FAULT_KINDS ? new RegExp(process.env.FAULT_KINDS) : undefined;
+
+// The package's bounds, shortened: 60 s of silence per request → 300 ms; a read with its retries
+// (3 minutes) → readMs. `readMs` is read by the transport that governs every exchange (issue 34).
+const LIMIT = REQUEST_TIME_LIMIT as { ms: number; readMs?: number };
+const MS = 400;
+const READ_MS = 3 * MS;
+/** Timers on a loaded 2-core machine run late by this much. */
+const TOLERANCE_MS = 200;
+/** The retry pauses, scaled down (1/100; restored after): a run's bound stays short, and a retry's pause does not pass for silence. */
+const SCALED_RETRY = RETRY_DELAYS_MS.map((ms) => ms / 100);
+const MAX_WAIT_MS = 1_200;
+const KIB64 = 64 * 1024;
+/**
+ * What a submit whose answer was lost may add (docs/host-cloud.md, "When a submit's answer is
+ * lost"): two looks for its job 2 s apart, and Execute's last look as its run ends, each look a
+ * queue read (and a history read on a self-hosted server) made once, within a request's limit.
+ */
+const LOST_SUBMIT_MS = 2 * SECOND_LOOK_MS + 5 * MS;
+const isSubmit = (exchange: Exchange | undefined) => exchange?.method === 'POST' && /\/(api\/)?prompt$/.test(exchange.path);
+
+const harness = new EngineHarness();
+registerToolTypes(harness);
+const worlds = {} as Record<'cloud' | 'self-hosted', World>;
+const saved = { ms: LIMIT.ms, readMs: LIMIT.readMs, retry: [...RETRY_DELAYS_MS] };
+const figures = {
+	paths: 0,
+	paths_run: 0,
+	requests_recorded: 0,
+	faults_available: 0,
+	runs: 0,
+	defects_found: 0,
+	by_rule: {} as Record<string, number>,
+};
+
+beforeAll(async () => {
+	LIMIT.ms = MS;
+	LIMIT.readMs = READ_MS;
+	(RETRY_DELAYS_MS as unknown as number[]).splice(0, RETRY_DELAYS_MS.length, ...SCALED_RETRY);
+	for (const flavour of ['cloud', 'self-hosted'] as const) {
+		const sim = await startSimulator({
+			flavour,
+			nodeMs: 5,
+			imageStepMs: 15,
+			videoStepMs: 15,
+			notifyBackoffMs: 20,
+			...(flavour === 'self-hosted' ? { proxyAuth: PROXY_HEADER } : {}),
+		});
+		const proxy = await startFaultProxy({ api: sim.baseUrl, registry: sim.registryUrl, storage: sim.storageUrl });
+		worlds[flavour] = { sim, proxy, harness, ...addWorldCredentials(harness, sim, proxy) };
+	}
+});
+
+afterAll(async () => {
+	LIMIT.ms = saved.ms;
+	if (saved.readMs === undefined) delete LIMIT.readMs;
+	else LIMIT.readMs = saved.readMs;
+	(RETRY_DELAYS_MS as unknown as number[]).splice(0, RETRY_DELAYS_MS.length, ...saved.retry);
+	for (const world of Object.values(worlds)) {
+		await world.proxy.close();
+		await world.sim.close();
+	}
+	const entry = { mode: FULL ? 'full' : 'sample', seed: SEED, targets_per_answer: TARGETS, ...figures };
+	// Each run adds its part: the sample, all paths, or the paths FAULT_PATHS names (a full run in parts).
+	const part = process.env.FAULT_PATHS ?? (FULL ? 'all paths' : 'sample');
+	const { recorded_at: _at, ...kept } = recordedReliability('fault_replay');
+	recordReliability('fault_replay', { ...kept, [part]: entry });
+});
+
+interface Run {
+	outcome?: PathOutcome;
+	/** The run did not end within its hard cap (it was cancelled). */
+	overdue?: boolean;
+	elapsed: number;
+	log: Exchange[];
+	endedAt: number;
+}
+
+/** One bounded run of a path, with `armed` (undefined: clean). */
+async function runOnce(
+	world: World,
+	path: SweepPath,
+	capMs: number,
+	armed?: { index: number; fault: Fault },
+): Promise<Run & { foreign?: string }> {
+	world.sim.reset();
+	world.proxy.release();
+	const { parameters, foreign } = await prepare(world, path);
+	world.proxy.arm(armed);
+	const stop = new AbortController();
+	const ending: Array<() => Promise<void>> = [];
+	const started = Date.now();
+	let timer: NodeJS.Timeout | undefined;
+	const cap = new Promise<'overdue'>((resolve) => (timer = setTimeout(() => resolve('overdue'), capMs)));
+	try {
+		const outcome = await Promise.race([runPath(world, path, parameters, stop.signal, ending), cap]);
+		const endedAt = Date.now();
+		if (outcome === 'overdue') stop.abort();
+		return {
+			outcome: outcome === 'overdue' ? undefined : outcome,
+			overdue: outcome === 'overdue',
+			elapsed: endedAt - started,
+			endedAt,
+			log: [...world.proxy.log],
+			foreign,
+		};
+	} finally {
+		clearTimeout(timer);
+		world.proxy.release();
+		for (const end of ending) await end().catch(() => undefined);
+		figures.runs++;
+	}
+}
+
+const bytesOf = async (items: INodeExecutionData[]) =>
+	await Promise.all(
+		items.map(async (item) =>
+			Object.fromEntries(
+				await Promise.all(
+					Object.entries(item.binary ?? {}).map(
+						async ([name, data]) => [name, (await readBinary(data).catch(() => Buffer.alloc(0))).length] as const,
+					),
+				),
+			),
+		),
+	);
+
+/** Strings of an item that are addresses: values of address-like keys, and anything with a script-like scheme. */
+function addressesIn(value: unknown, key = ''): string[] {
+	if (typeof value === 'string')
+		return (/url|href|link|location|uri/i.test(key) && /^\s*[a-z][a-z0-9+.-]*:/i.test(value)) ||
+			/^\s*(javascript|data|vbscript):/i.test(value)
+			? [value]
+			: [];
+	if (Array.isArray(value)) return value.flatMap((element) => addressesIn(element, key));
+	if (value && typeof value === 'object') return Object.entries(value).flatMap(([name, child]) => addressesIn(child, name));
+	return [];
+}
+const goodAddress = (text: string) => {
+	if (!/^https?:\/\/[^\s<>"']+$/i.test(text)) return false;
+	try {
+		return new URL(text).href.length > 0;
+	} catch {
+		return false;
+	}
+};
+
+interface Clean {
+	elapsed: number;
+	log: Exchange[];
+	sizes: number[];
+	bytes: Array<Record<string, number>>;
+	incompleteTakes: number;
+}
+
+/**
+ * The Host Cloud Trigger's own rules: a job starts at most one flow, and no flow starts for a job
+ * that is not it; the close ends at once; a job is missed only where docs/host-cloud-trigger.md
+ * lets it be, where the trigger could not look: its activation failed in words, or it said so
+ * later, or the server stayed silent for the rest of the run (a silence lasts it).
+ */
+function judgeFlows(
+	flows: NonNullable<PathOutcome['trigger']>,
+	items: INodeExecutionData[],
+	armed: { fault: Fault } | undefined,
+	rule: (name: string, text: string) => void,
+): void {
+	const ids = items.map((item) => String(item.json.prompt_id));
+	const repeated = [...new Set(ids.filter((id, at) => ids.indexOf(id) !== at))];
+	if (repeated.length > 0)
+		rule('trigger_repeated_job', `job(s) ${repeated.map((id) => id.slice(0, 80)).join(', ')} started more than one flow`);
+	const others = flows.job === undefined ? [] : ids.filter((id) => id !== flows.job);
+	if (others.length > 0)
+		rule(
+			'trigger_flow_not_the_job',
+			`flows started for ${others.map((id) => JSON.stringify(id.slice(0, 80))).join(', ')}, not for job ${flows.job}`,
+		);
+	const lasting = armed !== undefined && /^stall-/.test(armed.fault.kind);
+	if (flows.job !== undefined && ids.length === 0 && !flows.failed && !lasting)
+		rule('trigger_missed_job', `job ${flows.job} started no flow, and the trigger said nothing`);
+	if (flows.closeMs > MS + TOLERANCE_MS) rule('trigger_close_over_limit', `closing the trigger took ${flows.closeMs} ms`);
+}
+
+/** The oracle: every rule a run broke, in words (empty: none). */
+async function judge(
+	world: World,
+	path: SweepPath,
+	run: Run & { foreign?: string },
+	clean: Clean | undefined,
+	armed?: { index: number; fault: Fault },
+): Promise<string[]> {
+	const broken: string[] = [];
+	const rule = (name: string, text: string) => {
+		figures.by_rule[name] = (figures.by_rule[name] ?? 0) + 1;
+		broken.push(`${name}: ${text}`);
+	};
+	const lookups = armed && isSubmit(clean?.log[armed.index]) ? LOST_SUBMIT_MS : 0;
+	// A trigger listens by design: its clean run for its looks (listensMs); a replay one Poll Every
+	// more, as a job a faulted read missed is found by the next read.
+	const listening = clean ? (path.pollMs ?? 0) : (path.listensMs ?? 0);
+	const bound = (clean?.elapsed ?? 0) + READ_MS + MAX_WAIT_MS + SCALED_RETRY.reduce((a, b) => a + b, 0) * 1.2 + lookups + listening + 1_000;
+	if (run.overdue || run.elapsed > bound)
+		rule(
+			'overdue_items',
+			`the item did not end within ${Math.round(bound)} ms (${run.overdue ? 'still running, cancelled' : `${run.elapsed} ms`})`,
+		);
+	// Silence: each request ends within the request limit, a read with its retries within the read limit.
+	// One read is its attempts at one endpoint, each begun within a retry pause of the last one's end
+	// with no other request between them; a request after a longer pause (the next poll), or after
+	// another request (a clean-up after Max Wait), is another read.
+	const reads: Array<{ endpoint: string; waited: number; endedAt: number; index: number }> = [];
+	const current = new Map<string, (typeof reads)[number]>();
+	// A retry follows its pause (jitter included) at once; 60 ms covers the client's own steps between the two.
+	const retryGapMs = Math.max(...SCALED_RETRY) * 1.2 + 60;
+	for (const exchange of run.log) {
+		if (exchange.silentFrom === undefined) continue;
+		// The client gave up when it closed the connection, or moved on (its next request), or its item ended.
+		const movedOn = run.log.find((later) => later.index > exchange.index)?.arrivedAt;
+		const endedAt = Math.min(exchange.gaveUpAt ?? Infinity, movedOn ?? Infinity, run.endedAt);
+		const waited = endedAt - exchange.silentFrom;
+		const endpoint = `${exchange.method} ${exchange.path}`;
+		const read = current.get(endpoint);
+		const between = read ? run.log.filter((other) => other.index > read.index && other.index < exchange.index) : [];
+		const retried =
+			read && exchange.arrivedAt - read.endedAt <= retryGapMs && between.every((other) => `${other.method} ${other.path}` === endpoint);
+		if (read && retried) Object.assign(read, { waited: read.waited + waited, endedAt, index: exchange.index });
+		else {
+			const fresh = { endpoint, waited, endedAt, index: exchange.index };
+			reads.push(fresh);
+			current.set(endpoint, fresh);
+		}
+		if (waited > MS + TOLERANCE_MS)
+			rule(
+				'silence_over_request_limit',
+				`request ${exchange.index} ${endpoint} (${exchange.fault}) waited ${waited} ms in silence (limit ${MS} ms)`,
+			);
+	}
+	for (const { endpoint, waited } of reads)
+		if (waited > READ_MS + TOLERANCE_MS)
+			rule('silence_over_read_limit', `${endpoint} with its retries waited ${waited} ms in silence (read limit ${READ_MS} ms)`);
+	const outcome = run.outcome;
+	if (!outcome) return broken;
+	const secrets = world.secrets.flatMap((secret) => [...Object.values(echoForms(secret)), Buffer.from(secret).toString('hex')]);
+	try {
+		judgeShown({
+			error: outcome.error,
+			words: outcome.words,
+			output: outcome.items.map((item) => item.json),
+			sent: run.log.map((e) => ({ method: e.method, url: e.path })),
+			secrets,
+		});
+	} catch (error) {
+		rule('judge_shown', (error as Error).message.split('\n').filter(Boolean).slice(0, 4).join(' ').slice(0, 400));
+	}
+	// Refused input acts on nothing: a read may be needed to judge it (a saved workflow needs the server's node definitions), nothing more.
+	const acted = run.log.filter((e) => e.method !== 'GET' && e.method !== 'HEAD');
+	if (path.refused && acted.length > 0)
+		rule('sent_for_refused_input', `${acted.length} request(s) sent: ${acted.map((e) => `${e.method} ${e.path}`).join(', ')}`);
+	const sizes = outcome.items.map((item) => JSON.stringify(item.json).length);
+	const cleanMax = Math.max(0, ...(clean?.sizes ?? []));
+	if (armed?.fault.kind === 'long' && sizes.some((size) => size > cleanMax + KIB64))
+		rule('service_text_over_64KiB', `an item holds ${Math.max(...sizes)} characters (clean run: ${cleanMax})`);
+	// "Still running" or a status it cannot read is no success: the item says it does not know yet.
+	// Nor is a trigger's item that says in words its files are missing (files_error, outputs_unknown).
+	const unsettled = (json: IDataObject) =>
+		[json.status, json.state].some((word) => /^(running|pending|unknown|in_progress)$/i.test(String(word ?? ''))) ||
+		json.files_error !== undefined ||
+		json.outputs_unknown !== undefined;
+	const faulted = armed ? run.log.find((exchange) => exchange.index === armed.index && exchange.fault !== undefined) : undefined;
+	// A trigger's flow cannot hold the faulted answer when it started before it came, or when the
+	// answer was about another job (a read of one job's status or record names it in its path).
+	const flows = outcome.trigger;
+	const aboutJob = faulted && /\/api\/jobs?\/([^/]+)/.exec(faulted.path)?.[1];
+	const judged =
+		flows && faulted
+			? outcome.items.filter(
+					(item, at) =>
+						(flows.startedAt[at] ?? 0) >= faulted.arrivedAt &&
+						(aboutJob === undefined || decodeURIComponent(aboutJob) === item.json.prompt_id),
+				)
+			: outcome.items;
+	const success =
+		outcome.error === undefined && judged.length > 0 && judged.every((item) => item.json.error === undefined && !unsettled(item.json));
+	// A redirect's body is discarded by design: only its Location is the answer.
+	if (
+		armed &&
+		faulted &&
+		answerIsBroken(armed.fault, faulted) &&
+		// A credential test asks only whether the credential is let in (its status), never what the body says.
+		(path.kind !== 'credential' || armed.fault.kind === 'cut-body') &&
+		faulted.method !== 'HEAD' &&
+		!(armed.fault.kind === 'cut-body' && (faulted.status ?? 0) >= 300 && (faulted.status ?? 0) < 400) &&
+		// A trigger's queue read says only which jobs still run and whose they are: how a job ended
+		// comes from the socket's messages, its status or the history, never from the queue.
+		!(flows && /\/queue$/.test(faulted.path)) &&
+		success
+	) {
+		// A later answer of the same host that came whole may be where the success came from (the package read again, by any route).
+		const askedAgain = run.log.some(
+			(e) => e.index > faulted.index && e.host === faulted.host && e.fault === undefined && (e.status ?? 0) < 300,
+		);
+		if (!askedAgain)
+			rule(
+				'success_from_fault',
+				`request ${faulted.index} ${faulted.method} ${faulted.path} got "${faulted.fault}" and the item succeeded: ${JSON.stringify(outcome.items[0]?.json).slice(0, 200)}`,
+			);
+	}
+	for (const address of outcome.items.flatMap((item) => addressesIn(item.json)))
+		if (!goodAddress(address)) rule('address_not_http', `passed on ${JSON.stringify(address.slice(0, 120))}`);
+	if (
+		path.unknownId &&
+		outcome.items.some((item) => item.json.error === undefined && /^(completed|success)$/i.test(String(item.json.status ?? '')))
+	)
+		rule('success_from_fault', `the unknown id __proto__ answered ${JSON.stringify(outcome.items[0]!.json).slice(0, 200)}`);
+	// What a trigger remembers is bounded by size as well as by count (128 KiB of keys), after any fault.
+	if ((outcome.rememberedChars ?? 0) > 128 * 1024)
+		rule('memory_over_bound', `the trigger remembers ${outcome.rememberedChars} characters of ids in one list`);
+	if (flows) judgeFlows(flows, outcome.items, armed, rule);
+	if (run.foreign) {
+		// A tool may repeat the ids the caller gave (Cancel Jobs' requested and not_cancelled); nothing else may name them.
+		const shown = outcome.items.map(({ json: { not_cancelled: _refused, requested: _asked, ...json } }) => json);
+		if (JSON.stringify(shown).includes(run.foreign))
+			rule('tool_touched_foreign_job', `the tool listed job ${run.foreign}, which the workflow did not start`);
+		const touching = run.log.filter((e) => e.method !== 'GET' && e.requestBody.includes(run.foreign!));
+		if (touching.length > 0)
+			rule(
+				'tool_touched_foreign_job',
+				`the tool sent ${touching.map((e) => `${e.method} ${e.path} ${e.requestBody.slice(0, 80)}`).join(', ')} for job ${run.foreign}`,
+			);
+	}
+	if (clean && armed) {
+		const bytes = await bytesOf(outcome.items);
+		bytes.forEach((fields, at) => {
+			if (outcome.items[at]?.json.error !== undefined) return;
+			for (const [field, size] of Object.entries(fields))
+				if (size < (clean.bytes[at]?.[field] ?? 0))
+					rule('incomplete_file', `item ${at} passed ${field} on with ${size} of ${clean.bytes[at]![field]} bytes`);
+		});
+		const takes = outcome.items.filter((item) => item.json.audio_may_be_incomplete === true && item.json.error === undefined).length;
+		if (takes > clean.incompleteTakes) rule('incomplete_file', `${takes} music take(s) with a hole passed on as a success`);
+	}
+	figures.defects_found += broken.length;
+	if (process.env.FAULT_DEBUG && broken.length > 0)
+		process.stderr.write(
+			`DEBUG ${JSON.stringify(broken)}\n${run.log.map((e) => `  ${e.index} ${e.arrivedAt - run.log[0]!.arrivedAt} ${e.host} ${e.method} ${e.path} ${e.status} ${e.fault ?? ''} silent=${e.silentFrom ? e.silentFrom - run.log[0]!.arrivedAt : ''} gaveUp=${e.gaveUpAt ? e.gaveUpAt - run.log[0]!.arrivedAt : ''}`).join('\n')}\nitems ${JSON.stringify(run.outcome?.items.map((i) => i.json)).slice(0, 600)} started ${JSON.stringify(run.outcome?.trigger?.startedAt.map((t) => t - run.log[0]!.arrivedAt))} close ${run.outcome?.trigger?.closeMs} ended ${run.endedAt - (run.log[0]?.arrivedAt ?? 0)}\n`,
+		);
+	return broken;
+}
+
+const ALL_PATHS = enumeratePaths(harness).filter((path) => !PATH_FILTER || PATH_FILTER.test(path.name));
+figures.paths = ALL_PATHS.length;
+const random = seededRandom(SEED);
+/** The sample: every path that needs no replay (refused input, unknown ids, foreign jobs), and SAMPLE_PATHS of the others. */
+const PATHS = FULL
+	? ALL_PATHS
+	: ALL_PATHS.filter((path) => path.refused || path.unknownId || path.foreignJob || path.floodMemory).concat(
+			ALL_PATHS.filter((path) => !(path.refused || path.unknownId || path.foreignJob || path.floodMemory))
+				.map((path) => ({ path, order: random() }))
+				.sort((a, b) => a.order - b.order)
+				.slice(0, SAMPLE_PATHS)
+				.map(({ path }) => path),
+		);
+
+describe(`fault replay, ${FULL ? 'full' : 'seeded sample'} (seed ${SEED}; replay with BAD_INPUT_SEED=${SEED})`, () => {
+	test.each(PATHS.map((path) => [path.name, path] as const))(
+		'%s',
+		async (_name, path) => {
+			const world = worlds[path.flavour];
+			figures.paths_run++;
+			// The memory flood reads six times, a Poll Every apart.
+			const first = await runOnce(world, path, path.floodMemory ? 45_000 : 15_000);
+			const outcome = first.outcome;
+			const clean: Clean = {
+				elapsed: first.elapsed,
+				log: first.log,
+				sizes: (outcome?.items ?? []).map((item) => JSON.stringify(item.json).length),
+				bytes: await bytesOf(outcome?.items ?? []),
+				incompleteTakes: (outcome?.items ?? []).filter((item) => item.json.audio_may_be_incomplete === true).length,
+			};
+			figures.requests_recorded += clean.log.length;
+			const problems = (await judge(world, path, first, undefined)).map((text) => `clean run: ${text}`);
+			// A refused input is judged by its clean run alone (nothing was sent to fault); so is the
+			// memory flood (its size rule is judged on every replay of the trigger's other paths).
+			let replays =
+				path.refused || path.floodMemory || first.overdue
+					? []
+					: clean.log.flatMap((exchange) =>
+							faultsFor(exchange, TARGETS)
+								// A credential test is n8n's own request, which n8n ends after 5 minutes of silence (docs/reliability.md): not replayed with silence here.
+								.filter((fault) => path.kind !== 'credential' || !/^stall-/.test(fault.kind))
+								.map((fault) => ({ index: exchange.index, fault })),
+						);
+			if (KIND_FILTER) replays = replays.filter((replay) => KIND_FILTER.test(`${replay.fault.kind} ${describeFault(replay.fault)}`));
+			figures.faults_available += replays.length;
+			if (!FULL) {
+				const pick = replays.map((replay) => ({ replay, order: random() })).sort((a, b) => a.order - b.order);
+				replays = pick.slice(0, path.foreignJob || path.unknownId ? 0 : SAMPLE_FAULTS).map(({ replay }) => replay);
+			}
+			const capMs = clean.elapsed + READ_MS + MAX_WAIT_MS + 3_000;
+			for (const armed of replays) {
+				const exchange = clean.log[armed.index]!;
+				const run = await runOnce(world, path, capMs + (isSubmit(exchange) ? LOST_SUBMIT_MS : 0), armed);
+				for (const text of await judge(world, path, run, clean, armed))
+					problems.push(
+						`request ${armed.index} (${exchange.host} ${exchange.method} ${exchange.path} → ${exchange.status}), ${describeFault(armed.fault)}: ${text}`,
+					);
+			}
+			expect(problems).toEqual([]);
+		},
+		FULL ? 3_600_000 : 60_000,
+	);
+});

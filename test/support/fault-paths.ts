@@ -1,0 +1,393 @@
+/**
+ * The paths of the replaying fault injector (issue 34), found from the nodes' own descriptions:
+ * every operation of every node, Host Media in each wait mode, Host Cloud on each flavour, as a
+ * node and as a tool; the resume webhook (the waiting media execution), the Host Task Trigger, the
+ * Host Cloud Trigger on each flavour (fault-cloud-trigger.ts) and the credential tests; plus a refused-input variant (Put Files in Field `__proto__`) per media submit
+ * and a saved workflow with a node of type `constructor` per Host Cloud submit,
+ * a failing task per image submit, and status reads of an id the service does not know. Each path
+ * runs once against the simulator behind the fault proxy, in a bounded time.
+ */
+import type { IDataObject, INodeExecutionData } from 'n8n-workflow';
+
+import { DEFAULT_PUBLISHING_TOKEN } from '../../simulator/registry/area';
+import type { Simulator } from '../../simulator/server';
+import type { EngineHarness } from './engine';
+import { ActiveTrigger } from './active-trigger';
+import { storedFiles } from './cloud';
+import { hostCloudCredential } from './cloud-credential';
+import { CLOUD_REPEAT_LOOK_MS, directSubmit, FLOOD_ROUNDS, runJobFinished, runMemoryFlood } from './fault-cloud-trigger';
+import type { FaultProxy } from './fault-proxy';
+import { operationsOf, visibleFields } from './node-parameters';
+import { REPOHOST_TOKEN } from './registry-node';
+import { ITEM, nodeDescription, sweepBase } from './sweep-operations';
+import { startWaitingExecution } from './waiting-execution';
+import { uiNode, uiTxt2img } from './ui-workflows';
+import { hostApiCredential } from './credential-fixtures';
+
+export type Flavour = 'cloud' | 'self-hosted';
+
+export interface SweepPath {
+	name: string;
+	flavour: Flavour;
+	kind: 'node' | 'tool' | 'webhook' | 'trigger' | 'credential';
+	type: string;
+	parameters: IDataObject;
+	/** Refused input: nothing may be sent. */
+	refused?: boolean;
+	/** The media task ends FAILED (its status answer carries `error`). */
+	failTask?: boolean;
+	/** A job someone else submitted sits in the queue: a tool may neither list nor cancel it. */
+	foreignJob?: boolean;
+	/** A status read of an id the service does not know: "completed" is a wrong success. */
+	unknownId?: boolean;
+	/** The trigger is sent notifications with the longest task ids: what it remembers must stay within its size bound. */
+	floodMemory?: boolean;
+	/** A trigger that reads every `pollMs` (Poll Every): a job missed by a faulted read is found by the next one. */
+	pollMs?: number;
+	/** How long a trigger path listens by design (its looks), beyond an item's bound: added to its clean run's bound. */
+	listensMs?: number;
+}
+
+/** One simulator (of one flavour) behind its proxy, and the credentials pointing at the proxy. */
+export interface World {
+	sim: Simulator;
+	proxy: FaultProxy;
+	harness: EngineHarness;
+	cloudCredential: string;
+	hostCredential: string;
+	secrets: string[];
+}
+
+export interface PathOutcome {
+	items: INodeExecutionData[];
+	error?: unknown;
+	/** The words a user reads: error message and description, item errors, a credential test's message. */
+	words: string;
+	/** Ids of jobs a tool must not touch (foreignJob paths). */
+	foreign?: string;
+	/** What the trigger remembers, in characters (floodMemory paths and the Host Cloud Trigger). */
+	rememberedChars?: number;
+	/** The Host Cloud Trigger: the job submitted from outside, when each flow started, and how long its close took. */
+	trigger?: { job?: string; startedAt: number[]; closeMs: number; failed: boolean };
+}
+
+/** Short waits everywhere a path waits: Max Wait of about a second, fast polls. */
+// Polls further apart than a retry's pause, as for media: each poll is a read of its own.
+const CLOUD_WAIT = { maxWaitMinutes: 0.02, pollIntervalSeconds: 0.3, silenceSeconds: 0.3 };
+// Polls further apart than a retry's pause: each poll is a read of its own (a read is judged with its retries).
+const MEDIA_WAIT = { pollIntervalSeconds: 0.3, maxWaitMinutes: 0.02 };
+const TOOL_WAIT = { toolWaitSeconds: 1 };
+
+export function addWorldCredentials(harness: EngineHarness, sim: Simulator, proxy: FaultProxy): Omit<World, 'sim' | 'proxy' | 'harness'> {
+	const cloud = hostCloudCredential({ flavour: sim.flavour, baseUrl: proxy.urls.api, apiKey: sim.apiKey, proxy: sim.options.proxyAuth });
+	const proxyHeader = sim.options.proxyAuth && 'value' in sim.options.proxyAuth ? [sim.options.proxyAuth.value] : [];
+	return {
+		cloudCredential: harness.addCredential('hostCloudApi', cloud),
+		hostCredential: harness.addCredential(
+			'hostApi',
+			hostApiCredential({
+				accessToken: sim.accessToken,
+				registryUrl: proxy.urls.registry,
+				publisherId: 'acme',
+				publishingToken: DEFAULT_PUBLISHING_TOKEN,
+				repohostToken: REPOHOST_TOKEN,
+			}),
+		),
+		secrets: [sim.apiKey, sim.accessToken, DEFAULT_PUBLISHING_TOKEN, REPOHOST_TOKEN, ...proxyHeader],
+	};
+}
+
+/** Every path of the package (see the file comment). */
+export function enumeratePaths(harness: EngineHarness): SweepPath[] {
+	const paths: SweepPath[] = [];
+	for (const flavour of ['cloud', 'self-hosted'] as const) {
+		for (const [resource, operation] of operationsOf(nodeDescription(harness, 'hostCloud'))) {
+			const base = { ...sweepBase(harness, 'hostCloud', resource, operation), waitOptions: CLOUD_WAIT } as IDataObject;
+			const name = `hostCloud ${resource} ${operation} [${flavour}]`;
+			paths.push({ name: `${name} node`, flavour, kind: 'node', type: 'hostCloud', parameters: base });
+			paths.push({
+				name: `${name} tool`,
+				flavour,
+				kind: 'tool',
+				type: 'hostCloud',
+				parameters: { ...base, ...TOOL_WAIT },
+				foreignJob: resource === 'queue',
+			});
+			if (operation === 'execute')
+				paths.push({
+					name: `${name} node, URLs only`,
+					flavour,
+					kind: 'node',
+					type: 'hostCloud',
+					parameters: { ...base, downloadFiles: false },
+				});
+			// A saved workflow with a node whose type is a name every object carries: refused, nothing submitted.
+			if (operation === 'submit' || operation === 'execute')
+				paths.push({
+					name: `${name} node, a saved workflow with a node of type constructor`,
+					flavour,
+					kind: 'node',
+					type: 'hostCloud',
+					parameters: { ...base, workflow: JSON.stringify(withNodeOfType('constructor')) },
+					refused: true,
+				});
+			// The Server operations' other choice (the description's default is one of two).
+			const otherChoice: Record<string, IDataObject> = {
+				getHistory: { scope: 'promptIds', promptIds: 'set by prepare' },
+				deleteHistory: { scope: 'all' },
+				listModels: { scope: 'allFolders' },
+			};
+			if (resource === 'server' && otherChoice[operation])
+				paths.push({
+					name: `${name} node, ${JSON.stringify(otherChoice[operation]!.scope)}`,
+					flavour,
+					kind: 'node',
+					type: 'hostCloud',
+					parameters: { ...base, ...otherChoice[operation] },
+				});
+			if (operation === 'getStatus' || operation === 'waitForCompletion')
+				paths.push({
+					name: `${name} node, id __proto__`,
+					flavour,
+					kind: 'node',
+					type: 'hostCloud',
+					parameters: { ...base, promptId: '__proto__' },
+					unknownId: true,
+				});
+		}
+	}
+	for (const type of ['hostMedia', 'hostRegistry']) {
+		const description = nodeDescription(harness, type);
+		for (const [resource, operation] of operationsOf(description)) {
+			const base = sweepBase(harness, type, resource, operation) as IDataObject;
+			const name = `${type} ${resource} ${operation}`;
+			const submits = visibleFields(description, { resource, operation }).some((field) => field.property.name === 'waitMode');
+			if (!submits) {
+				// Music keeps its own silence bound (Idle Timeout): the sweep's request limit, as for every request.
+				const music = resource === 'music' ? { idleTimeoutSeconds: 0.4 } : {};
+				const parameters = type === 'hostMedia' ? { ...base, waitForCompletion: true, waitOptions: { ...MEDIA_WAIT, ...music } } : base;
+				paths.push({ name: `${name} node`, flavour: 'cloud', kind: 'node', type, parameters });
+				paths.push({ name: `${name} tool`, flavour: 'cloud', kind: 'tool', type, parameters: { ...base, ...TOOL_WAIT } });
+				continue;
+			}
+			for (const waitMode of ['poll', 'webhook', 'none']) {
+				const parameters = { ...base, waitMode, ...(waitMode === 'poll' ? { waitOptions: MEDIA_WAIT } : {}) };
+				const kind = waitMode === 'webhook' ? 'webhook' : 'node';
+				paths.push({ name: `${name} ${waitMode} ${kind}`, flavour: 'cloud', kind, type, parameters });
+				if (waitMode !== 'none') {
+					// Put Files in Field is checked before the paid task is submitted, in every wait mode.
+					const refused = { ...parameters, binaryPropertyName: '__proto__' };
+					paths.push({
+						name: `${name} ${waitMode} ${kind}, Put Files in Field __proto__`,
+						flavour: 'cloud',
+						kind,
+						type,
+						parameters: refused,
+						refused: true,
+					});
+					if (resource === 'image' || resource === 'video')
+						paths.push({ name: `${name} ${waitMode} ${kind}, task fails`, flavour: 'cloud', kind, type, parameters, failTask: true });
+				}
+			}
+			paths.push({
+				name: `${name} poll tool`,
+				flavour: 'cloud',
+				kind: 'tool',
+				type,
+				parameters: { ...base, waitMode: 'poll', ...TOOL_WAIT },
+			});
+		}
+	}
+	paths.push({
+		name: 'hostTaskTrigger notification',
+		flavour: 'cloud',
+		kind: 'trigger',
+		type: 'hostTaskTrigger',
+		parameters: { events: 'all' },
+	});
+	paths.push({
+		name: 'hostTaskTrigger notifications with the longest task ids',
+		flavour: 'cloud',
+		kind: 'trigger',
+		type: 'hostTaskTrigger',
+		parameters: { events: 'all' },
+		floodMemory: true,
+	});
+	for (const flavour of ['cloud', 'self-hosted'] as const) {
+		// Poll Every at its minimum (self-hosted only; the cloud listens on its socket).
+		const pollSeconds = 2;
+		const pollMs = pollSeconds * 1000;
+		paths.push({
+			name: `hostCloudTrigger job finished [${flavour}]`,
+			flavour,
+			kind: 'trigger',
+			type: 'hostCloudTrigger',
+			// Self-hosted: the job's look comes a Poll Every after it, the look for a repeat one more.
+			...(flavour === 'self-hosted'
+				? { parameters: { downloadFiles: true, pollSeconds }, pollMs, listensMs: 2 * pollMs }
+				: { parameters: { downloadFiles: true }, listensMs: CLOUD_REPEAT_LOOK_MS }),
+		});
+	}
+	// Only a self-hosted server takes a client's own prompt_id: the cloud's are its own 36-character ids.
+	paths.push({
+		name: 'hostCloudTrigger jobs with the longest prompt_ids [self-hosted]',
+		flavour: 'self-hosted',
+		kind: 'trigger',
+		type: 'hostCloudTrigger',
+		parameters: { downloadFiles: false, pollSeconds: 2 },
+		floodMemory: true,
+		// A look per round, each a Poll Every after the last, with a second for the round's 100 submits and read.
+		pollMs: 2_000,
+		listensMs: FLOOD_ROUNDS * 3_000,
+	});
+	for (const type of ['hostCloudApi', 'hostApi'])
+		for (const flavour of type === 'hostCloudApi' ? (['cloud', 'self-hosted'] as const) : (['cloud'] as const))
+			paths.push({ name: `credential test ${type} [${flavour}]`, flavour, kind: 'credential', type, parameters: {} });
+	return paths;
+}
+
+/** The editor's text-to-image workflow with one more node, of `type`. */
+function withNodeOfType(type: string): unknown {
+	const workflow = uiTxt2img();
+	workflow.nodes.push(uiNode(30, type, { outputs: ['IMAGE'] }));
+	return workflow;
+}
+
+/** Data the path's parameters name, put in the simulator before the run (a job, a publisher, a task); the parameters to run with. */
+export async function prepare(world: World, path: SweepPath): Promise<{ parameters: IDataObject; foreign?: string }> {
+	const { sim } = world;
+	const parameters = { ...path.parameters };
+	if (path.type === 'hostRegistry') {
+		sim.registry.seedPublisher({ id: 'acme', name: 'Acme' });
+		sim.registry.seedNodes('acme', 1, { id: 'my-node' });
+	}
+	if (path.type === 'hostMedia' && /getTaskStatus/.test(path.name) && path.name.includes(' image ')) {
+		const task = sim.proxy.seedImageTask('image-upscaler', { status: 'COMPLETED' }) as unknown as {
+			id?: string;
+			taskId?: string;
+			task_id?: string;
+		};
+		parameters.taskId = task.task_id ?? task.taskId ?? task.id ?? parameters.taskId;
+	}
+	if (path.failTask) sim.proxy.failNextTask('The upscaler could not read the image');
+	let foreign: string | undefined;
+	if (path.type === 'hostCloud') {
+		if (path.foreignJob) {
+			// Someone else's job, still running through the tool run.
+			const nodeMs = sim.options.nodeMs;
+			sim.options.nodeMs = 60_000;
+			foreign = await directSubmit(sim);
+			sim.options.nodeMs = nodeMs;
+		}
+		// A job in the history too for the Server resource's history operations, which list or delete ended jobs.
+		const namesJob = /promptId|filename/.test(JSON.stringify(Object.keys(parameters))) || / server \w+History /.test(path.name);
+		if (namesJob && !path.unknownId) {
+			const own = await directSubmit(sim);
+			const deadline = Date.now() + 3_000;
+			while (
+				sim.cloud.jobs.get(own) &&
+				!/success|completed|error|fail/i.test(String((sim.cloud.jobs.get(own) as { status?: string }).status)) &&
+				Date.now() < deadline
+			)
+				await new Promise((resolve) => setTimeout(resolve, 10));
+			if ('promptId' in parameters) parameters.promptId = own;
+			if ('promptIds' in parameters) parameters.promptIds = foreign ?? own;
+			const file = sim.cloud.jobs.get(own) ? storedFiles(sim, own)[0] : undefined;
+			if (file && 'filename' in parameters) parameters.filename = file.filename;
+		}
+		if (foreign && 'promptIds' in parameters) parameters.promptIds = foreign;
+	}
+	return { parameters, foreign };
+}
+
+let trigger: ActiveTrigger | undefined;
+
+/** Runs the path once; `signal` cancels it (a run over its bound). */
+export async function runPath(
+	world: World,
+	path: SweepPath,
+	parameters: IDataObject,
+	signal: AbortSignal,
+	ending: Array<() => Promise<void>>,
+): Promise<PathOutcome> {
+	const { harness, cloudCredential, hostCredential } = world;
+	const credentials: Record<string, string> = path.type === 'hostCloud' ? { hostCloudApi: cloudCredential } : { hostApi: hostCredential };
+	const wordsOf = (error: unknown, items: INodeExecutionData[]) => {
+		const shown = error as { message?: string; description?: string } | undefined;
+		const itemWords = items.map((item) => `${String(item.json.error ?? '')} ${String(item.json.errorDetails ?? '')}`);
+		return [shown?.message ?? '', shown?.description ?? '', ...itemWords].join(' ');
+	};
+	if (path.kind === 'credential') {
+		const data =
+			path.type === 'hostApi'
+				? hostApiCredential({ accessToken: world.sim.accessToken, registryUrl: world.proxy.urls.registry, publisherId: 'acme' })
+				: hostCloudCredential({
+						flavour: world.sim.flavour,
+						baseUrl: world.proxy.urls.api,
+						apiKey: world.sim.apiKey,
+						proxy: world.sim.options.proxyAuth,
+					});
+		const result = await harness.testCredential(path.type, data);
+		const items = [{ json: { ...result, ...(result.status === 'OK' ? {} : { error: result.message }) } }];
+		return { items, words: result.message, error: undefined };
+	}
+	if (path.type === 'hostCloudTrigger') {
+		const run = path.floodMemory
+			? await runMemoryFlood(harness, world.sim, cloudCredential, parameters)
+			: await runJobFinished(harness, world.sim, cloudCredential, parameters);
+		const error = run.activationError ?? run.reported[0];
+		// A flow's item says in words why its files are missing, or how its job failed.
+		const itemWords = run.items.map(({ json }) => {
+			const failure = (json.error ?? {}) as IDataObject;
+			return [json.files_error, json.outputs_unknown, failure.message, failure.description].filter(Boolean).join(' ');
+		});
+		const words = [run.activationError, ...run.reported]
+			.map((shown) => wordsOf(shown, []))
+			.concat(itemWords)
+			.join(' ');
+		return {
+			items: run.items,
+			error,
+			words,
+			rememberedChars: run.rememberedChars,
+			trigger: { job: run.job, startedAt: run.startedAt, closeMs: run.closeMs, failed: error !== undefined },
+		};
+	}
+	if (path.kind === 'trigger' && path.floodMemory) {
+		// Twenty notifications whose task ids are 256 KiB each: a repeat memory bounded by count alone keeps 5 MiB.
+		const flooded = new ActiveTrigger(harness, path.parameters as never);
+		const items: INodeExecutionData[] = [];
+		for (let index = 0; index < 20; index++) {
+			const delivery = await flooded.deliver({ task_id: `${index}-${'x'.repeat(256 * 1024)}`, status: 'COMPLETED', generated: [] });
+			items.push(...delivery.passedOn);
+		}
+		return { items, words: '', error: undefined, rememberedChars: flooded.remembered.join('').length };
+	}
+	if (path.kind === 'trigger') {
+		trigger ??= new ActiveTrigger(harness, path.parameters as never);
+		const delivery = await trigger.deliver({ task_id: `t-${Date.now()}`, status: 'COMPLETED', generated: ['https://files.example/a.png'] });
+		return { items: delivery.passedOn, words: JSON.stringify(delivery.call.body ?? ''), error: undefined };
+	}
+	if (path.kind === 'webhook') {
+		const world_ = await startWaitingExecution(harness, hostCredential, parameters, { items: [ITEM as never] });
+		ending.push(() => world_.receiver.close());
+		const waiting = await world_.waiting;
+		if (waiting.status !== 'waiting') {
+			const items = waiting.output('Node');
+			return { items, error: waiting.error('Node'), words: wordsOf(waiting.error('Node'), items) };
+		}
+		const resumed = await world_.resumed;
+		const items = resumed.output('Node');
+		return { items, error: resumed.error('Node'), words: wordsOf(resumed.error('Node'), items) };
+	}
+	const type = path.kind === 'tool' ? `${path.type}Tool` : path.type;
+	const input = path.kind === 'tool' ? [{ ...ITEM, json: { toolCallId: 'call_1' } }] : [ITEM];
+	const result = await harness
+		.runNode({ type, parameters: parameters as never, credentials, continueOnFail: true }, input, { signal })
+		.catch((error: unknown) => {
+			if ((error as Error).name !== 'WorkflowHasIssuesError') throw error;
+			return { error: () => error, items: [] as INodeExecutionData[] };
+		});
+	const error = result.error('Node');
+	return { items: result.items, error, words: wordsOf(error, result.items) };
+}

@@ -1,0 +1,152 @@
+/**
+ * The operations the sweeps run, found from the nodes' own descriptions, each with its required
+ * fields filled (the sweeps change one thing of these), and one bounded run of a node against a
+ * loopback service that records what was sent. Shared by the bad-input sweep and the structural sweep.
+ */
+import type { INodeTypeDescription } from 'n8n-workflow';
+
+import { picturePng } from '../../simulator/shared/png';
+import type { EngineHarness } from './engine';
+import type { HarnessItem } from './items-node';
+import { txt2img } from './cloud';
+import type { HostileService } from './hostile-service';
+import { visibleFields, type Parameters } from './node-parameters';
+import { locator, ZIP } from './registry-node';
+import { hostApiCredential, hostCloudApiCredential, selfHostedCredential } from './credential-fixtures';
+
+export const IMAGE_URL = 'https://images.example.com/photo.png';
+export const PNG = picturePng(8, 8);
+
+/** Values for required fields the description gives no usable default for, by field name. */
+export const FILL: Parameters = {
+	workflow: JSON.stringify(txt2img()),
+	promptId: 'sweep-prompt-1',
+	promptIds: 'sweep-prompt-1',
+	filename: 'out_00001_.png',
+	originalFilename: 'photo.png',
+	taskId: '00000000-0000-4000-8000-000000000001',
+	publisherId: 'acme',
+	name: 'Acme',
+	version: '1.0.0',
+	versionId: 'version-1',
+	prompt: 'a short jingle',
+	frames: { frame: [1, 2].map((n) => ({ keyImageSource: 'url', keyImageUrl: IMAGE_URL, duration: 2, prompt: `frame ${n}` })) },
+};
+
+/** The registry's archive comes from its own binary field, so the image in `data` stays an image. */
+export const NODE_FILL: Record<string, Parameters> = { hostRegistry: { binaryPropertyName: 'archive' } };
+
+export const ITEM: HarnessItem = {
+	json: {},
+	binaryBase64: {
+		data: { data: PNG.toString('base64'), fileName: 'photo.png', mimeType: 'image/png' },
+		archive: { data: ZIP.toString('base64'), fileName: 'node-1.0.0.zip', mimeType: 'application/zip' },
+	},
+};
+
+/** A node's description as the harness loaded it. */
+export const nodeDescription = (harness: EngineHarness, type: string): INodeTypeDescription =>
+	harness.nodeTypes.getByNameAndVersion(`n8n-nodes-host.${type}`).description;
+
+/** The operation's parameters with every required field filled: the sweep changes one field of these. */
+export function sweepBase(harness: EngineHarness, type: string, resource: string, operation: string): Parameters {
+	const description = nodeDescription(harness, type);
+	const parameters: Parameters = resource ? { resource, operation } : {};
+	const fill = { ...FILL, ...NODE_FILL[type] };
+	for (const { property, in: collection } of visibleFields(description, parameters)) {
+		// An update needs one field to change: its first text field.
+		if (collection?.name === 'updateFields' && !parameters.updateFields && property.type === 'string')
+			parameters.updateFields = { [property.name]: 'sweep' };
+		if (collection) continue;
+		if (property.name in fill) parameters[property.name] = fill[property.name];
+		else if (property.type === 'resourceLocator') parameters[property.name] = locator(property.name === 'node' ? 'my-node' : 'acme', 'id');
+		else if (property.required && property.default === '') parameters[property.name] = /url/i.test(property.name) ? IMAGE_URL : 'sweep';
+	}
+	if (type === 'hostMedia') parameters.waitMode = 'none';
+	return parameters;
+}
+
+export interface SweepRun {
+	error?: { message: string; description?: string; constructor: { name: string } };
+	sent: HostileService['seen'];
+	sockets: number;
+	output: unknown;
+}
+
+/** The four secrets a swept run's credentials hold (each must stay out of what the run shows). */
+export interface SweepSecrets {
+	cloudKey: string;
+	accessToken: string;
+	publishingToken: string;
+	repohostToken: string;
+}
+
+/** Both credentials of a sweep, pointing at the loopback service at `url`. */
+export function addSweepCredentials(harness: EngineHarness, url: string, secrets: SweepSecrets): Omit<SweepTarget, 'service'> {
+	return {
+		cloudCredential: harness.addCredential('hostCloudApi', hostCloudApiCredential({ apiKey: secrets.cloudKey, baseUrl: url })),
+		// Host Cloud's Server operations refuse the cloud: they are swept on a self-hosted server at the same
+		// address, behind a proxy header whose value is the cloud key, so the same secret must stay unshown.
+		serverCredential: harness.addCredential(
+			'hostCloudApi',
+			selfHostedCredential({
+				serverUrl: url,
+				proxyHeaders: { values: [{ name: 'X-Proxy-Token', value: secrets.cloudKey }] },
+			}),
+		),
+		hostCredential: harness.addCredential(
+			'hostApi',
+			hostApiCredential({
+				accessToken: secrets.accessToken,
+				registryUrl: url,
+				publisherId: 'acme',
+				publishingToken: secrets.publishingToken,
+				repohostToken: secrets.repohostToken,
+			}),
+		),
+	};
+}
+
+/** Where a swept run goes: the loopback service and the two credentials that point at it. */
+export interface SweepTarget {
+	service: HostileService;
+	cloudCredential: string;
+	/** A self-hosted server's Host Cloud API credential, for the Server resource. */
+	serverCredential: string;
+	hostCredential: string;
+}
+
+/** Runs one node with `parameters` on `item`, within 10 s, and answers what it threw, sent and output. */
+export async function runSwept(
+	harness: EngineHarness,
+	{ service, cloudCredential, serverCredential, hostCredential }: SweepTarget,
+	type: string,
+	parameters: Parameters,
+	item: HarnessItem = ITEM,
+): Promise<SweepRun> {
+	service.seen.length = 0;
+	service.sockets.length = 0;
+	const cloudApi = parameters.resource === 'server' ? serverCredential : cloudCredential;
+	const credentials: Record<string, string> = type === 'hostCloud' ? { hostCloudApi: cloudApi } : { hostApi: hostCredential };
+	// Bounded: a run that never ends is a failure of its own, not a stuck test.
+	let timer: NodeJS.Timeout | undefined;
+	const deadline = new Promise<never>((_, reject) => {
+		timer = setTimeout(() => reject(new Error(`no answer within 10 s for ${JSON.stringify(parameters).slice(0, 300)}`)), 10_000);
+	});
+	try {
+		const execution = harness.runNode({ type, parameters: parameters as never, credentials }, [item]).catch((error: unknown) => {
+			// n8n refuses a workflow whose required parameters are blank before any node runs (it names them).
+			if ((error as Error).name !== 'WorkflowHasIssuesError') throw error;
+			return { error: () => error, items: [] };
+		});
+		const result = await Promise.race([execution, deadline]);
+		return {
+			error: result.error('Node') as SweepRun['error'],
+			sent: [...service.seen],
+			sockets: service.sockets.length,
+			output: result.items,
+		};
+	} finally {
+		clearTimeout(timer);
+	}
+}

@@ -1,0 +1,64 @@
+/**
+ * Which queued jobs a tool may see and cancel (nodes/HostCloud/helpers/ownership/): only entries
+ * whose extra_data.n8n names the tool's workflow; anything else, whatever its shape, is not its own.
+ */
+import { taggedWorkflowId } from '../../../../../nodes/HostCloud/helpers/ownership/job-tag';
+import {
+	cancellableByThisWorkflow,
+	NOT_QUEUED,
+	NOT_THIS_WORKFLOWS,
+	ownQueue,
+} from '../../../../../nodes/HostCloud/helpers/ownership/own-jobs';
+
+const entry = (promptId: string, extraData: unknown) => [1, promptId, {}, extraData, ['9']];
+
+const queue = {
+	queue_running: [entry('own-1', { n8n: { workflow_id: 'wf-1' } }), entry('other-1', { n8n: { workflow_id: 'wf-2' } })],
+	queue_pending: [
+		entry('own-2', { client_id: 'c', n8n: { workflow_id: 'wf-1', execution_id: '7' } }),
+		entry('untagged', { client_id: 'c' }),
+		entry('flat', { n8n: 'wf-1' }),
+		entry('inherited', JSON.parse('{"__proto__": {"n8n": {"workflow_id": "wf-1"}}}')),
+		{ prompt_id: 'not-a-tuple', extra_data: { n8n: { workflow_id: 'wf-1' } } },
+	],
+};
+
+test('a tag is read only from an own n8n object with a non-empty workflow_id', () => {
+	expect(taggedWorkflowId({ n8n: { workflow_id: 'wf-1' } })).toBe('wf-1');
+	for (const extra of [undefined, null, [], 'wf-1', { n8n: 'wf-1' }, { n8n: { workflow_id: '' } }, { n8n: { workflow_id: 7 } }]) {
+		expect(taggedWorkflowId(extra)).toBeUndefined();
+	}
+	expect(taggedWorkflowId(Object.create({ n8n: { workflow_id: 'wf-1' } }))).toBeUndefined();
+});
+
+test('ownQueue keeps this workflow’s entries and counts every other one', () => {
+	const own = ownQueue(queue, 'wf-1');
+	expect(own.running.map((e) => (e as unknown[])[1])).toEqual(['own-1']);
+	expect(own.pending.map((e) => (e as unknown[])[1])).toEqual(['own-2']);
+	expect(own.leftOut).toBe(5);
+});
+
+test('a workflow without an id owns nothing; an answer of another shape lists nothing', () => {
+	expect(ownQueue(queue, undefined)).toEqual({ running: [], pending: [], leftOut: 7 });
+	expect(ownQueue('oops', 'wf-1')).toEqual({ running: [], pending: [], leftOut: 0 });
+	expect(ownQueue({ queue_running: 'x' }, 'wf-1')).toEqual({ running: [], pending: [], leftOut: 0 });
+});
+
+test('cancellableByThisWorkflow allows this workflow’s queued ids and refuses every other, with the reason', () => {
+	const ids = ['own-1', 'other-1', 'own-2', 'untagged', 'flat', 'inherited', 'not-a-tuple', 'finished'];
+	expect(cancellableByThisWorkflow(queue, ids, 'wf-1')).toEqual({
+		allowed: ['own-1', 'own-2'],
+		refused: [
+			{ prompt_id: 'other-1', reason: NOT_THIS_WORKFLOWS },
+			{ prompt_id: 'untagged', reason: NOT_THIS_WORKFLOWS },
+			{ prompt_id: 'flat', reason: NOT_THIS_WORKFLOWS },
+			{ prompt_id: 'inherited', reason: NOT_THIS_WORKFLOWS },
+			{ prompt_id: 'not-a-tuple', reason: NOT_QUEUED },
+			{ prompt_id: 'finished', reason: NOT_QUEUED },
+		],
+	});
+	expect(cancellableByThisWorkflow(queue, ['own-1'], undefined)).toEqual({
+		allowed: [],
+		refused: [{ prompt_id: 'own-1', reason: NOT_THIS_WORKFLOWS }],
+	});
+});
