@@ -1,13 +1,14 @@
 /**
  * The editable fields of Publisher, Node and NodeVersion as the spec types them, each defined once
  * with nodes/shared/fields.ts (its parameter and its check come from the same definition), and the
- * collections that offer them. Fields the registry sets itself (createdAt, downloads, rating,
+ * collections that offer them (read by `helpers/field-collections.ts`). Fields the registry sets itself (createdAt, downloads, rating,
  * latest_version, downloadUrl, status_reason ...) and admin-only fields (tags_admin) are not offered.
  */
-import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
+import type { IDataObject, INodeProperties } from 'n8n-workflow';
 
-import { additionalFields, addFields, collectionProperty, type FieldCheck, type FieldDefinition } from '../../shared/fields';
-import { type CheckContext, invalidField } from '../../shared/validation';
+import { collectionProperty, type FieldCheck, type FieldDefinition } from '../../shared/fields';
+import { invalidField } from '../../shared/validation';
+import type { FieldCollection } from '../helpers/field-collections';
 
 const stringList = (name: string, api: string, displayName: string, description: string, placeholder: string): FieldDefinition => ({
 	name,
@@ -262,51 +263,8 @@ export const VERSION_FIELDS: FieldDefinition[] = [
 	TAGS,
 ];
 
-/** A collection parameter of body fields: the editor's collection and the body read from it. */
-export interface FieldCollection {
-	name: string;
-	displayName: string;
-	description?: string;
-	fields: FieldDefinition[];
-}
-
+/** A collection parameter of body fields (read by `helpers/field-collections.ts`). */
 export function fieldCollectionProperty(collection: FieldCollection): INodeProperties {
-	const property = collectionProperty(collection.name, collection.displayName, collection.fields);
+	const property = collectionProperty(collection.name, collection.label, collection.fields);
 	return collection.description ? { ...property, description: collection.description } : property;
-}
-
-/**
- * The body fields of a filled-in collection, under the spec's names, each value checked. A field
- * added but left blank is sent blank, so the registry clears it. Messages say which collection a
- * bad field is in: "Logo URL (in Additional Fields) ...".
- */
-export function bodyFromFields(
-	context: CheckContext,
-	itemIndex: number,
-	collection: string,
-	fields: FieldDefinition[],
-	values: IDataObject,
-): IDataObject {
-	return addFields(context, itemIndex, fields, values, {}, { collection, keepBlank: true });
-}
-
-/** The request body from a collection parameter of the item. */
-export function collectionBody(context: IExecuteFunctions, itemIndex: number, collection: FieldCollection): IDataObject {
-	return bodyFromFields(
-		context,
-		itemIndex,
-		collection.displayName,
-		collection.fields,
-		additionalFields(context, itemIndex, collection.name),
-	);
-}
-
-/** The changes of an update's collection; an update with nothing to change is refused before a request is sent. */
-export function changesFromCollection(context: IExecuteFunctions, itemIndex: number, collection: FieldCollection): IDataObject {
-	const changes = collectionBody(context, itemIndex, collection);
-	if (Object.keys(changes).length === 0) {
-		const name = collection.displayName;
-		throw invalidField(context, itemIndex, name, 'is empty', `Add at least one field to ${name} to say what to change.`);
-	}
-	return changes;
 }

@@ -1,10 +1,10 @@
 import type { IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
 import { NodeOperationError, updateDisplayOptions } from 'n8n-workflow';
 
-import { toolDescriptionProperty } from '../../../shared/tool-use';
 import { optionalText } from '../../../shared/validation';
 import { readNodeDefinitions } from '../../transport/cloud-api';
 import { clipTextsDeep, SERVICE_TEXT_MAX_CHARS } from '../../../shared/service-values';
+import { toolDescriptionProperty } from '../../../shared/descriptions/tool-options';
 
 const properties: INodeProperties[] = [
 	toolDescriptionProperty(

@@ -12,7 +12,6 @@ import {
 } from '../../helpers/graph/prepare-workflow';
 import { submitWorkflow } from '../../helpers/graph/submit-workflow';
 import { describeToolAnswer } from '../../../shared/tool-result';
-import { toolDescriptionProperty, toolWaitProperty } from '../../../shared/tool-use';
 import { downloadFilesProperties, rawOutputsProperty, readJobRunSettings, runJobs } from '../../helpers/jobs/run-jobs';
 import { waitProperties } from '../../helpers/jobs/wait-settings';
 import type { FinishedJob } from '../../helpers/jobs/tracked-job';
@@ -20,6 +19,7 @@ import { isCancelledByNode } from '../../helpers/jobs/errors';
 import { cancelOwnJobs } from '../../helpers/jobs/recovery';
 import { forgetSubmit, jobsToTakeOver, keepSubmit, type EarlierTry } from '../../helpers/ownership/item-submits';
 import { lostJobsThatAppeared } from '../../helpers/ownership/lost-submit';
+import { toolDescriptionProperty, toolWaitProperty } from '../../../shared/descriptions/tool-options';
 
 const TOOL_DESCRIPTION = `Generates images, video or audio by running a workflow on the Host cloud, with the inputs this tool asks for (such as a text prompt). Images usually take seconds to a minute, videos several minutes; every call starts a new paid job. ${describeToolAnswer(['prompt_id'], 'the Host Cloud "Get Status" tool')}`;
 

@@ -5,11 +5,12 @@ import { runPerItem } from '../../../shared/items';
 import { clipText } from '../../../shared/service-values';
 import { cloudJobStateOf } from '../../../shared/task-status';
 import { describeToolAnswer } from '../../../shared/tool-result';
-import { NOT_AS_TOOL, runsAsTool, toolDescriptionProperty, toolWaitProperty } from '../../../shared/tool-use';
+import { runsAsTool } from '../../../shared/tool-use';
 import { filesItem } from '../../helpers/jobs/results';
 import { lookUpJobRecord, lookUpJobStatus } from '../../helpers/jobs/lookup';
 import { promptIdProperty, readPromptId } from '../../helpers/jobs/prompt-id';
 import { followJobs } from '../../helpers/jobs/run-jobs';
+import { NOT_AS_TOOL, toolDescriptionProperty, toolWaitProperty } from '../../../shared/descriptions/tool-options';
 
 const TOOL_DESCRIPTION = `Checks a Host Cloud job started earlier (by the tool that generates images, video or audio), given its prompt_id: waits for it to finish, then returns its output files. ${describeToolAnswer(['prompt_id'], 'calling this tool again')}`;
 

@@ -1,11 +1,12 @@
 import type { IDataObject, IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
 import { updateDisplayOptions } from 'n8n-workflow';
 
-import { runsAsTool, toolDescriptionProperty } from '../../../shared/tool-use';
+import { runsAsTool } from '../../../shared/tool-use';
 import { prepareWorkflow, submitFields, uploadInputImages, workflowProperties } from '../../helpers/graph/prepare-workflow';
 import { submitWorkflow } from '../../helpers/graph/submit-workflow';
 import { runningJobForTool } from '../../helpers/jobs/results';
 import { jobsToTakeOver } from '../../helpers/ownership/item-submits';
+import { toolDescriptionProperty } from '../../../shared/descriptions/tool-options';
 
 const TOOL_DESCRIPTION =
 	'Starts generating images, video or audio by running a workflow on the Host cloud, with the inputs this tool asks for (such as a text prompt), and answers at once {"status": "running", "prompt_id", "message"}; every call starts a new paid job. The Host Cloud "Get Status" tool with that prompt_id waits for the job and returns its output files.';

@@ -2,10 +2,10 @@ import type { IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n
 import { updateDisplayOptions } from 'n8n-workflow';
 
 import { describeToolAnswer } from '../../../shared/tool-result';
-import { toolDescriptionProperty, toolWaitProperty } from '../../../shared/tool-use';
 import { promptIdProperty } from '../../helpers/jobs/prompt-id';
 import { downloadFilesProperties, followJobs, rawOutputsProperty } from '../../helpers/jobs/run-jobs';
 import { waitProperties } from '../../helpers/jobs/wait-settings';
+import { toolDescriptionProperty, toolWaitProperty } from '../../../shared/descriptions/tool-options';
 
 const TOOL_DESCRIPTION = `Waits for a Host Cloud job started earlier, given its prompt_id, and returns its output files (images, video or audio). ${describeToolAnswer(['prompt_id'], 'calling this tool again')}`;
 

@@ -5,8 +5,9 @@
 import type { INodeProperties, ITriggerFunctions } from 'n8n-workflow';
 import { NodeOperationError } from 'n8n-workflow';
 
-import { DOWNLOAD_FILES, PUT_FILES_IN_FIELD, resultFilesProperties } from '../../../shared/result-files';
+import { DOWNLOAD_FILES, PUT_FILES_IN_FIELD } from '../../../shared/result-files';
 import { binaryFieldName } from '../../../shared/validation';
+import { resultFilesProperties } from '../../../shared/descriptions/result-files';
 
 export interface TriggerSettings {
 	events: 'succeeded' | 'finished';

@@ -15,8 +15,8 @@ import type { IDataObject, IExecuteFunctions, INodeExecutionData, INodePropertie
 
 import { checkedField, fieldProperty } from '../../../shared/fields';
 import { checkEachItem, errorForItem, failedItem, type CheckedItems } from '../../../shared/items';
-import { DOWNLOAD_FILES, PUT_FILES_IN_FIELD, readResultFiles, resultFilesProperties } from '../../../shared/result-files';
-import { NOT_AS_TOOL, readToolWaitMs, runsAsTool } from '../../../shared/tool-use';
+import { DOWNLOAD_FILES, PUT_FILES_IN_FIELD, readResultFiles } from '../../../shared/result-files';
+import { readToolWaitMs, runsAsTool } from '../../../shared/tool-use';
 import { invalidField } from '../../../shared/validation';
 import { runItemsConcurrently } from '../../../shared/concurrent-items';
 import { asJobFailure, isStillRunning } from './errors';
@@ -25,6 +25,8 @@ import { JobWatcher } from './watcher';
 import { readPromptId } from './prompt-id';
 import type { FinishedJob } from './tracked-job';
 import { INCLUDE_RAW_OUTPUTS, readWaitOptions, toolWaitOptions, type WaitOptions } from './wait-settings';
+import { NOT_AS_TOOL } from '../../../shared/descriptions/tool-options';
+import { resultFilesProperties } from '../../../shared/descriptions/result-files';
 
 /**
  * Version 3 follows the files convention of Host Media (`shared/result-files.ts`): files are

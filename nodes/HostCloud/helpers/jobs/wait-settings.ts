@@ -13,12 +13,10 @@ import {
 	BEFORE_WAIT_OPTIONS,
 	hasWaitOptions,
 	SINCE_WAIT_OPTIONS,
-	maxWaitMinutesField,
-	pollIntervalSecondsField,
 	readWaitOptions as readWaitOptionsCollection,
-	waitOptionsProperty,
 } from '../../../shared/wait-options';
 import type { WatchSettings } from './tracked-job';
+import { maxWaitMinutesField, pollIntervalSecondsField, waitOptionsProperty } from '../../../shared/descriptions/wait-settings';
 
 const DEFAULT_MAX_WAIT_MINUTES = 30;
 const MAX_WAIT_DESCRIPTION = 'Longest time to wait for one job. 0 waits without limit.';

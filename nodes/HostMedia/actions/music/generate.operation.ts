@@ -4,16 +4,10 @@ import { updateDisplayOptions } from 'n8n-workflow';
 import { DOWNLOAD_FILES, PUT_FILES_IN_FIELD } from '../../../shared/result-files';
 import { binaryFieldName, requiredText } from '../../../shared/validation';
 import { additionalFields, checkedField, checkedOrDefault, additionalFieldsProperty, type FieldDefinition } from '../../../shared/fields';
-import {
-	BEFORE_WAIT_OPTIONS,
-	hasWaitOptions,
-	maxWaitMinutesField,
-	readWaitOptions,
-	SINCE_WAIT_OPTIONS,
-	waitOptionsProperty,
-} from '../../../shared/wait-options';
+import { BEFORE_WAIT_OPTIONS, hasWaitOptions, readWaitOptions, SINCE_WAIT_OPTIONS } from '../../../shared/wait-options';
 import { readMusicStream } from '../../helpers/music/stream';
 import { streamMusic } from '../../transport/media-api';
+import { maxWaitMinutesField, waitOptionsProperty } from '../../../shared/descriptions/wait-settings';
 
 const DURATION: FieldDefinition = {
 	name: 'duration',

@@ -1,11 +1,11 @@
 import type { IDataObject, IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
 import { updateDisplayOptions } from 'n8n-workflow';
 
-import { toolDescriptionProperty } from '../../../shared/tool-use';
 import { additionalFields, checkedField, checkedParameter, fieldProperty, type FieldDefinition } from '../../../shared/fields';
 import { chosenPublisher, publisherLocator } from '../../helpers/locators';
 import { collectPages } from '../../helpers/node-listing';
 import { listNodes, listNodesPage } from '../../transport/registry-api';
+import { toolDescriptionProperty } from '../../../shared/descriptions/tool-options';
 
 /** The default of Limit and of Page Size. */
 const DEFAULT_COUNT = 50;

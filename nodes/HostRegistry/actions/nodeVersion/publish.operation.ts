@@ -5,11 +5,12 @@ import { inputBinary } from '../../../shared/binary';
 import { checkedParameter, fieldProperty, type FieldDefinition } from '../../../shared/fields';
 import { invalidField } from '../../../shared/validation';
 import { PUBLISHING_TOKEN, requiredToken } from '../../helpers/credential-fields';
-import { collectionBody, fieldCollectionProperty, NODE_FIELDS, VERSION_FIELDS, type FieldCollection } from '../../helpers/fields';
 import { semanticVersion } from '../../helpers/identifiers';
 import { chosenNode, chosenPublisher, nodeLocator, publisherLocator } from '../../helpers/locators';
 import { archiveSize, uploadArchive } from '../../transport/archive-upload';
 import { publishVersion } from '../../transport/registry-api';
+import { collectionBody, type FieldCollection } from '../../helpers/field-collections';
+import { fieldCollectionProperty, NODE_FIELDS, VERSION_FIELDS } from '../common.descriptions';
 
 const VERSION: FieldDefinition = {
 	name: 'version',
@@ -31,11 +32,11 @@ const ARCHIVE_FIELD: FieldDefinition = {
 	description: "The archive is uploaded to the registry's storage right after the version is created",
 };
 
-const VERSION_FIELDS_COLLECTION: FieldCollection = { name: 'versionFields', displayName: 'Version Fields', fields: VERSION_FIELDS };
+const VERSION_FIELDS_COLLECTION: FieldCollection = { name: 'versionFields', label: 'Version Fields', fields: VERSION_FIELDS };
 
 const NODE_FIELDS_COLLECTION: FieldCollection = {
 	name: 'nodeFields',
-	displayName: 'Node Fields',
+	label: 'Node Fields',
 	description: 'Details of the node, updated along with the new version (or set on a new node)',
 	fields: NODE_FIELDS,
 };
