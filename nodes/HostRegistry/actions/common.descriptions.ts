@@ -268,3 +268,56 @@ export function fieldCollectionProperty(collection: FieldCollection): INodePrope
 	const property = collectionProperty(collection.name, collection.label, collection.fields);
 	return collection.description ? { ...property, description: collection.description } : property;
 }
+
+/** The publisher and node pickers: choose from a list or type an ID (read by `helpers/locators.ts`). */
+export const publisherLocator: INodeProperties = {
+	displayName: 'Publisher',
+	name: 'publisher',
+	type: 'resourceLocator',
+	default: { mode: 'list', value: '' },
+	description: 'The publisher to work with. Leave empty to use the Publisher ID of the Host API credential.',
+	// Shown under the field: an empty picker must not look like a missing required value.
+	hint: 'Optional: empty uses the Publisher ID of the credential',
+	modes: [
+		{
+			displayName: 'From List',
+			name: 'list',
+			type: 'list',
+			placeholder: 'The credential’s publisher',
+			typeOptions: { searchListMethod: 'searchPublishers' },
+		},
+		{
+			displayName: 'By ID',
+			name: 'id',
+			type: 'string',
+			placeholder: 'my-publisher',
+			hint: 'Lower case, like a username',
+		},
+	],
+};
+
+/** The node picker; `defaultMode` is "id" where the node is not yet in the publisher's list (claiming). */
+export function nodeLocator(defaultMode: 'list' | 'id', description: string): INodeProperties {
+	return {
+		displayName: 'Node',
+		name: 'node',
+		type: 'resourceLocator',
+		default: { mode: defaultMode, value: '' },
+		required: true,
+		description,
+		modes: [
+			{
+				displayName: 'From List',
+				name: 'list',
+				type: 'list',
+				typeOptions: { searchListMethod: 'searchNodes', searchable: true },
+			},
+			{
+				displayName: 'By ID',
+				name: 'id',
+				type: 'string',
+				placeholder: 'my-node',
+			},
+		],
+	};
+}

@@ -2,10 +2,11 @@ import type { IDataObject, IExecuteFunctions, INodeExecutionData, INodePropertie
 import { updateDisplayOptions } from 'n8n-workflow';
 
 import { additionalFields, checkedField, checkedParameter, fieldProperty, type FieldDefinition } from '../../../shared/fields';
-import { chosenPublisher, publisherLocator } from '../../helpers/locators';
+import { chosenPublisher } from '../../helpers/locators';
 import { collectPages } from '../../helpers/node-listing';
 import { listNodes, listNodesPage } from '../../transport/registry-api';
 import { toolDescriptionProperty } from '../../../shared/descriptions/tool-options';
+import { publisherLocator } from '../common.descriptions';
 
 /** The default of Limit and of Page Size. */
 const DEFAULT_COUNT = 50;

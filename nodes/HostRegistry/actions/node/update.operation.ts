@@ -1,11 +1,11 @@
 import type { IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
 import { updateDisplayOptions } from 'n8n-workflow';
 
-import { chosenNode, chosenPublisher, nodeLocator, publisherLocator } from '../../helpers/locators';
+import { chosenNode, chosenPublisher } from '../../helpers/locators';
 import { updateNode } from '../../transport/registry-api';
 import { toolDescriptionProperty } from '../../../shared/descriptions/tool-options';
 import { changesFromCollection, type FieldCollection } from '../../helpers/field-collections';
-import { fieldCollectionProperty, NODE_FIELDS } from '../common.descriptions';
+import { fieldCollectionProperty, NODE_FIELDS, nodeLocator, publisherLocator } from '../common.descriptions';
 
 const UPDATE_FIELDS: FieldCollection = { name: 'updateFields', label: 'Update Fields', fields: NODE_FIELDS };
 

@@ -6,11 +6,11 @@ import { checkedParameter, fieldProperty, type FieldDefinition } from '../../../
 import { invalidField } from '../../../shared/validation';
 import { PUBLISHING_TOKEN, requiredToken } from '../../helpers/credential-fields';
 import { semanticVersion } from '../../helpers/identifiers';
-import { chosenNode, chosenPublisher, nodeLocator, publisherLocator } from '../../helpers/locators';
+import { chosenNode, chosenPublisher } from '../../helpers/locators';
 import { archiveSize, uploadArchive } from '../../transport/archive-upload';
 import { publishVersion } from '../../transport/registry-api';
 import { collectionBody, type FieldCollection } from '../../helpers/field-collections';
-import { fieldCollectionProperty, NODE_FIELDS, VERSION_FIELDS } from '../common.descriptions';
+import { fieldCollectionProperty, NODE_FIELDS, VERSION_FIELDS, nodeLocator, publisherLocator } from '../common.descriptions';
 
 const VERSION: FieldDefinition = {
 	name: 'version',

@@ -3,11 +3,11 @@ import { updateDisplayOptions } from 'n8n-workflow';
 
 import { checkedParameter, fieldProperty, type FieldDefinition } from '../../../shared/fields';
 import { pathId } from '../../helpers/identifiers';
-import { chosenNode, chosenPublisher, nodeLocator, publisherLocator } from '../../helpers/locators';
+import { chosenNode, chosenPublisher } from '../../helpers/locators';
 import { updateVersion } from '../../transport/registry-api';
 import { toolDescriptionProperty } from '../../../shared/descriptions/tool-options';
 import { changesFromCollection, type FieldCollection } from '../../helpers/field-collections';
-import { CHANGELOG_FIELD, DEPRECATED_FIELD, fieldCollectionProperty } from '../common.descriptions';
+import { CHANGELOG_FIELD, DEPRECATED_FIELD, fieldCollectionProperty, nodeLocator, publisherLocator } from '../common.descriptions';
 
 const VERSION_ID: FieldDefinition = {
 	name: 'versionId',

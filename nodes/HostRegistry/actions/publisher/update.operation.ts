@@ -1,11 +1,11 @@
 import type { IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
 import { updateDisplayOptions } from 'n8n-workflow';
 
-import { chosenPublisher, publisherLocator } from '../../helpers/locators';
+import { chosenPublisher } from '../../helpers/locators';
 import { updatePublisher } from '../../transport/registry-api';
 import { toolDescriptionProperty } from '../../../shared/descriptions/tool-options';
 import { changesFromCollection, type FieldCollection } from '../../helpers/field-collections';
-import { fieldCollectionProperty, PUBLISHER_UPDATE_FIELDS } from '../common.descriptions';
+import { fieldCollectionProperty, PUBLISHER_UPDATE_FIELDS, publisherLocator } from '../common.descriptions';
 
 const UPDATE_FIELDS: FieldCollection = { name: 'updateFields', label: 'Update Fields', fields: PUBLISHER_UPDATE_FIELDS };
 
