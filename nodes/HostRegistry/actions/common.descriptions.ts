@@ -10,7 +10,14 @@ import { collectionProperty, type FieldCheck, type FieldDefinition } from '../..
 import { invalidField } from '../../shared/validation';
 import type { FieldCollection } from '../helpers/field-collections';
 
-const stringList = (name: string, api: string, displayName: string, description: string, placeholder: string): FieldDefinition => ({
+/** A list of texts in the body, one per entry. */
+export const stringListField = (
+	name: string,
+	api: string,
+	displayName: string,
+	description: string,
+	placeholder: string,
+): FieldDefinition => ({
 	name,
 	api,
 	displayName,
@@ -38,22 +45,22 @@ const nameField = (description: string): FieldDefinition => ({
 	description,
 });
 
-const TAGS = stringList('tags', 'tags', 'Tags', 'Labels that help people find it in the registry', 'image');
-const SUPPORTED_ACCELERATORS = stringList(
+export const TAGS = stringListField('tags', 'tags', 'Tags', 'Labels that help people find it in the registry', 'image');
+export const SUPPORTED_ACCELERATORS = stringListField(
 	'supportedAccelerators',
 	'supported_accelerators',
 	'Supported Accelerators',
 	'Hardware it runs on, one per entry (for example cuda, cpu, mps)',
 	'cuda',
 );
-const SUPPORTED_OS = stringList(
+export const SUPPORTED_OS = stringListField(
 	'supportedOs',
 	'supported_os',
 	'Supported Operating Systems',
 	'One per entry (for example windows, macos, linux)',
 	'linux',
 );
-const SUPPORTED_HOSTUI_VERSION: FieldDefinition = {
+export const SUPPORTED_HOSTUI_VERSION: FieldDefinition = {
 	name: 'supportedHostuiVersion',
 	api: 'supported_hostui_version',
 	displayName: 'Supported HostUI Version',
@@ -61,7 +68,7 @@ const SUPPORTED_HOSTUI_VERSION: FieldDefinition = {
 	placeholder: '>=0.3.0',
 	description: 'Versions of HostUI it works with',
 };
-const SUPPORTED_HOSTUI_FRONTEND_VERSION: FieldDefinition = {
+export const SUPPORTED_HOSTUI_FRONTEND_VERSION: FieldDefinition = {
 	name: 'supportedHostuiFrontendVersion',
 	api: 'supported_hostui_frontend_version',
 	displayName: 'Supported HostUI Frontend Version',
@@ -222,7 +229,7 @@ export const NODE_FIELDS: FieldDefinition[] = [
 		description: 'Path of the LICENSE file in the repository',
 	},
 	nameField('Display name of the node'),
-	stringList(
+	stringListField(
 		'preemptedNodeNames',
 		'preempted_host_node_names',
 		'Preempted Node Names',
@@ -249,18 +256,6 @@ export const NODE_FIELDS: FieldDefinition[] = [
 		kind: 'jsonObject',
 		description: 'Node metadata in other languages, as a JSON object',
 	},
-];
-
-/** NodeVersion fields a publisher sets when publishing (downloadUrl and the status are set by the registry). */
-export const VERSION_FIELDS: FieldDefinition[] = [
-	CHANGELOG_FIELD,
-	stringList('dependencies', 'dependencies', 'Dependencies', 'Packages the node needs, one per entry (for example numpy>=1.24)', 'numpy'),
-	DEPRECATED_FIELD,
-	SUPPORTED_ACCELERATORS,
-	SUPPORTED_HOSTUI_FRONTEND_VERSION,
-	SUPPORTED_HOSTUI_VERSION,
-	SUPPORTED_OS,
-	TAGS,
 ];
 
 /** A collection parameter of body fields (read by `helpers/field-collections.ts`). */

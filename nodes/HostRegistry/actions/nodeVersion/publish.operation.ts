@@ -10,7 +10,20 @@ import { chosenNode, chosenPublisher } from '../../helpers/locators';
 import { archiveSize, uploadArchive } from '../../transport/archive-upload';
 import { publishVersion } from '../../transport/registry-api';
 import { collectionBody, type FieldCollection } from '../../helpers/field-collections';
-import { fieldCollectionProperty, NODE_FIELDS, VERSION_FIELDS, nodeLocator, publisherLocator } from '../common.descriptions';
+import {
+	CHANGELOG_FIELD,
+	DEPRECATED_FIELD,
+	fieldCollectionProperty,
+	NODE_FIELDS,
+	nodeLocator,
+	publisherLocator,
+	stringListField,
+	SUPPORTED_ACCELERATORS,
+	SUPPORTED_HOSTUI_FRONTEND_VERSION,
+	SUPPORTED_HOSTUI_VERSION,
+	SUPPORTED_OS,
+	TAGS,
+} from '../common.descriptions';
 
 const VERSION: FieldDefinition = {
 	name: 'version',
@@ -31,6 +44,24 @@ const ARCHIVE_FIELD: FieldDefinition = {
 	hint: 'The name of the input binary field holding the version archive (a .zip file)',
 	description: "The archive is uploaded to the registry's storage right after the version is created",
 };
+
+/** NodeVersion fields a publisher sets when publishing (downloadUrl and the status are set by the registry). */
+const VERSION_FIELDS: FieldDefinition[] = [
+	CHANGELOG_FIELD,
+	stringListField(
+		'dependencies',
+		'dependencies',
+		'Dependencies',
+		'Packages the node needs, one per entry (for example numpy>=1.24)',
+		'numpy',
+	),
+	DEPRECATED_FIELD,
+	SUPPORTED_ACCELERATORS,
+	SUPPORTED_HOSTUI_FRONTEND_VERSION,
+	SUPPORTED_HOSTUI_VERSION,
+	SUPPORTED_OS,
+	TAGS,
+];
 
 const VERSION_FIELDS_COLLECTION: FieldCollection = { name: 'versionFields', label: 'Version Fields', fields: VERSION_FIELDS };
 
