@@ -1,8 +1,63 @@
-import type { INodeType, INodeTypeDescription, ITriggerFunctions, ITriggerResponse } from 'n8n-workflow';
+import type { INodeProperties, INodeType, INodeTypeDescription, ITriggerFunctions, ITriggerResponse } from 'n8n-workflow';
 import { NodeConnectionTypes } from 'n8n-workflow';
 
+import { resultFilesProperties } from '../shared/descriptions/result-files';
 import { listenForEndedJobs } from './helpers/finished-jobs/listen';
-import { triggerProperties } from './helpers/finished-jobs/settings';
+import { POLL_SECONDS } from './helpers/finished-jobs/settings';
+
+/** The trigger's form (read and checked by `helpers/finished-jobs/settings.ts` when it starts). */
+const triggerProperties: INodeProperties[] = [
+	{
+		displayName:
+			'Starts for every job of the account (Host Cloud) or of the server (self-hosted), whoever started it: the editor, a script or another workflow. On the cloud it listens on the account’s WebSocket; a self-hosted server is asked for its history every few seconds. A job that both starts and ends while n8n is not listening (n8n stopped, or the connection lost) cannot be found afterwards on the cloud.',
+		name: 'notice',
+		type: 'notice',
+		default: '',
+	},
+	{
+		displayName: 'Events',
+		name: 'events',
+		type: 'options',
+		options: [
+			{ name: 'Succeeded Jobs Only', value: 'succeeded', action: 'When a job succeeds', description: 'Jobs that produced their outputs' },
+			{
+				name: 'Every Finished Job',
+				value: 'finished',
+				action: 'When a job finishes',
+				description: 'Succeeded, failed (with the failure in words) or interrupted',
+			},
+		],
+		default: 'succeeded',
+		description: 'Which jobs start the workflow',
+	},
+	{
+		displayName: 'Only Outputs of Nodes',
+		name: 'outputNodes',
+		type: 'string',
+		default: '',
+		placeholder: '9, SaveImage',
+		description:
+			'Node IDs or node types of the graph (comma-separated) whose files are wanted, e.g. SaveImage to leave out previews. A succeeded job without files from them does not start the workflow. Leave empty for every node’s files.',
+	},
+	{
+		displayName: 'Include Jobs Started by Host Cloud Nodes',
+		name: 'includeOwnJobs',
+		type: 'boolean',
+		default: false,
+		description:
+			'Whether jobs that a Host Cloud node of any n8n workflow submitted start this workflow too (they already hand their outputs to the next node). The trigger knows such a job by the tag its queue or history entry carries.',
+	},
+	...resultFilesProperties({}, 'the files of each job'),
+	{
+		displayName: 'Poll Every (Seconds)',
+		name: 'pollSeconds',
+		type: 'number',
+		typeOptions: { minValue: POLL_SECONDS.min, maxValue: POLL_SECONDS.max },
+		default: 15,
+		description:
+			'Self-hosted servers only: how often the server’s history is read (its last 100 jobs). On the cloud the trigger listens and does not poll.',
+	},
+];
 
 export class HostCloudTrigger implements INodeType {
 	description: INodeTypeDescription = {

@@ -8,12 +8,12 @@ import type {
 } from 'n8n-workflow';
 import { NodeConnectionTypes } from 'n8n-workflow';
 
-import { NOT_AS_TOOL } from '../shared/tools/tool-use';
 import { resumeOnNotification } from './helpers/tasks/webhook-wait';
 import * as image from './actions/image';
 import * as music from './actions/music';
 import { router } from './actions/router';
 import * as video from './actions/video';
+import { NOT_AS_TOOL } from '../shared/descriptions/tool-options';
 
 /**
  * The resume webhook of "Wait for Notification": while an execution waits, n8n routes requests

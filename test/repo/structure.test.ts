@@ -55,6 +55,11 @@ describe("import rules between folders (what each folder's header comment says i
 			paths('nodes/\\w+/(actions|methods)/|nodes/\\w+/\\w+\\.node\\.ts$'),
 		],
 		['nodes/shared imports no node', paths('nodes/shared/'), paths('nodes/(?!shared/)')],
+		[
+			"a node's common descriptions are imported by its operation files only",
+			paths('(?!nodes/\\w+/actions/\\w+/\\w+\\.operation\\.ts$)'),
+			paths('nodes/\\w+/actions/common\\.descriptions\\.ts$'),
+		],
 		["Host Cloud's graph model imports nothing of Host Cloud", paths(`${CLOUD}/graph/workflow-graph\\.ts$`), paths('nodes/HostCloud/')],
 		[
 			'ui-format/ reads only the graph model',
@@ -135,6 +140,26 @@ describe('one door for all I/O: only nodes/shared/transport/transport.ts sends H
 	test('the check sees a real call (the transport itself makes one)', () => {
 		const transport = readFileSync(join(ROOT, 'nodes/shared/transport/transport.ts'), 'utf8');
 		expect(transport.split('\n').filter((line) => DOOR.test(line)).length).toBeGreaterThanOrEqual(2);
+	});
+});
+
+describe('forms are declared by the actions: helpers/ and transport/ export no parameter', () => {
+	/** The files (path from the package root, text) under a node's helpers/ or transport/ whose text holds `displayName`. */
+	const withDisplayName = (files: Array<[string, string]>): string[] =>
+		files.filter(([file, text]) => /^nodes\/\w+\/(helpers|transport)\//.test(file) && text.includes('displayName')).map(([file]) => file);
+
+	test('no file under nodes/*/helpers/ or nodes/*/transport/ holds displayName', () => {
+		const files = sourceFiles(ROOT, ['nodes']).map((file) => [relative(ROOT, file), readFileSync(file, 'utf8')] as [string, string]);
+		expect(files.filter(([file]) => /^nodes\/\w+\/(helpers|transport)\//.test(file)).length).toBeGreaterThan(20);
+		expect(withDisplayName(files)).toEqual([]);
+	});
+
+	test('the check sees a parameter put in a helper', () => {
+		const form = readFileSync(join(ROOT, 'nodes/HostCloud/HostCloudTrigger.node.ts'), 'utf8');
+		expect(withDisplayName([['nodes/HostCloud/HostCloudTrigger.node.ts', form]])).toEqual([]);
+		expect(withDisplayName([['nodes/HostCloud/helpers/finished-jobs/settings.ts', form]])).toEqual([
+			'nodes/HostCloud/helpers/finished-jobs/settings.ts',
+		]);
 	});
 });
 

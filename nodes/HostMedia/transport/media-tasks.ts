@@ -21,8 +21,8 @@ interface TaskRow {
 
 interface ImageTaskRow extends TaskRow {
 	kind: 'image';
-	/** Its name in Get Task Status's Task Type: the operation that starts it, where one does. */
-	displayName: string;
+	/** The task's name, the operation that starts it where one does (Get Task Status offers it by this name). */
+	name: string;
 	/** The option's description, where no operation starts the task ("A task started by …" otherwise). */
 	description?: string;
 	/** Where its status is read (GET), `{task_id}` standing for the task ID. */
@@ -40,7 +40,7 @@ export const MEDIA_TASKS = {
 	'image-upscaler': {
 		kind: 'image',
 		label: 'upscale task',
-		displayName: 'Upscale',
+		name: 'Upscale',
 		submitPath: `${IMAGING}/image-upscaler`,
 		statusPath: `${IMAGING}/image-upscaler/{task_id}`,
 		statusInSpec: true,
@@ -48,7 +48,7 @@ export const MEDIA_TASKS = {
 	'image-upscaler-precision-v2': {
 		kind: 'image',
 		label: 'precision upscale V2 task',
-		displayName: 'Precision Upscale V2',
+		name: 'Precision Upscale V2',
 		description: 'A precision upscaler V2 task',
 		statusPath: `${IMAGING}/image-upscaler-precision-v2/{task_id}`,
 		statusInSpec: true,
@@ -56,7 +56,7 @@ export const MEDIA_TASKS = {
 	'image-style-transfer': {
 		kind: 'image',
 		label: 'style transfer task',
-		displayName: 'Style Transfer',
+		name: 'Style Transfer',
 		submitPath: `${IMAGING}/image-style-transfer`,
 		statusPath: `${IMAGING}/image-style-transfer/{task_id}`,
 		statusInSpec: true,
@@ -64,7 +64,7 @@ export const MEDIA_TASKS = {
 	'image-relight': {
 		kind: 'image',
 		label: 'relight task',
-		displayName: 'Relight',
+		name: 'Relight',
 		submitPath: `${IMAGING}/image-relight`,
 		statusPath: `${IMAGING}/image-relight/{task_id}`,
 		statusInSpec: false,
@@ -72,7 +72,7 @@ export const MEDIA_TASKS = {
 	'skin-enhancer': {
 		kind: 'image',
 		label: 'skin enhancement task',
-		displayName: 'Enhance Skin',
+		name: 'Enhance Skin',
 		// The creative (more artistic) mode, the one the spec shows.
 		submitPath: `${IMAGING}/skin-enhancer/creative`,
 		statusPath: `${IMAGING}/skin-enhancer/{task_id}`,

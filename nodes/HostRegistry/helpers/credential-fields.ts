@@ -10,7 +10,8 @@ import { invalidField } from '../../shared/items/validation';
 /** A body token of the credential, and what a user must know to fill it in. */
 export interface CredentialToken {
 	name: 'publishingToken' | 'repohostToken';
-	displayName: string;
+	/** Its name in the credential, as messages say it. */
+	label: string;
 	/** What the token is needed for: "publish a version". */
 	neededTo: string;
 	/** What to fill in: "a personal access token of the publisher". */
@@ -19,14 +20,14 @@ export interface CredentialToken {
 
 export const PUBLISHING_TOKEN: CredentialToken = {
 	name: 'publishingToken',
-	displayName: 'Publishing Token',
+	label: 'Publishing Token',
 	neededTo: 'publish a version',
 	fillWith: 'a personal access token of the publisher',
 };
 
 export const REPOHOST_TOKEN: CredentialToken = {
 	name: 'repohostToken',
-	displayName: 'Code-Hosting Token',
+	label: 'Code-Hosting Token',
 	neededTo: 'claim a node',
 	fillWith: "a token of the account that owns the node's repository",
 };
@@ -48,9 +49,9 @@ export async function requiredToken(context: IExecuteFunctions, itemIndex: numbe
 		throw invalidField(
 			context,
 			itemIndex,
-			`${token.displayName} (of the Host API credential)`,
+			`${token.label} (of the Host API credential)`,
 			`is required to ${token.neededTo}`,
-			`Open the Host API credential and fill in ${token.displayName} with ${token.fillWith}.`,
+			`Open the Host API credential and fill in ${token.label} with ${token.fillWith}.`,
 		);
 	}
 	return value;

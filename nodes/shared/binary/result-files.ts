@@ -5,43 +5,18 @@
  * `data_1`, `data_2`… Either way the item lists every file with its URL. A tool call never
  * downloads: a model cannot use binary data.
  */
-import type { IDisplayOptions, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
+import type { IExecuteFunctions } from 'n8n-workflow';
 
-import { NOT_AS_TOOL } from '../tools/tool-use';
 import { binaryFieldName } from '../items/validation';
-
-type Show = NonNullable<IDisplayOptions['show']>;
 
 export const DOWNLOAD_FILES = 'Download Files';
 export const PUT_FILES_IN_FIELD = 'Put Files in Field';
-const DEFAULT_FIELD = 'data';
+export const DEFAULT_FILES_FIELD = 'data';
 
 /** Whether and where to put the result files. */
 export interface ResultFiles {
 	download: boolean;
 	binaryPropertyName: string;
-}
-
-/** "Download Files" and "Put Files in Field", shown where `show` says (never in a tool call). */
-export function resultFilesProperties(show: Show, what = 'the generated files'): INodeProperties[] {
-	return [
-		{
-			displayName: DOWNLOAD_FILES,
-			name: 'downloadFiles',
-			type: 'boolean',
-			default: true,
-			description: `Whether to download ${what} into binary data. Either way the item lists every file with its URL.`,
-			displayOptions: { show, ...NOT_AS_TOOL },
-		},
-		{
-			displayName: PUT_FILES_IN_FIELD,
-			name: 'binaryPropertyName',
-			type: 'string',
-			default: DEFAULT_FIELD,
-			description: 'Binary field for the first file; further files go to data_1, data_2 and so on (with this name instead of "data")',
-			displayOptions: { show: { ...show, downloadFiles: [true] }, ...NOT_AS_TOOL },
-		},
-	];
 }
 
 /** The binary field of the file at `index` (from 0): `name`, then `name_1`, `name_2`… */
@@ -51,7 +26,12 @@ export const binaryFieldFor = (name: string, index: number): string => (index ==
 export function readResultFiles(context: IExecuteFunctions, itemIndex: number): ResultFiles {
 	const download = context.getNodeParameter('downloadFiles', itemIndex, true) as boolean;
 	const binaryPropertyName = download
-		? binaryFieldName(context, itemIndex, PUT_FILES_IN_FIELD, context.getNodeParameter('binaryPropertyName', itemIndex, DEFAULT_FIELD))
-		: DEFAULT_FIELD;
+		? binaryFieldName(
+				context,
+				itemIndex,
+				PUT_FILES_IN_FIELD,
+				context.getNodeParameter('binaryPropertyName', itemIndex, DEFAULT_FILES_FIELD),
+			)
+		: DEFAULT_FILES_FIELD;
 	return { download, binaryPropertyName };
 }

@@ -169,15 +169,6 @@ export function additionalFieldsProperty(fields: FieldDefinition[], extra: INode
 	return collectionProperty('additionalFields', 'Additional Fields', fields, extra);
 }
 
-/** Where an image task notifies its status changes (video tasks use `callback_url`). */
-export const WEBHOOK_URL_FIELD: FieldDefinition = {
-	name: 'webhookUrl',
-	api: 'webhook_url',
-	displayName: 'Webhook URL',
-	kind: 'url',
-	description: 'Address notified on each status change of the task, e.g. a Host Task Trigger URL',
-};
-
 const isEmpty = (value: unknown): boolean => value === undefined || value === null || (typeof value === 'string' && value.trim() === '');
 
 /** A text, also from a number or a boolean an expression gives; undefined for anything else. */

@@ -3,9 +3,9 @@
  * node version 2): a "Wait Options" collection with "Max Wait (Minutes)" and "Poll Interval
  * (Seconds)", plus each node's own settings. Version 1 of each node keeps its saved layout.
  */
-import type { IDataObject, IDisplayOptions, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
+import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
 
-import { checkedOrDefault, collectionOptions, type FieldDefinition } from '../items/fields';
+import { checkedOrDefault, type FieldDefinition } from '../items/fields';
 
 export const WAIT_OPTIONS_NAME = 'waitOptions';
 
@@ -25,49 +25,6 @@ export const hasWaitOptions = (context: IExecuteFunctions): boolean => context.g
 export const LONGEST_WAIT_MINUTES = 43_200;
 /** The longest pause between two status checks (and of silence before one): an hour. */
 export const LONGEST_PAUSE_SECONDS = 3_600;
-
-/** "Max Wait (Minutes)"; `noLimit`: 0 means wait without limit. */
-export function maxWaitMinutesField(defaultMinutes: number, description: string, noLimit = false): FieldDefinition {
-	return {
-		name: 'maxWaitMinutes',
-		displayName: 'Max Wait (Minutes)',
-		kind: 'number',
-		min: noLimit ? 0 : 0.01,
-		max: LONGEST_WAIT_MINUTES,
-		default: defaultMinutes,
-		description,
-	};
-}
-
-/** "Poll Interval (Seconds)". */
-export function pollIntervalSecondsField(defaultSeconds: number, description: string): FieldDefinition {
-	return {
-		name: 'pollIntervalSeconds',
-		displayName: 'Poll Interval (Seconds)',
-		kind: 'number',
-		min: 0.01,
-		max: LONGEST_PAUSE_SECONDS,
-		default: defaultSeconds,
-		description,
-	};
-}
-
-/** The "Wait Options" collection of an operation (shown where `show` says, for version 2 on). */
-export function waitOptionsProperty(
-	fields: FieldDefinition[],
-	show: NonNullable<IDisplayOptions['show']> = {},
-	extra: INodeProperties[] = [],
-): INodeProperties {
-	return {
-		displayName: 'Wait Options',
-		name: WAIT_OPTIONS_NAME,
-		type: 'collection',
-		placeholder: 'Add Option',
-		default: {},
-		displayOptions: { show: { ...show, ...SINCE_WAIT_OPTIONS } },
-		options: collectionOptions(fields, extra),
-	};
-}
 
 /** Each field's checked value from the "Wait Options" of item `itemIndex`, or its default when left out. */
 export function readWaitOptions(context: IExecuteFunctions, itemIndex: number, fields: FieldDefinition[]): Record<string, unknown> {

@@ -4,18 +4,18 @@
  */
 import type { IDataObject, INode } from 'n8n-workflow';
 
-import {
-	bodyFromFields,
-	DEPRECATED_FIELD,
-	MEMBERS_FIELD,
-	NODE_FIELDS,
-	PUBLISHER_UPDATE_FIELDS,
-} from '../../../nodes/HostRegistry/helpers/fields';
 import { isSemanticVersion, publisherId, semanticVersion } from '../../../nodes/HostRegistry/helpers/identifiers';
 import { locatorValue } from '../../../nodes/HostRegistry/helpers/locators';
 import { collectPages } from '../../../nodes/HostRegistry/helpers/node-listing';
 import { registryPath, type NodePage } from '../../../nodes/HostRegistry/transport/registry-api';
 import { booleanValue, integerInRange, jsonObject, oneOf, stringList } from '../../../nodes/shared/items/validation';
+import { bodyFromFields } from '../../../nodes/HostRegistry/helpers/field-collections';
+import {
+	DEPRECATED_FIELD,
+	MEMBERS_FIELD,
+	NODE_FIELDS,
+	PUBLISHER_UPDATE_FIELDS,
+} from '../../../nodes/HostRegistry/actions/common.descriptions';
 
 const context = { getNode: () => ({ name: 'Host Registry' }) as INode };
 

@@ -3,7 +3,8 @@ import { updateDisplayOptions } from 'n8n-workflow';
 
 import { downloadOutputFile, fileAddressFor } from '../../helpers/files/output-files';
 import { binaryFieldName } from '../../../shared/items/validation';
-import { fileReferenceProperties, readFileReference } from '../../helpers/files/file-fields';
+import { readFileReference } from '../../helpers/files/file-fields';
+import { fileReferenceProperties } from '../common.descriptions';
 
 const properties: INodeProperties[] = [
 	...fileReferenceProperties,

@@ -2,7 +2,8 @@ import type { IExecuteFunctions, INodeExecutionData } from 'n8n-workflow';
 import { updateDisplayOptions } from 'n8n-workflow';
 
 import { fileAddressFor } from '../../helpers/files/output-files';
-import { fileReferenceProperties, readFileReference } from '../../helpers/files/file-fields';
+import { readFileReference } from '../../helpers/files/file-fields';
+import { fileReferenceProperties } from '../common.descriptions';
 
 export const description = updateDisplayOptions({ show: { resource: ['file'], operation: ['getOutputUrl'] } }, fileReferenceProperties);
 

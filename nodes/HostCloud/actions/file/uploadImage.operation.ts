@@ -3,7 +3,8 @@ import { updateDisplayOptions } from 'n8n-workflow';
 
 import { booleanValue, optionalText } from '../../../shared/items/validation';
 import { loadImageValue, uploadBinary } from '../../helpers/files/uploads';
-import { binaryPropertyProperty, readUploadType, uploadTypeField } from '../../helpers/files/file-fields';
+import { readUploadType } from '../../helpers/files/file-fields';
+import { binaryPropertyProperty, uploadTypeField } from '../common.descriptions';
 
 const properties: INodeProperties[] = [
 	binaryPropertyProperty,

@@ -1,12 +1,14 @@
 import type { IDataObject, IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
 import { updateDisplayOptions } from 'n8n-workflow';
 
-import { runsAsTool, toolDescriptionProperty } from '../../../shared/tools/tool-use';
+import { runsAsTool } from '../../../shared/tools/tool-use';
 import { cancelJobs } from '../../helpers/jobs/lookup';
-import { promptIdListProperty, type PromptIdList, readPromptIdList } from '../../helpers/jobs/prompt-id';
+import { type PromptIdList, readPromptIdList } from '../../helpers/jobs/prompt-id';
 import { thisWorkflowId } from '../../helpers/ownership/job-tag';
 import { cancellableByThisWorkflow, ENDED_BEFORE_CANCEL } from '../../helpers/ownership/own-jobs';
 import { readQueue } from '../../transport/cloud-api';
+import { toolDescriptionProperty } from '../../../shared/descriptions/tool-options';
+import { promptIdListProperty } from '../common.descriptions';
 
 const PROMPT_IDS: PromptIdList = { name: 'promptIds', field: 'Prompt IDs', whereToFind: 'Queue → Get lists the jobs in the queue.' };
 

@@ -1,11 +1,12 @@
 import type { IDataObject, IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
 import { updateDisplayOptions } from 'n8n-workflow';
 
-import { runsAsTool, toolDescriptionProperty } from '../../../shared/tools/tool-use';
+import { runsAsTool } from '../../../shared/tools/tool-use';
 import { thisWorkflowId } from '../../helpers/ownership/job-tag';
 import { NO_WORKFLOW_ID, ownQueue } from '../../helpers/ownership/own-jobs';
 import { readQueue } from '../../transport/cloud-api';
 import { clipText, clipTextsDeep } from '../../../shared/transport/service-values';
+import { toolDescriptionProperty } from '../../../shared/descriptions/tool-options';
 
 const properties: INodeProperties[] = [
 	toolDescriptionProperty(

@@ -2,10 +2,11 @@ import type { IDataObject, IExecuteFunctions, INodeExecutionData, INodePropertie
 import { updateDisplayOptions } from 'n8n-workflow';
 
 import { oneOf } from '../../../shared/items/validation';
-import { promptIdListProperty, readPromptIdList } from '../../helpers/jobs/prompt-id';
+import { readPromptIdList } from '../../helpers/jobs/prompt-id';
 import { selfHostedServer } from '../../helpers/server/controls';
 import { HISTORY_IDS, historyOf, recentHistory } from '../../helpers/server/history';
 import { deleteHistory } from '../../transport/cloud-api';
+import { promptIdListProperty } from '../common.descriptions';
 
 const OPERATION_NAME = 'Delete History';
 const SCOPES = ['all', 'promptIds'] as const;

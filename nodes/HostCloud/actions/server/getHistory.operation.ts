@@ -3,9 +3,10 @@ import { updateDisplayOptions } from 'n8n-workflow';
 
 import { checkedOrDefault, fieldProperty, type FieldDefinition } from '../../../shared/items/fields';
 import { oneOf } from '../../../shared/items/validation';
-import { promptIdListProperty, readPromptIdList } from '../../helpers/jobs/prompt-id';
+import { readPromptIdList } from '../../helpers/jobs/prompt-id';
 import { selfHostedServer } from '../../helpers/server/controls';
 import { HISTORY_IDS, historyEntryJson, historyOf, MAX_HISTORY_ITEMS, recentHistory } from '../../helpers/server/history';
+import { promptIdListProperty } from '../common.descriptions';
 
 const OPERATION_NAME = 'Get History';
 /** How many recent entries to read: a bound of their size, see MAX_HISTORY_ITEMS. */

@@ -1,9 +1,9 @@
 import type { IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
 import { updateDisplayOptions } from 'n8n-workflow';
 
-import { toolDescriptionProperty } from '../../../shared/tools/tool-use';
 import { checkedSystemStats, selfHostedServer } from '../../helpers/server/controls';
 import { readSystemStats } from '../../transport/cloud-api';
+import { toolDescriptionProperty } from '../../../shared/descriptions/tool-options';
 
 export const OPERATION_NAME = 'System Stats';
 

@@ -1,10 +1,10 @@
 import type { IDataObject, IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
 import { updateDisplayOptions } from 'n8n-workflow';
 
-import { toolDescriptionProperty } from '../../../shared/tools/tool-use';
 import { oneOf, pathSegmentText } from '../../../shared/items/validation';
 import { namesOf, selfHostedServer } from '../../helpers/server/controls';
 import { readModelFiles, readModelFolders } from '../../transport/cloud-api';
+import { toolDescriptionProperty } from '../../../shared/descriptions/tool-options';
 
 const OPERATION_NAME = 'List Models';
 const FOLDER_FIELD = 'Folder';

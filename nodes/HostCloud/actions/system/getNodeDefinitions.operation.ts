@@ -1,10 +1,10 @@
 import type { IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
 import { NodeOperationError, updateDisplayOptions } from 'n8n-workflow';
 
-import { toolDescriptionProperty } from '../../../shared/tools/tool-use';
 import { optionalText } from '../../../shared/items/validation';
 import { readNodeDefinitions } from '../../transport/cloud-api';
 import { clipTextsDeep, SERVICE_TEXT_MAX_CHARS } from '../../../shared/transport/service-values';
+import { toolDescriptionProperty } from '../../../shared/descriptions/tool-options';
 
 const properties: INodeProperties[] = [
 	toolDescriptionProperty(

@@ -1,9 +1,10 @@
 import type { IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
 import { updateDisplayOptions } from 'n8n-workflow';
 
-import { toolDescriptionProperty } from '../../../shared/tools/tool-use';
-import { overridesProperty, workflowProperty, workflowWithInputs } from '../../helpers/graph/prepare-workflow';
+import { workflowWithInputs } from '../../helpers/graph/prepare-workflow';
 import { conversionNotes } from '../../helpers/graph/workflow-graph';
+import { toolDescriptionProperty } from '../../../shared/descriptions/tool-options';
+import { overridesProperty, workflowProperty } from '../common.descriptions';
 
 const TOOL_DESCRIPTION =
 	'Returns the Host Cloud workflow this tool is set up with, in API format (each node id with its class_type and inputs), without running it: shows which inputs the workflow has. Nothing is generated or paid for.';

@@ -3,24 +3,25 @@ import { NodeOperationError, updateDisplayOptions } from 'n8n-workflow';
 
 import { Slots } from '../../../shared/items/concurrent-items';
 import { checkEachItem, errorForItem } from '../../../shared/items/items';
-import {
-	prepareWorkflow,
-	readDefinitionsEarly,
-	submitFields,
-	uploadInputImages,
-	workflowProperties,
-	type PreparedWorkflow,
-} from '../../helpers/graph/prepare-workflow';
+import { prepareWorkflow, readDefinitionsEarly, uploadInputImages, type PreparedWorkflow } from '../../helpers/graph/prepare-workflow';
 import { submitWorkflow } from '../../helpers/graph/submit-workflow';
 import { describeToolAnswer } from '../../../shared/tools/tool-result';
-import { toolDescriptionProperty, toolWaitProperty } from '../../../shared/tools/tool-use';
-import { downloadFilesProperties, JobRun, rawOutputsProperty, readJobRunSettings, type ItemJob } from '../../helpers/jobs/run-jobs';
-import { waitProperties } from '../../helpers/jobs/wait-settings';
+import { JobRun, readJobRunSettings, type ItemJob } from '../../helpers/jobs/run-jobs';
 import type { FinishedJob } from '../../helpers/jobs/tracked-job';
 import { isCancelledByNode } from '../../helpers/jobs/errors';
 import { cancelOwnJobs } from '../../helpers/jobs/recovery';
 import { forgetSubmit, jobsToTakeOver, keepSubmit, type EarlierTry } from '../../helpers/ownership/item-submits';
 import { lostJobsThatAppeared } from '../../helpers/ownership/lost-submit';
+import { toolDescriptionProperty, toolWaitProperty } from '../../../shared/descriptions/tool-options';
+import {
+	submitFields,
+	workflowProperties,
+	downloadFilesProperties,
+	rawOutputsProperty,
+	waitProperties,
+	WAIT_FIELDS,
+	SUBMIT_FIELDS,
+} from '../common.descriptions';
 
 const TOOL_DESCRIPTION = `Generates images, video or audio by running a workflow on the Host cloud, with the inputs this tool asks for (such as a text prompt). Images usually take seconds to a minute, videos several minutes; every call starts a new paid job. ${describeToolAnswer(['prompt_id'], 'the Host Cloud "Get Status" tool')}`;
 
@@ -42,8 +43,8 @@ export const description = updateDisplayOptions({ show: { resource: ['workflow']
  * it appeared: no job of this node runs on unwatched.
  */
 export async function executeAll(this: IExecuteFunctions, items: INodeExecutionData[]): Promise<INodeExecutionData[]> {
-	const settings = readJobRunSettings(this);
-	const checked = await checkEachItem(this, items.length, async (itemIndex) => await prepareWorkflow(this, itemIndex));
+	const settings = readJobRunSettings(this, WAIT_FIELDS);
+	const checked = await checkEachItem(this, items.length, async (itemIndex) => await prepareWorkflow(this, itemIndex, SUBMIT_FIELDS));
 	readDefinitionsEarly(this, [...checked.passed.values()]);
 	const { maxConcurrentJobs, cancelOnTimeout } = settings.options;
 	// "Max Concurrent Jobs" counts jobs on the cloud; fetching a finished job's files does not hold

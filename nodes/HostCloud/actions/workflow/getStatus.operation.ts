@@ -5,11 +5,13 @@ import { runPerItem } from '../../../shared/items/items';
 import { clipText } from '../../../shared/transport/service-values';
 import { cloudJobStateOf } from '../../helpers/jobs/job-state';
 import { describeToolAnswer } from '../../../shared/tools/tool-result';
-import { NOT_AS_TOOL, runsAsTool, toolDescriptionProperty, toolWaitProperty } from '../../../shared/tools/tool-use';
+import { runsAsTool } from '../../../shared/tools/tool-use';
 import { filesItem } from '../../helpers/jobs/job-item';
 import { lookUpJobRecord, lookUpJobStatus } from '../../helpers/jobs/lookup';
-import { promptIdProperty, readPromptId } from '../../helpers/jobs/prompt-id';
+import { readPromptId } from '../../helpers/jobs/prompt-id';
 import { followJobs } from '../../helpers/jobs/run-jobs';
+import { NOT_AS_TOOL, toolDescriptionProperty, toolWaitProperty } from '../../../shared/descriptions/tool-options';
+import { promptIdProperty, WAIT_FIELDS } from '../common.descriptions';
 
 const TOOL_DESCRIPTION = `Checks a Host Cloud job started earlier (by the tool that generates images, video or audio), given its prompt_id: waits for it to finish, then returns its output files. ${describeToolAnswer(['prompt_id'], 'calling this tool again')}`;
 
@@ -45,7 +47,7 @@ export const description = updateDisplayOptions({ show: { resource: ['workflow']
  * pause between two checks.
  */
 export async function executeAll(this: IExecuteFunctions, items: INodeExecutionData[]): Promise<INodeExecutionData[]> {
-	if (runsAsTool(this)) return await followJobs(this, items);
+	if (runsAsTool(this)) return await followJobs(this, items, WAIT_FIELDS);
 	return await runPerItem(this, execute);
 }
 

@@ -1,11 +1,13 @@
 import type { IDataObject, IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
 import { updateDisplayOptions } from 'n8n-workflow';
 
-import { runsAsTool, toolDescriptionProperty } from '../../../shared/tools/tool-use';
-import { prepareWorkflow, submitFields, uploadInputImages, workflowProperties } from '../../helpers/graph/prepare-workflow';
+import { runsAsTool } from '../../../shared/tools/tool-use';
+import { prepareWorkflow, uploadInputImages } from '../../helpers/graph/prepare-workflow';
 import { submitWorkflow } from '../../helpers/graph/submit-workflow';
 import { runningJobForTool } from '../../helpers/jobs/job-item';
 import { jobsToTakeOver } from '../../helpers/ownership/item-submits';
+import { toolDescriptionProperty } from '../../../shared/descriptions/tool-options';
+import { submitFields, workflowProperties, SUBMIT_FIELDS } from '../common.descriptions';
 
 const TOOL_DESCRIPTION =
 	'Starts generating images, video or audio by running a workflow on the Host cloud, with the inputs this tool asks for (such as a text prompt), and answers at once {"status": "running", "prompt_id", "message"}; every call starts a new paid job. The Host Cloud "Get Status" tool with that prompt_id waits for the job and returns its output files.';
@@ -31,7 +33,7 @@ export const description = updateDisplayOptions({ show: { resource: ['workflow']
  * for), or whose job is still queued or running, answers that job's prompt_id.
  */
 export async function execute(this: IExecuteFunctions, itemIndex: number): Promise<INodeExecutionData[]> {
-	const workflow = await prepareWorkflow(this, itemIndex);
+	const workflow = await prepareWorkflow(this, itemIndex, SUBMIT_FIELDS);
 	// A tool may be called again in one run for a new job, so only a node's retry answers an earlier prompt_id.
 	const earlier = (await jobsToTakeOver(this, [itemIndex], { answered: !runsAsTool(this) })).get(itemIndex);
 	if (earlier && 'error' in earlier) throw earlier.error;

@@ -2,10 +2,9 @@ import type { IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n
 import { updateDisplayOptions } from 'n8n-workflow';
 
 import { describeToolAnswer } from '../../../shared/tools/tool-result';
-import { toolDescriptionProperty, toolWaitProperty } from '../../../shared/tools/tool-use';
-import { promptIdProperty } from '../../helpers/jobs/prompt-id';
-import { downloadFilesProperties, followJobs, rawOutputsProperty } from '../../helpers/jobs/run-jobs';
-import { waitProperties } from '../../helpers/jobs/wait-settings';
+import { followJobs } from '../../helpers/jobs/run-jobs';
+import { toolDescriptionProperty, toolWaitProperty } from '../../../shared/descriptions/tool-options';
+import { promptIdProperty, downloadFilesProperties, rawOutputsProperty, waitProperties, WAIT_FIELDS } from '../common.descriptions';
 
 const TOOL_DESCRIPTION = `Waits for a Host Cloud job started earlier, given its prompt_id, and returns its output files (images, video or audio). ${describeToolAnswer(['prompt_id'], 'calling this tool again')}`;
 
@@ -25,5 +24,5 @@ export const description = updateDisplayOptions({ show: { resource: ['workflow']
  * execution or a failed item stops the wait only (these jobs were started elsewhere).
  */
 export async function executeAll(this: IExecuteFunctions, items: INodeExecutionData[]): Promise<INodeExecutionData[]> {
-	return await followJobs(this, items);
+	return await followJobs(this, items, WAIT_FIELDS);
 }

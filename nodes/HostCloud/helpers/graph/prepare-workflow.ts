@@ -4,15 +4,15 @@
  * This file may call transport/, files/uploads (Input Images) and ui-format/convert (a pasted
  * UI-format workflow); `submit-workflow.ts` sends what it prepared; nothing in graph/ calls jobs/.
  *
- * Preparing the workflow a user runs (Execute, Submit, Convert to API Format): its parameters,
- * reading it (a UI-format workflow is converted with the server's node definitions) and checking
+ * Preparing the workflow a user runs (Execute, Submit, Convert to API Format): reading its
+ * parameters (declared in actions/common.descriptions.ts), reading it (a UI-format workflow is converted with the server's node definitions) and checking
  * it before anything is sent, and uploading "Input Images" into LoadImage nodes.
  */
-import type { IDataObject, IExecuteFunctions, ILoadOptionsFunctions, INodeProperties } from 'n8n-workflow';
+import type { IDataObject, IExecuteFunctions, ILoadOptionsFunctions } from 'n8n-workflow';
 import { NodeOperationError } from 'n8n-workflow';
 
 import { notForTools, runsAsTool } from '../../../shared/tools/tool-use';
-import { checkedField, checkedOrDefault, fieldProperty, type FieldDefinition } from '../../../shared/items/fields';
+import { checkedField, checkedOrDefault, fieldLabel, type FieldDefinition } from '../../../shared/items/fields';
 import { invalidField, ownValue } from '../../../shared/items/validation';
 import {
 	applyInputOverrides,
@@ -35,134 +35,13 @@ export const WORKFLOW_FIELD = 'Workflow';
 export const OVERRIDES_FIELD = 'Set Inputs';
 export const INPUT_IMAGES_FIELD = 'Input Images';
 
-export const workflowProperty: INodeProperties = {
-	displayName: WORKFLOW_FIELD,
-	name: 'workflow',
-	type: 'json',
-	default: '',
-	required: true,
-	description:
-		'The workflow to run, as the editor saves it (Workflow → Save or Export) or in API format (Workflow → Export (API)). Paste the file, or use an expression to take it from an earlier node.',
-};
-
-export const overridesProperty: INodeProperties = {
-	displayName: OVERRIDES_FIELD,
-	name: 'inputOverrides',
-	type: 'fixedCollection',
-	typeOptions: { multipleValues: true, sortable: true },
-	placeholder: 'Add Input',
-	default: {},
-	description: 'Change inputs of the workflow (a prompt, a seed, a size...) without editing its JSON',
-	options: [
-		{
-			displayName: 'Input',
-			name: 'values',
-			values: [
-				{
-					displayName: 'Node Name or ID',
-					name: 'nodeId',
-					type: 'options',
-					typeOptions: { loadOptionsMethod: 'getWorkflowNodes', loadOptionsDependsOn: ['workflow'] },
-					default: '',
-					description:
-						'The node whose input to set. Choose from the list, or specify an ID using an <a href="https://docs.n8n.io/code/expressions/">expression</a>.',
-				},
-				{
-					displayName: 'Input Name or ID',
-					name: 'inputName',
-					type: 'options',
-					typeOptions: { loadOptionsMethod: 'getNodeInputs', loadOptionsDependsOn: ['workflow', '&nodeId'] },
-					default: '',
-					description:
-						'The input to set, for example text, seed or steps. Choose from the list, or specify an ID using an <a href="https://docs.n8n.io/code/expressions/">expression</a>.',
-				},
-				{
-					displayName: 'Value',
-					name: 'value',
-					type: 'string',
-					default: '',
-					description: 'The new value. Numbers and true/false are converted to match what the input holds now.',
-				},
-				{
-					displayName: 'Value From Server List Name or ID',
-					name: 'listedValue',
-					type: 'options',
-					typeOptions: { loadOptionsMethod: 'getInputValues', loadOptionsDependsOn: ['workflow', '&nodeId', '&inputName'] },
-					default: '',
-					description:
-						'For an input the server lists values for (a checkpoint, LoRA, sampler or scheduler): pick one of the server’s own values, used in place of Value. Choose from the list, or specify an ID using an <a href="https://docs.n8n.io/code/expressions/">expression</a>.',
-				},
-			],
-		},
-	],
-};
-
-const inputImagesProperty: INodeProperties = {
-	displayName: INPUT_IMAGES_FIELD,
-	name: 'inputImages',
-	type: 'fixedCollection',
-	typeOptions: { multipleValues: true },
-	placeholder: 'Add Input Image',
-	default: {},
-	description: 'Upload images from earlier nodes and load each into a Load Image node of the workflow',
-	options: [
-		{
-			displayName: 'Image',
-			name: 'values',
-			values: [
-				{
-					displayName: 'Input Binary Field',
-					name: 'binaryPropertyName',
-					type: 'string',
-					default: 'data',
-					required: true,
-					description: 'The binary property of the input item that holds the image',
-				},
-				{
-					displayName: 'Load Image Node Name or ID',
-					name: 'nodeId',
-					type: 'options',
-					typeOptions: { loadOptionsMethod: 'getImageLoaderNodes', loadOptionsDependsOn: ['workflow'] },
-					default: '',
-					description:
-						'The Load Image node that should load the uploaded image (its image input is set to the uploaded file). Choose from the list, or specify an ID using an <a href="https://docs.n8n.io/code/expressions/">expression</a>.',
-				},
-			],
-		},
-	],
-};
-
-export const workflowProperties: INodeProperties[] = [workflowProperty, overridesProperty, inputImagesProperty];
-
 export const PARTNER_KEY_FIELD = 'Partner Nodes API Key';
 
-const EXTRA_DATA: FieldDefinition = {
-	name: 'extraData',
-	displayName: 'Extra Data (JSON)',
-	kind: 'jsonObject',
-	description: `Advanced: more fields for the extra_data object sent with the workflow. The key "${JOB_TAG_KEY}" is refused: the node sets it to say which n8n execution, workflow, node and item started the job.`,
-};
-
-const PARTNER_API_KEY: FieldDefinition = {
-	name: 'partnerApiKey',
-	displayName: PARTNER_KEY_FIELD,
-	kind: 'options',
-	options: [
-		{
-			name: 'Add When Needed',
-			value: 'auto',
-			description: 'Add it when the workflow has partner nodes (nodes that call external AI services)',
-		},
-		{ name: 'Always Add', value: 'always' },
-		{ name: 'Never Add', value: 'never', description: 'Partner nodes will then fail with an insufficient funds error' },
-	],
-	default: 'auto',
-	description:
-		'Partner nodes are billed through your API key, sent as extra_data.api_key_host_org. The node finds them from the server’s node definitions. On a self-hosted server the key is the credential’s Platform API Key, sent as extra_data.api_key_comfy_org (the name upstream ComfyUI reads), and nothing is sent when it is empty.',
-};
-
-/** Fields of "Additional Fields" about the submit itself. */
-export const submitFields: INodeProperties[] = [EXTRA_DATA, PARTNER_API_KEY].map(fieldProperty);
+/** The submit's fields of the operation's form (`actions/common.descriptions.ts`), as `prepareWorkflow` checks them. */
+export interface SubmitFields {
+	extraData: FieldDefinition;
+	partnerApiKey: FieldDefinition;
+}
 
 export interface PreparedWorkflow {
 	graph: WorkflowGraph;
@@ -223,7 +102,11 @@ export async function workflowWithInputs(context: IExecuteFunctions, itemIndex: 
 }
 
 /** Reads the workflow, applies "Set Inputs" and checks "Input Images": nothing is submitted. */
-export async function prepareWorkflow(context: IExecuteFunctions, itemIndex: number): Promise<PreparedWorkflow> {
+export async function prepareWorkflow(
+	context: IExecuteFunctions,
+	itemIndex: number,
+	submitFields: SubmitFields,
+): Promise<PreparedWorkflow> {
 	const { graph } = await workflowWithInputs(context, itemIndex);
 	const entries = context.getNodeParameter('inputImages.values', itemIndex, []) as IDataObject[];
 	// Refused rather than hidden on the tool node: a hidden setting would be dropped, and the job run with the graph's own image.
@@ -255,14 +138,19 @@ export async function prepareWorkflow(context: IExecuteFunctions, itemIndex: num
 	});
 
 	const fields = context.getNodeParameter('additionalFields', itemIndex, {}) as IDataObject;
-	const partnerApiKey = checkedOrDefault(context, itemIndex, PARTNER_API_KEY, fields.partnerApiKey) as PreparedWorkflow['partnerApiKey'];
-	const extraData = (checkedField(context, itemIndex, EXTRA_DATA, fields.extraData) ?? {}) as IDataObject;
+	const partnerApiKey = checkedOrDefault(
+		context,
+		itemIndex,
+		submitFields.partnerApiKey,
+		fields.partnerApiKey,
+	) as PreparedWorkflow['partnerApiKey'];
+	const extraData = (checkedField(context, itemIndex, submitFields.extraData, fields.extraData) ?? {}) as IDataObject;
 	// Refused rather than overwritten: a user who set it expects it sent, and a tool's scope rests on it.
 	if (Object.hasOwn(extraData, JOB_TAG_KEY)) {
 		throw invalidField(
 			context,
 			itemIndex,
-			EXTRA_DATA.displayName,
+			fieldLabel(submitFields.extraData),
 			`may not hold the key "${JOB_TAG_KEY}"`,
 			`The node sets extra_data.${JOB_TAG_KEY} itself (which n8n execution, workflow, node and item started the job). Use another key.`,
 		);

@@ -1,19 +1,9 @@
-/** The prompt_id parameter of operations about one job, and reading it safely. */
-import type { IDisplayOptions, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
+/** Reading the prompt_id parameters of operations about jobs safely (declared in actions/common.descriptions.ts). */
+import type { IExecuteFunctions } from 'n8n-workflow';
 
 import { invalidField, pathSegmentText, quoted, requiredText, stringList } from '../../../shared/items/validation';
 
 export const PROMPT_ID_FIELD = 'Prompt ID';
-
-export const promptIdProperty: INodeProperties = {
-	displayName: PROMPT_ID_FIELD,
-	name: 'promptId',
-	type: 'string',
-	default: '',
-	required: true,
-	placeholder: 'e.g. 6f1c2a9e-0b7d-4c52-9a57-2f0c3d1e8b44',
-	description: 'The prompt_id returned when the workflow was submitted (drag it in from the output of Submit)',
-};
 
 /** A prompt_id is one id: letters, digits, dashes (it goes into a URL path). */
 export const PROMPT_ID_PATTERN = /^[A-Za-z0-9._:-]+$/;
@@ -44,20 +34,6 @@ export interface PromptIdList {
 	whereToFind: string;
 	/** The most ids one item may name. */
 	max?: number;
-}
-
-/** The field of a list of prompt_ids, saying what is done with them and how many it takes. */
-export function promptIdListProperty(list: PromptIdList, what: string, displayOptions?: IDisplayOptions): INodeProperties {
-	return {
-		displayName: list.field,
-		name: list.name,
-		type: 'string',
-		default: '',
-		required: true,
-		...(displayOptions ? { displayOptions } : {}),
-		placeholder: 'e.g. 6f1c2a9e-0b7d-4c52-9a57-2f0c3d1e8b44, 0d3e…',
-		description: `The prompt_id of each job ${what}, separated by commas or spaces (or a list from an expression)${list.max ? `; at most ${list.max}` : ''}`,
-	};
 }
 
 /**

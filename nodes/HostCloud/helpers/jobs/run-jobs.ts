@@ -11,12 +11,12 @@
  * Called as a tool, a job is waited for at most Tool Wait and left running after it, nothing is
  * downloaded, and the answer is compact (`tool-result.ts`).
  */
-import type { IDataObject, IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
+import type { IDataObject, IExecuteFunctions, INodeExecutionData } from 'n8n-workflow';
 
-import { checkedField, fieldProperty } from '../../../shared/items/fields';
+import { checkedField } from '../../../shared/items/fields';
 import { checkEachItem, errorForItem, failedItem, paired, type CheckedItems } from '../../../shared/items/items';
-import { DOWNLOAD_FILES, PUT_FILES_IN_FIELD, readResultFiles, resultFilesProperties } from '../../../shared/binary/result-files';
-import { NOT_AS_TOOL, readToolWaitMs, runsAsTool } from '../../../shared/tools/tool-use';
+import { PUT_FILES_IN_FIELD, readResultFiles } from '../../../shared/binary/result-files';
+import { readToolWaitMs, runsAsTool } from '../../../shared/tools/tool-use';
 import { invalidField } from '../../../shared/items/validation';
 import { ConcurrentItems } from '../../../shared/items/concurrent-items';
 import { asJobFailure, isStillRunning } from './errors';
@@ -24,28 +24,14 @@ import { completedJobForTool, finishedJobItem, PREVIEW_FIELD, runningJobForTool,
 import { JobWatcher } from './watcher';
 import { readPromptId } from './prompt-id';
 import type { FinishedJob } from './tracked-job';
-import { INCLUDE_RAW_OUTPUTS, readWaitOptions, toolWaitOptions, type WaitOptions } from './wait-settings';
+import { readWaitOptions, toolWaitOptions, type WaitFields, type WaitOptions } from './wait-settings';
 
 /**
  * Version 3 follows the files convention of Host Media (`shared/binary/result-files.ts`): files are
  * downloaded by default, into `data`, `data_1`... Versions 1 and 2 keep what their saved
  * workflows were built on: off by default, fields named by kind (image_0, video_0, audio_0, file_0).
  */
-const FILES_CONVENTION_SINCE_VERSION = 3;
-
-export const downloadFilesProperties: INodeProperties[] = [
-	{
-		displayName: DOWNLOAD_FILES,
-		name: 'downloadFiles',
-		type: 'boolean',
-		default: false,
-		description:
-			'Whether to add the output files to the item as binary data (image_0, video_0, audio_0...). Either way the item lists every file with a download URL.',
-		// A model never sees binary data: a tool call downloads nothing.
-		displayOptions: { show: { '@version': [1, 2] }, ...NOT_AS_TOOL },
-	},
-	...resultFilesProperties({ '@version': [{ _cnd: { gte: FILES_CONVENTION_SINCE_VERSION } }] }, 'the output files'),
-];
+export const FILES_CONVENTION_SINCE_VERSION = 3;
 
 /** Whether and where the files of a run go (read once, from the first item, before anything is sent). */
 function readJobFiles(context: IExecuteFunctions, includePreview: boolean): FileDownload | undefined {
@@ -64,8 +50,6 @@ function readJobFiles(context: IExecuteFunctions, includePreview: boolean): File
 	return { binaryPropertyName: files.binaryPropertyName };
 }
 
-export const rawOutputsProperty = fieldProperty(INCLUDE_RAW_OUTPUTS);
-
 /** An item's failure under "Continue On Fail", with the job it concerns when there is one. */
 export function failedJobItem(context: IExecuteFunctions, error: unknown, itemIndex: number): INodeExecutionData {
 	const job = (error as { context?: IDataObject }).context ?? {};
@@ -78,14 +62,17 @@ export function failedJobItem(context: IExecuteFunctions, error: unknown, itemIn
 export interface JobRunSettings {
 	asTool: boolean;
 	options: WaitOptions;
+	/** The wait fields of the operation's form (Include Raw Outputs is read per item). */
+	waitFields: WaitFields;
 	download?: FileDownload;
 }
 
 /** Reads the run's wait options and where files go (a tool: Tool Wait, no files). */
-export function readJobRunSettings(context: IExecuteFunctions): JobRunSettings {
+export function readJobRunSettings(context: IExecuteFunctions, waitFields: WaitFields): JobRunSettings {
 	const asTool = runsAsTool(context);
-	const options = asTool ? toolWaitOptions(readWaitOptions(context), readToolWaitMs(context, 0)) : readWaitOptions(context);
-	return { asTool, options, download: asTool ? undefined : readJobFiles(context, options.includePreview) };
+	const wait = readWaitOptions(context, waitFields);
+	const options = asTool ? toolWaitOptions(wait, readToolWaitMs(context, 0)) : wait;
+	return { asTool, options, waitFields, download: asTool ? undefined : readJobFiles(context, options.includePreview) };
 }
 
 export interface JobRunShape {
@@ -146,7 +133,7 @@ export class JobRun<T> {
 		const leave = await this.items.enter();
 		if (!leave) return [];
 		const { passed, failures } = this.checked;
-		const { asTool, options, download } = this.settings;
+		const { asTool, options, waitFields, download } = this.settings;
 		try {
 			if (!passed.has(itemIndex)) throw failures.get(itemIndex);
 			if (this.startFailure) throw this.startFailure.error;
@@ -162,7 +149,7 @@ export class JobRun<T> {
 				);
 			}
 			const additional = this.context.getNodeParameter('additionalFields', itemIndex, {}) as IDataObject;
-			const includeRawOutputs = checkedField(this.context, itemIndex, INCLUDE_RAW_OUTPUTS, additional.includeRawOutputs) === true;
+			const includeRawOutputs = checkedField(this.context, itemIndex, waitFields.includeRawOutputs, additional.includeRawOutputs) === true;
 			try {
 				if (asTool) return paired([await completedJobForTool(this.context, finished, itemIndex)], itemIndex);
 				const result = { download, includePreview: options.includePreview, includeRawOutputs };
@@ -194,8 +181,12 @@ export class JobRun<T> {
  * messages were never seen, so their outputs are read from the job record once they complete.
  * These jobs were started elsewhere: a cancelled execution or a failed item stops the wait only.
  */
-export async function followJobs(context: IExecuteFunctions, items: INodeExecutionData[]): Promise<INodeExecutionData[]> {
-	const settings = readJobRunSettings(context);
+export async function followJobs(
+	context: IExecuteFunctions,
+	items: INodeExecutionData[],
+	waitFields: WaitFields,
+): Promise<INodeExecutionData[]> {
+	const settings = readJobRunSettings(context, waitFields);
 	const checked = await checkEachItem(context, items.length, (itemIndex) => readPromptId(context, itemIndex));
 	const run = await JobRun.start(context, settings, checked, { ownsJobs: false, concurrency: items.length });
 	try {

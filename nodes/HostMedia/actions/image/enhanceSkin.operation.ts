@@ -2,18 +2,13 @@ import type { IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n
 import { updateDisplayOptions } from 'n8n-workflow';
 
 import { describeToolAnswer } from '../../../shared/tools/tool-result';
-import { toolDescriptionProperty } from '../../../shared/tools/tool-use';
-import {
-	addFields,
-	additionalFields,
-	additionalFieldsProperty,
-	type FieldDefinition,
-	WEBHOOK_URL_FIELD,
-} from '../../../shared/items/fields';
-import { imageInputProperties, resolveImageInput, type ImageInputDefinition } from '../../helpers/inputs/image-input';
+import { addFields, additionalFields, additionalFieldsProperty, type FieldDefinition } from '../../../shared/items/fields';
+import { resolveImageInput, type ImageInputDefinition } from '../../helpers/inputs/image-input';
 import { runTask } from '../../helpers/tasks/task';
-import { waitProperties } from '../../helpers/tasks/wait-parameters';
 import type { BodyFields, ImageText } from '../../transport/media-api';
+import { toolDescriptionProperty } from '../../../shared/descriptions/tool-options';
+import { WEBHOOK_URL_FIELD } from '../../../shared/descriptions/webhook-url';
+import { waitProperties, imageInputProperties, WAIT_FIELDS } from '../common.descriptions';
 
 interface SkinEnhancerBody extends BodyFields {
 	image: ImageText;
@@ -25,7 +20,7 @@ interface SkinEnhancerBody extends BodyFields {
 const IMAGE: ImageInputDefinition = {
 	prefix: 'image',
 	api: 'image',
-	displayName: 'Image',
+	label: 'Image',
 	description: 'The portrait to enhance; a URL must be public and HTTPS.',
 	httpsOnly: true,
 };
@@ -69,5 +64,5 @@ export const description = updateDisplayOptions({ show: { resource: ['image'], o
 export async function execute(this: IExecuteFunctions, itemIndex: number): Promise<INodeExecutionData[]> {
 	const body: SkinEnhancerBody = { image: (await resolveImageInput(this, itemIndex, IMAGE)).value };
 	addFields(this, itemIndex, FIELDS, additionalFields(this, itemIndex), body);
-	return await runTask(this, itemIndex, { taskType: 'skin-enhancer', body });
+	return await runTask(this, itemIndex, { taskType: 'skin-enhancer', body, wait: WAIT_FIELDS.image });
 }

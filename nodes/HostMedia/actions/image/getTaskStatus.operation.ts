@@ -2,16 +2,16 @@ import type { IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n
 import { updateDisplayOptions } from 'n8n-workflow';
 
 import { describeToolAnswer } from '../../../shared/tools/tool-result';
-import { toolDescriptionProperty } from '../../../shared/tools/tool-use';
 import { invalidField, oneOf, quoted, requiredText } from '../../../shared/items/validation';
 import { IMAGE_TASK_TYPES, imageTask } from '../../transport/media-tasks';
 import { taskStatus } from '../../helpers/tasks/task';
-import { statusWaitProperties } from '../../helpers/tasks/wait-parameters';
+import { toolDescriptionProperty } from '../../../shared/descriptions/tool-options';
+import { statusWaitProperties, WAIT_FIELDS } from '../common.descriptions';
 
 /** One option per image task of the catalogue, sorted by name as n8n lists options. */
 const TASK_TYPE_OPTIONS = IMAGE_TASK_TYPES.map((value) => {
-	const { displayName, description } = imageTask(value);
-	return { name: displayName, value, description: description ?? `A task started by ${displayName}` };
+	const { name, description } = imageTask(value);
+	return { name, value, description: description ?? `A task started by ${name}` };
 }).sort((a, b) => a.name.localeCompare(b.name));
 
 const TOOL_DESCRIPTION = `Checks an image task started earlier (by the upscale, relight, style transfer or skin tool), given its task_id and task_type: waits for it to finish, then returns the image. ${describeToolAnswer(['task_id', 'task_type'], 'calling this tool again')}`;
@@ -55,5 +55,10 @@ export async function execute(this: IExecuteFunctions, itemIndex: number): Promi
 			`must be an image task ID in UUID format, e.g. 3f2b9c1e-8a4d-4f6b-9c2e-1a2b3c4d5e6f (got ${quoted(taskId)})`,
 		);
 	}
-	return await taskStatus(this, itemIndex, { task: { kind: 'image', taskType, taskId }, taskType, label: imageTask(taskType).label });
+	return await taskStatus(
+		this,
+		itemIndex,
+		{ task: { kind: 'image', taskType, taskId }, taskType, label: imageTask(taskType).label },
+		WAIT_FIELDS.image,
+	);
 }

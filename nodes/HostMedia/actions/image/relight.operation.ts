@@ -2,7 +2,6 @@ import type { IDataObject, IExecuteFunctions, INodeExecutionData, INodePropertie
 import { updateDisplayOptions } from 'n8n-workflow';
 
 import { describeToolAnswer } from '../../../shared/tools/tool-result';
-import { toolDescriptionProperty } from '../../../shared/tools/tool-use';
 import { invalidField } from '../../../shared/items/validation';
 import {
 	addFields,
@@ -10,19 +9,14 @@ import {
 	additionalFieldsProperty,
 	collectionOptions,
 	type FieldDefinition,
-	WEBHOOK_URL_FIELD,
 } from '../../../shared/items/fields';
-import {
-	imageInputProperties,
-	optionalImageProperties,
-	resolveImageInput,
-	resolveOptionalImage,
-	type ImageInputDefinition,
-} from '../../helpers/inputs/image-input';
+import { resolveImageInput, resolveOptionalImage, type ImageInputDefinition } from '../../helpers/inputs/image-input';
 import { optionsOf, RELIGHT_STYLES } from '../../transport/spec';
 import { runTask } from '../../helpers/tasks/task';
-import { waitProperties } from '../../helpers/tasks/wait-parameters';
 import type { BodyFields, ImageText, OneOf } from '../../transport/media-api';
+import { toolDescriptionProperty } from '../../../shared/descriptions/tool-options';
+import { WEBHOOK_URL_FIELD } from '../../../shared/descriptions/webhook-url';
+import { waitProperties, imageInputProperties, optionalImageProperties, WAIT_FIELDS } from '../common.descriptions';
 
 interface RelightBody extends BodyFields {
 	image: ImageText;
@@ -38,17 +32,17 @@ interface RelightBody extends BodyFields {
 	webhook_url?: string;
 }
 
-const IMAGE: ImageInputDefinition = { prefix: 'image', api: 'image', displayName: 'Image', description: 'The photo to relight.' };
+const IMAGE: ImageInputDefinition = { prefix: 'image', api: 'image', label: 'Image', description: 'The photo to relight.' };
 const LIGHTMAP: ImageInputDefinition = {
 	prefix: 'lightmap',
 	api: 'transfer_light_from_lightmap',
-	displayName: 'Lightmap',
+	label: 'Lightmap',
 	description: 'A lightmap whose light is transferred to the image. Cannot be combined with a reference image.',
 };
 const REFERENCE: ImageInputDefinition = {
 	prefix: 'referenceImage',
 	api: 'transfer_light_from_reference_image',
-	displayName: 'Reference Image',
+	label: 'Reference Image',
 	description: 'A photo whose lighting is transferred to the image. Cannot be combined with a lightmap.',
 };
 
@@ -190,5 +184,5 @@ export async function execute(this: IExecuteFunctions, itemIndex: number): Promi
 	if (reference) body.transfer_light_from_reference_image = reference.value;
 	const advanced = addFields(this, itemIndex, ADVANCED, this.getNodeParameter('advancedSettings', itemIndex, {}) as IDataObject, {});
 	if (Object.keys(advanced).length > 0) body.advanced_settings = advanced;
-	return await runTask(this, itemIndex, { taskType: 'image-relight', body });
+	return await runTask(this, itemIndex, { taskType: 'image-relight', body, wait: WAIT_FIELDS.image });
 }

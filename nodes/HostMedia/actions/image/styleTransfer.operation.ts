@@ -2,20 +2,15 @@ import type { IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n
 import { updateDisplayOptions } from 'n8n-workflow';
 
 import { describeToolAnswer } from '../../../shared/tools/tool-result';
-import { toolDescriptionProperty } from '../../../shared/tools/tool-use';
 import { invalidField } from '../../../shared/items/validation';
-import {
-	addFields,
-	additionalFields,
-	additionalFieldsProperty,
-	type FieldDefinition,
-	WEBHOOK_URL_FIELD,
-} from '../../../shared/items/fields';
-import { imageInputProperties, resolveImageInput, type ImageInputDefinition } from '../../helpers/inputs/image-input';
+import { addFields, additionalFields, additionalFieldsProperty, type FieldDefinition } from '../../../shared/items/fields';
+import { resolveImageInput, type ImageInputDefinition } from '../../helpers/inputs/image-input';
 import { optionsOf, PORTRAIT_BEAUTIFIERS, PORTRAIT_STYLES, STYLE_ENGINES, STYLE_FLAVORS } from '../../transport/spec';
 import { runTask } from '../../helpers/tasks/task';
-import { waitProperties } from '../../helpers/tasks/wait-parameters';
 import type { BodyFields, ImageText, OneOf } from '../../transport/media-api';
+import { toolDescriptionProperty } from '../../../shared/descriptions/tool-options';
+import { WEBHOOK_URL_FIELD } from '../../../shared/descriptions/webhook-url';
+import { waitProperties, imageInputProperties, WAIT_FIELDS } from '../common.descriptions';
 
 interface StyleTransferBody extends BodyFields {
 	image: ImageText;
@@ -32,11 +27,11 @@ interface StyleTransferBody extends BodyFields {
 	webhook_url?: string;
 }
 
-const IMAGE: ImageInputDefinition = { prefix: 'image', api: 'image', displayName: 'Image', description: 'The image to restyle.' };
+const IMAGE: ImageInputDefinition = { prefix: 'image', api: 'image', label: 'Image', description: 'The image to restyle.' };
 const REFERENCE: ImageInputDefinition = {
 	prefix: 'referenceImage',
 	api: 'reference_image',
-	displayName: 'Reference Image',
+	label: 'Reference Image',
 	description: 'The image whose style is transferred.',
 };
 
@@ -151,5 +146,5 @@ export async function execute(this: IExecuteFunctions, itemIndex: number): Promi
 			);
 		}
 	}
-	return await runTask(this, itemIndex, { taskType: 'image-style-transfer', body });
+	return await runTask(this, itemIndex, { taskType: 'image-style-transfer', body, wait: WAIT_FIELDS.image });
 }

@@ -2,7 +2,6 @@ import type { IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n
 import { updateDisplayOptions } from 'n8n-workflow';
 
 import { describeToolAnswer } from '../../../shared/tools/tool-result';
-import { toolDescriptionProperty } from '../../../shared/tools/tool-use';
 import { imageDimensions } from '../../../shared/binary/file-types';
 import { invalidField } from '../../../shared/items/validation';
 import {
@@ -12,13 +11,14 @@ import {
 	additionalFieldsProperty,
 	fieldProperty,
 	type FieldDefinition,
-	WEBHOOK_URL_FIELD,
 } from '../../../shared/items/fields';
-import { imageInputProperties, resolveImageInput, type ImageInputDefinition } from '../../helpers/inputs/image-input';
+import { resolveImageInput, type ImageInputDefinition } from '../../helpers/inputs/image-input';
 import { optionsOf, UPSCALE_MAX_PIXELS, UPSCALER_ENGINES, UPSCALER_OPTIMIZED_FOR, UPSCALER_SCALE_FACTORS } from '../../transport/spec';
 import { runTask } from '../../helpers/tasks/task';
-import { waitProperties } from '../../helpers/tasks/wait-parameters';
 import type { BodyFields, ImageText, OneOf } from '../../transport/media-api';
+import { toolDescriptionProperty } from '../../../shared/descriptions/tool-options';
+import { WEBHOOK_URL_FIELD } from '../../../shared/descriptions/webhook-url';
+import { waitProperties, imageInputProperties, WAIT_FIELDS } from '../common.descriptions';
 
 interface UpscaleBody extends BodyFields {
 	image: ImageText;
@@ -36,7 +36,7 @@ interface UpscaleBody extends BodyFields {
 const IMAGE: ImageInputDefinition = {
 	prefix: 'image',
 	api: 'image',
-	displayName: 'Image',
+	label: 'Image',
 	description: 'The image to upscale; the result may hold at most 25.3 million pixels.',
 };
 
@@ -129,5 +129,5 @@ export async function execute(this: IExecuteFunctions, itemIndex: number): Promi
 			);
 		}
 	}
-	return await runTask(this, itemIndex, { taskType: 'image-upscaler', body });
+	return await runTask(this, itemIndex, { taskType: 'image-upscaler', body, wait: WAIT_FIELDS.image });
 }

@@ -2,7 +2,6 @@ import type { IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n
 import { updateDisplayOptions } from 'n8n-workflow';
 
 import { describeToolAnswer } from '../../../shared/tools/tool-result';
-import { toolDescriptionProperty } from '../../../shared/tools/tool-use';
 import { invalidField } from '../../../shared/items/validation';
 import {
 	addFields,
@@ -13,7 +12,7 @@ import {
 	fieldProperty,
 	type FieldDefinition,
 } from '../../../shared/items/fields';
-import { optionalImageProperties, resolveOptionalImage, type ImageInputDefinition } from '../../helpers/inputs/image-input';
+import { resolveOptionalImage, type ImageInputDefinition } from '../../helpers/inputs/image-input';
 import {
 	EXTEND_DEFAULT_SECONDS,
 	EXTEND_MAX_SECONDS,
@@ -23,9 +22,17 @@ import {
 	optionsOf,
 } from '../../transport/spec';
 import { runTask } from '../../helpers/tasks/task';
-import { waitProperties } from '../../helpers/tasks/wait-parameters';
 import type { ImageText, OneOf, VideoBody } from '../../transport/media-api';
-import { CALLBACK_URL_FIELD, PAYLOAD_FIELD, resolutionField, VIDEO_PROMPT_FIELD } from '../../helpers/inputs/video-fields';
+import { toolDescriptionProperty } from '../../../shared/descriptions/tool-options';
+import {
+	waitProperties,
+	optionalImageProperties,
+	CALLBACK_URL_FIELD,
+	PAYLOAD_FIELD,
+	resolutionField,
+	VIDEO_PROMPT_FIELD,
+	WAIT_FIELDS,
+} from '../common.descriptions';
 
 interface ExtendVideoBody extends VideoBody {
 	model: OneOf<typeof EXTEND_MODELS>;
@@ -38,7 +45,7 @@ interface ExtendVideoBody extends VideoBody {
 const END_FRAME: ImageInputDefinition = {
 	prefix: 'endFrameImage',
 	api: 'images',
-	displayName: 'End Frame Image',
+	label: 'End Frame Image',
 	description: 'A reference image for the last frame of the extension (one image).',
 };
 
@@ -121,5 +128,5 @@ export async function execute(this: IExecuteFunctions, itemIndex: number): Promi
 	addFields(this, itemIndex, FIELDS, extra, body);
 	const endFrame = await resolveOptionalImage(this, itemIndex, END_FRAME, extra);
 	if (endFrame) body.images = [endFrame.value];
-	return await runTask(this, itemIndex, { taskType: 'extend', body });
+	return await runTask(this, itemIndex, { taskType: 'extend', body, wait: WAIT_FIELDS.video });
 }

@@ -2,7 +2,6 @@ import type { IDataObject, IExecuteFunctions, INodeExecutionData, INodePropertie
 import { updateDisplayOptions } from 'n8n-workflow';
 
 import { describeToolAnswer } from '../../../shared/tools/tool-result';
-import { toolDescriptionProperty } from '../../../shared/tools/tool-use';
 import { integerInRange, invalidField, jsonField, oneOf, quoted } from '../../../shared/items/validation';
 import {
 	addFields,
@@ -13,12 +12,19 @@ import {
 	fieldProperty,
 	type FieldDefinition,
 } from '../../../shared/items/fields';
-import { checkImageText, imageInputProperties, resolveImageInput, type ImageInputDefinition } from '../../helpers/inputs/image-input';
+import { checkImageText, resolveImageInput, type ImageInputDefinition } from '../../helpers/inputs/image-input';
 import { MULTIFRAME_MAX_FRAMES, MULTIFRAME_MIN_FRAMES, MULTIFRAME_MODELS, MULTIFRAME_RESOLUTIONS, optionsOf } from '../../transport/spec';
 import { runTask } from '../../helpers/tasks/task';
-import { waitProperties } from '../../helpers/tasks/wait-parameters';
 import type { ImageText, OneOf, VideoBody } from '../../transport/media-api';
-import { CALLBACK_URL_FIELD, PAYLOAD_FIELD, resolutionField } from '../../helpers/inputs/video-fields';
+import { toolDescriptionProperty } from '../../../shared/descriptions/tool-options';
+import {
+	waitProperties,
+	imageInputProperties,
+	CALLBACK_URL_FIELD,
+	PAYLOAD_FIELD,
+	resolutionField,
+	WAIT_FIELDS,
+} from '../common.descriptions';
 
 /** One key frame of a multiframe video. */
 type MultiframeFrame = { key_image: ImageText; duration: number; prompt: string };
@@ -32,13 +38,13 @@ interface MultiframeBody extends VideoBody {
 const START_IMAGE: ImageInputDefinition = {
 	prefix: 'startImage',
 	api: 'start_image',
-	displayName: 'Start Image',
+	label: 'Start Image',
 	description: 'The first frame of the video.',
 };
 const KEY_IMAGE: ImageInputDefinition = {
 	prefix: 'keyImage',
 	api: 'key_image',
-	displayName: 'Key Image',
+	label: 'Key Image',
 	description: 'The image this frame moves to.',
 };
 
@@ -175,10 +181,10 @@ export async function execute(this: IExecuteFunctions, itemIndex: number): Promi
 	const { entries, fromJson } = frameEntries(this, itemIndex);
 	const settings: MultiframeFrame[] = [];
 	for (const [index, entry] of entries.entries()) {
-		const keyImage = { ...KEY_IMAGE, displayName: `Frame ${index + 1} Key Image`, api: `image_settings[${index}].key_image` };
+		const keyImage = { ...KEY_IMAGE, label: `Frame ${index + 1} Key Image`, api: `image_settings[${index}].key_image` };
 		const image = fromJson
 			? checkImageText(this, itemIndex, keyImage, 'auto', entry.key_image)
-			: await resolveImageInput(this, itemIndex, { ...KEY_IMAGE, displayName: keyImage.displayName, api: keyImage.api }, entry);
+			: await resolveImageInput(this, itemIndex, { ...KEY_IMAGE, label: keyImage.label, api: keyImage.api }, entry);
 		// A frame added in the editor may be stored without its untouched default of 5 seconds.
 		const duration = integerInRange(
 			this,
@@ -200,5 +206,5 @@ export async function execute(this: IExecuteFunctions, itemIndex: number): Promi
 	body.start_image = (await resolveImageInput(this, itemIndex, START_IMAGE)).value;
 	body.image_settings = settings;
 	addFields(this, itemIndex, FIELDS, additionalFields(this, itemIndex), body);
-	return await runTask(this, itemIndex, { taskType: 'multiframe', body });
+	return await runTask(this, itemIndex, { taskType: 'multiframe', body, wait: WAIT_FIELDS.video });
 }

@@ -2,7 +2,6 @@ import type { IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n
 import { updateDisplayOptions } from 'n8n-workflow';
 
 import { describeToolAnswer } from '../../../shared/tools/tool-result';
-import { toolDescriptionProperty } from '../../../shared/tools/tool-use';
 import { invalidField } from '../../../shared/items/validation';
 import {
 	addFields,
@@ -12,7 +11,7 @@ import {
 	fieldProperty,
 	type FieldDefinition,
 } from '../../../shared/items/fields';
-import { imageInputProperties, resolveImageInput, type ImageInputDefinition } from '../../helpers/inputs/image-input';
+import { resolveImageInput, type ImageInputDefinition } from '../../helpers/inputs/image-input';
 import {
 	AUDIO_TYPES,
 	INT32_MAX,
@@ -25,9 +24,17 @@ import {
 	VIDEO_STYLES,
 } from '../../transport/spec';
 import { runTask } from '../../helpers/tasks/task';
-import { waitProperties } from '../../helpers/tasks/wait-parameters';
 import type { ImageText, OneOf, VideoBody } from '../../transport/media-api';
-import { CALLBACK_URL_FIELD, PAYLOAD_FIELD, resolutionField, VIDEO_PROMPT_FIELD } from '../../helpers/inputs/video-fields';
+import { toolDescriptionProperty } from '../../../shared/descriptions/tool-options';
+import {
+	waitProperties,
+	imageInputProperties,
+	CALLBACK_URL_FIELD,
+	PAYLOAD_FIELD,
+	resolutionField,
+	VIDEO_PROMPT_FIELD,
+	WAIT_FIELDS,
+} from '../common.descriptions';
 
 interface StartEndVideoBody extends VideoBody {
 	model?: string;
@@ -44,7 +51,7 @@ interface StartEndVideoBody extends VideoBody {
 const START_FRAME: ImageInputDefinition = {
 	prefix: 'image',
 	api: 'images',
-	displayName: 'Start Frame',
+	label: 'Start Frame',
 	description: 'The image the video starts from.',
 };
 
@@ -230,5 +237,5 @@ export async function execute(this: IExecuteFunctions, itemIndex: number): Promi
 			'Shorten the video or choose a model that allows longer videos.',
 		);
 	}
-	return await runTask(this, itemIndex, { taskType: 'start-end2video', body });
+	return await runTask(this, itemIndex, { taskType: 'start-end2video', body, wait: WAIT_FIELDS.video });
 }

@@ -1,15 +1,15 @@
 /**
- * inputs/: the operations' input fields (images, the fields the video endpoints share). It may
- * call nodes/shared and transport/spec (the values the API allows); nothing in music/ or tasks/.
+ * inputs/: reading the operations' image inputs (their parameters are declared in
+ * actions/common.descriptions.ts). It may call nodes/shared; nothing in music/ or tasks/.
  *
- * Image inputs. The service takes an image as a URL or as Base64 text; in n8n an image usually
- * arrives as binary data from an earlier node, so each image can also come from a binary field
- * of the input item, which the node converts to Base64.
+ * The service takes an image as a URL or as Base64 text; in n8n an image usually arrives as binary
+ * data from an earlier node, so each image can also come from a binary field of the input item,
+ * which the node converts to Base64.
  */
-import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
+import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
 
 import { binaryPropertyAsBase64 } from '../../../shared/binary/binary';
-import { NOT_AS_TOOL, notForTools, runsAsTool } from '../../../shared/tools/tool-use';
+import { notForTools, runsAsTool } from '../../../shared/tools/tool-use';
 import { httpUrl, invalidField, quoted } from '../../../shared/items/validation';
 
 export type ImageSource = 'url' | 'base64' | 'binary';
@@ -19,8 +19,8 @@ export interface ImageInputDefinition {
 	prefix: string;
 	/** Body field it fills. */
 	api: string;
-	/** "Image", "Reference Image"… */
-	displayName: string;
+	/** "Image", "Reference Image"…: its parameters' names start with it, and messages name it so. */
+	label: string;
 	/** What the image is for, one sentence. */
 	description: string;
 	/** The service only accepts public HTTPS URLs for this image. */
@@ -34,65 +34,6 @@ export interface ResolvedImage {
 	bytes?: Buffer;
 }
 
-const SOURCE_OPTIONS = [
-	{ name: 'URL', value: 'url', description: 'A link the service downloads the image from' },
-	{ name: 'Base64 Text', value: 'base64', description: 'The image bytes encoded as Base64 text' },
-	{
-		name: 'Binary Field',
-		value: 'binary',
-		description: 'A file in a binary field of the input item, e.g. from an HTTP Request or Read Files node',
-		// A tool call's item holds the model's arguments only, never a file.
-		displayOptions: NOT_AS_TOOL,
-	},
-];
-
-/** The parameters of one image input: where it comes from, then the URL, Base64 text or binary field. */
-export function imageInputProperties(image: ImageInputDefinition): INodeProperties[] {
-	const sourceName = `${image.prefix}Source`;
-	const sourceDescription = `${image.description} Choose where the ${image.displayName.toLowerCase()} comes from.`;
-	return [
-		{
-			displayName: `${image.displayName} Source`,
-			name: sourceName,
-			type: 'options',
-			options: SOURCE_OPTIONS,
-			default: 'url',
-			description: sourceDescription,
-		},
-		{
-			displayName: `${image.displayName} URL`,
-			name: `${image.prefix}Url`,
-			type: 'string',
-			default: '',
-			required: true,
-			placeholder: 'https://example.com/photo.jpg',
-			description: image.httpsOnly
-				? 'Public HTTPS address of the image; the service must be able to download it'
-				: 'Public address of the image; the service must be able to download it',
-			displayOptions: { show: { [sourceName]: ['url'] } },
-		},
-		{
-			displayName: `${image.displayName} (Base64)`,
-			name: `${image.prefix}Base64`,
-			type: 'string',
-			default: '',
-			required: true,
-			typeOptions: { rows: 2 },
-			description: 'The image encoded as Base64 text (a data: URL prefix is removed)',
-			displayOptions: { show: { [sourceName]: ['base64'] } },
-		},
-		{
-			displayName: `${image.displayName} Binary Field`,
-			name: `${image.prefix}BinaryProperty`,
-			type: 'string',
-			default: 'data',
-			required: true,
-			description: 'Name of the binary field of the input item that holds the image',
-			displayOptions: { show: { [sourceName]: ['binary'] } },
-		},
-	];
-}
-
 const DATA_URL_PREFIX = /^data:[\w.+-]+\/[\w.+-]+(?:;[\w-]+=[\w.-]+)*;base64,/i;
 const BASE64 = /^[A-Za-z0-9+/]+={0,2}$|^[A-Za-z0-9_-]+={0,2}$/;
 
@@ -104,7 +45,7 @@ export function cleanBase64(text: string): string | undefined {
 	return bare;
 }
 
-const label = (image: Pick<ImageInputDefinition, 'displayName' | 'api'>) => `${image.displayName} (${image.api})`;
+const label = (image: Pick<ImageInputDefinition, 'label' | 'api'>) => `${image.label} (${image.api})`;
 
 /**
  * One image value. An expression may hand over a list: where the service accepts exactly one
@@ -113,7 +54,7 @@ const label = (image: Pick<ImageInputDefinition, 'displayName' | 'api'>) => `${i
 function single(
 	context: IExecuteFunctions,
 	itemIndex: number,
-	image: Pick<ImageInputDefinition, 'displayName' | 'api'>,
+	image: Pick<ImageInputDefinition, 'label' | 'api'>,
 	value: unknown,
 ): unknown {
 	if (!Array.isArray(value)) return value;
@@ -125,13 +66,13 @@ function single(
 export function checkImageText(
 	context: IExecuteFunctions,
 	itemIndex: number,
-	image: Pick<ImageInputDefinition, 'displayName' | 'api' | 'httpsOnly'>,
+	image: Pick<ImageInputDefinition, 'label' | 'api' | 'httpsOnly'>,
 	source: 'url' | 'base64' | 'auto',
 	raw: unknown,
 ): ResolvedImage {
 	const value = single(context, itemIndex, image, raw);
 	const text = typeof value === 'string' ? value.trim() : '';
-	if (text === '') throw invalidField(context, itemIndex, label(image), 'is required', `Enter the ${image.displayName.toLowerCase()}.`);
+	if (text === '') throw invalidField(context, itemIndex, label(image), 'is required', `Enter the ${image.label.toLowerCase()}.`);
 	const looksLikeUrl = /^[a-z][a-z0-9+.-]*:\/\//i.test(text);
 	if (source === 'url' || (source === 'auto' && looksLikeUrl))
 		return { value: httpUrl(context, itemIndex, label(image), text, image.httpsOnly) };
@@ -152,7 +93,7 @@ export function checkImageText(
 async function fromBinary(
 	context: IExecuteFunctions,
 	itemIndex: number,
-	image: Pick<ImageInputDefinition, 'displayName' | 'api'>,
+	image: Pick<ImageInputDefinition, 'label' | 'api'>,
 	property: unknown,
 ): Promise<ResolvedImage> {
 	if (runsAsTool(context)) {
@@ -164,19 +105,13 @@ async function fromBinary(
 	}
 	const name = typeof property === 'string' ? property.trim() : '';
 	if (name === '')
-		throw invalidField(
-			context,
-			itemIndex,
-			`${image.displayName} Binary Field`,
-			'is required',
-			'Enter the name of the binary field, e.g. data.',
-		);
+		throw invalidField(context, itemIndex, `${image.label} Binary Field`, 'is required', 'Enter the name of the binary field, e.g. data.');
 	const read = await binaryPropertyAsBase64(context, itemIndex, name);
 	if ('problem' in read)
 		throw invalidField(
 			context,
 			itemIndex,
-			`${image.displayName} Binary Field`,
+			`${image.label} Binary Field`,
 			read.problem,
 			'Check the name of the binary field in the input item.',
 		);
@@ -184,7 +119,7 @@ async function fromBinary(
 	return { value: read.base64, bytes: read.bytes };
 }
 
-/** Reads the parameters made by imageInputProperties (top level, or inside a fixed collection entry). */
+/** Reads the parameters of an image input (`imageInputProperties` in actions/common.descriptions.ts) (top level, or inside a fixed collection entry). */
 export async function resolveImageInput(
 	context: IExecuteFunctions,
 	itemIndex: number,
@@ -202,38 +137,8 @@ export async function resolveImageInput(
 		case 'binary':
 			return await fromBinary(context, itemIndex, image, read('BinaryProperty', 'data'));
 		default:
-			throw invalidField(
-				context,
-				itemIndex,
-				`${image.displayName} Source`,
-				`must be URL, Base64 Text or Binary Field (got ${quoted(source)})`,
-			);
+			throw invalidField(context, itemIndex, `${image.label} Source`, `must be URL, Base64 Text or Binary Field (got ${quoted(source)})`);
 	}
-}
-
-/**
- * An optional image inside Additional Fields: `{prefix}` holds a URL or Base64 text and
- * `{prefix}BinaryProperty` names a binary field; at most one of the two may be set.
- */
-export function optionalImageProperties(image: ImageInputDefinition): INodeProperties[] {
-	const textDescription = `${image.description} Give a public URL or Base64 text here, or name a binary field in "${image.displayName} Binary Field".`;
-	return [
-		{
-			displayName: `${image.displayName} (URL or Base64)`,
-			name: image.prefix,
-			type: 'string',
-			default: '',
-			placeholder: 'https://example.com/image.jpg',
-			description: textDescription,
-		},
-		{
-			displayName: `${image.displayName} Binary Field`,
-			name: `${image.prefix}BinaryProperty`,
-			type: 'string',
-			default: 'data',
-			description: `Name of the binary field of the input item that holds the ${image.displayName.toLowerCase()}, instead of a URL or Base64 text`,
-		},
-	];
 }
 
 /** The optional image of a collection, or undefined when neither of its two fields was given. */

@@ -22,13 +22,15 @@ import { getTask, NOTIFY_FIELD, startTask, taskRef, taskStatusPath, type TaskRef
 import { MEDIA_TASKS, type StartableTaskType } from '../../transport/media-tasks';
 import { assertSucceeded, pollTask, statusFailure } from './poller';
 import { finishedItem, taskForTool, taskJson } from './task-item';
-import { readPollSettings, waitModeOf, type PollSettings } from './wait-parameters';
+import { readPollSettings, waitModeOf, type PollSettings, type WaitFields } from './wait-settings';
 import { startWebhookWait } from './webhook-wait';
 
 /** A task an operation starts: its row of the catalogue (kind, words, paths) and its body. */
 export interface TaskSpec<Body extends IDataObject> {
 	taskType: StartableTaskType;
 	body: Body;
+	/** The wait fields of the operation's form. */
+	wait: WaitFields;
 }
 
 /** A task to report on: which one, how it is named in outputs (`task_type`) and in messages. */
@@ -84,9 +86,9 @@ async function pollToItem(
 export async function runTask<Body extends IDataObject>(
 	context: IExecuteFunctions,
 	itemIndex: number,
-	{ taskType, body }: TaskSpec<Body>,
+	{ taskType, body, wait }: TaskSpec<Body>,
 ): Promise<INodeExecutionData[]> {
-	const spec = { taskType, body, ...MEDIA_TASKS[taskType] };
+	const spec = { taskType, body, wait, ...MEDIA_TASKS[taskType] };
 	const mode = waitModeOf(context, itemIndex);
 	if (mode === 'webhook' && runsAsTool(context)) {
 		throw notForTools(
@@ -96,7 +98,7 @@ export async function runTask<Body extends IDataObject>(
 		);
 	}
 	// Checked before the submit: a bad option must not cost a task.
-	const settings = mode === 'poll' ? readPollSettings(context, itemIndex, spec.kind) : undefined;
+	const settings = mode === 'poll' ? readPollSettings(context, itemIndex, wait) : undefined;
 	const webhookWait = mode === 'webhook' ? startWebhookWait(context, itemIndex, spec) : undefined;
 	const answer = await startTask(context, spec.taskType, webhookWait ? webhookWait.body : spec.body, {
 		itemIndex,
@@ -140,11 +142,16 @@ export async function runTask<Body extends IDataObject>(
 }
 
 /** A status operation: the current status, or (when asked) the final result after polling. */
-export async function taskStatus(context: IExecuteFunctions, itemIndex: number, target: StatusTarget): Promise<INodeExecutionData[]> {
+export async function taskStatus(
+	context: IExecuteFunctions,
+	itemIndex: number,
+	target: StatusTarget,
+	wait: WaitFields,
+): Promise<INodeExecutionData[]> {
 	// A tool call always waits (up to Tool Wait): a model cannot pause between two checks.
-	const wait = runsAsTool(context) || (context.getNodeParameter('waitForCompletion', itemIndex, false) as boolean);
-	if (wait) {
-		const settings = readPollSettings(context, itemIndex, target.task.kind);
+	const waits = runsAsTool(context) || (context.getNodeParameter('waitForCompletion', itemIndex, false) as boolean);
+	if (waits) {
+		const settings = readPollSettings(context, itemIndex, wait);
 		return [await pollToItem(context, itemIndex, settings, { ...target, pollFirst: true }, {})];
 	}
 	let answer: unknown;

@@ -26,7 +26,7 @@ import { getTask, NOTIFY_FIELD, specShowsStatusPath, taskRef, type TaskKind, typ
 import { isMediaTaskType } from '../../transport/media-tasks';
 import { statusFailure } from './poller';
 import { finishedItem, taskJson } from './task-item';
-import { readWebhookMaxWaitMinutes } from './wait-parameters';
+import { readWebhookMaxWaitMinutes, type WaitFields } from './wait-settings';
 
 /** Execution custom data keys: the task of a waiting execution, shown in n8n's execution list. */
 const KEYS = { taskId: 'hostTaskId', taskType: 'hostTaskType', label: 'hostTaskLabel' } as const;
@@ -67,6 +67,7 @@ export interface NotifyingTask<Body extends IDataObject> {
 	/** The task in words for messages: "upscale task". */
 	label: string;
 	body: Body;
+	wait: WaitFields;
 }
 
 export interface WebhookWait<Body extends IDataObject> {
@@ -104,7 +105,7 @@ export function startWebhookWait<Body extends IDataObject>(
 			"Remove the field, or choose Don't Wait to send notifications to your own URL.",
 		);
 	}
-	const minutes = readWebhookMaxWaitMinutes(context, itemIndex);
+	const minutes = readWebhookMaxWaitMinutes(context, itemIndex, task.wait);
 	// Checked before the submit, as in Poll mode: a bad field must not cost a task or lose its file.
 	const files = readResultFiles(context, itemIndex);
 	const resumeUrl = String(context.evaluateExpression('{{ $execution.resumeUrl }}', itemIndex) ?? '');

@@ -1,10 +1,11 @@
 import type { IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
 import { updateDisplayOptions } from 'n8n-workflow';
 
-import { toolDescriptionProperty } from '../../../shared/tools/tool-use';
 import { REPOHOST_TOKEN, requiredToken } from '../../helpers/credential-fields';
-import { chosenNode, chosenPublisher, nodeLocator, publisherLocator } from '../../helpers/locators';
+import { chosenNode, chosenPublisher } from '../../helpers/locators';
 import { claimNode } from '../../transport/registry-api';
+import { toolDescriptionProperty } from '../../../shared/descriptions/tool-options';
+import { nodeLocator, publisherLocator } from '../common.descriptions';
 
 const TOOL_DESCRIPTION =
 	"Claims an unclaimed node of the Host node registry for a publisher, proving with the account's code-hosting token that the caller owns the node's repository. Answers the registry's confirmation.";

@@ -1,11 +1,12 @@
 import type { IDataObject, IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
 import { updateDisplayOptions } from 'n8n-workflow';
 
-import { toolDescriptionProperty } from '../../../shared/tools/tool-use';
 import { additionalFields, checkedField, checkedParameter, fieldProperty, type FieldDefinition } from '../../../shared/items/fields';
-import { chosenPublisher, publisherLocator } from '../../helpers/locators';
+import { chosenPublisher } from '../../helpers/locators';
 import { collectPages } from '../../helpers/node-listing';
 import { listNodes, listNodesPage } from '../../transport/registry-api';
+import { toolDescriptionProperty } from '../../../shared/descriptions/tool-options';
+import { publisherLocator } from '../common.descriptions';
 
 /** The default of Limit and of Page Size. */
 const DEFAULT_COUNT = 50;

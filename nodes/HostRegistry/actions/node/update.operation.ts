@@ -1,12 +1,13 @@
 import type { IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
 import { updateDisplayOptions } from 'n8n-workflow';
 
-import { toolDescriptionProperty } from '../../../shared/tools/tool-use';
-import { changesFromCollection, fieldCollectionProperty, NODE_FIELDS, type FieldCollection } from '../../helpers/fields';
-import { chosenNode, chosenPublisher, nodeLocator, publisherLocator } from '../../helpers/locators';
+import { chosenNode, chosenPublisher } from '../../helpers/locators';
 import { updateNode } from '../../transport/registry-api';
+import { toolDescriptionProperty } from '../../../shared/descriptions/tool-options';
+import { changesFromCollection, type FieldCollection } from '../../helpers/field-collections';
+import { fieldCollectionProperty, NODE_FIELDS, nodeLocator, publisherLocator } from '../common.descriptions';
 
-const UPDATE_FIELDS: FieldCollection = { name: 'updateFields', displayName: 'Update Fields', fields: NODE_FIELDS };
+const UPDATE_FIELDS: FieldCollection = { name: 'updateFields', label: 'Update Fields', fields: NODE_FIELDS };
 
 const TOOL_DESCRIPTION =
 	'Changes fields of a node in the Host node registry (name, description, repository, tags and the like). Answers the updated node.';

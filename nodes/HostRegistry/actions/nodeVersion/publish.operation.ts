@@ -5,11 +5,25 @@ import { inputBinary } from '../../../shared/binary/binary';
 import { checkedParameter, fieldProperty, type FieldDefinition } from '../../../shared/items/fields';
 import { invalidField } from '../../../shared/items/validation';
 import { PUBLISHING_TOKEN, requiredToken } from '../../helpers/credential-fields';
-import { collectionBody, fieldCollectionProperty, NODE_FIELDS, VERSION_FIELDS, type FieldCollection } from '../../helpers/fields';
 import { semanticVersion } from '../../helpers/identifiers';
-import { chosenNode, chosenPublisher, nodeLocator, publisherLocator } from '../../helpers/locators';
+import { chosenNode, chosenPublisher } from '../../helpers/locators';
 import { archiveSize, uploadArchive } from '../../transport/archive-upload';
 import { publishVersion } from '../../transport/registry-api';
+import { collectionBody, type FieldCollection } from '../../helpers/field-collections';
+import {
+	CHANGELOG_FIELD,
+	DEPRECATED_FIELD,
+	fieldCollectionProperty,
+	NODE_FIELDS,
+	nodeLocator,
+	publisherLocator,
+	stringListField,
+	SUPPORTED_ACCELERATORS,
+	SUPPORTED_HOSTUI_FRONTEND_VERSION,
+	SUPPORTED_HOSTUI_VERSION,
+	SUPPORTED_OS,
+	TAGS,
+} from '../common.descriptions';
 
 const VERSION: FieldDefinition = {
 	name: 'version',
@@ -31,11 +45,29 @@ const ARCHIVE_FIELD: FieldDefinition = {
 	description: "The archive is uploaded to the registry's storage right after the version is created",
 };
 
-const VERSION_FIELDS_COLLECTION: FieldCollection = { name: 'versionFields', displayName: 'Version Fields', fields: VERSION_FIELDS };
+/** NodeVersion fields a publisher sets when publishing (downloadUrl and the status are set by the registry). */
+const VERSION_FIELDS: FieldDefinition[] = [
+	CHANGELOG_FIELD,
+	stringListField(
+		'dependencies',
+		'dependencies',
+		'Dependencies',
+		'Packages the node needs, one per entry (for example numpy>=1.24)',
+		'numpy',
+	),
+	DEPRECATED_FIELD,
+	SUPPORTED_ACCELERATORS,
+	SUPPORTED_HOSTUI_FRONTEND_VERSION,
+	SUPPORTED_HOSTUI_VERSION,
+	SUPPORTED_OS,
+	TAGS,
+];
+
+const VERSION_FIELDS_COLLECTION: FieldCollection = { name: 'versionFields', label: 'Version Fields', fields: VERSION_FIELDS };
 
 const NODE_FIELDS_COLLECTION: FieldCollection = {
 	name: 'nodeFields',
-	displayName: 'Node Fields',
+	label: 'Node Fields',
 	description: 'Details of the node, updated along with the new version (or set on a new node)',
 	fields: NODE_FIELDS,
 };

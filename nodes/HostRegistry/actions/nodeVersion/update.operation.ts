@@ -1,18 +1,13 @@
 import type { IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
 import { updateDisplayOptions } from 'n8n-workflow';
 
-import { toolDescriptionProperty } from '../../../shared/tools/tool-use';
 import { checkedParameter, fieldProperty, type FieldDefinition } from '../../../shared/items/fields';
-import {
-	CHANGELOG_FIELD,
-	changesFromCollection,
-	DEPRECATED_FIELD,
-	fieldCollectionProperty,
-	type FieldCollection,
-} from '../../helpers/fields';
 import { pathId } from '../../helpers/identifiers';
-import { chosenNode, chosenPublisher, nodeLocator, publisherLocator } from '../../helpers/locators';
+import { chosenNode, chosenPublisher } from '../../helpers/locators';
 import { updateVersion } from '../../transport/registry-api';
+import { toolDescriptionProperty } from '../../../shared/descriptions/tool-options';
+import { changesFromCollection, type FieldCollection } from '../../helpers/field-collections';
+import { CHANGELOG_FIELD, DEPRECATED_FIELD, fieldCollectionProperty, nodeLocator, publisherLocator } from '../common.descriptions';
 
 const VERSION_ID: FieldDefinition = {
 	name: 'versionId',
@@ -26,7 +21,7 @@ const VERSION_ID: FieldDefinition = {
 
 const UPDATE_FIELDS: FieldCollection = {
 	name: 'updateFields',
-	displayName: 'Update Fields',
+	label: 'Update Fields',
 	description: 'Only the changelog and the deprecation flag of a version can be changed',
 	fields: [CHANGELOG_FIELD, DEPRECATED_FIELD],
 };

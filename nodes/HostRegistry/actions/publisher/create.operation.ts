@@ -1,11 +1,12 @@
 import type { IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
 import { updateDisplayOptions } from 'n8n-workflow';
 
-import { toolDescriptionProperty } from '../../../shared/tools/tool-use';
 import { checkedParameter, fieldProperty, type FieldDefinition } from '../../../shared/items/fields';
-import { collectionBody, fieldCollectionProperty, PUBLISHER_FIELDS, type FieldCollection } from '../../helpers/fields';
 import { publisherId } from '../../helpers/identifiers';
 import { createPublisher } from '../../transport/registry-api';
+import { toolDescriptionProperty } from '../../../shared/descriptions/tool-options';
+import { collectionBody, type FieldCollection } from '../../helpers/field-collections';
+import { fieldCollectionProperty, PUBLISHER_FIELDS } from '../common.descriptions';
 
 const PUBLISHER_ID: FieldDefinition = {
 	name: 'publisherId',
@@ -26,7 +27,7 @@ const NAME: FieldDefinition = {
 	description: 'Display name of the publisher',
 };
 
-const ADDITIONAL_FIELDS: FieldCollection = { name: 'additionalFields', displayName: 'Additional Fields', fields: PUBLISHER_FIELDS };
+const ADDITIONAL_FIELDS: FieldCollection = { name: 'additionalFields', label: 'Additional Fields', fields: PUBLISHER_FIELDS };
 
 const TOOL_DESCRIPTION = 'Creates a publisher in the Host node registry, with the account as its owner. Answers the new publisher.';
 

@@ -1,12 +1,13 @@
 import type { IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
 import { updateDisplayOptions } from 'n8n-workflow';
 
-import { toolDescriptionProperty } from '../../../shared/tools/tool-use';
-import { changesFromCollection, fieldCollectionProperty, PUBLISHER_UPDATE_FIELDS, type FieldCollection } from '../../helpers/fields';
-import { chosenPublisher, publisherLocator } from '../../helpers/locators';
+import { chosenPublisher } from '../../helpers/locators';
 import { updatePublisher } from '../../transport/registry-api';
+import { toolDescriptionProperty } from '../../../shared/descriptions/tool-options';
+import { changesFromCollection, type FieldCollection } from '../../helpers/field-collections';
+import { fieldCollectionProperty, PUBLISHER_UPDATE_FIELDS, publisherLocator } from '../common.descriptions';
 
-const UPDATE_FIELDS: FieldCollection = { name: 'updateFields', displayName: 'Update Fields', fields: PUBLISHER_UPDATE_FIELDS };
+const UPDATE_FIELDS: FieldCollection = { name: 'updateFields', label: 'Update Fields', fields: PUBLISHER_UPDATE_FIELDS };
 
 const TOOL_DESCRIPTION =
 	'Changes fields of a publisher in the Host node registry (name, description, website, support address and the like). Answers the updated publisher.';

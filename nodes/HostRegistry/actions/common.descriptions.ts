@@ -1,15 +1,23 @@
 /**
  * The editable fields of Publisher, Node and NodeVersion as the spec types them, each defined once
- * with nodes/shared/items/fields.ts (its parameter and its check come from the same definition), and the
- * collections that offer them. Fields the registry sets itself (createdAt, downloads, rating,
+ * with nodes/shared/fields.ts (its parameter and its check come from the same definition), and the
+ * collections that offer them (read by `helpers/field-collections.ts`). Fields the registry sets itself (createdAt, downloads, rating,
  * latest_version, downloadUrl, status_reason ...) and admin-only fields (tags_admin) are not offered.
  */
-import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
+import type { IDataObject, INodeProperties } from 'n8n-workflow';
 
-import { additionalFields, addFields, collectionProperty, type FieldCheck, type FieldDefinition } from '../../shared/items/fields';
-import { type CheckContext, invalidField } from '../../shared/items/validation';
+import { collectionProperty, type FieldCheck, type FieldDefinition } from '../../shared/items/fields';
+import { invalidField } from '../../shared/items/validation';
+import type { FieldCollection } from '../helpers/field-collections';
 
-const stringList = (name: string, api: string, displayName: string, description: string, placeholder: string): FieldDefinition => ({
+/** A list of texts in the body, one per entry. */
+export const stringListField = (
+	name: string,
+	api: string,
+	displayName: string,
+	description: string,
+	placeholder: string,
+): FieldDefinition => ({
 	name,
 	api,
 	displayName,
@@ -37,22 +45,22 @@ const nameField = (description: string): FieldDefinition => ({
 	description,
 });
 
-const TAGS = stringList('tags', 'tags', 'Tags', 'Labels that help people find it in the registry', 'image');
-const SUPPORTED_ACCELERATORS = stringList(
+export const TAGS = stringListField('tags', 'tags', 'Tags', 'Labels that help people find it in the registry', 'image');
+export const SUPPORTED_ACCELERATORS = stringListField(
 	'supportedAccelerators',
 	'supported_accelerators',
 	'Supported Accelerators',
 	'Hardware it runs on, one per entry (for example cuda, cpu, mps)',
 	'cuda',
 );
-const SUPPORTED_OS = stringList(
+export const SUPPORTED_OS = stringListField(
 	'supportedOs',
 	'supported_os',
 	'Supported Operating Systems',
 	'One per entry (for example windows, macos, linux)',
 	'linux',
 );
-const SUPPORTED_HOSTUI_VERSION: FieldDefinition = {
+export const SUPPORTED_HOSTUI_VERSION: FieldDefinition = {
 	name: 'supportedHostuiVersion',
 	api: 'supported_hostui_version',
 	displayName: 'Supported HostUI Version',
@@ -60,7 +68,7 @@ const SUPPORTED_HOSTUI_VERSION: FieldDefinition = {
 	placeholder: '>=0.3.0',
 	description: 'Versions of HostUI it works with',
 };
-const SUPPORTED_HOSTUI_FRONTEND_VERSION: FieldDefinition = {
+export const SUPPORTED_HOSTUI_FRONTEND_VERSION: FieldDefinition = {
 	name: 'supportedHostuiFrontendVersion',
 	api: 'supported_hostui_frontend_version',
 	displayName: 'Supported HostUI Frontend Version',
@@ -221,7 +229,7 @@ export const NODE_FIELDS: FieldDefinition[] = [
 		description: 'Path of the LICENSE file in the repository',
 	},
 	nameField('Display name of the node'),
-	stringList(
+	stringListField(
 		'preemptedNodeNames',
 		'preempted_host_node_names',
 		'Preempted Node Names',
@@ -250,63 +258,61 @@ export const NODE_FIELDS: FieldDefinition[] = [
 	},
 ];
 
-/** NodeVersion fields a publisher sets when publishing (downloadUrl and the status are set by the registry). */
-export const VERSION_FIELDS: FieldDefinition[] = [
-	CHANGELOG_FIELD,
-	stringList('dependencies', 'dependencies', 'Dependencies', 'Packages the node needs, one per entry (for example numpy>=1.24)', 'numpy'),
-	DEPRECATED_FIELD,
-	SUPPORTED_ACCELERATORS,
-	SUPPORTED_HOSTUI_FRONTEND_VERSION,
-	SUPPORTED_HOSTUI_VERSION,
-	SUPPORTED_OS,
-	TAGS,
-];
-
-/** A collection parameter of body fields: the editor's collection and the body read from it. */
-export interface FieldCollection {
-	name: string;
-	displayName: string;
-	description?: string;
-	fields: FieldDefinition[];
-}
-
+/** A collection parameter of body fields (read by `helpers/field-collections.ts`). */
 export function fieldCollectionProperty(collection: FieldCollection): INodeProperties {
-	const property = collectionProperty(collection.name, collection.displayName, collection.fields);
+	const property = collectionProperty(collection.name, collection.label, collection.fields);
 	return collection.description ? { ...property, description: collection.description } : property;
 }
 
-/**
- * The body fields of a filled-in collection, under the spec's names, each value checked. A field
- * added but left blank is sent blank, so the registry clears it. Messages say which collection a
- * bad field is in: "Logo URL (in Additional Fields) ...".
- */
-export function bodyFromFields(
-	context: CheckContext,
-	itemIndex: number,
-	collection: string,
-	fields: FieldDefinition[],
-	values: IDataObject,
-): IDataObject {
-	return addFields(context, itemIndex, fields, values, {}, { collection, keepBlank: true });
-}
+/** The publisher and node pickers: choose from a list or type an ID (read by `helpers/locators.ts`). */
+export const publisherLocator: INodeProperties = {
+	displayName: 'Publisher',
+	name: 'publisher',
+	type: 'resourceLocator',
+	default: { mode: 'list', value: '' },
+	description: 'The publisher to work with. Leave empty to use the Publisher ID of the Host API credential.',
+	// Shown under the field: an empty picker must not look like a missing required value.
+	hint: 'Optional: empty uses the Publisher ID of the credential',
+	modes: [
+		{
+			displayName: 'From List',
+			name: 'list',
+			type: 'list',
+			placeholder: 'The credential’s publisher',
+			typeOptions: { searchListMethod: 'searchPublishers' },
+		},
+		{
+			displayName: 'By ID',
+			name: 'id',
+			type: 'string',
+			placeholder: 'my-publisher',
+			hint: 'Lower case, like a username',
+		},
+	],
+};
 
-/** The request body from a collection parameter of the item. */
-export function collectionBody(context: IExecuteFunctions, itemIndex: number, collection: FieldCollection): IDataObject {
-	return bodyFromFields(
-		context,
-		itemIndex,
-		collection.displayName,
-		collection.fields,
-		additionalFields(context, itemIndex, collection.name),
-	);
-}
-
-/** The changes of an update's collection; an update with nothing to change is refused before a request is sent. */
-export function changesFromCollection(context: IExecuteFunctions, itemIndex: number, collection: FieldCollection): IDataObject {
-	const changes = collectionBody(context, itemIndex, collection);
-	if (Object.keys(changes).length === 0) {
-		const name = collection.displayName;
-		throw invalidField(context, itemIndex, name, 'is empty', `Add at least one field to ${name} to say what to change.`);
-	}
-	return changes;
+/** The node picker; `defaultMode` is "id" where the node is not yet in the publisher's list (claiming). */
+export function nodeLocator(defaultMode: 'list' | 'id', description: string): INodeProperties {
+	return {
+		displayName: 'Node',
+		name: 'node',
+		type: 'resourceLocator',
+		default: { mode: defaultMode, value: '' },
+		required: true,
+		description,
+		modes: [
+			{
+				displayName: 'From List',
+				name: 'list',
+				type: 'list',
+				typeOptions: { searchListMethod: 'searchNodes', searchable: true },
+			},
+			{
+				displayName: 'By ID',
+				name: 'id',
+				type: 'string',
+				placeholder: 'my-node',
+			},
+		],
+	};
 }
