@@ -12,7 +12,7 @@ import { resultFilesProperties } from '../../shared/descriptions/result-files';
 import { NOT_AS_TOOL } from '../../shared/descriptions/tool-options';
 import { DOWNLOAD_FILES } from '../../shared/binary/result-files';
 import { maxWaitMinutesField, pollIntervalSecondsField, waitOptionsProperty } from '../../shared/descriptions/wait-settings';
-import { BEFORE_WAIT_OPTIONS, LONGEST_PAUSE_SECONDS, LONGEST_WAIT_MINUTES, SINCE_WAIT_OPTIONS } from '../../shared/waits/wait-options';
+import { BEFORE_WAIT_OPTIONS, LONGEST_PAUSE_SECONDS, LONGEST_WAIT_MINUTES, SINCE_WAIT_OPTIONS } from '../../shared/waits/wait-settings';
 import {
 	INPUT_IMAGES_FIELD,
 	OVERRIDES_FIELD,

@@ -10,7 +10,7 @@ import { collectionOptions, fieldProperty, type FieldDefinition } from '../../sh
 import { resultFilesProperties } from '../../shared/descriptions/result-files';
 import { NOT_AS_TOOL, toolWaitProperty } from '../../shared/descriptions/tool-options';
 import { maxWaitMinutesField, pollIntervalSecondsField, waitOptionsProperty } from '../../shared/descriptions/wait-settings';
-import { BEFORE_WAIT_OPTIONS } from '../../shared/waits/wait-options';
+import { BEFORE_WAIT_OPTIONS } from '../../shared/waits/wait-settings';
 import type { ImageInputDefinition } from '../helpers/inputs/image-input';
 import type { WaitFields } from '../helpers/tasks/wait-settings';
 import type { TaskKind } from '../transport/media-api';

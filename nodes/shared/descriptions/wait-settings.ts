@@ -1,8 +1,8 @@
-/** The wait parameters Host Cloud and Host Media share (read by `../wait-options.ts`): the "Wait Options" collection and its two common fields. */
+/** The wait parameters Host Cloud and Host Media share (read by `../waits/wait-settings.ts`): the "Wait Options" collection and its two common fields. */
 import type { IDisplayOptions, INodeProperties } from 'n8n-workflow';
 
 import { collectionOptions, type FieldDefinition } from '../items/fields';
-import { LONGEST_PAUSE_SECONDS, LONGEST_WAIT_MINUTES, SINCE_WAIT_OPTIONS, WAIT_OPTIONS_NAME } from '../waits/wait-options';
+import { LONGEST_PAUSE_SECONDS, LONGEST_WAIT_MINUTES, SINCE_WAIT_OPTIONS, WAIT_OPTIONS_NAME } from '../waits/wait-settings';
 
 /** "Max Wait (Minutes)"; `noLimit`: 0 means wait without limit. */
 export function maxWaitMinutesField(defaultMinutes: number, description: string, noLimit = false): FieldDefinition {

@@ -8,7 +8,7 @@
 import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
 
 import { checkedOrDefault, type FieldDefinition } from '../../../shared/items/fields';
-import { hasWaitOptions, readWaitOptions as readWaitOptionsCollection } from '../../../shared/waits/wait-options';
+import { hasWaitOptions, readWaitOptions as readWaitOptionsCollection } from '../../../shared/waits/wait-settings';
 import type { WatchSettings } from './tracked-job';
 
 export interface WaitOptions extends WatchSettings {

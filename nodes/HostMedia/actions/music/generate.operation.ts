@@ -10,7 +10,7 @@ import {
 	additionalFieldsProperty,
 	type FieldDefinition,
 } from '../../../shared/items/fields';
-import { BEFORE_WAIT_OPTIONS, hasWaitOptions, readWaitOptions, SINCE_WAIT_OPTIONS } from '../../../shared/waits/wait-options';
+import { BEFORE_WAIT_OPTIONS, hasWaitOptions, readWaitOptions, SINCE_WAIT_OPTIONS } from '../../../shared/waits/wait-settings';
 import { readMusicStream } from '../../helpers/music/stream';
 import { streamMusic } from '../../transport/media-api';
 import { maxWaitMinutesField, waitOptionsProperty } from '../../../shared/descriptions/wait-settings';

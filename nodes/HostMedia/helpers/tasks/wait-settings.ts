@@ -14,7 +14,7 @@ import { fieldLabel, type FieldDefinition } from '../../../shared/items/fields';
 import { readResultFiles, type ResultFiles } from '../../../shared/binary/result-files';
 import { readToolWaitMs, runsAsTool } from '../../../shared/tools/tool-use';
 import { invalidField, quoted } from '../../../shared/items/validation';
-import { hasWaitOptions, readWaitOptions } from '../../../shared/waits/wait-options';
+import { hasWaitOptions, readWaitOptions } from '../../../shared/waits/wait-settings';
 
 export const WAIT_MODES = ['poll', 'webhook', 'none'] as const;
 export type WaitMode = (typeof WAIT_MODES)[number];

@@ -7,14 +7,14 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 
-import { refusedWorkflowLines } from '../../../nodes/HostCloud/transport/cloud-service';
-import { serviceMessage as sharedServiceMessage } from '../../../nodes/shared/transport/request-errors';
+import { refusedWorkflowLines } from '../../../../nodes/HostCloud/transport/cloud-service';
+import { serviceMessage as sharedServiceMessage } from '../../../../nodes/shared/transport/request-errors';
 
 /** An error body's words as Host Cloud's transport reads them. */
 const serviceMessage = (body: unknown) => sharedServiceMessage(body, refusedWorkflowLines);
 
 const refusal = (name: string) =>
-	JSON.parse(readFileSync(join(__dirname, '../../fixtures/real-server', `refused.${name}.json`), 'utf8')).answers[0].body;
+	JSON.parse(readFileSync(join(__dirname, '../../../fixtures/real-server', `refused.${name}.json`), 'utf8')).answers[0].body;
 
 test.each([
 	[

@@ -4,9 +4,9 @@ import {
 	imageDimensions,
 	mimeTypeForExtension,
 	sniffMimeType,
-} from '../../../nodes/shared/binary/file-types';
-import { picturePng } from '../../../simulator/shared/png';
-import { makeMp4, wavHeader } from '../../../simulator/media/formats';
+} from '../../../../nodes/shared/binary/file-types';
+import { picturePng } from '../../../../simulator/shared/png';
+import { makeMp4, wavHeader } from '../../../../simulator/media/formats';
 
 const bytes = (...values: number[]) => Buffer.from(values);
 const text = (value: string, pad = 16) => Buffer.concat([Buffer.from(value, 'latin1'), Buffer.alloc(pad)]);

@@ -9,7 +9,7 @@ import {
 	readableFrom,
 	TotalTimeoutError,
 	withIdleTimeout,
-} from '../../../nodes/shared/binary/streams';
+} from '../../../../nodes/shared/binary/streams';
 
 async function* from(...parts: string[]): AsyncGenerator<Buffer> {
 	for (const part of parts) yield Buffer.from(part);

@@ -4,7 +4,7 @@
  */
 import type { IExecuteFunctions } from 'n8n-workflow';
 
-import { ConcurrentItems, Slots } from '../../nodes/shared/items/concurrent-items';
+import { ConcurrentItems, Slots } from '../../../../nodes/shared/items/concurrent-items';
 
 function fakeContext(continueOnFail: boolean, canceled = false): IExecuteFunctions {
 	const cancel = new AbortController();

@@ -1,4 +1,4 @@
-import { normaliseTask, taskStateOf } from '../../../nodes/shared/tasks/task-status';
+import { normaliseTask, taskStateOf } from '../../../../nodes/shared/tasks/task-status';
 
 describe('task status vocabulary', () => {
 	it.each([

@@ -6,15 +6,21 @@
  */
 import type { IExecuteFunctions, INodeProperties, INodePropertyOptions, INodeType } from 'n8n-workflow';
 
-import { HostCloud } from '../../../nodes/HostCloud/HostCloud.node';
-import { resources as cloudResources } from '../../../nodes/HostCloud/actions/router';
-import { HostMedia } from '../../../nodes/HostMedia/HostMedia.node';
-import { resources as mediaResources } from '../../../nodes/HostMedia/actions/router';
-import { HostRegistry } from '../../../nodes/HostRegistry/HostRegistry.node';
-import { resources as registryResources } from '../../../nodes/HostRegistry/actions/router';
-import type { NodeResources, Operation } from '../../../nodes/shared/items/items';
-import { completedForTool, describeToolAnswer, mimeTypeOfLink, runningForTool, toolOutput } from '../../../nodes/shared/tools/tool-result';
-import { runsAsTool } from '../../../nodes/shared/tools/tool-use';
+import { HostCloud } from '../../../../nodes/HostCloud/HostCloud.node';
+import { resources as cloudResources } from '../../../../nodes/HostCloud/actions/router';
+import { HostMedia } from '../../../../nodes/HostMedia/HostMedia.node';
+import { resources as mediaResources } from '../../../../nodes/HostMedia/actions/router';
+import { HostRegistry } from '../../../../nodes/HostRegistry/HostRegistry.node';
+import { resources as registryResources } from '../../../../nodes/HostRegistry/actions/router';
+import type { NodeResources, Operation } from '../../../../nodes/shared/items/items';
+import {
+	completedForTool,
+	describeToolAnswer,
+	mimeTypeOfLink,
+	runningForTool,
+	toolOutput,
+} from '../../../../nodes/shared/tools/tool-result';
+import { runsAsTool } from '../../../../nodes/shared/tools/tool-use';
 
 const shownFor = (property: INodeProperties, resource: string, operation: string): boolean =>
 	(property.displayOptions?.show?.resource as string[] | undefined)?.includes(resource) === true &&

@@ -4,7 +4,7 @@
  */
 import { NodeApiError, NodeOperationError, type INode } from 'n8n-workflow';
 
-import { isNetworkFailure, networkFailure, networkFailureReason } from '../../../nodes/shared/transport/network-failure';
+import { isNetworkFailure, networkFailure, networkFailureReason } from '../../../../nodes/shared/transport/network-failure';
 
 const NODE: INode = { id: '1', name: 'Node', type: 'test', typeVersion: 1, position: [0, 0], parameters: {} };
 const failure = (code: string | undefined, message: string) => Object.assign(new Error(message), code ? { code } : {});

@@ -2,7 +2,7 @@
  * The forms a secret is matched in: whatever encoding the service echoes it in, and wherever it
  * sits inside a longer text, nothing readable of it is left; text without secrets is untouched.
  */
-import { containsSecret, redact, redactDeep, resumeUrlSecrets, secretForms } from '../../../nodes/shared/transport/redaction';
+import { containsSecret, redact, redactDeep, resumeUrlSecrets, secretForms } from '../../../../nodes/shared/transport/redaction';
 
 const SECRETS = [
 	'sk-live_0123456789abcdefXYZ',

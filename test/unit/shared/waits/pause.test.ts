@@ -7,7 +7,7 @@ import { getEventListeners } from 'node:events';
 
 import { sleep } from 'n8n-workflow';
 
-import { pause } from '../../../nodes/shared/waits/pause';
+import { pause } from '../../../../nodes/shared/waits/pause';
 
 jest.mock('n8n-workflow', () => ({ ...jest.requireActual<object>('n8n-workflow'), sleep: jest.fn() }));
 
