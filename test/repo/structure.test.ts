@@ -4,7 +4,7 @@
  * no file in nodes/ over 400 lines, and every value of every resource and operation dropdown runs
  * an operation module (a missing one fails here, not in a user's run).
  */
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import { dirname, join, relative } from 'node:path';
 
 import type { INodeProperties, INodeType, INodeTypeDescription } from 'n8n-workflow';
@@ -189,6 +189,27 @@ test('no file of nodes/shared names Host Cloud (its credential, its self-hosted 
 
 test('the Host Cloud name check sees a name (Host Cloud itself names both)', () => {
 	expect(HOST_CLOUD_NAMES.test(readFileSync(join(ROOT, 'nodes/HostCloud/transport/cloud-service.ts'), 'utf8'))).toBe(true);
+});
+
+describe('green on any clone: data kept outside the repository is reached through test/support/shared-data.ts alone', () => {
+	/** A path built to ../shared (join or resolve with a `shared` segment): what a test that reads outside data would write. */
+	const BUILDS_SHARED_PATH = /\b(?:join|resolve)\([^)]*['"`](?:\.\.\/)*shared['"`/]/;
+	const DATA_DOOR = 'test/support/shared-data.ts';
+	const scripts = (folders: string[]) =>
+		folders.flatMap((folder) =>
+			sourceFiles(ROOT, [folder]).concat(
+				readdirSync(join(ROOT, folder), { recursive: true, encoding: 'utf8' })
+					.filter((file) => file.endsWith('.js') && !file.includes('node_modules'))
+					.map((file) => join(ROOT, folder, file)),
+			),
+		);
+
+	test('no other file of test/, simulator/, bench/ or scripts/ builds a path to ../shared (it would throw on a bare clone instead of skipping)', () => {
+		const files = scripts(['test', 'simulator', 'bench', 'scripts']).filter((file) => !file.includes(`${join('test', 'e2e', '.work')}`));
+		expect(files.length).toBeGreaterThan(200);
+		const building = files.filter((file) => BUILDS_SHARED_PATH.test(readFileSync(file, 'utf8'))).map((file) => relative(ROOT, file));
+		expect(building).toEqual([DATA_DOOR]);
+	});
 });
 
 /** The values a dropdown named `name` offers where `resource` (if given) is shown. */
