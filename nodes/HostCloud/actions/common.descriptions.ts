@@ -357,10 +357,11 @@ export const binaryPropertyProperty: INodeProperties = {
 	description: 'The binary property of the input item that holds the file to upload',
 };
 
-export const uploadTypeField: INodeProperties = {
-	displayName: 'Type',
+/** Where the cloud keeps an uploaded file: the `type` field of the upload's body. */
+export const UPLOAD_TYPE: FieldDefinition = {
 	name: 'type',
-	type: 'options',
+	displayName: 'Type',
+	kind: 'options',
 	options: [
 		{ name: 'Input', value: 'input', description: 'For Load Image nodes (the usual choice)' },
 		{ name: 'Output', value: 'output' },

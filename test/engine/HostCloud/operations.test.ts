@@ -185,7 +185,7 @@ describe('File', () => {
 		const noOriginal = await run('file', 'uploadMask', { binaryPropertyName: 'data', originalFilename: ' ' }, [withImage()]);
 		expect(noOriginal.error('Node')?.message).toBe('Original Image Name is required');
 		const badType = await run('file', 'uploadImage', { binaryPropertyName: 'data', additionalFields: { type: 'models' } }, [withImage()]);
-		expect(badType.error('Node')?.message).toBe('Type must be one of input, temp, output (got "models")');
+		expect(badType.error('Node')?.message).toBe('Type must be one of input, output, temp (got "models")');
 		const badOverwrite = await run(
 			'file',
 			'uploadImage',
@@ -242,7 +242,7 @@ describe('File', () => {
 			{ binaryPropertyName: 'data', originalFilename: 'a.png', additionalFields: { originalType: 'models' } },
 			[withImage()],
 		);
-		expect(badOriginalType.error('Node')?.message).toMatch(/^Original Image Type must be one of input, temp, output \(got "models"\)/);
+		expect(badOriginalType.error('Node')?.message).toMatch(/^Original Image Type must be one of input, output, temp \(got "models"\)/);
 		expect(sim.requests).toHaveLength(0);
 	});
 

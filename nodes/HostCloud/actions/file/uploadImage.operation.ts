@@ -1,38 +1,27 @@
 import type { IDataObject, IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
 import { updateDisplayOptions } from 'n8n-workflow';
 
-import { booleanValue, optionalText } from '../../../shared/items/validation';
+import { additionalFieldsProperty, checkedField, checkedOrDefault, type FieldDefinition } from '../../../shared/items/fields';
+import { optionalText } from '../../../shared/items/validation';
 import { loadImageValue, uploadBinary } from '../../helpers/files/uploads';
-import { readUploadType } from '../../helpers/files/file-fields';
-import { binaryPropertyProperty, uploadTypeField } from '../common.descriptions';
+import { binaryPropertyProperty, UPLOAD_TYPE } from '../common.descriptions';
 
-const properties: INodeProperties[] = [
-	binaryPropertyProperty,
-	{
-		displayName: 'Additional Fields',
-		name: 'additionalFields',
-		type: 'collection',
-		placeholder: 'Add Field',
-		default: {},
-		options: [
-			{
-				displayName: 'File Name',
-				name: 'fileName',
-				type: 'string',
-				default: '',
-				description: 'Name to upload the file under. Leave empty to use the binary data’s own file name.',
-			},
-			{
-				displayName: 'Overwrite',
-				name: 'overwrite',
-				type: 'boolean',
-				default: false,
-				description: 'Whether to replace a file that already has this name',
-			},
-			uploadTypeField,
-		],
-	},
-];
+const FILE_NAME: FieldDefinition = {
+	name: 'fileName',
+	displayName: 'File Name',
+	kind: 'string',
+	description: 'Name to upload the file under. Leave empty to use the binary data’s own file name.',
+};
+
+const OVERWRITE: FieldDefinition = {
+	name: 'overwrite',
+	displayName: 'Overwrite',
+	kind: 'boolean',
+	default: false,
+	description: 'Whether to replace a file that already has this name',
+};
+
+const properties: INodeProperties[] = [binaryPropertyProperty, additionalFieldsProperty([FILE_NAME, OVERWRITE, UPLOAD_TYPE])];
 
 export const description = updateDisplayOptions({ show: { resource: ['file'], operation: ['uploadImage'] } }, properties);
 
@@ -50,9 +39,9 @@ export async function execute(this: IExecuteFunctions, itemIndex: number): Promi
 			this.getNodeParameter('binaryPropertyName', itemIndex, 'data'),
 		),
 		field: 'Input Binary Field',
-		type: readUploadType(this, itemIndex, fields.type),
-		overwrite: booleanValue(this, itemIndex, 'Overwrite', fields.overwrite ?? false),
-		fileName: typeof fields.fileName === 'string' ? fields.fileName : undefined,
+		type: checkedOrDefault(this, itemIndex, UPLOAD_TYPE, fields.type) as string,
+		overwrite: checkedOrDefault(this, itemIndex, OVERWRITE, fields.overwrite) as boolean,
+		fileName: checkedField(this, itemIndex, FILE_NAME, fields.fileName) as string | undefined,
 	});
 	return [{ json: { ...uploaded, load_image_value: loadImageValue(uploaded) } }];
 }

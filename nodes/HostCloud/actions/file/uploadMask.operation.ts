@@ -1,65 +1,64 @@
 import type { IDataObject, IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
 import { updateDisplayOptions } from 'n8n-workflow';
 
-import { optionalText, requiredText } from '../../../shared/items/validation';
+import {
+	additionalFieldsProperty,
+	checkedField,
+	checkedOrDefault,
+	fieldProperty,
+	type FieldDefinition,
+} from '../../../shared/items/fields';
+import { optionalText } from '../../../shared/items/validation';
 import { loadImageValue, uploadBinary } from '../../helpers/files/uploads';
-import { readUploadType } from '../../helpers/files/file-fields';
-import { binaryPropertyProperty, uploadTypeField } from '../common.descriptions';
+import { binaryPropertyProperty, UPLOAD_TYPE } from '../common.descriptions';
+
+const ORIGINAL_FILENAME: FieldDefinition = {
+	name: 'originalFilename',
+	displayName: 'Original Image Name',
+	kind: 'string',
+	required: true,
+	placeholder: 'e.g. 3b9d…e1.png',
+	description: 'The name that Upload Image returned for the image this mask belongs to',
+};
+
+const FILE_NAME: FieldDefinition = {
+	name: 'fileName',
+	displayName: 'File Name',
+	kind: 'string',
+	description: 'Name to upload the mask under. Leave empty to use the binary data’s own file name.',
+};
+
+const ORIGINAL_SUBFOLDER: FieldDefinition = {
+	name: 'originalSubfolder',
+	displayName: 'Original Image Subfolder',
+	kind: 'string',
+	description: 'The subfolder of the original image, if it has one',
+};
+
+const ORIGINAL_TYPE: FieldDefinition = {
+	name: 'originalType',
+	displayName: 'Original Image Type',
+	kind: 'options',
+	options: [
+		{ name: 'Input', value: 'input' },
+		{ name: 'Output', value: 'output' },
+		{ name: 'Temp', value: 'temp' },
+	],
+	default: 'input',
+	description: 'The type of the original image (input for uploaded images)',
+};
+
+const SUBFOLDER: FieldDefinition = {
+	name: 'subfolder',
+	displayName: 'Subfolder',
+	kind: 'string',
+	description: 'Sent with the upload for compatibility; the cloud stores files flat and ignores it',
+};
 
 const properties: INodeProperties[] = [
 	binaryPropertyProperty,
-	{
-		displayName: 'Original Image Name',
-		name: 'originalFilename',
-		type: 'string',
-		default: '',
-		required: true,
-		placeholder: 'e.g. 3b9d…e1.png',
-		description: 'The name that Upload Image returned for the image this mask belongs to',
-	},
-	{
-		displayName: 'Additional Fields',
-		name: 'additionalFields',
-		type: 'collection',
-		placeholder: 'Add Field',
-		default: {},
-		options: [
-			{
-				displayName: 'File Name',
-				name: 'fileName',
-				type: 'string',
-				default: '',
-				description: 'Name to upload the mask under. Leave empty to use the binary data’s own file name.',
-			},
-			{
-				displayName: 'Original Image Subfolder',
-				name: 'originalSubfolder',
-				type: 'string',
-				default: '',
-				description: 'The subfolder of the original image, if it has one',
-			},
-			{
-				displayName: 'Original Image Type',
-				name: 'originalType',
-				type: 'options',
-				options: [
-					{ name: 'Input', value: 'input' },
-					{ name: 'Output', value: 'output' },
-					{ name: 'Temp', value: 'temp' },
-				],
-				default: 'input',
-				description: 'The type of the original image (input for uploaded images)',
-			},
-			{
-				displayName: 'Subfolder',
-				name: 'subfolder',
-				type: 'string',
-				default: '',
-				description: 'Sent with the upload for compatibility; the cloud stores files flat and ignores it',
-			},
-			uploadTypeField,
-		],
-	},
+	fieldProperty(ORIGINAL_FILENAME),
+	additionalFieldsProperty([FILE_NAME, ORIGINAL_SUBFOLDER, ORIGINAL_TYPE, SUBFOLDER, UPLOAD_TYPE]),
 ];
 
 export const description = updateDisplayOptions({ show: { resource: ['file'], operation: ['uploadMask'] } }, properties);
@@ -70,11 +69,10 @@ export const notAsTool = 'Upload Mask takes a file from the binary data of an ea
 /** POST /api/upload/mask from an n8n binary property, with original_ref naming the image. */
 export async function execute(this: IExecuteFunctions, itemIndex: number): Promise<INodeExecutionData[]> {
 	const fields = this.getNodeParameter('additionalFields', itemIndex, {}) as IDataObject;
-	const originalFilename = requiredText(this, itemIndex, 'Original Image Name', this.getNodeParameter('originalFilename', itemIndex, ''));
 	const originalRef = {
-		filename: originalFilename,
-		subfolder: optionalText(this, itemIndex, 'Original Image Subfolder', fields.originalSubfolder),
-		type: readUploadType(this, itemIndex, fields.originalType, 'Original Image Type'),
+		filename: checkedField(this, itemIndex, ORIGINAL_FILENAME, this.getNodeParameter('originalFilename', itemIndex, '')) as string,
+		subfolder: (checkedField(this, itemIndex, ORIGINAL_SUBFOLDER, fields.originalSubfolder) as string | undefined) ?? '',
+		type: checkedOrDefault(this, itemIndex, ORIGINAL_TYPE, fields.originalType) as string,
 	};
 	const uploaded = await uploadBinary(
 		this,
@@ -87,9 +85,9 @@ export async function execute(this: IExecuteFunctions, itemIndex: number): Promi
 				this.getNodeParameter('binaryPropertyName', itemIndex, 'data'),
 			),
 			field: 'Input Binary Field',
-			type: readUploadType(this, itemIndex, fields.type),
-			fileName: typeof fields.fileName === 'string' ? fields.fileName : undefined,
-			subfolder: typeof fields.subfolder === 'string' ? fields.subfolder.trim() : undefined,
+			type: checkedOrDefault(this, itemIndex, UPLOAD_TYPE, fields.type) as string,
+			fileName: checkedField(this, itemIndex, FILE_NAME, fields.fileName) as string | undefined,
+			subfolder: checkedField(this, itemIndex, SUBFOLDER, fields.subfolder) as string | undefined,
 			originalRef,
 		},
 		true,

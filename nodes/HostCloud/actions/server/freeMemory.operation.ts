@@ -1,28 +1,35 @@
 import type { IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
 import { updateDisplayOptions } from 'n8n-workflow';
 
-import { booleanValue, invalidField } from '../../../shared/items/validation';
+import { checkedOrDefault, fieldProperty, type FieldDefinition } from '../../../shared/items/fields';
+import { invalidField } from '../../../shared/items/validation';
 import { selfHostedServer } from '../../helpers/server/controls';
 import { freeMemory } from '../../transport/cloud-api';
 
 const OPERATION_NAME = 'Free Memory';
 
+const UNLOAD_MODELS: FieldDefinition = {
+	name: 'unloadModels',
+	api: 'unload_models',
+	displayName: 'Unload Models',
+	kind: 'boolean',
+	default: true,
+	description: 'Whether to unload every model from the GPU, so that the next workflow (a video after an image) has its memory',
+};
+
+const FREE_MEMORY: FieldDefinition = {
+	name: 'freeMemory',
+	api: 'free_memory',
+	displayName: 'Free Memory',
+	kind: 'boolean',
+	default: true,
+	description:
+		'Whether to also drop what the server keeps between runs (its cached node outputs) and give the memory back. The server then unloads the models too, whatever Unload Models says.',
+};
+
 const properties: INodeProperties[] = [
-	{
-		displayName: 'Unload Models',
-		name: 'unloadModels',
-		type: 'boolean',
-		default: true,
-		description: 'Whether to unload every model from the GPU, so that the next workflow (a video after an image) has its memory',
-	},
-	{
-		displayName: 'Free Memory',
-		name: 'freeMemory',
-		type: 'boolean',
-		default: true,
-		description:
-			'Whether to also drop what the server keeps between runs (its cached node outputs) and give the memory back. The server then unloads the models too, whatever Unload Models says.',
-	},
+	fieldProperty(UNLOAD_MODELS),
+	fieldProperty(FREE_MEMORY),
 	{
 		displayName:
 			'The server does this as soon as no job is running: one running now finishes first. The input item’s files pass through, so the next step can use them.',
@@ -46,8 +53,8 @@ export const notAsTool =
 export async function execute(this: IExecuteFunctions, itemIndex: number): Promise<INodeExecutionData[]> {
 	await selfHostedServer(this, OPERATION_NAME, itemIndex);
 	const asked = {
-		unload_models: booleanValue(this, itemIndex, 'Unload Models', this.getNodeParameter('unloadModels', itemIndex, true)),
-		free_memory: booleanValue(this, itemIndex, 'Free Memory', this.getNodeParameter('freeMemory', itemIndex, true)),
+		unload_models: checkedOrDefault(this, itemIndex, UNLOAD_MODELS, this.getNodeParameter('unloadModels', itemIndex, true)) as boolean,
+		free_memory: checkedOrDefault(this, itemIndex, FREE_MEMORY, this.getNodeParameter('freeMemory', itemIndex, true)) as boolean,
 	};
 	if (!asked.unload_models && !asked.free_memory) {
 		throw invalidField(

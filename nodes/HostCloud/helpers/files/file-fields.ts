@@ -22,7 +22,3 @@ export function readFileReference(
 	);
 	return { filename, subfolder, type, mime_type: mimeTypeFor(filename) };
 }
-
-export function readUploadType(context: IExecuteFunctions, itemIndex: number, raw: unknown, field = 'Type'): string {
-	return oneOf(context, itemIndex, field, optionalText(context, itemIndex, field, raw) || 'input', UPLOAD_TYPES);
-}

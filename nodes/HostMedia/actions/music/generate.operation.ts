@@ -2,12 +2,13 @@ import type { IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n
 import { updateDisplayOptions } from 'n8n-workflow';
 
 import { DOWNLOAD_FILES, PUT_FILES_IN_FIELD } from '../../../shared/binary/result-files';
-import { binaryFieldName, requiredText } from '../../../shared/items/validation';
+import { binaryFieldName } from '../../../shared/items/validation';
 import {
 	additionalFields,
 	checkedField,
 	checkedOrDefault,
 	additionalFieldsProperty,
+	fieldProperty,
 	type FieldDefinition,
 } from '../../../shared/items/fields';
 import { BEFORE_WAIT_OPTIONS, hasWaitOptions, readWaitOptions, SINCE_WAIT_OPTIONS } from '../../../shared/waits/wait-settings';
@@ -58,17 +59,19 @@ const MAX_WAIT = maxWaitMinutesField(
 	'How long the whole stream may take, from the request to the service’s "complete" event. The item then fails, no take is passed on, and the connection is closed.',
 );
 
+const PROMPT: FieldDefinition = {
+	name: 'prompt',
+	api: 'prompt',
+	displayName: 'Prompt',
+	kind: 'string',
+	required: true,
+	rows: 3,
+	placeholder: 'e.g. calm lofi piano with soft rain',
+	description: 'Describes the music to generate',
+};
+
 const properties: INodeProperties[] = [
-	{
-		displayName: 'Prompt',
-		name: 'prompt',
-		type: 'string',
-		default: '',
-		required: true,
-		typeOptions: { rows: 3 },
-		placeholder: 'e.g. calm lofi piano with soft rain',
-		description: 'Describes the music to generate',
-	},
+	fieldProperty(PROMPT),
 	// Labelled as the other file results (shared/binary/result-files.ts); the name stays what saved workflows hold.
 	{
 		displayName: DOWNLOAD_FILES,
@@ -114,7 +117,7 @@ function streamLimits(context: IExecuteFunctions, itemIndex: number): { idleMs: 
 
 /** POST /proxy/music/t2m/generate: one output item per generated take, with its audio file. */
 export async function execute(this: IExecuteFunctions, itemIndex: number): Promise<INodeExecutionData[]> {
-	const prompt = requiredText(this, itemIndex, 'Prompt (prompt)', this.getNodeParameter('prompt', itemIndex, ''));
+	const prompt = checkedField(this, itemIndex, PROMPT, this.getNodeParameter('prompt', itemIndex, '')) as string;
 	const duration = checkedField(this, itemIndex, DURATION, additionalFields(this, itemIndex).duration) as number | undefined;
 	const acceptIncomplete = checkedOrDefault(
 		this,
