@@ -56,7 +56,7 @@ export async function executeAll(this: IExecuteFunctions, items: INodeExecutionD
 	const failed: number[] = [];
 	let lastFailedAt = 0;
 
-	const runItem: ItemJob<PreparedWorkflow> = async (watcher, itemIndex, workflow, stop) => {
+	const runItem: ItemJob<PreparedWorkflow> = async (watcher, itemIndex, workflow, { stop, hold }) => {
 		// Not yet the item's own submit: a failure here leaves an earlier try's memory as it was.
 		stillWanted(this, itemIndex, stop);
 		earlierJobs ??= jobsToTakeOver(
@@ -65,17 +65,16 @@ export async function executeAll(this: IExecuteFunctions, items: INodeExecutionD
 			{ answered: false },
 		);
 		const earlier = (await earlierJobs).get(itemIndex);
-		let leave: (() => void) | undefined;
 		try {
 			if (earlier && 'error' in earlier) throw earlier.error;
 			let finished: FinishedJob;
 			if (earlier) {
 				// Its job is on the cloud already: followed like one submitted elsewhere (its messages went to an earlier socket).
-				leave = await onCloud.take();
+				await hold(onCloud);
 				finished = await watcher.follow(earlier.promptId, itemIndex);
 			} else {
 				await uploadInputImages(this, workflow, itemIndex);
-				leave = await onCloud.take();
+				await hold(onCloud);
 				stillWanted(this, itemIndex, stop);
 				const submit = watcher.openSubmit(itemIndex);
 				try {
@@ -96,8 +95,6 @@ export async function executeAll(this: IExecuteFunctions, items: INodeExecutionD
 			failed.push(itemIndex);
 			lastFailedAt = Date.now();
 			throw errorForItem(this, error, itemIndex);
-		} finally {
-			leave?.();
 		}
 	};
 

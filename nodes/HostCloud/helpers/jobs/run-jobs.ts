@@ -18,7 +18,7 @@ import { checkEachItem, errorForItem, failedItem, paired, type CheckedItems } fr
 import { PUT_FILES_IN_FIELD, readResultFiles } from '../../../shared/binary/result-files';
 import { readToolWaitMs, runsAsTool } from '../../../shared/tools/tool-use';
 import { invalidField } from '../../../shared/items/validation';
-import { ConcurrentItems } from '../../../shared/items/concurrent-items';
+import { ConcurrentItems, type Slots } from '../../../shared/items/concurrent-items';
 import { asJobFailure, isStillRunning } from './errors';
 import { completedJobForTool, finishedJobItem, PREVIEW_FIELD, runningJobForTool, type FileDownload } from './job-item';
 import { JobWatcher } from './watcher';
@@ -82,8 +82,20 @@ export interface JobRunShape {
 	concurrency: number;
 }
 
+/** What an item's job is given besides its watcher: the run's stop, and a way to hold a place on the cloud. */
+export interface ItemTurn {
+	/** Fires when the run has failed: an item not yet submitted gives up. */
+	stop: AbortSignal;
+	/**
+	 * Takes a place of `slots` for the item, which the run gives back: once the job has ended
+	 * (before its files are fetched), or once its failure has stopped the run, so that an item
+	 * waiting for the place sees the stop and is not submitted.
+	 */
+	hold: (slots: Slots) => Promise<void>;
+}
+
 /** The job of one checked item, from submit (or follow) to its end, over the run's watcher. */
-export type ItemJob<T> = (watcher: JobWatcher, itemIndex: number, checked: T, stop: AbortSignal) => Promise<FinishedJob>;
+export type ItemJob<T> = (watcher: JobWatcher, itemIndex: number, checked: T, turn: ItemTurn) => Promise<FinishedJob>;
 
 /**
  * A run of cloud jobs over one watcher: the operation starts it, runs every item through `item`
@@ -134,12 +146,15 @@ export class JobRun<T> {
 		if (!leave) return [];
 		const { passed, failures } = this.checked;
 		const { asTool, options, waitFields, download } = this.settings;
+		const held: Array<() => void> = [];
+		const giveBack = () => held.splice(0).forEach((release) => release());
+		const turn: ItemTurn = { stop: this.items.stop, hold: async (slots) => void held.push(await slots.take()) };
 		try {
 			if (!passed.has(itemIndex)) throw failures.get(itemIndex);
 			if (this.startFailure) throw this.startFailure.error;
 			let finished: FinishedJob;
 			try {
-				finished = await job(this.watcher, itemIndex, passed.get(itemIndex) as T, this.items.stop);
+				finished = await job(this.watcher, itemIndex, passed.get(itemIndex) as T, turn);
 			} catch (error) {
 				// Tool Wait is over: the tool answers "running", and the job goes on.
 				if (!(asTool && isStillRunning(error))) throw errorForItem(this.context, error, itemIndex);
@@ -148,6 +163,8 @@ export class JobRun<T> {
 					itemIndex,
 				);
 			}
+			// The job has ended: fetching its files holds no place on the cloud.
+			giveBack();
 			const additional = this.context.getNodeParameter('additionalFields', itemIndex, {}) as IDataObject;
 			const includeRawOutputs = checkedField(this.context, itemIndex, waitFields.includeRawOutputs, additional.includeRawOutputs) === true;
 			try {
@@ -161,6 +178,8 @@ export class JobRun<T> {
 		} catch (error) {
 			return this.items.fail(error, itemIndex);
 		} finally {
+			// After fail(): the run's first failure has fired the stop before another item can take the place.
+			giveBack();
 			leave();
 		}
 	}
