@@ -11,7 +11,7 @@ import { cloudForSuite, FAST_WAIT, OUTLASTING_NODE_MS, txt2img, waitUntil } from
 
 const cloud = cloudForSuite();
 
-function execute(maxConcurrentJobs: number, items: Array<{ json: object }>, continueOnFail = false, signal?: AbortSignal) {
+function execute(maxConcurrentJobs: number, items: Array<{ json: Record<string, unknown> }>, continueOnFail = false, signal?: AbortSignal) {
 	return cloud.harness.runNode(
 		{
 			type: 'hostCloud',
@@ -84,4 +84,47 @@ test('Stop while items wait for a place: nothing more is submitted, the running 
 	expect(result.status).toBe('canceled');
 	expect(sim.requestsTo('POST', '/api/prompt')).toHaveLength(1);
 	expect([...sim.cloud.jobs.values()].every((job) => job.status === 'cancelled')).toBe(true);
+});
+
+describe('a place is given back on every way out of an item', () => {
+	const three = () => [{ json: {} }, { json: {} }, { json: {} }];
+
+	test('a submit that throws after the place was taken (Continue On Fail: the others run)', async () => {
+		const original = cloudApi.submitPrompt;
+		let calls = 0;
+		jest.spyOn(cloudApi, 'submitPrompt').mockImplementation(async (...args) => {
+			if (calls++ === 0) throw new Error('boom before the cloud');
+			return await original(...args);
+		});
+		const result = await execute(1, three(), true);
+		expect(result.status).toBe('success');
+		expect(result.items.map((item) => item.json.error ?? item.json.status)).toEqual([
+			expect.stringMatching(/boom/),
+			'completed',
+			'completed',
+		]);
+	});
+
+	test('a submit that throws, no Continue On Fail: one submit, the waiting items are not submitted, no hang', async () => {
+		const submits = jest.spyOn(cloudApi, 'submitPrompt').mockImplementation(async () => {
+			throw new Error('boom before the cloud');
+		});
+		const result = await execute(1, three(), false);
+		expect(result.status).toBe('error');
+		expect(submits).toHaveBeenCalledTimes(1);
+	});
+
+	test('a finished job whose files fail (Continue On Fail): the next items still get their place', async () => {
+		const original = jobItem.finishedJobItem;
+		jest.spyOn(jobItem, 'finishedJobItem').mockImplementation(async (context, job, itemIndex, options) => {
+			if (itemIndex === 0) throw new Error('files could not be read');
+			return await original(context, job, itemIndex, options);
+		});
+		const result = await execute(1, three(), true);
+		expect(result.items.map((item) => item.json.error ?? item.json.status)).toEqual([
+			expect.stringMatching(/files could not be read/),
+			'completed',
+			'completed',
+		]);
+	});
 });

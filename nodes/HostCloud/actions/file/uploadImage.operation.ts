@@ -1,8 +1,9 @@
 import type { IDataObject, IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
 import { updateDisplayOptions } from 'n8n-workflow';
 
-import { additionalFieldsProperty, checkedField, checkedOrDefault, type FieldDefinition } from '../../../shared/items/fields';
-import { optionalText } from '../../../shared/items/validation';
+import { additionalFieldsProperty, checkedField, fieldLabel, type FieldDefinition } from '../../../shared/items/fields';
+import { booleanValue, optionalText } from '../../../shared/items/validation';
+import { readUploadType } from '../../helpers/files/file-fields';
 import { loadImageValue, uploadBinary } from '../../helpers/files/uploads';
 import { binaryPropertyProperty, UPLOAD_TYPE } from '../common.descriptions';
 
@@ -39,8 +40,9 @@ export async function execute(this: IExecuteFunctions, itemIndex: number): Promi
 			this.getNodeParameter('binaryPropertyName', itemIndex, 'data'),
 		),
 		field: 'Input Binary Field',
-		type: checkedOrDefault(this, itemIndex, UPLOAD_TYPE, fields.type) as string,
-		overwrite: checkedOrDefault(this, itemIndex, OVERWRITE, fields.overwrite) as boolean,
+		type: readUploadType(this, itemIndex, UPLOAD_TYPE, fields.type),
+		// A blank Overwrite (an expression giving "") is refused, not taken as off.
+		overwrite: booleanValue(this, itemIndex, fieldLabel(OVERWRITE), fields.overwrite ?? false),
 		fileName: checkedField(this, itemIndex, FILE_NAME, fields.fileName) as string | undefined,
 	});
 	return [{ json: { ...uploaded, load_image_value: loadImageValue(uploaded) } }];

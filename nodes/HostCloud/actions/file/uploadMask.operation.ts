@@ -1,14 +1,9 @@
 import type { IDataObject, IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
 import { updateDisplayOptions } from 'n8n-workflow';
 
-import {
-	additionalFieldsProperty,
-	checkedField,
-	checkedOrDefault,
-	fieldProperty,
-	type FieldDefinition,
-} from '../../../shared/items/fields';
+import { additionalFieldsProperty, checkedField, fieldProperty, type FieldDefinition } from '../../../shared/items/fields';
 import { optionalText } from '../../../shared/items/validation';
+import { readSubfolder, readUploadType } from '../../helpers/files/file-fields';
 import { loadImageValue, uploadBinary } from '../../helpers/files/uploads';
 import { binaryPropertyProperty, UPLOAD_TYPE } from '../common.descriptions';
 
@@ -71,8 +66,8 @@ export async function execute(this: IExecuteFunctions, itemIndex: number): Promi
 	const fields = this.getNodeParameter('additionalFields', itemIndex, {}) as IDataObject;
 	const originalRef = {
 		filename: checkedField(this, itemIndex, ORIGINAL_FILENAME, this.getNodeParameter('originalFilename', itemIndex, '')) as string,
-		subfolder: (checkedField(this, itemIndex, ORIGINAL_SUBFOLDER, fields.originalSubfolder) as string | undefined) ?? '',
-		type: checkedOrDefault(this, itemIndex, ORIGINAL_TYPE, fields.originalType) as string,
+		subfolder: readSubfolder(this, itemIndex, ORIGINAL_SUBFOLDER, fields.originalSubfolder) ?? '',
+		type: readUploadType(this, itemIndex, ORIGINAL_TYPE, fields.originalType),
 	};
 	const uploaded = await uploadBinary(
 		this,
@@ -85,9 +80,9 @@ export async function execute(this: IExecuteFunctions, itemIndex: number): Promi
 				this.getNodeParameter('binaryPropertyName', itemIndex, 'data'),
 			),
 			field: 'Input Binary Field',
-			type: checkedOrDefault(this, itemIndex, UPLOAD_TYPE, fields.type) as string,
+			type: readUploadType(this, itemIndex, UPLOAD_TYPE, fields.type),
 			fileName: checkedField(this, itemIndex, FILE_NAME, fields.fileName) as string | undefined,
-			subfolder: checkedField(this, itemIndex, SUBFOLDER, fields.subfolder) as string | undefined,
+			subfolder: readSubfolder(this, itemIndex, SUBFOLDER, fields.subfolder),
 			originalRef,
 		},
 		true,

@@ -1,8 +1,8 @@
 import type { IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
 import { updateDisplayOptions } from 'n8n-workflow';
 
-import { checkedOrDefault, fieldProperty, type FieldDefinition } from '../../../shared/items/fields';
-import { invalidField } from '../../../shared/items/validation';
+import { fieldLabel, fieldProperty, type FieldDefinition } from '../../../shared/items/fields';
+import { booleanValue, invalidField } from '../../../shared/items/validation';
 import { selfHostedServer } from '../../helpers/server/controls';
 import { freeMemory } from '../../transport/cloud-api';
 
@@ -53,8 +53,9 @@ export const notAsTool =
 export async function execute(this: IExecuteFunctions, itemIndex: number): Promise<INodeExecutionData[]> {
 	await selfHostedServer(this, OPERATION_NAME, itemIndex);
 	const asked = {
-		unload_models: checkedOrDefault(this, itemIndex, UNLOAD_MODELS, this.getNodeParameter('unloadModels', itemIndex, true)) as boolean,
-		free_memory: checkedOrDefault(this, itemIndex, FREE_MEMORY, this.getNodeParameter('freeMemory', itemIndex, true)) as boolean,
+		// A blank or null switch (from an expression) is refused, never taken as its default: this empties the server's GPU.
+		unload_models: booleanValue(this, itemIndex, fieldLabel(UNLOAD_MODELS), this.getNodeParameter('unloadModels', itemIndex, true)),
+		free_memory: booleanValue(this, itemIndex, fieldLabel(FREE_MEMORY), this.getNodeParameter('freeMemory', itemIndex, true)),
 	};
 	if (!asked.unload_models && !asked.free_memory) {
 		throw invalidField(

@@ -1,6 +1,7 @@
 /** Reading the fields of the File operations (declared in actions/common.descriptions.ts): naming an output file, and uploading one. */
 import type { IExecuteFunctions } from 'n8n-workflow';
 
+import { checkedField, checkedOrDefault, type FieldDefinition } from '../../../shared/items/fields';
 import { mimeTypeFor, type OutputFileRef } from './output-files';
 import { oneOf, optionalText, requiredText } from '../../../shared/items/validation';
 import { UPLOAD_TYPES } from './uploads';
@@ -21,4 +22,14 @@ export function readFileReference(
 		UPLOAD_TYPES,
 	);
 	return { filename, subfolder, type, mime_type: mimeTypeFor(filename) };
+}
+
+/** An upload's type (or its original image's), read by the operation's definition: spaces around it are not part of it. */
+export function readUploadType(context: IExecuteFunctions, itemIndex: number, field: FieldDefinition, raw: unknown): string {
+	return checkedOrDefault(context, itemIndex, field, typeof raw === 'string' ? raw.trim() : raw) as string;
+}
+
+/** A subfolder text, trimmed: undefined when left blank. */
+export function readSubfolder(context: IExecuteFunctions, itemIndex: number, field: FieldDefinition, raw: unknown): string | undefined {
+	return (checkedField(context, itemIndex, field, raw) as string | undefined)?.trim();
 }
