@@ -35,6 +35,8 @@ export interface HostileCloud {
 	refuseUpgrades: boolean;
 	broadcast(message: unknown): void;
 	dropSockets(): void;
+	/** Requests neither answered nor given up by the client yet. */
+	openRequests(): number;
 	close(): Promise<void>;
 }
 
@@ -100,6 +102,7 @@ export async function startHostileCloud(apiKey = 'sk-attack-0123456789abcdef'): 
 		const text = typeof message === 'string' ? message : JSON.stringify(message);
 		for (const ws of cloud.sockets) ws.send(text);
 	};
+	cloud.openRequests = () => hanging.size;
 	cloud.dropSockets = () => {
 		for (const ws of cloud.sockets) ws.terminate();
 	};

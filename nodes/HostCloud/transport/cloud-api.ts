@@ -30,6 +30,8 @@ export interface CallFor {
 	 * sent even so, with a short timeout.
 	 */
 	cleanup?: boolean;
+	/** Ends the call when this aborts: a trigger that is closed leaves no request waiting on a silent service. */
+	stop?: AbortSignal;
 }
 
 const CLEANUP_TIMEOUT_MS = 10_000;
@@ -40,6 +42,7 @@ function call(request: { method: 'GET' | 'HEAD' | 'POST'; path: string; action: 
 		itemIndex: options.itemIndex,
 		action: options.action ?? request.action,
 		retry: options.retry,
+		stop: options.stop,
 		...(options.cleanup ? { ignoreCancel: true, timeout: CLEANUP_TIMEOUT_MS } : {}),
 	};
 }

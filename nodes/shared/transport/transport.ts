@@ -134,6 +134,8 @@ export async function hostRequestFull<T = unknown>(context: HostContext, api: Se
 		timeout: limits.idleMs,
 	};
 	const signal = !request.ignoreCancel && 'getExecutionCancelSignal' in context ? context.getExecutionCancelSignal() : undefined;
+	// A caller that stopped the call (a trigger closed, a stream gone idle) wants no further try, nor a pause before one.
+	const pauseEnds = anySignal([signal, request.stop]);
 	const attempts = request.retry ? RETRY_DELAYS_MS.length + 1 : 1;
 	const deadline = Date.now() + limits.readMs;
 	for (let attempt = 1; ; attempt++) {
@@ -141,7 +143,7 @@ export async function hostRequestFull<T = unknown>(context: HostContext, api: Se
 		const idleMs = Math.max(1, Math.min(limits.idleMs, deadline - Date.now()));
 		options.timeout = idleMs;
 		// Asked when the attempt has failed: the time it took is spent (no retry starts past the deadline).
-		const retryAllowed = () => attempt < attempts && deadline - Date.now() > retryPauseMs(attempt);
+		const retryAllowed = () => attempt < attempts && !request.stop?.aborted && deadline - Date.now() > retryPauseMs(attempt);
 		// n8n's helper attaches the context's cancel signal to the request it sends: this attempt's is the
 		// execution's (not for a clean-up call made because of the cancellation), the caller's `stop`,
 		// and its own, fired when the node stops reading the answer, which closes the connection at once.
@@ -158,7 +160,7 @@ export async function hostRequestFull<T = unknown>(context: HostContext, api: Se
 			if (error instanceof AnswerOverBound) throw overBoundAnswer(context, error.problem, request);
 			if (signal?.aborted) throw cancelledError(context, request);
 			if (retryAllowed()) {
-				await pauseBeforeRetry(attempt, signal);
+				await pauseBeforeRetry(attempt, pauseEnds);
 				continue;
 			}
 			throw networkError(context, error, { ...request, timeout: limits.idleMs }, secrets);
@@ -166,7 +168,7 @@ export async function hostRequestFull<T = unknown>(context: HostContext, api: Se
 		const statusCode = response.statusCode;
 		if (statusCode >= 500 && retryAllowed()) {
 			abandon(response.body, giveUp);
-			await pauseBeforeRetry(attempt, signal);
+			await pauseBeforeRetry(attempt, pauseEnds);
 			continue;
 		}
 		if (statusCode >= 400) {

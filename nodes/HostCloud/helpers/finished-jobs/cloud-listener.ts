@@ -246,7 +246,7 @@ export class CloudJobListener {
 	/** The queue's jobs, each heard of (with its tag and graph); their prompt_ids. */
 	private async readQueue(): Promise<Set<string>> {
 		const now = Date.now();
-		const queue = await readQueue(this.context, { retry: true, action: 'reading the queue for jobs to watch' });
+		const queue = await readQueue(this.context, { retry: true, action: 'reading the queue for jobs to watch', stop: this.stopped.signal });
 		if (!isQueueAnswer(queue))
 			throw new NodeOperationError(
 				this.context.getNode(),
@@ -294,10 +294,13 @@ export class CloudJobListener {
 
 	/** How a job ended, from its status; undefined while it runs. A job the service does not know is forgotten. */
 	private async endFromStatus(promptId: string): Promise<JobEnd | undefined> {
-		const answer = await lookUpJobStatus(this.context, promptId, { retry: true, action: `reading the status of job ${promptId}` }).then(
+		const action = `reading the status of job ${promptId}`;
+		const answer = await lookUpJobStatus(this.context, promptId, { retry: true, action, stop: this.stopped.signal }).then(
 			(body) => ({ body }),
 			(error: Error) => ({ error }),
 		);
+		// Closed meanwhile: the read was ended on purpose, nothing to say of it.
+		if (this.stopped.signal.aborted) return undefined;
 		if ('body' in answer) return endOf(cloudJobStateOf(answer.body.status));
 		const status = statusOf(answer.error);
 		// Only a refused key is the account's problem; a job the service does not know, or will not
@@ -342,7 +345,11 @@ export class CloudJobListener {
 		if (heardOutputs && (job.end !== 'failed' || job.error)) return { ...job, outputs: heardOutputs };
 		let record: IDataObject | undefined;
 		try {
-			record = await lookUpJobRecord(this.context, job.promptId, { retry: true, action: `reading the record of job ${job.promptId}` });
+			record = await lookUpJobRecord(this.context, job.promptId, {
+				retry: true,
+				action: `reading the record of job ${job.promptId}`,
+				stop: this.stopped.signal,
+			});
 		} catch {
 			// No record (the service may keep none): the outputs are unknown, and said so.
 		}

@@ -40,10 +40,15 @@ export class HistoryPoller {
 		private readonly settings: TriggerSettings,
 		private readonly memory: TriggerMemory,
 		private readonly onJob: (job: EndedJob) => Promise<void>,
+		/** Fires when the trigger is closed: a read under way is ended. */
+		private readonly stop: AbortSignal,
 	) {}
 
 	private async endedJobs(): Promise<EndedJob[]> {
-		const history = await readRecentHistory(this.context, HISTORY_WINDOW, { action: 'reading the history for finished jobs' });
+		const history = await readRecentHistory(this.context, HISTORY_WINDOW, {
+			action: 'reading the history for finished jobs',
+			stop: this.stop,
+		});
 		return endedJobsOf(history);
 	}
 

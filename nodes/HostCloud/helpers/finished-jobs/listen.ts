@@ -93,7 +93,7 @@ export async function listenForEndedJobs(context: ITriggerFunctions): Promise<IT
 		return { closeFunction, manualTriggerFunction };
 	}
 
-	const poller = new HistoryPoller(context, settings, memory, emitJob);
+	const poller = new HistoryPoller(context, settings, memory, emitJob, stopped.signal);
 	const closeFunction = async () => {
 		stopped.abort();
 	};
@@ -104,6 +104,7 @@ export async function listenForEndedJobs(context: ITriggerFunctions): Promise<IT
 			try {
 				await poller.poll();
 			} catch (error) {
+				if (stopped.signal.aborted) return;
 				if (isRefusal(error)) return fail(error as Error);
 				context.logger.warn(`Host Cloud Trigger: ${(error as Error).message}; reading the history again in ${settings.pollMs / 1000} s`);
 			}
