@@ -209,12 +209,15 @@ interface Clean {
  * The Host Cloud Trigger's own rules: a job starts at most one flow, and no flow starts for a job
  * that is not it; the close ends at once; a job is missed only where docs/host-cloud-trigger.md
  * lets it be, where the trigger could not look: its activation failed in words, or it said so
- * later, or the server stayed silent for the rest of the run (a silence lasts it).
+ * later, or the server stayed silent for the rest of the run (a silence lasts it), or, on a
+ * self-hosted server, the fault broke the first read of the history (the next read that succeeds
+ * only remembers what has ended by then).
  */
 function judgeFlows(
 	flows: NonNullable<PathOutcome['trigger']>,
 	items: INodeExecutionData[],
 	armed: { fault: Fault } | undefined,
+	firstHistoryReadFaulted: boolean,
 	rule: (name: string, text: string) => void,
 ): void {
 	const ids = items.map((item) => String(item.json.prompt_id));
@@ -228,7 +231,7 @@ function judgeFlows(
 			`flows started for ${others.map((id) => JSON.stringify(id.slice(0, 80))).join(', ')}, not for job ${flows.job}`,
 		);
 	const lasting = armed !== undefined && /^stall-/.test(armed.fault.kind);
-	if (flows.job !== undefined && ids.length === 0 && !flows.failed && !lasting)
+	if (flows.job !== undefined && ids.length === 0 && !flows.failed && !lasting && !firstHistoryReadFaulted)
 		rule('trigger_missed_job', `job ${flows.job} started no flow, and the trigger said nothing`);
 	if (flows.closeMs > MS + TOLERANCE_MS) rule('trigger_close_over_limit', `closing the trigger took ${flows.closeMs} ms`);
 }
@@ -367,7 +370,8 @@ async function judge(
 	// What a trigger remembers is bounded by size as well as by count (128 KiB of keys), after any fault.
 	if ((outcome.rememberedChars ?? 0) > 128 * 1024)
 		rule('memory_over_bound', `the trigger remembers ${outcome.rememberedChars} characters of ids in one list`);
-	if (flows) judgeFlows(flows, outcome.items, armed, rule);
+	const firstHistoryRead = run.log.find((exchange) => exchange.method === 'GET' && exchange.path.startsWith('/api/history'));
+	if (flows) judgeFlows(flows, outcome.items, armed, faulted !== undefined && faulted === firstHistoryRead, rule);
 	if (run.foreign) {
 		// A tool may repeat the ids the caller gave (Cancel Jobs' requested and not_cancelled); nothing else may name them.
 		const shown = outcome.items.map(({ json: { not_cancelled: _refused, requested: _asked, ...json } }) => json);
