@@ -268,7 +268,13 @@ describe('a take the stream announced whose audio never came', () => {
 		const [whole, missing] = result.items;
 		expect(whole!.json.audio_may_be_incomplete).toBeUndefined();
 		expect((await readBinary(whole!.binary!.data!)).equals(musicTakeAudio(0))).toBe(true);
-		expect(missing!.json).toMatchObject({ stream_index: 1, title: 'Take 2', audio_bytes: 0, audio_chunks: 0, audio_may_be_incomplete: true });
+		expect(missing!.json).toMatchObject({
+			stream_index: 1,
+			title: 'Take 2',
+			audio_bytes: 0,
+			audio_chunks: 0,
+			audio_may_be_incomplete: true,
+		});
 		expect(missing!.binary).toBeUndefined();
 	});
 });
