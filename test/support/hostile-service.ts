@@ -4,7 +4,7 @@
  * The simulator stays faithful to the real service, so these parts are played here, in one place.
  * A test describes its service's answers with a handler; the behaviours tests share are below.
  */
-import type { IncomingMessage, ServerResponse } from 'node:http';
+import { request as httpRequest, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { Duplex } from 'node:stream';
 
 import { WebSocket, WebSocketServer } from 'ws';
@@ -239,4 +239,49 @@ export async function startServiceWithoutStatusPaths(): Promise<HostileService> 
 		if (path.startsWith('/proxy/video/')) return sendJson(res, 200, { task_id: `9${number}`, state: 'created', credits: 20 });
 		sendJson(res, 200, { data: { task_id: `00000000-0000-4000-8000-${number}`, status: 'CREATED', generated: [] } });
 	});
+}
+
+// --- Answers about another task ---
+// A gateway in front of the media proxy that mixes its tasks up, as a cache keyed wrongly would:
+// its answers are the service's own, well formed and true, but about another task.
+
+/** The task id of a media status read (`GET …/imaging/v1/ai/{type}/{id}`, `GET /proxy/video/tasks/{id}/creations`), with its place in the path. */
+const STATUS_READ = /^(\/proxy\/imaging\/v1\/ai\/[^/]+\/|\/proxy\/video\/tasks\/)([^/?]+)(\/creations)?$/;
+
+export interface MixedUpGateway extends HostileService {
+	/** While set, a status read of any other task reads this task's status instead (the path is all that changes). */
+	decoy?: string;
+	/** Status reads answered with the decoy's status so far. */
+	mixedUp: number;
+}
+
+/**
+ * A gateway forwarding every request to `target` (the simulator's media proxy) as it came, except
+ * that while `decoy` is set a status read of another task is forwarded as a read of the decoy.
+ */
+export async function startMixedUpGateway(target: string): Promise<MixedUpGateway> {
+	const gateway: MixedUpGateway = Object.assign(
+		await startHostileService((req, res) => {
+			const [path, query] = req.url.split('?') as [string, string | undefined];
+			const read = req.method === 'GET' ? STATUS_READ.exec(path) : null;
+			let url = req.url;
+			if (read && gateway.decoy && read[2] !== gateway.decoy) {
+				gateway.mixedUp++;
+				url = `${read[1]}${gateway.decoy}${read[3] ?? ''}${query === undefined ? '' : `?${query}`}`;
+			}
+			const { host: _host, 'content-length': _length, ...headers } = req.headers;
+			const forwarded = httpRequest(
+				`${target}${url}`,
+				{ method: req.method, headers: { ...headers, 'content-length': String(Buffer.byteLength(req.body)) } },
+				(answer) => {
+					res.writeHead(answer.statusCode ?? 502, answer.headers);
+					answer.pipe(res);
+				},
+			);
+			forwarded.on('error', () => res.destroy());
+			forwarded.end(req.body);
+		}),
+		{ mixedUp: 0 },
+	);
+	return gateway;
 }

@@ -2,7 +2,8 @@
  * Host Media, music, against a hostile music service (issue 18): a stream that goes silent with the
  * connection held open must end by the Idle Timeout, with a message that says how long nothing came
  * and how many takes were complete, and the connection closed; a stream that has sent "complete" is
- * not waited on further; events far larger than the real service's must not land whole in the item.
+ * not waited on further; events far larger than the real service's must not land whole in the item;
+ * a take announced by its title whose audio never came is a take with a hole.
  */
 import type { IDataObject } from 'n8n-workflow';
 
@@ -225,6 +226,56 @@ describe('a take that may have a hole', () => {
 		expect(result.items).toHaveLength(1);
 		expect(result.items[0]!.json).toMatchObject({ malformed_lines: 1, audio_may_be_incomplete: true });
 		expect(result.items[0]!.binary?.data).toBeDefined();
+	});
+});
+
+describe('a take the stream announced whose audio never came', () => {
+	/** Take 1 whole; take 2 announced by its title (or in a `titles` list), then "complete" without any of its audio. */
+	const announcedOnly = (announce: string[]): MusicAnswer => ({
+		lines: [...announce, ...musicChunkLines(0, musicTakeAudio(0)), musicLine({ type: 'complete' })],
+		then: 'end',
+	});
+	const byTitle = () => announcedOnly([musicTitleLine(0), musicTitleLine(1)]);
+	const byTitles = () =>
+		announcedOnly([
+			musicLine({
+				type: 'titles',
+				titles: [
+					{ title: 'Take 1', stream_index: 0 },
+					{ title: 'Take 2', stream_index: 1 },
+				],
+			}),
+		]);
+
+	it.each([
+		['a title event', byTitle],
+		['a titles list', byTitles],
+	])('announced by %s: fails the item, no take passed on', async (_how, stream) => {
+		answer = stream;
+		const result = await run({}, [{ json: {} }], { continueOnFail: true });
+		expect(result.items).toHaveLength(1);
+		expect(result.items[0]!.binary).toBeUndefined();
+		expect(result.items[0]!.json.error).toBe(
+			'The music stream said it was complete, but no audio of take 2 arrived, though the stream announced that take',
+		);
+	});
+
+	it('with Accept Incomplete Takes it is passed on marked audio_may_be_incomplete, beside the whole take, unmarked', async () => {
+		answer = byTitle;
+		const result = await run({ additionalFields: { acceptIncompleteTakes: true } });
+		expect(result.status).toBe('success');
+		expect(result.items).toHaveLength(2);
+		const [whole, missing] = result.items;
+		expect(whole!.json.audio_may_be_incomplete).toBeUndefined();
+		expect((await readBinary(whole!.binary!.data!)).equals(musicTakeAudio(0))).toBe(true);
+		expect(missing!.json).toMatchObject({
+			stream_index: 1,
+			title: 'Take 2',
+			audio_bytes: 0,
+			audio_chunks: 0,
+			audio_may_be_incomplete: true,
+		});
+		expect(missing!.binary).toBeUndefined();
 	});
 });
 

@@ -35,9 +35,21 @@ export function overdueError(context: IExecuteFunctions, itemIndex: number, tota
 	);
 }
 
+/** What to do about a take that is not whole: said by every error of such a take. */
+const NOT_WHOLE_NEXT = 'Try again, or turn on Accept Incomplete Takes to receive such takes marked audio_may_be_incomplete.';
+
+/** The item's error when the stream completed without any audio of a take it announced (by its title). */
+function missingAudioError(context: IExecuteFunctions, itemIndex: number, streamIndex: number): NodeOperationError {
+	return new NodeOperationError(
+		context.getNode(),
+		`The music stream said it was complete, but no audio of take ${streamIndex + 1} arrived, though the stream announced that take`,
+		{ itemIndex, description: `No take is passed on, since one the service announced is missing. ${NOT_WHOLE_NEXT}` },
+	);
+}
+
 /**
- * The item's error when the stream completed but a take has fewer bytes than its WAV header
- * announces: a chunk was lost (a line that could not be read), so the take is not whole.
+ * The item's error when the stream completed but a take is not whole: none of its audio came, or
+ * fewer bytes than its WAV header announces (a chunk was lost: a line that could not be read).
  */
 export function holeError(
 	context: IExecuteFunctions,
@@ -45,6 +57,7 @@ export function holeError(
 	take: { streamIndex: number; bytes: number; declaredBytes?: number },
 	malformedLines: number,
 ): NodeOperationError {
+	if (take.bytes === 0) return missingAudioError(context, itemIndex, take.streamIndex);
 	const lines = `${malformedLines} ${malformedLines === 1 ? 'line' : 'lines'} of the stream could not be read`;
 	const hole =
 		take.declaredBytes === undefined
@@ -55,7 +68,7 @@ export function holeError(
 		`The music stream said it was complete, but the audio of take ${take.streamIndex + 1} ${hole}`,
 		{
 			itemIndex,
-			description: `${take.declaredBytes === undefined ? '' : `${lines}. `}No take is passed on, since its audio may be cut. Try again, or turn on Accept Incomplete Takes to receive such takes marked audio_may_be_incomplete.`,
+			description: `${take.declaredBytes === undefined ? '' : `${lines}. `}No take is passed on, since its audio may be cut. ${NOT_WHOLE_NEXT}`,
 		},
 	);
 }

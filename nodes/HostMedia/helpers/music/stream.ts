@@ -196,10 +196,12 @@ class MusicStreamReader {
 	}
 
 	/**
-	 * Whether a take's audio may have a hole: less arrived than its header announces, or a line
-	 * could not be read and its format announces no length (the line may have been its chunk).
+	 * Whether a take's audio may have a hole: none of it arrived (the stream announced the take by
+	 * its title, then completed without its audio), less arrived than its header announces, or a
+	 * line could not be read and its format announces no length (the line may have been its chunk).
 	 */
 	private mayHaveHole(take: Take): boolean {
+		if (take.bytes === 0) return true;
 		return take.declaredBytes === undefined ? this.malformed > 0 : take.bytes < take.declaredBytes;
 	}
 

@@ -9,8 +9,9 @@ import { NodeApiError, NodeOperationError } from 'n8n-workflow';
 
 import { pause } from '../../../shared/waits/pause';
 import { jittered } from '../../../shared/transport/retry';
-import { normaliseTask, type NormalisedTask } from '../../../shared/tasks/task-status';
+import type { NormalisedTask } from '../../../shared/tasks/task-status';
 import { getTask, taskStatusPath, type StatusContext, type TaskRef } from '../../transport/media-api';
+import { statusAnswerOf, type AnswerProblem } from './status-answer';
 import { refusedAddressesError } from './task-item';
 
 export interface PollTaskOptions {
@@ -106,7 +107,7 @@ export async function pollTask(context: IExecuteFunctions, options: PollTaskOpti
 	const started = Date.now();
 	const deadline = started + options.maxWaitMs;
 	let lastSeen = options.initial;
-	let lastProblem: string | undefined;
+	let lastProblem: AnswerProblem | undefined;
 	for (let attempt = 0; ; attempt++) {
 		if (!(attempt === 0 && options.pollFirst)) {
 			const waitMs = Math.min(pollDelayMs(attempt, options.intervalMs), Math.max(0, deadline - Date.now()));
@@ -127,29 +128,55 @@ export async function pollTask(context: IExecuteFunctions, options: PollTaskOpti
 		} catch (error) {
 			if (signal?.aborted) throw cancelled(context, options);
 			if (!isTransient(error)) throw statusFailure(context, error, options);
-			lastProblem = (error as Error).message;
+			lastProblem = { problem: (error as Error).message };
 			body = undefined;
 		}
-		const task = body === undefined ? undefined : normaliseTask(body);
-		if (task) {
-			lastSeen = task;
+		// An unreadable answer, or one about another task, tells nothing of this task: polling goes on.
+		const read = body === undefined ? undefined : statusAnswerOf(body, options.task);
+		if (read && 'task' in read) {
+			lastSeen = read.task;
 			lastProblem = undefined;
-			if (task.final) return task;
-		} else if (body !== undefined) {
-			lastProblem = 'the status answer could not be read';
+			if (read.task.final) return read.task;
+		} else if (read) {
+			lastProblem = read;
 		}
 		if (Date.now() >= deadline) {
 			if (options.untilDeadline && lastSeen) return lastSeen;
-			throw new NodeOperationError(
-				context.getNode(),
-				`The ${options.label} ${options.task.taskId} did not finish within ${formatDuration(options.maxWaitMs)} (last status: ${lastSeen?.raw_status ?? 'unknown'})`,
-				{
-					itemIndex: options.itemIndex,
-					description: `It may still finish: check it later with the Get Task Status operation and this task ID, raise "Max Wait", or use "Don't Wait" with a Host Task Trigger.${lastProblem ? ` The last status check failed: ${lastProblem}` : ''}`,
-				},
-			);
+			throw waitRanOut(context, options, lastSeen, lastProblem);
 		}
 	}
+}
+
+/** The item's error at Max Wait: the task's last status, and why the last check told nothing, if it did not. */
+function waitRanOut(
+	context: IExecuteFunctions,
+	options: PollTaskOptions,
+	lastSeen: NormalisedTask | undefined,
+	lastProblem: AnswerProblem | undefined,
+): NodeOperationError {
+	const { label, task, itemIndex } = options;
+	const within = formatDuration(options.maxWaitMs);
+	const next =
+		'check it later with the Get Task Status operation and this task ID, raise "Max Wait", or use "Don\'t Wait" with a Host Task Trigger.';
+	if (lastProblem?.otherTaskId !== undefined) {
+		// Named in the message itself: the service answered, but about another task, never taken as this one.
+		return new NodeOperationError(
+			context.getNode(),
+			`The status of the ${label} ${task.taskId} could not be read within ${within}: the service's last answer was about another task, ${lastProblem.otherTaskId}`,
+			{
+				itemIndex,
+				description: `An answer about another task is never taken as this task's status, and nothing of it (status, files) is passed on. The task may still finish: ${next}`,
+			},
+		);
+	}
+	return new NodeOperationError(
+		context.getNode(),
+		`The ${label} ${task.taskId} did not finish within ${within} (last status: ${lastSeen?.raw_status ?? 'unknown'})`,
+		{
+			itemIndex,
+			description: `It may still finish: ${next}${lastProblem ? ` The last status check failed: ${lastProblem.problem}` : ''}`,
+		},
+	);
 }
 
 /** Throws a message naming the task when it failed; answers it when it succeeded. */

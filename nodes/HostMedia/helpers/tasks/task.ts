@@ -21,6 +21,7 @@ import { ownValue } from '../../../shared/items/validation';
 import { getTask, NOTIFY_FIELD, startTask, taskRef, taskStatusPath, type TaskRef } from '../../transport/media-api';
 import { MEDIA_TASKS, type StartableTaskType } from '../../transport/media-tasks';
 import { assertSucceeded, pollTask, statusFailure } from './poller';
+import { statusAnswerOf } from './status-answer';
 import { finishedItem, taskForTool, taskJson } from './task-item';
 import { readPollSettings, waitModeOf, type PollSettings, type WaitFields } from './wait-settings';
 import { startWebhookWait } from './webhook-wait';
@@ -43,14 +44,37 @@ export interface StatusTarget {
 /** Fields of a video submit answer worth passing on (the rest echoes the request, images included). */
 const VIDEO_SUBMIT_FIELDS = ['credits', 'created_at', 'model', 'duration', 'resolution', 'seed', 'aspect_ratio'];
 
+/** An answer that is no task's status: the error quotes it. */
+function unreadableAnswer(context: IExecuteFunctions, itemIndex: number, answer: unknown, problem: string): NodeOperationError {
+	return new NodeOperationError(context.getNode(), problem, {
+		itemIndex,
+		description: `Answer received: ${JSON.stringify(answer)?.slice(0, 300) ?? String(answer)}`,
+	});
+}
+
 /** The task read from an answer, or an error quoting the answer. */
 function taskOf(context: IExecuteFunctions, itemIndex: number, answer: unknown, problem: string): NormalisedTask {
 	const task = normaliseTask(answer);
 	if (task) return task;
-	throw new NodeOperationError(context.getNode(), problem, {
-		itemIndex,
-		description: `Answer received: ${JSON.stringify(answer)?.slice(0, 300) ?? String(answer)}`,
-	});
+	throw unreadableAnswer(context, itemIndex, answer, problem);
+}
+
+/** The task a status answer reports, when it is the task asked; an error naming both when it is another's. */
+function askedTaskOf(context: IExecuteFunctions, itemIndex: number, answer: unknown, target: StatusTarget): NormalisedTask {
+	const read = statusAnswerOf(answer, target.task);
+	if ('task' in read) return read.task;
+	const { label, task } = target;
+	if (read.otherTaskId === undefined)
+		throw unreadableAnswer(context, itemIndex, answer, `The status answer for ${label} ${task.taskId} could not be read`);
+	throw new NodeOperationError(
+		context.getNode(),
+		`The service answered the status of ${label} ${task.taskId} with that of another task, ${read.otherTaskId}`,
+		{
+			itemIndex,
+			description:
+				"An answer about another task is never taken as this task's status, and nothing of it (status, files) is passed on. This is a fault of the service, or of a gateway before it: check the task again later.",
+		},
+	);
 }
 
 /**
@@ -160,6 +184,5 @@ export async function taskStatus(
 	} catch (error) {
 		throw statusFailure(context, error, { task: target.task, label: target.label, itemIndex });
 	}
-	const task = taskOf(context, itemIndex, answer, `The status answer for ${target.label} ${target.task.taskId} could not be read`);
-	return [{ json: taskJson(task, target.taskType) }];
+	return [{ json: taskJson(askedTaskOf(context, itemIndex, answer, target), target.taskType) }];
 }

@@ -6,8 +6,9 @@
  *
  * Anyone holding the resume URL can send a notification, so it is a wake-up call, not the truth:
  * the task's status (its result URLs, finished or failed) is then read from the service's status
- * path with the credential. Only where the service has none (a 404 on a path the spec does not
- * promise) is the notification taken as it is; its URLs are then fetched only if they are http(s).
+ * path with the credential, and a status answer about another task than the one waited for is no
+ * status of it. Only where the service has none (a 404 on a path the spec does not promise) is the
+ * notification taken as it is; its URLs are then fetched only if they are http(s).
  *
  * n8n's rules shape this: an execution waits once, so one item per execution; when the wait
  * runs out n8n resumes the node by passing its input through, so the input item is replaced by a
@@ -25,6 +26,7 @@ import { invalidField, quoted } from '../../../shared/items/validation';
 import { getTask, NOTIFY_FIELD, specShowsStatusPath, taskRef, type TaskKind, type TaskRef } from '../../transport/media-api';
 import { isMediaTaskType } from '../../transport/media-tasks';
 import { statusFailure } from './poller';
+import { statusAnswerOf } from './status-answer';
 import { finishedItem, taskJson } from './task-item';
 import { readWebhookMaxWaitMinutes, type WaitFields } from './wait-settings';
 
@@ -176,8 +178,9 @@ async function serviceStatusOf(
 ): Promise<NormalisedTask | { problem: string }> {
 	if (!target) return { problem: 'the execution does not know which task it waits for' };
 	try {
-		const answer = await getTask(context, target, { itemIndex: 0, label, retry: true });
-		return normaliseTask(answer) ?? { problem: 'the status answer has no task ID and status' };
+		// An answer about another task is a problem like an unreadable one: nothing of it is passed on.
+		const read = statusAnswerOf(await getTask(context, target, { itemIndex: 0, label, retry: true }), target);
+		return 'task' in read ? read.task : read;
 	} catch (error) {
 		if ((error as { httpCode?: string }).httpCode === '404' && !specShowsStatusPath(target)) return notified;
 		return { problem: statusFailure(context, error, { task: target, label, itemIndex: 0 }).message };
