@@ -64,7 +64,13 @@ function backtickedPathsOf(file: string): string[] {
 function pathExists(path: string): boolean {
 	if (!path.includes('*')) return existsSync(join(ROOT, path));
 	const folder = join(ROOT, dirname(path));
-	const pattern = new RegExp(`^${path.split('/').pop()!.replace(/[.+?^${}()|[\]\\]/g, '\\$&').replace(/\*/g, '.*')}$`);
+	const pattern = new RegExp(
+		`^${path
+			.split('/')
+			.pop()!
+			.replace(/[.+?^${}()|[\]\\]/g, '\\$&')
+			.replace(/\*/g, '.*')}$`,
+	);
 	return existsSync(folder) && readdirSync(folder).some((name) => pattern.test(name));
 }
 

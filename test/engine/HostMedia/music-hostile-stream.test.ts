@@ -319,7 +319,8 @@ describe('the stream’s bounds by default', () => {
 				const shows = property.displayOptions?.show;
 				if (!shows?.resource?.includes('music') || !shows.operation?.includes('generate')) continue;
 				for (const option of (property.options ?? []) as Array<{ name?: string; default?: unknown }>) {
-					if (option.name === 'idleTimeoutSeconds' || option.name === 'maxWaitMinutes') defaults.add(`${option.name}=${String(option.default)}`);
+					if (option.name === 'idleTimeoutSeconds' || option.name === 'maxWaitMinutes')
+						defaults.add(`${option.name}=${String(option.default)}`);
 				}
 			}
 		}

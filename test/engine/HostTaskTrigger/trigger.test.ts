@@ -240,7 +240,11 @@ describe('Host Task Trigger', () => {
 		});
 		try {
 			const image = { data: { task_id: 'urls-1', status: 'COMPLETED', generated: [`${storage.url}/a.png`, `${storage.url}/b.png`] } };
-			const video = { task_id: 'urls-2', state: 'success', creations: [{ id: 'c1', url: `${storage.url}/v.mp4`, cover_url: `${storage.url}/c.png` }] };
+			const video = {
+				task_id: 'urls-2',
+				state: 'success',
+				creations: [{ id: 'c1', url: `${storage.url}/v.mp4`, cover_url: `${storage.url}/c.png` }],
+			};
 			const active = new ActiveTrigger(harness);
 			const passed = [...(await active.deliver(image)).passedOn, ...(await active.deliver(video)).passedOn];
 			expect(passed.map((item) => item.json.task_id)).toEqual(['urls-1', 'urls-2']);

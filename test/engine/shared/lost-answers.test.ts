@@ -14,7 +14,8 @@ const harness = new EngineHarness();
 let service: HostileService;
 let api: string;
 
-const MAY_HAVE_BEEN_CARRIED_OUT = 'The service may have carried it out all the same (a job or task may exist now): check before sending it again.';
+const MAY_HAVE_BEEN_CARRIED_OUT =
+	'The service may have carried it out all the same (a job or task may exist now): check before sending it again.';
 
 beforeAll(async () => {
 	// Reads each request whole, then drops the connection without a word: the answer is lost.
@@ -51,13 +52,16 @@ it.each([
 		{ resource: 'nodeVersion', operation: 'publish', publisher: locator('acme', 'id'), node: locator('my-node', 'id'), version: '1.0.0' },
 		/^The service closed the connection early while publishing version 1\.0\.0 of node "my-node"\. /,
 	],
-])('%s: an answer lost after the request arrived says it may have been carried out; it is sent once', async (_case, type, parameters, start) => {
-	const result = await harness.runNode(
-		{ type: type as 'hostMedia' | 'hostRegistry', parameters: parameters as never, credentials: { hostApi: api }, continueOnFail: true },
-		[archiveItem()],
-	);
-	const error = String(result.items[0]!.json.error);
-	expect(error).toMatch(start);
-	expect(error.endsWith(MAY_HAVE_BEEN_CARRIED_OUT)).toBe(true);
-	expect(service.seen.map((request) => request.method)).toEqual(['POST']);
-});
+])(
+	'%s: an answer lost after the request arrived says it may have been carried out; it is sent once',
+	async (_case, type, parameters, start) => {
+		const result = await harness.runNode(
+			{ type: type as 'hostMedia' | 'hostRegistry', parameters: parameters as never, credentials: { hostApi: api }, continueOnFail: true },
+			[archiveItem()],
+		);
+		const error = String(result.items[0]!.json.error);
+		expect(error).toMatch(start);
+		expect(error.endsWith(MAY_HAVE_BEEN_CARRIED_OUT)).toBe(true);
+		expect(service.seen.map((request) => request.method)).toEqual(['POST']);
+	},
+);

@@ -199,7 +199,9 @@ describe('redirects of API calls are not followed', () => {
 				credentials: { hostCloudApi: credential },
 			});
 			expect(result.status).toBe('error');
-			expect(result.error('Node')?.message).toMatch(new RegExp(`^The service answered with a redirect \\(HTTP 302\\) to ${elsewhere.url} `));
+			expect(result.error('Node')?.message).toMatch(
+				new RegExp(`^The service answered with a redirect \\(HTTP 302\\) to ${elsewhere.url} `),
+			);
 			expect(redirecting.seen.map((req) => req.headers['x-proxy-token'])).toEqual([PROXY_TOKEN]);
 			expect(elsewhere.seen).toHaveLength(0);
 			expectNoSecret(result.run.data, [PROXY_TOKEN]);
