@@ -181,7 +181,7 @@ export const MAX_DOWNLOAD_BYTES = 8 * 1024 ** 3;
 class TransferBoundError extends Error {}
 
 /** `body` as it arrives, ended when it falls below the least pace after `graceMs`, or passes the largest size. */
-async function* boundedTransfer(body: AsyncIterable<Buffer>, graceMs: number): AsyncGenerator<Buffer> {
+export async function* boundedTransfer(body: AsyncIterable<Buffer>, graceMs: number): AsyncGenerator<Buffer> {
 	const startedAt = Date.now();
 	let bytes = 0;
 	for await (const chunk of body) {

@@ -359,3 +359,22 @@ describe('music events far larger than the real service sends', () => {
 		expect(JSON.stringify(result.items)).not.toContain(ACCESS_TOKEN.slice(0, 12));
 	});
 });
+
+describe('the stream’s bounds by default', () => {
+	it('Idle Timeout is 60 s and Max Wait 30 min in every version’s form, wherever the fields sit', () => {
+		const type = harness.nodeTypes.getByName('n8n-nodes-host.hostMedia');
+		const versions = 'nodeVersions' in type ? Object.values(type.nodeVersions) : [type];
+		const defaults = new Set<string>();
+		for (const version of versions) {
+			for (const property of version.description.properties) {
+				const shows = property.displayOptions?.show;
+				if (!shows?.resource?.includes('music') || !shows.operation?.includes('generate')) continue;
+				for (const option of (property.options ?? []) as Array<{ name?: string; default?: unknown }>) {
+					if (option.name === 'idleTimeoutSeconds' || option.name === 'maxWaitMinutes')
+						defaults.add(`${option.name}=${String(option.default)}`);
+				}
+			}
+		}
+		expect([...defaults].sort()).toEqual(['idleTimeoutSeconds=60', 'maxWaitMinutes=30']);
+	});
+});

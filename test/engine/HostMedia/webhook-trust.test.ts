@@ -25,6 +25,7 @@ const env = useMediaEnv({ notifyBackoffMs: 10 });
 const IMAGING = '/proxy/imaging/v1/ai';
 const UPSCALE = { resource: 'image', operation: 'upscale', imageSource: 'url', imageUrl: IMAGE_URL, waitMode: 'webhook' };
 const RELIGHT = { resource: 'image', operation: 'relight', imageSource: 'url', imageUrl: IMAGE_URL, waitMode: 'webhook' };
+const ENHANCE_SKIN = { resource: 'image', operation: 'enhanceSkin', imageSource: 'url', imageUrl: IMAGE_URL, waitMode: 'webhook' };
 const EXTEND = { resource: 'video', operation: 'extend', model: 'videoq2-turbo', waitMode: 'webhook' };
 
 /** Final notifications of the service, as a forger rewrites them. */
@@ -177,6 +178,7 @@ describe('Wait for Notification on a service without status paths', () => {
 	it.each([
 		['video', EXTEND],
 		['relight', RELIGHT],
+		['skin enhancer', ENHANCE_SKIN],
 	])('a %s task: the notification is trusted, its http(s) result is downloaded', async (_kind, parameters) => {
 		const { call, item } = await notifyResult(parameters, `${service.url}/files/result.mp4`);
 		expect(call.status).toBe(200);

@@ -3,7 +3,7 @@
  * option, bad bodies, the shared secret, and the simulator's own (repeated) notifications.
  */
 import axios from 'axios';
-import type { INodeParameters, Workflow } from 'n8n-workflow';
+import type { INodeParameters, INodeType, Workflow } from 'n8n-workflow';
 
 import { startSimulator, type Simulator } from '../../../simulator/server';
 import { EngineHarness, type WebhookCall } from '../../support/engine';
@@ -207,6 +207,52 @@ describe('Host Task Trigger', () => {
 		const [item] = items(await harness.callWebhook(withSecret, 'Trigger', { body: echoed, query: { secret: 'echoed-s3cret-value' } }));
 		expect(item!.json.body).toMatchObject({ note: 'secret ***', encoded: '***' });
 		expect(JSON.stringify(item)).not.toContain('echoed-s3cret-value');
+	});
+
+	it('keeps a marker in place of a notification still over 64 KiB once its texts are clipped', async () => {
+		// 80 texts of 999 characters: none is clipped, together they are about 80 KiB.
+		const notes = Array.from({ length: 80 }, (_, index) => `${index}`.padEnd(999, 'n'));
+		const [item] = items(await harness.callWebhook(trigger(), 'Trigger', { body: { ...imageDone('big-1'), notes } }));
+		expect(item!.json).toMatchObject({ task_id: 'big-1', status: 'succeeded', generated: ['https://storage.example/a.png'] });
+		expect(item!.json.body).toEqual({ cut: 'too large to keep', size_chars: expect.any(Number) });
+		expect((item!.json.body as { size_chars: number }).size_chars).toBeGreaterThan(64 * 1024);
+		expect(JSON.stringify(item).length).toBeLessThan(8 * 1024);
+		// Just under the bound, the body is kept whole.
+		const [kept] = items(await harness.callWebhook(trigger(), 'Trigger', { body: { ...imageDone('big-2'), notes: notes.slice(0, 60) } }));
+		expect(kept!.json.body).toEqual({ ...imageDone('big-2'), notes: notes.slice(0, 60) });
+	});
+
+	it('takes a task id of 256 characters, and refuses one of 257 (400), starting nothing', async () => {
+		const longest = 't'.repeat(256);
+		expect(items(await harness.callWebhook(trigger(), 'Trigger', { body: imageDone(longest) }))[0]!.json.task_id).toBe(longest);
+		const over = await harness.callWebhook(trigger(), 'Trigger', { body: imageDone(`${longest}t`) });
+		expect(over.status).toBe(400);
+		expect(over.body).toMatchObject({ error: 'invalid_notification' });
+		expect(over.result.workflowData).toBeUndefined();
+	});
+
+	it('has no credential and fetches nothing: the addresses a notification names are passed on, never requested', async () => {
+		const description = (harness.nodeTypes.getByNameAndVersion('n8n-nodes-host.hostTaskTrigger') as INodeType).description;
+		expect(description.credentials ?? []).toEqual([]);
+		const storage = await startLoopbackServer((_req, res) => {
+			res.writeHead(200, { 'content-type': 'image/png' });
+			res.end('png');
+		});
+		try {
+			const image = { data: { task_id: 'urls-1', status: 'COMPLETED', generated: [`${storage.url}/a.png`, `${storage.url}/b.png`] } };
+			const video = {
+				task_id: 'urls-2',
+				state: 'success',
+				creations: [{ id: 'c1', url: `${storage.url}/v.mp4`, cover_url: `${storage.url}/c.png` }],
+			};
+			const active = new ActiveTrigger(harness);
+			const passed = [...(await active.deliver(image)).passedOn, ...(await active.deliver(video)).passedOn];
+			expect(passed.map((item) => item.json.task_id)).toEqual(['urls-1', 'urls-2']);
+			expect(passed.every((item) => item.binary === undefined)).toBe(true);
+			expect(storage.seen).toHaveLength(0);
+		} finally {
+			await storage.close();
+		}
 	});
 
 	describe('with the simulator sending its own notifications', () => {

@@ -7,12 +7,13 @@ import type { ServerResponse } from 'node:http';
 
 import { EngineHarness } from '../../support/engine';
 import { echoForms, startHostileService, type HostileService, type SeenRequest } from '../../support/hostile-service';
-import { locator } from '../../support/registry-node';
+import { archiveItem, locator } from '../../support/registry-node';
 import { hostApiCredential, hostCloudApiCredential, selfHostedCredential } from '../../support/credential-fixtures';
 
 const API_KEY = 'cloud-key-0123456789-abcdefghij';
 const ACCESS_TOKEN = 'access-token-0123456789-abcdef';
 const REPOHOST = 'repohost-token-0123456789-abcd';
+const PUBLISHING = 'publishing-token-0123456789-ab';
 const TASK_ID = '0b6c8d9e-1f2a-4b3c-8d4e-5f6a7b8c9d0e';
 
 let echoFormsInQueue = false;
@@ -31,6 +32,10 @@ function answer(req: SeenRequest, res: ServerResponse): void {
 	const path = req.url.split('?')[0]!;
 	if (path === '/api/job/moved/status' || path === `/proxy/imaging/v1/ai/image-upscaler/${TASK_ID}`) {
 		return send(res, 302, {}, { Location: `${elsewhere.url}/collect?from=${encodeURIComponent(path)}` });
+	}
+	// Host Registry calls that carry the publishing token (create a version) or the code-hosting token (claim).
+	if (path === '/publishers/acme/nodes/moved/versions' || path === '/publishers/acme/nodes/moved/claim-my-node') {
+		return send(res, 307, {}, { Location: `${elsewhere.url}/collect?from=${encodeURIComponent(path)}` });
 	}
 	if (path === '/api/job/same-host/status') return send(res, 301, {}, { Location: '/v2/api/job/same-host/status' });
 	if (path === '/api/job/long-error/status') {
@@ -82,6 +87,7 @@ beforeAll(async () => {
 			registryUrl: service.url,
 			publisherId: 'acme',
 			repohostToken: REPOHOST,
+			publishingToken: PUBLISHING,
 		}),
 	);
 });
@@ -103,7 +109,7 @@ const runApi = (type: 'hostMedia' | 'hostRegistry', parameters: Record<string, u
 
 function expectNoSecret(value: unknown, others: string[] = []): void {
 	const text = JSON.stringify(value);
-	for (const secret of [API_KEY, ACCESS_TOKEN, REPOHOST, ...others]) {
+	for (const secret of [API_KEY, ACCESS_TOKEN, REPOHOST, PUBLISHING, ...others]) {
 		for (const [form, echoed] of Object.entries(echoForms(secret))) {
 			// Not even a part of a credential's secret: a clipped message must not leave a readable prefix.
 			const part = others.includes(secret) ? echoed : echoed.slice(0, 12);
@@ -135,6 +141,73 @@ describe('redirects of API calls are not followed', () => {
 		expect(result.error('Node')?.message).toMatch(new RegExp(`^The service answered with a redirect \\(HTTP 302\\) to ${elsewhere.url} `));
 		expect(elsewhere.seen).toHaveLength(0);
 		expectNoSecret(result.run.data);
+	});
+
+	it('Host Registry: publishing a version (the publishing token in its body) redirected to another host fails, and that host sees nothing', async () => {
+		const result = await harness.runNode(
+			{
+				type: 'hostRegistry',
+				parameters: {
+					resource: 'nodeVersion',
+					operation: 'publish',
+					publisher: locator('acme', 'id'),
+					node: locator('moved', 'id'),
+					version: '1.0.0',
+				} as never,
+				credentials: { hostApi: apiCredential },
+			},
+			[archiveItem()],
+		);
+		expect(result.status).toBe('error');
+		expect(result.error('Node')?.message).toMatch(new RegExp(`^The service answered with a redirect \\(HTTP 307\\) to ${elsewhere.url} `));
+		const [sent] = service.seen;
+		expect(JSON.parse(sent!.body).personal_access_token).toBe(PUBLISHING);
+		expect(elsewhere.seen).toHaveLength(0);
+		expectNoSecret(result.run.data);
+	});
+
+	it('Host Registry: a claim (the code-hosting token in its body) redirected to another host fails, and that host sees nothing', async () => {
+		const result = await runApi('hostRegistry', {
+			resource: 'node',
+			operation: 'claim',
+			publisher: locator('acme', 'id'),
+			node: locator('moved', 'id'),
+		});
+		expect(result.status).toBe('error');
+		expect(result.error('Node')?.message).toMatch(new RegExp(`^The service answered with a redirect \\(HTTP 307\\) to ${elsewhere.url} `));
+		expect(JSON.parse(service.seen[0]!.body)).toEqual({ REPOHOST_TOKEN: REPOHOST });
+		expect(elsewhere.seen).toHaveLength(0);
+		expectNoSecret(result.run.data);
+	});
+
+	it('a self-hosted server: a call with the proxy headers redirected to another host fails, and that host sees nothing', async () => {
+		const PROXY_TOKEN = 'proxy-token-0123456789-abcdef';
+		const redirecting = await startHostileService((req, res) =>
+			send(res, 302, {}, { Location: `${elsewhere.url}/collect?from=${encodeURIComponent(req.url)}` }),
+		);
+		try {
+			const credential = harness.addCredential(
+				'hostCloudApi',
+				selfHostedCredential({
+					serverUrl: redirecting.url,
+					proxyHeaders: { values: [{ name: 'X-Proxy-Token', value: PROXY_TOKEN }] },
+				}),
+			);
+			const result = await harness.runNode({
+				type: 'hostCloud',
+				parameters: { resource: 'queue', operation: 'get' } as never,
+				credentials: { hostCloudApi: credential },
+			});
+			expect(result.status).toBe('error');
+			expect(result.error('Node')?.message).toMatch(
+				new RegExp(`^The service answered with a redirect \\(HTTP 302\\) to ${elsewhere.url} `),
+			);
+			expect(redirecting.seen.map((req) => req.headers['x-proxy-token'])).toEqual([PROXY_TOKEN]);
+			expect(elsewhere.seen).toHaveLength(0);
+			expectNoSecret(result.run.data, [PROXY_TOKEN]);
+		} finally {
+			await redirecting.close();
+		}
 	});
 
 	it('a redirect within the same host is not followed either, and says so', async () => {

@@ -125,25 +125,26 @@ describe('an error answer whose body stalls ends with its status', () => {
 	});
 });
 
-describe('signed storage has the same limit', () => {
-	/** Publishes version 1.0.0 of my-node with an archive; the registry's answer names the storage host. */
-	const publish = () =>
-		harness.runNode(
-			{
-				type: 'hostRegistry',
-				parameters: {
-					resource: 'nodeVersion',
-					operation: 'publish',
-					publisher: locator('acme'),
-					node: locator('my-node', 'id'),
-					version: '1.0.0',
-				} as never,
-				credentials: { hostApi: api },
-				continueOnFail: true,
-			},
-			[archiveItem()],
-		);
+/** Host Registry publish of one archive, with `credential`; the version's answer comes from `answer`. */
+const publishWith = (credential: string) =>
+	harness.runNode(
+		{
+			type: 'hostRegistry',
+			parameters: {
+				resource: 'nodeVersion',
+				operation: 'publish',
+				publisher: locator('acme'),
+				node: locator('my-node', 'id'),
+				version: '1.0.0',
+			} as never,
+			credentials: { hostApi: credential },
+			continueOnFail: true,
+		},
+		[archiveItem()],
+	);
+const publish = () => publishWith(api);
 
+describe('signed storage has the same limit', () => {
 	it('Publish: a storage host that takes the archive and never answers fails the upload, saying so, within its tries', async () => {
 		REQUEST_TIME_LIMIT.ms = 1000;
 		REQUEST_TIME_LIMIT.readMs = 3000;
@@ -240,6 +241,89 @@ describe('an error answer is read to 64 KiB at most', () => {
 		// Reading stopped at the bound: the open connection's silence was never waited for.
 		expect(ms).toBeLessThan(5_000);
 		expect(JSON.stringify(result.items[0]!.json).length).toBeLessThan(4096);
+	}, 20_000);
+});
+
+describe("a storage host's error page is read to 64 KiB at most", () => {
+	it('Publish: a 403 page that sends 100 KiB and then holds the connection fails the upload with its status', async () => {
+		// Limits far beyond the test's own: only reading stopping at the bound can end the item in time.
+		REQUEST_TIME_LIMIT.ms = 10 * 60_000;
+		REQUEST_TIME_LIMIT.readMs = 30 * 60_000;
+		const holding = await startHostileService((_req, res) => {
+			res.writeHead(403, { 'Content-Type': 'application/xml' });
+			res.write(`<Error><Message>${'Request has expired. '.repeat(5000)}`);
+			held.push(res);
+		});
+		try {
+			answer = (_req, res) =>
+				sendJson(res, 201, { node_version: { id: 'v-1', version: '1.0.0' }, signedUrl: `${holding.url}/o/archive.zip?signature=abc` });
+			const result = await publish();
+			expect(String(result.items[0]!.json.error)).toMatch(/^Version 1\.0\.0 .* the storage host answered HTTP 403 \(Request has expired\./);
+			expect(holding.seen).toHaveLength(1);
+		} finally {
+			await holding.close();
+		}
+	}, 20_000);
+
+	it('a file download whose storage answers a 403 page and holds the connection fails at once: the page is not read', async () => {
+		REQUEST_TIME_LIMIT.ms = 10 * 60_000;
+		REQUEST_TIME_LIMIT.readMs = 30 * 60_000;
+		const holding = await startHostileService((_req, res) => {
+			res.writeHead(403, { 'Content-Type': 'application/xml' });
+			res.write(`<Error><Message>${'Request has expired. '.repeat(5000)}`);
+			held.push(res);
+		});
+		answer = (req, res) =>
+			req.url.startsWith('/api/view')
+				? sendJson(res, 302, {}, { Location: `${holding.url}/o/out.png?signature=abc` })
+				: sendJson(res, 404, {});
+		try {
+			const result = await harness.runNode({
+				type: 'hostCloud',
+				parameters: { resource: 'file', operation: 'downloadOutput', filename: 'out.png' } as never,
+				credentials: { hostCloudApi: cloud },
+				continueOnFail: true,
+			});
+			expect(String(result.items[0]!.json.error)).toBe('Could not download output file "out.png" (HTTP 403)');
+			expect(holding.seen).toHaveLength(1);
+		} finally {
+			await holding.close();
+		}
+	}, 20_000);
+});
+
+describe("signed storage keeps its own limit under a credential's raised Time Limit", () => {
+	it('Publish with a Time Limit of 120 s: the registry may answer after 1.5 idle limits, the storage host may not', async () => {
+		// The idle limit is shortened to 400 ms; 120 s is twice the default, so the registry's becomes 800 ms.
+		const late = (res: ServerResponse, send: () => void) => {
+			const timer = setTimeout(send, 600);
+			res.on('close', () => clearTimeout(timer));
+		};
+		const slowStorage = await startHostileService((_req, res) => late(res, () => sendJson(res, 200, {})));
+		answer = (_req, res) =>
+			late(res, () =>
+				sendJson(res, 201, { node_version: { id: 'v-1', version: '1.0.0' }, signedUrl: `${slowStorage.url}/o/archive.zip?signature=abc` }),
+			);
+		const slowProxy = harness.addCredential(
+			'hostApi',
+			hostApiCredential({
+				accessToken: 'access-token-stalled-0123',
+				registryUrl: service.url,
+				publisherId: 'acme',
+				publishingToken: 'publishing-token-stalled-0123',
+				timeLimitSeconds: 120,
+			}),
+		);
+		try {
+			const result = await publishWith(slowProxy);
+			// The version was created (the registry's late answer was waited for); the upload was not.
+			expect(String(result.items[0]!.json.error)).toMatch(
+				/^Version 1\.0\.0 of node "my-node" was created \(version ID v-1\), but its archive was not uploaded: the storage host sent nothing for /,
+			);
+			expect(slowStorage.seen.length).toBeGreaterThanOrEqual(1);
+		} finally {
+			await slowStorage.close();
+		}
 	}, 20_000);
 });
 

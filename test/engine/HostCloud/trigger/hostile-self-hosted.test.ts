@@ -98,3 +98,36 @@ test('trigger: a refusal of a history read (a proxy 403) deactivates the publish
 	// n8n then tries to publish it again (docs/host-cloud-trigger.md).
 	expect({ errors: trigger.errors.length, readsAfterRefusal: later - reads }).toEqual({ errors: 1, readsAfterRefusal: 0 });
 });
+
+test('Wait for Completion: a history entry without a readable status is no success; the node reads again, and takes the entry that says', async () => {
+	let historyReads = 0;
+	server.routes.push((req, res, url) => {
+		if (url.pathname !== '/api/history/job-unsure' || req.method !== 'GET') return false;
+		historyReads++;
+		const outputs = { '9': { images: [{ filename: historyReads <= 2 ? 'not-yet.png' : 'done.png', subfolder: '', type: 'output' }] } };
+		// Twice an entry with outputs but no status the server writes (none, then a word it never uses).
+		const status = [{}, { status_str: 'constructor', completed: true, messages: [] }][historyReads - 1] ?? {
+			status_str: 'success',
+			completed: true,
+			messages: [],
+		};
+		res.writeHead(200, { 'Content-Type': 'application/json' });
+		res.end(JSON.stringify({ 'job-unsure': { prompt: [0, 'job-unsure', {}, {}, ['9']], outputs, status } }));
+		return true;
+	});
+	const result = await server.harness.runNode({
+		type: 'hostCloud',
+		parameters: {
+			resource: 'workflow',
+			operation: 'waitForCompletion',
+			promptId: 'job-unsure',
+			downloadFiles: false,
+			waitOptions: { pollIntervalSeconds: 0.05, silenceSeconds: 15, maxWaitMinutes: 1 / 3 },
+		} as never,
+		credentials: { hostCloudApi: credential },
+	});
+	expect(result.status).toBe('success');
+	expect(historyReads).toBeGreaterThanOrEqual(3);
+	expect(JSON.stringify(result.items[0]!.json)).toContain('done.png');
+	expect(JSON.stringify(result.items[0]!.json)).not.toContain('not-yet.png');
+});
