@@ -21,6 +21,7 @@ export type ItemOperation = (this: IExecuteFunctions, itemIndex: number) => Prom
  */
 export function failedItem(context: IExecuteFunctions, thrown: unknown, itemIndex: number, extra: IDataObject = {}): INodeExecutionData {
 	const error = outOfStack(thrown) ? errorForItem(context, thrown, itemIndex) : thrown;
+	if (error instanceof NodeApiError || error instanceof NodeOperationError) tellServiceWait(context, error, itemIndex);
 	const facts: IDataObject = {};
 	const description = (error as { description?: unknown }).description;
 	if (typeof description === 'string' && description) facts.errorDetails = description;
