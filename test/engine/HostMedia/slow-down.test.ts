@@ -80,6 +80,8 @@ it('Stop during the wait ends the execution, and nothing more is sent', async ()
 	const controller = new AbortController();
 	const running = env.run(UPSCALE, [{ json: {} }], { signal: controller.signal });
 	await waitUntil(() => polls().some((request) => request.status === 429));
+	// Well past the poll interval (10 ms): a node that did not wait would have polled again by now.
+	await new Promise((resolve) => setTimeout(resolve, 300));
 	controller.abort();
 	const result = await running;
 	expect(result.status).toBe('canceled');
