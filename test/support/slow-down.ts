@@ -11,6 +11,7 @@ export const statusesOf = (requests: LoggedRequest[]): Array<number | undefined>
 /** Milliseconds from the first answer that asked to slow down (429 or 503) to the request after it. */
 export function gapAfterSlowDown(requests: LoggedRequest[]): number {
 	const told = requests.findIndex((request) => request.status === 429 || request.status === 503);
-	if (told < 0 || told + 1 >= requests.length) throw new Error(`no request after a slow-down answer: ${JSON.stringify(statusesOf(requests))}`);
+	if (told < 0 || told + 1 >= requests.length)
+		throw new Error(`no request after a slow-down answer: ${JSON.stringify(statusesOf(requests))}`);
 	return requests[told + 1]!.at - requests[told]!.at;
 }

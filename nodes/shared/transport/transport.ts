@@ -229,19 +229,21 @@ export function abandon(body: unknown, giveUp: AbortController): void {
 	discardBody(body);
 }
 
-/** Waits what the service asked (the item's wait counted); a cancel ends it as a cancelled request, a caller's stop with its reason. */
+/** Waits what the service asked (the item's wait counted); a cancel ends it as a cancelled request, a caller's stop as a stopped one. */
 async function waitAsAsked(
 	context: HostContext,
 	request: HostRequest,
 	ms: number,
 	ends: { signal?: AbortSignal; pauseEnds?: AbortSignal },
 ): Promise<void> {
-	try {
-		await waitForService(context, request.itemIndex ?? 0, ms, ends.pauseEnds);
-	} catch (error) {
-		if (ends.signal?.aborted) throw cancelledError(context, request);
-		throw error;
-	}
+	const stopped = await waitForService(context, request.itemIndex ?? 0, ms, ends.pauseEnds).then(
+		() => false,
+		() => true,
+	);
+	if (!stopped) return;
+	if (ends.signal?.aborted) throw cancelledError(context, request);
+	const message = `The request was stopped by the node${request.action ? ` while ${request.action}` : ''}`;
+	throw new NodeApiError(context.getNode(), { message } as JsonObject, { message, itemIndex: request.itemIndex });
 }
 
 /** The longest pause before attempt `attempt + 1` (its jitter included). */

@@ -5,7 +5,7 @@
  * wait beyond Max Wait fails at once in words; the Stop button ends a submit's wait, and the submit
  * is not sent again.
  */
-import { cloudForSuite, executeTxt2img, waitUntil } from '../../support/cloud';
+import { cloudForSuite, executeTxt2img, FAST_WAIT, waitUntil } from '../../support/cloud';
 import { gapAfterSlowDown, statusesOf } from '../../support/slow-down';
 
 describe.each([
@@ -17,7 +17,7 @@ describe.each([
 		cloud.harness.runNode(
 			{
 				type: 'hostCloud',
-				parameters: executeTxt2img({ waitOptions: { pollIntervalSeconds: 0.05, silenceSeconds: 15, maxWaitMinutes: 1 / 3, ...waitOptions } }),
+				parameters: executeTxt2img({ waitOptions: { ...FAST_WAIT, ...waitOptions } }) as never,
 				credentials: { hostCloudApi: cloud.credential },
 			},
 			[{ json: {} }],
@@ -53,7 +53,9 @@ describe.each([
 		const result = await execute({ useWebSocket: false });
 		expect(result.status).toBe('error');
 		const message = result.error('Node')?.message;
-		expect(message).toMatch(/The service asked to wait 600 s before trying again \(HTTP 429\) while reading the .* of job [0-9a-f-]{36}, more than the [\d.]+ s left of Max Wait; the node did not wait/);
+		expect(message).toMatch(
+			/The service asked to wait 600 s before trying again \(HTTP 429\) while reading the .* of job [0-9a-f-]{36}, more than the [\d.]+ s left of Max Wait; the node did not wait/,
+		);
 		expect(statusesOf(statusReads())).toEqual([429]);
 	});
 

@@ -57,7 +57,9 @@ it('a Retry-After beyond Max Wait fails at once in words, and nothing more is as
 	const taskId = [...env.sim.proxy.imageTasks.keys()][0]!;
 	const error = result.error('Node') as { message: string; description?: string };
 	expect(error.message).toMatch(
-		new RegExp(`^The service asked to wait 600 s before trying again \\(HTTP 429\\) while checking upscale task ${taskId}, more than the [\\d.]+ s left of Max Wait; the node did not wait$`),
+		new RegExp(
+			`^The service asked to wait 600 s before trying again \\(HTTP 429\\) while checking upscale task ${taskId}, more than the [\\d.]+ s left of Max Wait; the node did not wait$`,
+		),
 	);
 	expect(error.description).toMatch(/raise Max Wait/);
 	expect(statusesOf(polls())).toEqual([429]);

@@ -110,7 +110,7 @@ describe('routes', () => {
 });
 
 describe('a server that says "slow down"', () => {
-	test('the slow-down fault answers 429 with Retry-After in the server\'s error shape, and queues nothing', async () => {
+	test("the slow-down fault answers 429 with Retry-After in the server's error shape, and queues nothing", async () => {
 		sim.faults.slowDown = { count: 1, pathPrefix: '/api/prompt', retryAfter: 2 };
 		const told = await client.post('/api/prompt', { prompt: txt2img(), client_id: 'c1' });
 		expect(told.status).toBe(429);

@@ -39,9 +39,13 @@ test('a wait beyond Max Wait or the read limit is refused, saying which bound; w
 	expect(slowDownPlan(600_000, 1, { readDeadline: NOW + 120_000, maxWaitDeadline: NOW + 20_000 }, NOW)).toEqual({
 		tooLong: { askedMs: 600_000, leftMs: 20_000, byMaxWait: true },
 	});
-	expect(slowDownPlan(600_000, 1, { readDeadline: NOW + 120_000 }, NOW)).toEqual({ tooLong: { askedMs: 600_000, leftMs: 120_000, byMaxWait: false } });
+	expect(slowDownPlan(600_000, 1, { readDeadline: NOW + 120_000 }, NOW)).toEqual({
+		tooLong: { askedMs: 600_000, leftMs: 120_000, byMaxWait: false },
+	});
 	for (let refusal = 1; refusal <= RETRY_DELAYS_MS.length; refusal++)
-		expect(slowDownPlan(undefined, refusal, { readDeadline: NOW + 120_000 }, NOW, () => 0)).toEqual({ waitMs: RETRY_DELAYS_MS[refusal - 1] });
+		expect(slowDownPlan(undefined, refusal, { readDeadline: NOW + 120_000 }, NOW, () => 0)).toEqual({
+			waitMs: RETRY_DELAYS_MS[refusal - 1],
+		});
 	expect(slowDownPlan(undefined, RETRY_DELAYS_MS.length + 1, { readDeadline: NOW + 120_000 }, NOW)).toBeUndefined();
 	expect(slowDownPlan(undefined, 1, { readDeadline: NOW + 100 }, NOW)).toBeUndefined();
 });
