@@ -24,6 +24,8 @@ import {
 	maskHeaders,
 	maskSecret,
 	sendError,
+	sendSlowDown,
+	takesSlowDown,
 } from './shared/core';
 import { createProxyArea, type ProxyArea } from './media/area';
 import { createRegistryArea, type RegistryArea } from './registry/area';
@@ -226,6 +228,7 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
 			};
 			try {
 				if (faults.slow && matchesPrefix(url.pathname, faults.slow.pathPrefix)) await delay(faults.slow.ms);
+				if (takesSlowDown(faults.slowDown, entry.method, url.pathname)) return void sendSlowDown(res, faults.slowDown, errorShape);
 				const burst = faults.http5xx;
 				if (burst && burst.count > 0 && matchesPrefix(url.pathname, burst.pathPrefix)) {
 					burst.count--;

@@ -64,6 +64,8 @@ export interface Faults {
 	slow?: { ms: number; pathPrefix?: string };
 	/** Answer the next `count` requests matching `pathPrefix` with `status` (default 503). */
 	http5xx?: { count: number; pathPrefix?: string; status?: number };
+	/** Every area and both flavours: the next `count` matching requests are told to slow down (`SlowDownFault`). */
+	slowDown?: SlowDownFault;
 	/** Send a broken JSON body on the next `count` JSON responses matching `pathPrefix`. */
 	malformedJson?: { count: number; pathPrefix?: string };
 	/** Cloud: close every open WebSocket (code 1006-like abrupt end) after `afterMessages` more messages. */
@@ -84,6 +86,37 @@ export interface Faults {
 	musicError?: { code: string; message: string };
 	/** Every area and the storage host: random faults of several kinds at given rates, seeded and counted (chaos.ts). */
 	chaos?: ChaosFaults;
+}
+
+/**
+ * A service that says "slow down": the next `count` requests matching `pathPrefix` (and `method`,
+ * when given) are answered `status` (429 by default, or 503) in the area's error shape, with
+ * `Retry-After: retryAfter` (seconds, or any text as it is, such as an HTTP date; no header when
+ * absent), and are not carried out. The cloud's 429 for an inactive subscription is apart from it.
+ */
+export interface SlowDownFault {
+	count: number;
+	pathPrefix?: string;
+	method?: string;
+	status?: 429 | 503;
+	retryAfter?: number | string;
+}
+
+/** Whether the slow-down fault takes this request (consumed when it does). */
+export function takesSlowDown(fault: SlowDownFault | undefined, method: string, path: string): fault is SlowDownFault {
+	if (!fault || fault.count <= 0 || (fault.method && fault.method !== method) || (fault.pathPrefix && !path.startsWith(fault.pathPrefix)))
+		return false;
+	fault.count--;
+	return true;
+}
+
+/** The answer of the slow-down fault, in the area's error shape. */
+export function sendSlowDown(res: ServerResponse, fault: SlowDownFault, shape: 'cloud' | 'registry'): void {
+	const status = fault.status ?? 429;
+	if (fault.retryAfter !== undefined) res.setHeader('retry-after', String(fault.retryAfter));
+	const [code, message] =
+		status === 429 ? ['rate_limited', 'Too many requests: try again later'] : ['unavailable', 'The service is busy: try again later'];
+	sendError(res, status, shape, code, message);
 }
 
 export interface SimRequest {

@@ -32,6 +32,8 @@ export interface CallFor {
 	cleanup?: boolean;
 	/** Ends the call when this aborts: a trigger that is closed leaves no request waiting on a silent service. */
 	stop?: AbortSignal;
+	/** When a wait the service asks for must be over: the job's Max Wait. */
+	deadline?: number;
 }
 
 const CLEANUP_TIMEOUT_MS = 10_000;
@@ -43,6 +45,7 @@ function call(request: { method: 'GET' | 'HEAD' | 'POST'; path: string; action: 
 		action: options.action ?? request.action,
 		retry: options.retry,
 		stop: options.stop,
+		deadline: options.deadline,
 		...(options.cleanup ? { ignoreCancel: true, timeout: CLEANUP_TIMEOUT_MS } : {}),
 	};
 }

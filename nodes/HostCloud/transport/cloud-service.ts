@@ -2,8 +2,8 @@
  * Host Cloud's API as the shared transport takes it: the Host Cloud API credential, the server it
  * points at (the cloud, or a self-hosted server with optional proxy headers), and what that
  * server's answers mean. A self-hosted server has no key of its own, so a 401 or 403 comes from
- * its proxy; the cloud's 429 is a subscription, not a rate limit; a refused workflow lists its
- * nodes (`refused-workflow.ts`).
+ * its proxy; a cloud 429 that the transport's waits do not clear is the subscription; a refused
+ * workflow lists its nodes (`refused-workflow.ts`).
  */
 import { NodeOperationError, type ICredentialDataDecryptedObject } from 'n8n-workflow';
 
@@ -21,7 +21,7 @@ const ERROR_TERMS: Record<ServerKind, ServiceErrorTerms> = {
 		statusAdvice: {
 			429: {
 				headline: 'The subscription is not active',
-				hint: 'Running workflows needs an active subscription. This is not a rate limit, so the node does not retry.',
+				hint: 'Running workflows needs an active subscription: the node asked again a few times, in case the service was only busy. Check the subscription, then run again.',
 			},
 		},
 		detailLines: refusedWorkflowLines,

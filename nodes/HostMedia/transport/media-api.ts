@@ -104,6 +104,8 @@ export interface StatusCall extends TaskCall {
 	timeout?: number;
 	/** Retry a 5xx or a network error (a single status read; the poller has its own back-off). */
 	retry?: boolean;
+	/** When a wait the service asks for must be over: the poll's Max Wait. */
+	deadline?: number;
 }
 
 /** A status read runs in an execution, or in the resume webhook of one waiting for a notification. */
@@ -144,6 +146,7 @@ async function readStatus<A>(context: StatusContext, task: TaskRef, call: Status
 		itemIndex: call.itemIndex,
 		timeout: call.timeout,
 		retry: call.retry,
+		deadline: call.deadline,
 		action: `checking ${call.label} ${task.taskId}`,
 		answer: 'object',
 	});

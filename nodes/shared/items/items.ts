@@ -6,6 +6,7 @@ import type { IDataObject, IExecuteFunctions, INodeExecutionData } from 'n8n-wor
 import { NodeApiError, NodeOperationError } from 'n8n-workflow';
 
 import { MAX_JSON_DEPTH } from '../transport/json-reader';
+import { serviceWaitWords, WAITED_FIELD, waitedForService, withServiceWait } from '../transport/slow-down';
 import { notForTools, runsAsTool, type ToolAvailability } from '../tools/tool-use';
 
 /** An operation that handles one item and answers zero or more output items. */
@@ -20,11 +21,14 @@ export type ItemOperation = (this: IExecuteFunctions, itemIndex: number) => Prom
  */
 export function failedItem(context: IExecuteFunctions, thrown: unknown, itemIndex: number, extra: IDataObject = {}): INodeExecutionData {
 	const error = outOfStack(thrown) ? errorForItem(context, thrown, itemIndex) : thrown;
+	if (error instanceof NodeApiError || error instanceof NodeOperationError) tellServiceWait(context, error, itemIndex);
 	const facts: IDataObject = {};
 	const description = (error as { description?: unknown }).description;
 	if (typeof description === 'string' && description) facts.errorDetails = description;
 	const httpCode = (error as { httpCode?: unknown }).httpCode;
 	if (typeof httpCode === 'string' && httpCode) facts.httpCode = httpCode;
+	const waited = waitedForService(context, itemIndex);
+	if (waited !== undefined) facts[WAITED_FIELD] = waited;
 	Object.assign(facts, extra);
 	const message = (error as Error).message ?? String(error);
 	const toErrorOutput = context.getNode().onError === 'continueErrorOutput';
@@ -49,6 +53,7 @@ const outOfStack = (error: unknown): boolean =>
 export function errorForItem(context: IExecuteFunctions, error: unknown, itemIndex: number): NodeApiError | NodeOperationError {
 	if (error instanceof NodeApiError || error instanceof NodeOperationError) {
 		if (error.context.itemIndex === undefined) error.context.itemIndex = itemIndex;
+		tellServiceWait(context, error, itemIndex);
 		return error;
 	}
 	if (outOfStack(error)) {
@@ -60,8 +65,21 @@ export function errorForItem(context: IExecuteFunctions, error: unknown, itemInd
 	return new NodeOperationError(context.getNode(), error as Error, { itemIndex });
 }
 
-export function paired(items: INodeExecutionData[], itemIndex: number): INodeExecutionData[] {
-	return items.map((item) => ({ ...item, pairedItem: item.pairedItem ?? { item: itemIndex } }));
+/** A failed item's error says how long it waited for the service first (once, however often it passes here). */
+function tellServiceWait(context: IExecuteFunctions, error: NodeApiError | NodeOperationError, itemIndex: number): void {
+	const words = serviceWaitWords(context, Number(error.context.itemIndex ?? itemIndex));
+	if (!words || error.context[WAITED_FIELD] !== undefined) return;
+	error.context[WAITED_FIELD] = waitedForService(context, Number(error.context.itemIndex ?? itemIndex));
+	error.description = error.description ? `${error.description} ${words}` : words;
+}
+
+/**
+ * An item's output items paired with it; with `context`, each also says how long the item waited
+ * for the service, when it did (`slow-down.ts`).
+ */
+export function paired(items: INodeExecutionData[], itemIndex: number, context?: IExecuteFunctions): INodeExecutionData[] {
+	const told = context ? withServiceWait(context, itemIndex, items) : items;
+	return told.map((item) => ({ ...item, pairedItem: item.pairedItem ?? { item: itemIndex } }));
 }
 
 export async function runPerItem(context: IExecuteFunctions, operation: ItemOperation): Promise<INodeExecutionData[]> {
@@ -69,7 +87,7 @@ export async function runPerItem(context: IExecuteFunctions, operation: ItemOper
 	const out: INodeExecutionData[] = [];
 	for (let itemIndex = 0; itemIndex < items.length; itemIndex++) {
 		try {
-			out.push(...paired(await operation.call(context, itemIndex), itemIndex));
+			out.push(...paired(await operation.call(context, itemIndex), itemIndex, context));
 		} catch (error) {
 			if (context.continueOnFail()) {
 				out.push(failedItem(context, error, itemIndex));

@@ -19,6 +19,7 @@ import { DEFAULT_TIME_LIMIT_SECONDS, REQUEST_TIME_LIMIT } from '../../../credent
 import { containsSecret, redactDeep, secretsOfCredential } from './redaction';
 import { httpError, networkError, overBoundAnswer, redirectError, secretLocationError, unexpectedAnswer } from './request-errors';
 import { pauseBeforeRetry, RETRY_DELAYS_MS } from './retry';
+import { asksToSlowDown, retryAfterMs, serviceWaitTooLongError, slowDownPlan, waitForService } from './slow-down';
 import { isPlainObject } from '../items/validation';
 import { discardBody } from '../binary/streams';
 import { AnswerOverBound, readAnswer, readBoundedText, readErrorBody } from './answer-reading';
@@ -47,8 +48,16 @@ export interface HostRequest {
 	 * empty or cut-off body, null, a list) is an error that says what came, never data.
 	 */
 	answer?: 'object';
-	/** Retry 5xx answers and network errors with back-off. Only for calls that are safe to repeat. */
+	/**
+	 * Retry 5xx answers and network errors with back-off. Only for calls that are safe to repeat.
+	 * (Every call waits out a 429, and a read a 503 with Retry-After, as the service asks: `slow-down.ts`.)
+	 */
 	retry?: boolean;
+	/**
+	 * When a wait the service asks for (429, 503 with Retry-After) must be over: the item's Max Wait,
+	 * which its poller knows. The read limit bounds every such wait in any case.
+	 */
+	deadline?: number;
 	timeout?: number;
 	/** Item the call is made for (error messages carry it). */
 	itemIndex?: number;
@@ -138,7 +147,10 @@ export async function hostRequestFull<T = unknown>(context: HostContext, api: Se
 	const pauseEnds = anySignal([signal, request.stop]);
 	const attempts = request.retry ? RETRY_DELAYS_MS.length + 1 : 1;
 	const deadline = Date.now() + limits.readMs;
-	for (let attempt = 1; ; attempt++) {
+	// Answers that asked to slow down: their waits are not retries of a failure.
+	let slowDowns = 0;
+	for (let tries = 1; ; tries++) {
+		const attempt = tries - slowDowns;
 		// No attempt (nor its silence) runs past the read's deadline.
 		const idleMs = Math.max(1, Math.min(limits.idleMs, deadline - Date.now()));
 		options.timeout = idleMs;
@@ -166,6 +178,16 @@ export async function hostRequestFull<T = unknown>(context: HostContext, api: Se
 			throw networkError(context, error, { ...request, timeout: limits.idleMs }, secrets);
 		}
 		const statusCode = response.statusCode;
+		if (asksToSlowDown(statusCode, response.headers as IDataObject, request)) {
+			const bounds = { readDeadline: deadline - limits.idleMs, maxWaitDeadline: request.deadline };
+			const plan = slowDownPlan(retryAfterMs((response.headers as IDataObject)['retry-after']), ++slowDowns, bounds);
+			if (plan) {
+				abandon(response.body, giveUp);
+				if ('tooLong' in plan) throw serviceWaitTooLongError(context, statusCode, plan.tooLong, request);
+				await waitAsAsked(context, request, plan.waitMs, { signal, pauseEnds });
+				continue;
+			}
+		}
 		if (statusCode >= 500 && retryAllowed()) {
 			abandon(response.body, giveUp);
 			await pauseBeforeRetry(attempt, pauseEnds);
@@ -205,6 +227,23 @@ export function abandon(body: unknown, giveUp: AbortController): void {
 	(body as { once?: (event: 'error', listener: () => void) => void } | undefined)?.once?.('error', () => undefined);
 	giveUp.abort();
 	discardBody(body);
+}
+
+/** Waits what the service asked (the item's wait counted); a cancel ends it as a cancelled request, a caller's stop as a stopped one. */
+async function waitAsAsked(
+	context: HostContext,
+	request: HostRequest,
+	ms: number,
+	ends: { signal?: AbortSignal; pauseEnds?: AbortSignal },
+): Promise<void> {
+	const stopped = await waitForService(context, request.itemIndex ?? 0, ms, ends.pauseEnds).then(
+		() => false,
+		() => true,
+	);
+	if (!stopped) return;
+	if (ends.signal?.aborted) throw cancelledError(context, request);
+	const message = `The request was stopped by the node${request.action ? ` while ${request.action}` : ''}`;
+	throw new NodeApiError(context.getNode(), { message } as JsonObject, { message, itemIndex: request.itemIndex });
 }
 
 /** The longest pause before attempt `attempt + 1` (its jitter included). */

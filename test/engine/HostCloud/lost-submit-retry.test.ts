@@ -17,8 +17,8 @@ import { executeTxt2img, txt2img, waitUntil } from '../../support/cloud';
 /** The tag of a submit's body. */
 const tagOf = (body: string) => JSON.parse(body).extra_data.n8n as { item_index: number; request_id: string };
 const isSubmit = (exchange: Exchange) => exchange.method === 'POST' && exchange.path === '/api/prompt';
-/** A refusal the node does not take as a lost answer (nothing was made). */
-const TOO_MANY: Hooked = { answer: { status: 429, body: '{"error":{"type":"rate_limited","message":"slow down"}}' } };
+/** A refusal the node does not take as a lost answer (nothing was made), nor send again (a 429 would be, after the wait it asks). */
+const REFUSED: Hooked = { answer: { status: 402, body: '{"error":{"type":"insufficient_credits","message":"top up"}}' } };
 const EMPTY_QUEUE = JSON.stringify({ queue_running: [], queue_pending: [] });
 const quickWait = (more: Record<string, unknown> = {}) => ({ pollIntervalSeconds: 0.05, silenceSeconds: 15, maxWaitMinutes: 1, ...more });
 
@@ -42,7 +42,7 @@ describe.each([
 		proxy().hook = (exchange, body) => {
 			if (isSubmit(exchange) && tagOf(body).item_index === 1 && !refused) {
 				refused = true;
-				return TOO_MANY;
+				return REFUSED;
 			}
 			// As upstream ComfyUI: a cancel is acknowledged at once, and takes effect at the job's next check.
 			if (exchange.method === 'POST' && ['/api/queue', '/api/interrupt'].includes(exchange.path))
@@ -72,7 +72,7 @@ describe.each([
 		proxy().hook = (exchange, body) => {
 			if (!isSubmit(exchange) || tagOf(body).item_index !== 1 || refused) return undefined;
 			refused = true;
-			return TOO_MANY;
+			return REFUSED;
 		};
 		const result = await cloud.harness.runNode(submitNode(), [{ json: {} }, { json: {} }]);
 
@@ -148,7 +148,7 @@ describe.each([
 			// Item 1's first submit is refused: no job, nothing to take over.
 			if (isSubmit(exchange) && tagOf(body).item_index === 1 && !refused) {
 				refused = true;
-				return TOO_MANY;
+				return REFUSED;
 			}
 			// Once item 0's wait is over (Max Wait, 3 s), the queue cannot be read.
 			if (Date.now() >= brokenFrom && exchange.method === 'GET' && exchange.path === '/api/queue') {

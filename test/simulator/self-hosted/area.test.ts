@@ -109,6 +109,18 @@ describe('routes', () => {
 	});
 });
 
+describe('a server that says "slow down"', () => {
+	test("the slow-down fault answers 429 with Retry-After in the server's error shape, and queues nothing", async () => {
+		sim.faults.slowDown = { count: 1, pathPrefix: '/api/prompt', retryAfter: 2 };
+		const told = await client.post('/api/prompt', { prompt: txt2img(), client_id: 'c1' });
+		expect(told.status).toBe(429);
+		expect(told.headers['retry-after']).toBe('2');
+		expect(told.data).toMatchObject({ error: { type: 'rate_limited' } });
+		expect((await client.get('/api/queue')).data).toEqual({ queue_running: [], queue_pending: [] });
+		await client.submit({ prompt: txt2img(), client_id: 'c1' });
+	});
+});
+
 describe('completion is read from the history', () => {
 	test('while queued or running a job is in /queue and its history is {}; once over, the history has it', async () => {
 		slowJobs();

@@ -22,6 +22,36 @@ describe('simulator front door', () => {
 		expect((await registry().get('/publishers/x/nodes')).status).toBe(502);
 	});
 
+	it('tells a submit to slow down with a 429 and Retry-After in the cloud shape, carries nothing out, then takes it', async () => {
+		sim.faults.slowDown = { count: 1, method: 'POST', pathPrefix: '/api/prompt', retryAfter: 7 };
+		const body = { prompt: {}, extra_data: {} };
+		expect((await cloud().get('/api/prompt')).status).not.toBe(429);
+		const told = await cloud().post('/api/prompt', body);
+		expect(told.status).toBe(429);
+		expect(told.headers['retry-after']).toBe('7');
+		expect(told.data).toEqual({ error: { type: 'rate_limited', message: 'Too many requests: try again later', details: '' } });
+		expect(sim.cloud.jobs.size).toBe(0);
+		expect((await cloud().post('/api/prompt', body)).status).not.toBe(429);
+		expect(sim.requestsTo('POST', '/api/prompt').map((request) => request.status)).toEqual([429, expect.any(Number)]);
+	});
+
+	it('tells the media proxy and the registry to slow down in their shape: a 503 with an HTTP date, a 429 without the header', async () => {
+		const date = 'Wed, 21 Oct 2099 07:28:00 GMT';
+		sim.faults.slowDown = { count: 1, pathPrefix: '/proxy/imaging/', status: 503, retryAfter: date };
+		const media = await registry().get('/proxy/imaging/v1/ai/image-upscaler/00000000-0000-4000-8000-000000000000');
+		expect(media.status).toBe(503);
+		expect(media.headers['retry-after']).toBe(date);
+		expect(media.data).toEqual({ error: 'unavailable', message: 'The service is busy: try again later' });
+		sim.faults.slowDown = { count: 2, pathPrefix: '/publishers' };
+		for (let i = 0; i < 2; i++) {
+			const told = await registry().get('/publishers/x/nodes');
+			expect(told.status).toBe(429);
+			expect(told.headers['retry-after']).toBeUndefined();
+			expect(told.data).toMatchObject({ error: 'rate_limited' });
+		}
+		expect((await registry().get('/publishers/x/nodes')).status).not.toBe(429);
+	});
+
 	it('cuts the next JSON bodies in half for malformed-JSON faults', async () => {
 		sim.faults.malformedJson = { count: 1, pathPrefix: '/api/queue' };
 		const broken = await cloud().get('/api/queue', { responseType: 'text', transformResponse: (x) => x });

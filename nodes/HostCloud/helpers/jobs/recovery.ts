@@ -20,10 +20,11 @@ import { cancelJobs, JobNotOnServerError, lookUpJobRecord, lookUpJobStatus } fro
  */
 export async function readJobState(
 	context: IExecuteFunctions,
-	job: { promptId: string; itemIndex: number; lastStatus?: string },
+	job: { promptId: string; itemIndex: number; lastStatus?: string; deadline?: number },
 ): Promise<{ state: CloudJobState } | { problem: 'notFound' | NodeApiError } | Record<string, never>> {
 	try {
-		const body = await lookUpJobStatus(context, job.promptId, { itemIndex: job.itemIndex });
+		// A wait the service asks for ends within the job's Max Wait.
+		const body = await lookUpJobStatus(context, job.promptId, { itemIndex: job.itemIndex, deadline: job.deadline });
 		job.lastStatus = typeof body?.status === 'string' ? body.status : undefined;
 		return { state: cloudJobStateOf(body?.status) };
 	} catch (error) {

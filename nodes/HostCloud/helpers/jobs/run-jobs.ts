@@ -161,6 +161,7 @@ export class JobRun<T> {
 				return paired(
 					[runningJobForTool(String((error as { context: IDataObject }).context.prompt_id), itemIndex, options.maxWaitMs)],
 					itemIndex,
+					this.context,
 				);
 			}
 			// The job has ended: fetching its files holds no place on the cloud.
@@ -168,9 +169,9 @@ export class JobRun<T> {
 			const additional = this.context.getNodeParameter('additionalFields', itemIndex, {}) as IDataObject;
 			const includeRawOutputs = checkedField(this.context, itemIndex, waitFields.includeRawOutputs, additional.includeRawOutputs) === true;
 			try {
-				if (asTool) return paired([await completedJobForTool(this.context, finished, itemIndex)], itemIndex);
+				if (asTool) return paired([await completedJobForTool(this.context, finished, itemIndex)], itemIndex, this.context);
 				const result = { download, includePreview: options.includePreview, includeRawOutputs };
-				return paired([await finishedJobItem(this.context, finished, itemIndex, result)], itemIndex);
+				return paired([await finishedJobItem(this.context, finished, itemIndex, result)], itemIndex, this.context);
 			} catch (error) {
 				// A file of a finished job could not be read: the failed item still names its job.
 				throw asJobFailure(this.context.getNode(), { promptId: finished.promptId, itemIndex }, error, []);

@@ -9,6 +9,7 @@ import { NodeApiError, NodeOperationError } from 'n8n-workflow';
 
 import { pause } from '../../../shared/waits/pause';
 import { jittered } from '../../../shared/transport/retry';
+import { ServiceWaitTooLong } from '../../../shared/transport/slow-down';
 import type { NormalisedTask } from '../../../shared/tasks/task-status';
 import { getTask, taskStatusPath, type StatusContext, type TaskRef } from '../../transport/media-api';
 import { statusAnswerOf, type AnswerProblem } from './status-answer';
@@ -51,7 +52,8 @@ export function formatDuration(ms: number): string {
 }
 
 function isTransient(error: unknown): boolean {
-	if (!(error instanceof NodeApiError)) return false;
+	// The service asked for a wait longer than Max Wait leaves: asking again cannot help.
+	if (!(error instanceof NodeApiError) || error instanceof ServiceWaitTooLong) return false;
 	const code = Number(error.httpCode);
 	// No status at all: the request failed or timed out before an answer. A 2xx that could not be
 	// read (an HTML page, a cut-off body) tells nothing of the task either.
@@ -123,6 +125,7 @@ export async function pollTask(context: IExecuteFunctions, options: PollTaskOpti
 			body = await getTask(context, options.task, {
 				itemIndex: options.itemIndex,
 				label: options.label,
+				deadline,
 				timeout: Math.max(1000, Math.min(options.requestTimeoutMs ?? 30_000, deadline - Date.now())),
 			});
 		} catch (error) {
