@@ -195,7 +195,9 @@ function judgeJobs({ path, run, clean, armed, rule }: Judged): void {
 	const failures = run.outcome.items.filter((item) => item.json.error !== undefined);
 	const words = run.outcome.words;
 	const made = run.jobs.filter((id) => !id.startsWith('music-'));
-	if (isSubmitExchange(faulted) && made.length > 0 && (failures.length > 0 || run.outcome.error !== undefined))
+	// A stopped execution's item says it was stopped: n8n's cancel, not a failure of the submit.
+	const stopped = armed.fault.kind === 'stop';
+	if (isSubmitExchange(faulted) && !stopped && made.length > 0 && (failures.length > 0 || run.outcome.error !== undefined))
 		if (!made.some((id) => words.includes(id)) && !/\blook/i.test(words))
 			rule(
 				'failed_item_unnamed_job',

@@ -482,7 +482,7 @@ export function describeFault(fault: Fault): string {
 		case 'retry-after':
 			return '429 Retry-After: 1 once';
 		case 'socket-foreign-prompt':
-			return `socket: job ${fault.promptId} of another run done with ${fault.filename}`;
+			return `socket: job ${fault.promptId} of another run ends with ${fault.filename}`;
 		default:
 			return fault.kind;
 	}

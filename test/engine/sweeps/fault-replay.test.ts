@@ -30,7 +30,6 @@ import { seededRandom } from '../../../simulator/shared/chaos';
 import { EngineHarness, readBinary } from '../../support/engine';
 import { registerToolTypes } from '../../support/tools';
 import { PROXY_HEADER } from '../../support/cloud';
-import { directSubmit } from '../../support/fault-cloud-trigger';
 import {
 	addWorldCredentials,
 	enumeratePaths,
@@ -74,7 +73,7 @@ const SAMPLE_MEANING = Number(process.env.FAULT_SAMPLE_MEANING ?? 2);
 const SOCKET_FAULTS: SocketFault[] = [
 	{ kind: 'socket-flood' },
 	{ kind: 'socket-close' },
-	{ kind: 'socket-foreign-prompt', promptId: 'set by the run', filename: 'another_run_00001_.png' },
+	{ kind: 'socket-foreign-prompt', promptId: '0f0e0d0c-0000-4000-8000-0000000000cc', filename: 'another_run_00001_.png' },
 ];
 const PATH_FILTER = process.env.FAULT_PATHS ? new RegExp(process.env.FAULT_PATHS) : undefined;
 const KIND_FILTER = process.env.FAULT_KINDS ? new RegExp(process.env.FAULT_KINDS) : undefined;
@@ -165,9 +164,7 @@ async function runOnce(
 	world.sim.reset();
 	world.proxy.release();
 	const { parameters, foreign, hook } = await prepare(world, path);
-	let fault = armed?.fault;
-	// A finished job another run watches: a real one of the account, submitted from outside.
-	if (fault?.kind === 'socket-foreign-prompt') fault = { ...fault, promptId: await directSubmit(world.sim) };
+	const fault = armed?.fault;
 	const jobsBefore = jobsOf(world.sim);
 	world.proxy.arm(armed && fault && (armed.index < 0 ? { request: 'UPGRADE', fault } : { index: armed.index, fault }));
 	if (hook) world.proxy.hook = hook;
@@ -274,7 +271,8 @@ function judgeFlows(
 			'trigger_flow_not_the_job',
 			`flows started for ${others.map((id) => JSON.stringify(id.slice(0, 80))).join(', ')}, not for job ${flows.job}`,
 		);
-	const lasting = armed !== undefined && /^stall-/.test(armed.fault.kind);
+	// A silence lasts the run; a stop closes the trigger before the job.
+	const lasting = armed !== undefined && (/^stall-/.test(armed.fault.kind) || armed.fault.kind === 'stop');
 	if (flows.job !== undefined && ids.length === 0 && !flows.failed && !lasting && !firstHistoryReadFaulted)
 		rule('trigger_missed_job', `job ${flows.job} started no flow, and the trigger said nothing`);
 	if (flows.closeMs > MS + TOLERANCE_MS) rule('trigger_close_over_limit', `closing the trigger took ${flows.closeMs} ms`);
@@ -293,7 +291,8 @@ async function judge(
 		figures.by_rule[name] = (figures.by_rule[name] ?? 0) + 1;
 		broken.push(`${name}: ${text}`);
 	};
-	const lookups = armed && isSubmit(clean?.log[armed.index]) ? LOST_SUBMIT_MS : 0;
+	// A lost submit's looks: after a fault on a submit, or where the path loses the submit itself.
+	const lookups = (armed && isSubmit(clean?.log[armed.index])) || path.scope?.by === 'lostSubmit' ? LOST_SUBMIT_MS : 0;
 	const waitAsked = armed?.fault.kind === 'retry-after' ? RETRY_AFTER_MS : 0;
 	// A trigger listens by design: its clean run for its looks (listensMs); a replay one Poll Every
 	// more, as a job a faulted read missed is found by the next read.
