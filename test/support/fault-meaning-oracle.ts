@@ -70,9 +70,10 @@ const settled = (item: INodeExecutionData) => item.json.error === undefined && !
 const holds = (item: INodeExecutionData, text: string) => JSON.stringify({ json: item.json, binary: item.binary }).includes(text);
 const clip = (value: unknown) => JSON.stringify(value).slice(0, 200);
 
-/** A submit: a cloud job's, or a media task's. */
-const isSubmitExchange = (exchange: Exchange | undefined) =>
-	exchange?.method === 'POST' && (/\/(api\/)?prompt$/.test(exchange.path) || exchange.path.startsWith('/proxy/'));
+/** A cloud job's submit: the one a lost answer's lookup exists for (media tasks have no listing to look in). */
+const isSubmitExchange = (exchange: Exchange | undefined) => exchange?.method === 'POST' && /\/(api\/)?prompt$/.test(exchange.path);
+/** Faults after which a submit's answer may be lost (not a clear answer such as a redirect or a refusal). */
+const LOSES_ANSWER = /^(stall-|cut-body|drop|bad-gateway)/;
 
 /** The entities a listing's item names: a registry node, a picker's choice, a job of the history or the queue. */
 function entitiesOf(json: IDataObject): string[] {
@@ -197,8 +198,9 @@ function judgeJobs({ path, run, clean, armed, rule }: Judged): void {
 	const made = run.jobs.filter((id) => !id.startsWith('music-'));
 	// A stopped execution's item says it was stopped: n8n's cancel, not a failure of the submit.
 	const stopped = armed.fault.kind === 'stop';
-	if (isSubmitExchange(faulted) && !stopped && made.length > 0 && (failures.length > 0 || run.outcome.error !== undefined))
-		if (!made.some((id) => words.includes(id)) && !/\blook/i.test(words))
+	const lost = LOSES_ANSWER.test(armed.fault.kind) && !(armed.fault.kind === 'bad-gateway' && !armed.fault.forward);
+	if (isSubmitExchange(faulted) && lost && !stopped && made.length > 0 && (failures.length > 0 || run.outcome.error !== undefined))
+		if (!made.some((id) => words.includes(id)) && !/\blook|may have|might have/i.test(words))
 			rule(
 				'failed_item_unnamed_job',
 				`the item failed after its job ${made[0]} was made, naming neither the job nor a look for it: ${words.slice(0, 200)}`,

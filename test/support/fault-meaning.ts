@@ -8,7 +8,13 @@
  */
 import type { Socket } from 'node:net';
 
-import type { Target } from './fault-proxy';
+/** Where a value sits in a JSON answer: its path, and whether the key itself is meant (not the value). */
+export interface Target {
+	path: Array<string | number>;
+	key: boolean;
+	/** The value there in the recorded answer (for a key: the key name). */
+	sample: unknown;
+}
 
 /** The totalPages of a registry that ignores `page`. */
 export const ENDLESS_PAGES = 10_000_000;
@@ -40,7 +46,8 @@ export function identityTargets(value: unknown, asked: string, cap: number): Tar
 	const found: Target[] = [];
 	const named = (id: string) => id.length >= 3 && asked.includes(id);
 	const walk = (node: unknown, path: Array<string | number>) => {
-		if (found.length >= cap) return;
+		// What an answer is about is said near its top: its own id, under `data`, or its one key.
+		if (found.length >= cap || path.length > 2) return;
 		if (Array.isArray(node)) return node.slice(0, 3).forEach((element, at) => walk(element, [...path, at]));
 		if (node === null || typeof node !== 'object') return;
 		for (const [key, child] of Object.entries(node)) {

@@ -283,7 +283,8 @@ function scopePaths(harness: EngineHarness): SweepPath[] {
 					foreignJob: true,
 					scope: { differs, by: 'tagged' },
 				});
-			for (const operation of ['execute', 'submit']) {
+			// Submit and Execute share the lookup (ownership/lost-submit.ts): Submit's is the short run.
+			for (const operation of ['submit']) {
 				const base = { ...sweepBase(harness, 'hostCloud', 'workflow', operation), waitOptions: CLOUD_WAIT } as IDataObject;
 				paths.push({
 					name: `hostCloud workflow ${operation} [${flavour}] node, a lost submit beside a job tagged for another ${differs}`,

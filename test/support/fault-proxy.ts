@@ -22,17 +22,12 @@ import {
 	relabelPage,
 	withoutLastTake,
 	withPage,
+	type Target,
 } from './fault-meaning';
 
 export type ProxiedHost = 'api' | 'registry' | 'storage';
 
-/** Where a value sits in a JSON answer: its path, and whether the key itself is meant (not the value). */
-export interface Target {
-	path: Array<string | number>;
-	key: boolean;
-	/** The value there in the recorded answer (for a key: the key name). */
-	sample: unknown;
-}
+export type { Target } from './fault-meaning';
 
 export type Fault =
 	| { kind: 'stall-headers' | 'stall-body'; status: 200 | 400 | 500 }

@@ -66,7 +66,7 @@ const FULL = process.env.FAULT_REPLAY === 'full';
 /** Places of one answer a structural fault goes to (the most telling keys first). */
 const TARGETS = Number(process.env.FAULT_TARGETS ?? (FULL ? 6 : 4));
 const SAMPLE_PATHS = Number(process.env.FAULT_SAMPLE_PATHS ?? 24);
-const SAMPLE_FAULTS = Number(process.env.FAULT_SAMPLE_FAULTS ?? 3);
+const SAMPLE_FAULTS = Number(process.env.FAULT_SAMPLE_FAULTS ?? 2);
 /** Faults of meaning per path in the sample (issue 43), beside the SAMPLE_FAULTS of time, size and shape. */
 const SAMPLE_MEANING = Number(process.env.FAULT_SAMPLE_MEANING ?? 2);
 /** The job socket's faults: armed for the run's socket, not for a request (index -1). */
@@ -461,6 +461,8 @@ function faultFits(path: SweepPath, fault: Fault): boolean {
 	if (path.kind === 'credential' && /^stall-/.test(fault.kind)) return false;
 	if (fault.kind === 'html-200' || fault.kind === 'wrong-shape-200') return path.kind === 'credential';
 	if (fault.kind === 'stop') return path.kind === 'node' || path.kind === 'tool' || path.type === 'hostCloudTrigger';
+	// Every job of the account is the trigger's: frames of other jobs are its to hear (a socket closed at once is its fault too).
+	if (fault.kind === 'socket-flood' || fault.kind === 'socket-foreign-prompt') return path.kind === 'node' || path.kind === 'tool';
 	// n8n's own request: a 429 fails it whatever the package says.
 	if (fault.kind === 'retry-after') return path.kind !== 'credential';
 	return true;
