@@ -30,6 +30,7 @@ import {
 	type INode,
 	type INodeCredentialTestResult,
 	type INodeExecutionData,
+	type INodeListSearchResult,
 	type INodePropertyOptions,
 	type INodeType,
 	type INodeTypes,
@@ -290,6 +291,19 @@ export class EngineHarness {
 		return load.call(context);
 	}
 
+	/** A resource locator's list as the editor asks n8n for it: the node's list-search method, with the typed filter. */
+	async listSearch(node: WorkflowNodeSpec, method: string, filter?: string, paginationToken?: string): Promise<INodeListSearchResult> {
+		const workflow = this.buildWorkflow({ nodes: [node] });
+		const built = workflow.getNode(node.name)!;
+		const additionalData = this.additionalData('list-search') as IWorkflowExecuteAdditionalData & { currentNodeParameters?: unknown };
+		additionalData.currentNodeParameters = built.parameters;
+		const context = new LoadOptionsContext(workflow, built, additionalData, 'parameters');
+		const type = this.nodeTypes.getByNameAndVersion(built.type) as INodeType;
+		const search = type.methods?.listSearch?.[method];
+		if (!search) throw new Error(`${built.type} has no list-search method ${method}`);
+		return await search.call(context, filter, paginationToken);
+	}
+
 	additionalData(executionId: string, options: RunOptions = {}): IWorkflowExecuteAdditionalData {
 		const hooks = new ExecutionLifecycleHooks('manual', executionId, {
 			id: 'wf-harness',
@@ -491,8 +505,9 @@ export class EngineHarness {
 			type,
 			data: await this.credentials.getDecrypted(additionalData, { id, name: type }, type),
 		};
+		let answered: Awaited<ReturnType<RoutingNode['runNode']>>;
 		try {
-			await new RoutingNode(context, testNodeType, decrypted).runNode();
+			answered = await new RoutingNode(context, testNodeType, decrypted).runNode();
 		} catch (error) {
 			const cause = (error as { cause?: { response?: { status: number; statusText?: string }; code?: string } }).cause;
 			if (cause?.response) {
@@ -503,8 +518,23 @@ export class EngineHarness {
 			if (cause?.code) return { status: 'Error', message: cause.code };
 			return { status: 'Error', message: (error as Error).message };
 		}
+		// As n8n's credential test: a 2xx whose body has `key` equal to `value` of a responseSuccessBody rule fails.
+		const body = answered?.[0]?.[0]?.json;
+		for (const rule of credentialType.test.rules ?? [])
+			if (rule.type === 'responseSuccessBody' && valueAt(body, rule.properties.key) === rule.properties.value)
+				return { status: 'Error', message: rule.properties.message };
 		return { status: 'OK', message: 'Connection successful!' };
 	}
+}
+
+/** The value at a dotted path of `value` (`a.b.0`), as n8n's rules read a body. */
+function valueAt(value: unknown, path: string): unknown {
+	return path
+		.split('.')
+		.reduce<unknown>(
+			(node, key) => (node !== null && typeof node === 'object' ? (node as Record<string, unknown>)[key] : undefined),
+			value,
+		);
 }
 
 function cancellable(execution: ReturnType<WorkflowExecute['run']>, signal?: AbortSignal): Promise<IRun> {

@@ -20,7 +20,7 @@ import { ListeningTrigger } from './listening-trigger';
 import { waitUntil } from './wait';
 
 /** Submits a job straight to the simulator (not through the proxy), as another client would; answers its prompt_id. */
-export async function directSubmit(sim: Simulator, promptId?: string): Promise<string> {
+export async function directSubmit(sim: Simulator, promptId?: string, extraData?: IDataObject): Promise<string> {
 	const headers = {
 		'content-type': 'application/json',
 		...directHeaders({ flavour: sim.flavour, baseUrl: sim.baseUrl, apiKey: sim.apiKey, proxy: sim.options.proxyAuth }),
@@ -30,7 +30,12 @@ export async function directSubmit(sim: Simulator, promptId?: string): Promise<s
 		method: 'POST',
 		headers,
 		// A self-hosted server takes a client's own prompt_id; the cloud chooses its own.
-		body: JSON.stringify({ prompt: txt2img(), client_id: 'someone-else', ...(promptId ? { prompt_id: promptId } : {}) }),
+		body: JSON.stringify({
+			prompt: txt2img(),
+			client_id: 'someone-else',
+			...(promptId ? { prompt_id: promptId } : {}),
+			...(extraData ? { extra_data: extraData } : {}),
+		}),
 	});
 	return ((await response.json()) as { prompt_id: string }).prompt_id;
 }
@@ -87,10 +92,13 @@ export async function runJobFinished(
 	sim: Simulator,
 	credential: string,
 	parameters: IDataObject,
+	signal?: AbortSignal,
 ): Promise<TriggerRun> {
 	const pollMs = sim.flavour === 'self-hosted' ? Number(parameters.pollSeconds) * 1000 : 0;
 	const readMs = REQUEST_TIME_LIMIT.readMs;
 	const trigger = new ListeningTrigger(harness, credential, parameters as never);
+	// n8n closes the trigger (the workflow is unpublished) while a read is under way.
+	signal?.addEventListener('abort', () => void trigger.close().catch(() => undefined), { once: true });
 	let activationError: unknown;
 	let job: string | undefined;
 	try {

@@ -29,7 +29,7 @@ export type Flavour = 'cloud' | 'self-hosted';
 export interface SweepPath {
 	name: string;
 	flavour: Flavour;
-	kind: 'node' | 'tool' | 'webhook' | 'trigger' | 'credential';
+	kind: 'node' | 'tool' | 'webhook' | 'trigger' | 'credential' | 'editor';
 	type: string;
 	parameters: IDataObject;
 	/** Refused input: nothing may be sent. */
@@ -46,6 +46,16 @@ export interface SweepPath {
 	pollMs?: number;
 	/** How long a trigger path listens by design (its looks), beyond an item's bound: added to its clean run's bound. */
 	listensMs?: number;
+	/** The registry holds this many nodes of the publisher (a listing of several pages). */
+	manyNodes?: number;
+	/** An editor's call: the node's list search or load-options method, from the parameter at `from`. */
+	editor?: { method: string; listSearch: boolean; filter?: string; from?: string };
+	/**
+	 * Scope: a job that differs from this run's own only in its execution, workflow or install id
+	 * (`tagged`: Cancel Jobs of an Execution must leave it), or sits in the queue with the tag of
+	 * this run's lost submit but that one id changed (`lostSubmit`: the lookup must not follow it).
+	 */
+	scope?: { differs: 'execution' | 'workflow' | 'install'; by: 'tagged' | 'lostSubmit' };
 }
 
 /** One simulator (of one flavour) behind its proxy, and the credentials pointing at the proxy. */
@@ -70,6 +80,16 @@ export interface PathOutcome {
 	/** The Host Cloud Trigger: the job submitted from outside, when each flow started, and how long its close took. */
 	trigger?: { job?: string; startedAt: number[]; closeMs: number; failed: boolean };
 }
+
+/** What `prepare` put in place: the parameters, a job the run must not touch, and a hook of the proxy for the run. */
+export interface Prepared {
+	parameters: IDataObject;
+	foreign?: string;
+	hook?: FaultProxy['hook'];
+}
+
+/** An id no job of the simulator has: the queue entry a lost submit's lookup must not follow. */
+export const FOREIGN_LOOKALIKE = '0f0e0d0c-0000-4000-8000-0000000000aa';
 
 /** Short waits everywhere a path waits: Max Wait of about a second, fast polls. */
 // Polls further apart than a retry's pause, as for media: each poll is a read of its own.
@@ -240,9 +260,93 @@ export function enumeratePaths(harness: EngineHarness): SweepPath[] {
 		pollMs: 2_000,
 		listensMs: FLOOD_ROUNDS * 3_000,
 	});
+	paths.push(...scopePaths(harness), ...listingPaths(harness), ...editorPaths(harness));
 	for (const type of ['hostCloudApi', 'hostApi'])
 		for (const flavour of type === 'hostCloudApi' ? (['cloud', 'self-hosted'] as const) : (['cloud'] as const))
 			paths.push({ name: `credential test ${type} [${flavour}]`, flavour, kind: 'credential', type, parameters: {} });
+	return paths;
+}
+
+/** Scope (issue 43): Cancel Jobs of an Execution, and a lost submit's lookup, beside a job that differs in one id only. */
+function scopePaths(harness: EngineHarness): SweepPath[] {
+	const paths: SweepPath[] = [];
+	for (const flavour of ['cloud', 'self-hosted'] as const)
+		for (const differs of ['execution', 'workflow', 'install'] as const) {
+			const cancel = sweepBase(harness, 'hostCloud', 'queue', 'cancelExecutionJobs') as IDataObject;
+			if (differs !== 'execution')
+				paths.push({
+					name: `hostCloud queue cancelExecutionJobs [${flavour}] node, a job of the same execution in another ${differs}`,
+					flavour,
+					kind: 'node',
+					type: 'hostCloud',
+					parameters: { ...cancel, executionId: '1', workflowId: 'this-workflow', includeKept: true },
+					foreignJob: true,
+					scope: { differs, by: 'tagged' },
+				});
+			// Submit and Execute share the lookup (ownership/lost-submit.ts): Submit's is the short run.
+			for (const operation of ['submit']) {
+				const base = { ...sweepBase(harness, 'hostCloud', 'workflow', operation), waitOptions: CLOUD_WAIT } as IDataObject;
+				paths.push({
+					name: `hostCloud workflow ${operation} [${flavour}] node, a lost submit beside a job tagged for another ${differs}`,
+					flavour,
+					kind: 'node',
+					type: 'hostCloud',
+					parameters: base,
+					scope: { differs, by: 'lostSubmit' },
+				});
+			}
+		}
+	return paths;
+}
+
+/** Listings of several pages (120 nodes): Get Many page by page, all of them or a Limit. */
+function listingPaths(harness: EngineHarness): SweepPath[] {
+	const base = sweepBase(harness, 'hostRegistry', 'node', 'getAll') as IDataObject;
+	return [
+		{ returnAll: true, options: { pageSize: 50 } },
+		{ returnAll: false, limit: 70, options: { pageSize: 50 } },
+	].map((choice) => ({
+		name: `hostRegistry node getAll node, 120 nodes, ${choice.returnAll ? 'Return All' : `Limit ${choice.limit}`}, Page Size 50`,
+		flavour: 'cloud' as const,
+		kind: 'node' as const,
+		type: 'hostRegistry',
+		parameters: { ...base, listing: 'paged', ...choice },
+		manyNodes: 120,
+	}));
+}
+
+/** The editor's own calls: the Node picker (a filter that matches, one that matches nothing) and Host Cloud's server lists. */
+function editorPaths(harness: EngineHarness): SweepPath[] {
+	const registry = sweepBase(harness, 'hostRegistry', 'node', 'update') as IDataObject;
+	const paths: SweepPath[] = [undefined, 'node-1', 'no such node'].map((filter) => ({
+		name: `editor: hostRegistry Node picker, 120 nodes, ${filter === undefined ? 'no filter' : `filter ${JSON.stringify(filter)}`}`,
+		flavour: 'cloud',
+		kind: 'editor',
+		type: 'hostRegistry',
+		parameters: registry,
+		manyNodes: 120,
+		editor: { method: 'searchNodes', listSearch: true, filter },
+	}));
+	for (const flavour of ['cloud', 'self-hosted'] as const) {
+		const inputs = sweepBase(harness, 'hostCloud', 'workflow', 'execute') as IDataObject;
+		paths.push({
+			name: `editor: hostCloud Set Inputs values from the server [${flavour}]`,
+			flavour,
+			kind: 'editor',
+			type: 'hostCloud',
+			parameters: { ...inputs, inputOverrides: { values: [{ nodeId: '4', inputName: 'ckpt_name', valueSource: 'list' }] } },
+			editor: { method: 'getInputValues', listSearch: false, from: 'parameters.inputOverrides.values[0].listedValue' },
+		});
+		if (flavour === 'self-hosted')
+			paths.push({
+				name: `editor: hostCloud List Models folders [${flavour}]`,
+				flavour,
+				kind: 'editor',
+				type: 'hostCloud',
+				parameters: { ...(sweepBase(harness, 'hostCloud', 'server', 'listModels') as IDataObject) },
+				editor: { method: 'getModelFolders', listSearch: false, from: 'parameters.folder' },
+			});
+	}
 	return paths;
 }
 
@@ -253,14 +357,62 @@ function withNodeOfType(type: string): unknown {
 	return workflow;
 }
 
+/**
+ * The proxy's hook for a lost submit beside a lookalike: the submit is answered 502 without
+ * reaching the server (its answer lost, no job made), and every queue read lists one more running
+ * job whose tag is the submit's with one id changed (the one the path names).
+ */
+function lostSubmitBeside(differs: 'execution' | 'workflow' | 'install'): FaultProxy['hook'] {
+	let extraData: IDataObject | undefined;
+	const key = { execution: 'execution_id', workflow: 'workflow_id', install: 'instance_id' }[differs];
+	return (exchange, body) => {
+		if (exchange.method === 'POST' && /\/prompt$/.test(exchange.path)) {
+			const sent = JSON.parse(body) as IDataObject;
+			const tag = { ...((sent.extra_data as IDataObject | undefined)?.n8n as IDataObject) };
+			tag[key] = `another-${String(tag[key] ?? differs)}`;
+			extraData = { ...(sent.extra_data as IDataObject), client_id: sent.client_id, n8n: tag };
+			return { answer: { status: 502, body: '{"error":"Bad Gateway"}' } };
+		}
+		if (exchange.method !== 'GET' || !/\/queue$/.test(exchange.path) || !extraData) return undefined;
+		const lookalike = extraData;
+		return {
+			rewrite: (text) => {
+				const queue = JSON.parse(text) as { queue_running?: unknown[] };
+				queue.queue_running = [...(queue.queue_running ?? []), [99, FOREIGN_LOOKALIKE, {}, lookalike, ['9']]];
+				return JSON.stringify(queue);
+			},
+		};
+	};
+}
+
 /** Data the path's parameters name, put in the simulator before the run (a job, a publisher, a task); the parameters to run with. */
-export async function prepare(world: World, path: SweepPath): Promise<{ parameters: IDataObject; foreign?: string }> {
+export async function prepare(world: World, path: SweepPath): Promise<Prepared> {
 	const { sim } = world;
 	const parameters = { ...path.parameters };
 	if (path.type === 'hostRegistry') {
 		sim.registry.seedPublisher({ id: 'acme', name: 'Acme' });
 		sim.registry.seedNodes('acme', 1, { id: 'my-node' });
+		if (path.manyNodes) sim.registry.seedNodes('acme', path.manyNodes - 1);
 	}
+	if (path.scope?.by === 'tagged') {
+		// Of execution 1 of workflow this-workflow, but in another workflow or another install.
+		const differs = path.scope.differs;
+		const tag = {
+			execution_id: '1',
+			workflow_id: differs === 'workflow' ? 'another-workflow' : 'this-workflow',
+			...(differs === 'install' ? { instance_id: 'another-install' } : {}),
+			node_name: 'Node',
+			item_index: 0,
+			operation: 'execute',
+			request_id: '0f0e0d0c-0000-4000-8000-0000000000bb',
+		};
+		const nodeMs = sim.options.nodeMs;
+		sim.options.nodeMs = 60_000;
+		const foreign = await directSubmit(sim, undefined, { n8n: tag });
+		sim.options.nodeMs = nodeMs;
+		return { parameters, foreign };
+	}
+	if (path.scope?.by === 'lostSubmit') return { parameters, foreign: FOREIGN_LOOKALIKE, hook: lostSubmitBeside(path.scope.differs) };
 	if (path.type === 'hostMedia' && /getTaskStatus/.test(path.name) && path.name.includes(' image ')) {
 		const task = sim.proxy.seedImageTask('image-upscaler', { status: 'COMPLETED' }) as unknown as {
 			id?: string;
@@ -317,6 +469,7 @@ export async function runPath(
 		const itemWords = items.map((item) => `${String(item.json.error ?? '')} ${String(item.json.errorDetails ?? '')}`);
 		return [shown?.message ?? '', shown?.description ?? '', ...itemWords].join(' ');
 	};
+	if (path.kind === 'editor') return await runEditorCall(world, path, parameters, credentials);
 	if (path.kind === 'credential') {
 		const data =
 			path.type === 'hostApi'
@@ -334,7 +487,7 @@ export async function runPath(
 	if (path.type === 'hostCloudTrigger') {
 		const run = path.floodMemory
 			? await runMemoryFlood(harness, world.sim, cloudCredential, parameters)
-			: await runJobFinished(harness, world.sim, cloudCredential, parameters);
+			: await runJobFinished(harness, world.sim, cloudCredential, parameters, signal);
 		const error = run.activationError ?? run.reported[0];
 		// A flow's item says in words why its files are missing, or how its job failed.
 		const itemWords = run.items.map(({ json }) => {
@@ -390,4 +543,24 @@ export async function runPath(
 		});
 	const error = result.error('Node');
 	return { items: result.items, error, words: wordsOf(error, result.items) };
+}
+
+/** An editor's call (a list search or a dropdown's list): its results as items, its error as the outcome's. */
+async function runEditorCall(
+	world: World,
+	path: SweepPath,
+	parameters: IDataObject,
+	credentials: Record<string, string>,
+): Promise<PathOutcome> {
+	const { method, listSearch, filter, from } = path.editor!;
+	const node = { name: 'Node', type: path.type, parameters: parameters as never, credentials };
+	try {
+		const results = listSearch
+			? (await world.harness.listSearch(node, method, filter)).results
+			: await world.harness.loadOptions(node, method, from ?? 'parameters');
+		return { items: results.map((result) => ({ json: { ...result } as IDataObject })), words: '' };
+	} catch (error) {
+		const shown = error as { message?: string; description?: string };
+		return { items: [], error, words: `${shown.message ?? ''} ${shown.description ?? ''}` };
+	}
 }

@@ -11,15 +11,23 @@ import { createServer, request as httpRequest, type IncomingMessage, type Server
 import { connect, type Socket } from 'node:net';
 import type { AddressInfo } from 'node:net';
 
+import {
+	askedPage,
+	ENDLESS_PAGES,
+	floodFrames,
+	framedPipe,
+	identityTargets,
+	jobFrames,
+	otherId,
+	relabelPage,
+	withoutLastTake,
+	withPage,
+	type Target,
+} from './fault-meaning';
+
 export type ProxiedHost = 'api' | 'registry' | 'storage';
 
-/** Where a value sits in a JSON answer: its path, and whether the key itself is meant (not the value). */
-export interface Target {
-	path: Array<string | number>;
-	key: boolean;
-	/** The value there in the recorded answer (for a key: the key name). */
-	sample: unknown;
-}
+export type { Target } from './fault-meaning';
 
 export type Fault =
 	| { kind: 'stall-headers' | 'stall-body'; status: 200 | 400 | 500 }
@@ -33,7 +41,27 @@ export type Fault =
 	/** The request is forwarded, then the connection is closed with no answer at all. */
 	| { kind: 'drop' }
 	/** A gateway's 502, after forwarding the request or without forwarding it. */
-	| { kind: 'bad-gateway'; forward: boolean };
+	| { kind: 'bad-gateway'; forward: boolean }
+	/** An id the request named, swapped in the answer for another plausible one (fault-meaning.ts). */
+	| { kind: 'foreign-id'; target: Target }
+	/** The previous page, or page 1, answered again; its page field kept, or changed to the one asked. */
+	| { kind: 'repeat-page'; page: 'previous' | 'first'; label: 'kept' | 'asked' }
+	/** From this request on, the endpoint ignores `page` (answers page 1) and says there are ten million pages. */
+	| { kind: 'ignore-page' }
+	/** A music take announced by its title whose audio chunks never come. */
+	| { kind: 'take-without-audio' }
+	/** 429 with `Retry-After: 1`, not forwarded, once; the request after it passes. */
+	| { kind: 'retry-after' }
+	/** n8n stops the execution (or closes the trigger) while this request is under way, held silent. */
+	| { kind: 'stop' }
+	/** A 200 that is not the service's: an HTML page, or JSON of another shape. */
+	| { kind: 'html-200' | 'wrong-shape-200' }
+	/** The job socket: frames for 300 other jobs, a socket closed at once, or a finished job another run watches (`SocketFault`). */
+	| SocketFault;
+
+/** A fault of the job socket (armed with `request: 'UPGRADE'`): not on an HTTP answer. */
+export type SocketFault =
+	{ kind: 'socket-flood' } | { kind: 'socket-close' } | { kind: 'socket-foreign-prompt'; promptId: string; filename: string };
 
 /** Which request a fault is armed for: its index in the run, or the first one to `METHOD /path`. */
 export type ArmedFault = { index: number; fault: Fault } | { request: string; fault: Fault };
@@ -43,6 +71,8 @@ export interface Exchange {
 	host: ProxiedHost;
 	method: string;
 	path: string;
+	/** The request's query string (`?page=2&limit=1`, or ''). */
+	query: string;
 	/** The request's body as text (first 4 KiB), to see what was asked (a cancel naming a job). */
 	requestBody: string;
 	status?: number;
@@ -56,6 +86,10 @@ export interface Exchange {
 	/** For a silence: when it began, and when the client gave up (closed the connection). */
 	silentFrom?: number;
 	gaveUpAt?: number;
+	/** When the exchange ended: its answer sent, or its connection closed (undefined: still open). */
+	closedAt?: number;
+	/** A foreign-id fault: the id put in the answer. */
+	foreignId?: string;
 }
 
 export const LONG_TEXT = 'L'.repeat(2 * 1024 * 1024);
@@ -78,6 +112,14 @@ export interface FaultProxy {
 	urls: Record<ProxiedHost, string>;
 	/** Set by a test to answer or rewrite chosen API requests (cleared by `arm`). */
 	hook?: (exchange: Exchange, body: string) => Hooked | undefined;
+	/** Called when a `stop` fault holds its request (set by the run: it stops the execution). */
+	onStop?: () => void;
+	/** When the `stop` fault was made (undefined: not yet). */
+	stoppedAt?: number;
+	/** While true, every request's connection is closed unanswered (a run over its cap still calling). */
+	shut: boolean;
+	/** WebSocket upgrades of this run (paths). */
+	upgrades: string[];
 	log: Exchange[];
 	/** Arms `fault` for request `index` of the next run, or for its first `request` (undefined: a clean run). */
 	arm(fault?: ArmedFault): void;
@@ -119,7 +161,8 @@ export function mutateAt(value: unknown, target: Target, change: (old: unknown) 
 }
 
 /** What `fault` makes of a JSON answer's text (or of one line of an NDJSON stream); undefined when it does not apply. */
-function faultedText(text: string, fault: Fault): string | undefined {
+function faultedText(text: string, fault: Fault, exchange: Exchange): string | undefined {
+	if (fault.kind === 'take-without-audio') return withoutLastTake(text);
 	if (fault.kind === 'ndjson-cut-line') {
 		const lines = text.split('\n');
 		if (fault.line >= lines.length || lines[fault.line]!.length < 4) return undefined;
@@ -139,9 +182,11 @@ function faultedText(text: string, fault: Fault): string | undefined {
 			return target.key ? `${String(old)}${LONG_TEXT}` : typeof old === 'string' ? `${old}${LONG_TEXT}` : LONG_TEXT;
 		if (fault.kind === 'proto') return fault.name;
 		if (fault.kind === 'wrong-type') return fault.value;
+		if (fault.kind === 'foreign-id') return (exchange.foreignId = otherId(String(old)));
 		return fault.value;
 	};
 	const changed = JSON.stringify(mutateAt(value, target, change));
+	if (changed === JSON.stringify(value)) exchange.foreignId = undefined;
 	// A target this answer does not have: no fault was made (the run is not judged as a faulted one).
 	return changed === JSON.stringify(value) ? undefined : changed;
 }
@@ -174,12 +219,12 @@ export async function startFaultProxy(targets: Record<ProxiedHost, string>): Pro
 
 	const rewrite = (text: string) => rewrites.reduce((out, [from, to]) => out.split(from).join(to), text);
 
-	/** Sends a request on to the simulator host; undefined when it cannot be reached. */
-	const forward = (host: ProxiedHost, req: IncomingMessage, body: Buffer) =>
+	/** Sends a request on to the simulator host (to `path` when given); undefined when it cannot be reached. */
+	const forward = (host: ProxiedHost, req: IncomingMessage, body: Buffer, path = req.url) =>
 		new Promise<IncomingMessage>((resolve, reject) => {
 			const target = new URL(targets[host]);
 			const sent = httpRequest(
-				{ host: target.hostname, port: target.port, method: req.method, path: req.url, headers: { ...req.headers, host: target.host } },
+				{ host: target.hostname, port: target.port, method: req.method, path, headers: { ...req.headers, host: target.host } },
 				resolve,
 			);
 			sent.on('error', reject);
@@ -187,6 +232,7 @@ export async function startFaultProxy(targets: Record<ProxiedHost, string>): Pro
 		}).catch(() => undefined);
 
 	const answer = async (host: ProxiedHost, req: IncomingMessage, res: ServerResponse) => {
+		if (proxy.shut) return void res.destroy();
 		const url = new URL(req.url ?? '/', 'http://proxy');
 		const body = await readAll(req);
 		const exchange: Exchange = {
@@ -194,10 +240,12 @@ export async function startFaultProxy(targets: Record<ProxiedHost, string>): Pro
 			host,
 			method: req.method ?? 'GET',
 			path: url.pathname,
+			query: url.search,
 			requestBody: body.toString('utf8', 0, 4096),
 			arrivedAt: Date.now(),
 		};
 		log.push(exchange);
+		res.on('close', () => (exchange.closedAt ??= Date.now()));
 		const endpoint = `${host} ${exchange.method} ${exchange.path}`;
 		const armedHere =
 			armed !== undefined &&
@@ -208,6 +256,13 @@ export async function startFaultProxy(targets: Record<ProxiedHost, string>): Pro
 			exchange.fault = 'bad-gateway, not forwarded';
 			return void badGateway(res);
 		}
+		if (fault?.kind === 'retry-after') {
+			exchange.fault = '429 Retry-After: 1, not forwarded';
+			res.writeHead(429, { 'content-type': 'application/json', 'retry-after': '1' });
+			return void res.end(JSON.stringify({ error: { type: 'rate_limited', message: 'Too many requests: try again in 1 second' } }));
+		}
+		if (fault?.kind === 'ignore-page') silenced = endpoint;
+		const paged = fault ? pageFault(fault, url.search) : undefined;
 		const hooked = host === 'api' ? proxy.hook?.(exchange, body.toString('utf8')) : undefined;
 		if (hooked && 'answer' in hooked) {
 			exchange.fault = `answered ${hooked.answer.status} by the test`;
@@ -217,7 +272,7 @@ export async function startFaultProxy(targets: Record<ProxiedHost, string>): Pro
 			if (forwardAfterMs !== undefined) setTimeout(() => void forward(host, req, body).then((late) => late?.resume()), forwardAfterMs);
 			return;
 		}
-		const upstream = await forward(host, req, body);
+		const upstream = await forward(host, req, body, paged ? `${url.pathname}${paged.query}` : req.url);
 		if (!upstream) return void res.destroy();
 		const headers = { ...upstream.headers };
 		const raw = await readAll(upstream);
@@ -234,6 +289,27 @@ export async function startFaultProxy(targets: Record<ProxiedHost, string>): Pro
 		delete headers['transfer-encoding'];
 		delete headers.connection;
 		let status = upstream.statusCode ?? 502;
+		if (fault?.kind === 'stop') {
+			exchange.fault = 'stop: the execution is stopped while this request is held';
+			held.add(res);
+			res.writeHead(200, { 'content-type': 'application/json', 'content-length': String(Math.max(answerBody.length, 2)) });
+			res.flushHeaders();
+			proxy.stoppedAt = Date.now();
+			proxy.onStop?.();
+			return;
+		}
+		if (fault?.kind === 'html-200' || fault?.kind === 'wrong-shape-200') {
+			exchange.fault = fault.kind === 'html-200' ? 'a 200 with an HTML page' : 'a 200 with JSON of another shape';
+			const html = fault.kind === 'html-200';
+			const page = html ? '<!doctype html><html><body><h1>Welcome</h1></body></html>' : '{"message":"ok","items":[]}';
+			res.writeHead(200, { 'content-type': html ? 'text/html' : 'application/json' });
+			return void res.end(page);
+		}
+		if (paged) {
+			const relabelled = relabelPage(answerBody.toString('utf8'), paged.relabel);
+			if (relabelled !== undefined) answerBody = Buffer.from(relabelled);
+			exchange.fault = paged.words;
+		}
 		if (fault && isSilence(fault)) {
 			silenced = endpoint;
 			exchange.fault = `${fault.kind} ${fault.status}`;
@@ -263,8 +339,8 @@ export async function startFaultProxy(targets: Record<ProxiedHost, string>): Pro
 				headers.location = fault.value;
 				exchange.fault = `Location ${fault.value}`;
 			}
-		} else if (fault) {
-			const changed = faultedText(answerBody.toString('utf8'), fault);
+		} else if (fault && !paged) {
+			const changed = faultedText(answerBody.toString('utf8'), fault, exchange);
 			if (changed !== undefined) {
 				answerBody = Buffer.from(changed);
 				exchange.fault = describeFault(fault);
@@ -281,6 +357,8 @@ export async function startFaultProxy(targets: Record<ProxiedHost, string>): Pro
 		// WebSocket upgrades (the job socket) go through untouched, byte for byte.
 		server.on('upgrade', (req: IncomingMessage, client: Socket, head: Buffer) => {
 			const target = new URL(targets[host]);
+			proxy.upgrades.push(req.url ?? '/');
+			const socketFault = armed && 'request' in armed && armed.request === 'UPGRADE' ? (armed.fault as SocketFault) : undefined;
 			const upstream = connect(Number(target.port), target.hostname, () => {
 				const lines = [`${req.method} ${req.url} HTTP/1.1`];
 				for (let at = 0; at < req.rawHeaders.length; at += 2) {
@@ -289,7 +367,9 @@ export async function startFaultProxy(targets: Record<ProxiedHost, string>): Pro
 				}
 				upstream.write(`${lines.join('\r\n')}\r\n\r\n`);
 				upstream.write(head);
-				client.pipe(upstream).pipe(client);
+				client.pipe(upstream);
+				if (socketFault) framedPipe(upstream, client, (frame) => socketFrames(socketFault, frame, client));
+				else upstream.pipe(client);
 			});
 			for (const socket of [client, upstream]) {
 				sockets.add(socket);
@@ -316,8 +396,14 @@ export async function startFaultProxy(targets: Record<ProxiedHost, string>): Pro
 	const proxy: FaultProxy = {
 		urls,
 		log,
+		shut: false,
+		upgrades: [],
 		arm(next) {
 			proxy.hook = undefined;
+			proxy.onStop = undefined;
+			proxy.stoppedAt = undefined;
+			proxy.shut = false;
+			proxy.upgrades.length = 0;
 			armed = next;
 			armedUsed = false;
 			silenced = undefined;
@@ -338,6 +424,35 @@ export async function startFaultProxy(targets: Record<ProxiedHost, string>): Pro
 	return proxy;
 }
 
+/** What a page fault asks the server for instead (the query) and changes in its answer; undefined: no page to repeat here. */
+function pageFault(
+	fault: Fault,
+	query: string,
+): { query: string; relabel: { page?: number; totalPages?: number }; words: string } | undefined {
+	const asked = askedPage(query);
+	if (asked === undefined) return undefined;
+	if (fault.kind === 'ignore-page')
+		return {
+			query: withPage(query, 1),
+			relabel: { totalPages: ENDLESS_PAGES },
+			words: `page ${asked} answered with page 1, totalPages ${ENDLESS_PAGES}`,
+		};
+	if (fault.kind !== 'repeat-page' || asked < 2) return undefined;
+	const page = fault.page === 'previous' ? asked - 1 : 1;
+	const relabel = fault.label === 'asked' ? { page: asked } : {};
+	return { query: withPage(query, page), relabel, words: `page ${asked} answered with page ${page} (page field ${fault.label})` };
+}
+
+/** What a socket fault writes to the client after the server's `frame`-th frame (0: right after the 101). */
+function socketFrames(fault: SocketFault, frame: number, client: Socket): Buffer[] {
+	if (fault.kind === 'socket-close') {
+		if (frame === 0) setImmediate(() => client.destroy());
+		return [];
+	}
+	if (frame !== 1) return [];
+	return fault.kind === 'socket-flood' ? floodFrames(300) : jobFrames(fault.promptId, fault.filename);
+}
+
 export function describeFault(fault: Fault): string {
 	const where = (target: Target | 'location') =>
 		target === 'location' ? 'Location' : `${target.key ? 'key ' : ''}${target.path.join('.') || '(root)'}`;
@@ -355,6 +470,14 @@ export function describeFault(fault: Fault): string {
 			return `${fault.value} at ${where(fault.target)}`;
 		case 'ndjson-cut-line':
 			return `line ${fault.line} cut`;
+		case 'foreign-id':
+			return `another id at ${where(fault.target)}`;
+		case 'repeat-page':
+			return `page ${fault.page === 'previous' ? 'before' : '1'} again, page field ${fault.label}`;
+		case 'retry-after':
+			return '429 Retry-After: 1 once';
+		case 'socket-foreign-prompt':
+			return `socket: job ${fault.promptId} of another run ends with ${fault.filename}`;
 		default:
 			return fault.kind;
 	}
@@ -390,6 +513,7 @@ export function faultsFor(exchange: Exchange, cap: number): Fault[] {
 	faults.push({ kind: 'cut-body' }, { kind: 'redirect-loop' });
 	if (exchange.location !== undefined) for (const value of BAD_ADDRESSES) faults.push({ kind: 'address', target: 'location', value });
 	const text = TEXT_TYPES.test(exchange.contentType ?? '') ? (exchange.answer?.toString('utf8') ?? '') : '';
+	faults.push(...meaningFaultsFor(exchange, text, cap));
 	if (/ndjson/i.test(exchange.contentType ?? '') || (text.includes('}\n{') && !text.trimStart().startsWith('['))) {
 		const lines = text.split('\n').length;
 		for (let line = 0; line < Math.min(lines, cap); line++) faults.push({ kind: 'ndjson-cut-line', line });
@@ -410,6 +534,39 @@ export function faultsFor(exchange: Exchange, cap: number): Fault[] {
 		else faults.push({ kind: 'wrong-type', target, value: 'text' });
 		if (typeof target.sample === 'string' && looksLikeAddress(target.sample))
 			for (const bad of BAD_ADDRESSES) faults.push({ kind: 'address', target, value: bad });
+	}
+	return faults;
+}
+
+/** The kinds of fault about meaning (issue 43): the rest are about time, size and shape. */
+export const MEANING_KINDS = new Set<Fault['kind']>([
+	'foreign-id',
+	'repeat-page',
+	'ignore-page',
+	'take-without-audio',
+	'retry-after',
+	'stop',
+	'html-200',
+	'wrong-shape-200',
+	'socket-flood',
+	'socket-close',
+	'socket-foreign-prompt',
+]);
+
+/** The faults of meaning one recorded exchange can take (socket faults are the path's, not an exchange's). */
+function meaningFaultsFor(exchange: Exchange, text: string, cap: number): Fault[] {
+	const faults: Fault[] = [{ kind: 'retry-after' }, { kind: 'stop' }, { kind: 'html-200' }, { kind: 'wrong-shape-200' }];
+	const page = askedPage(exchange.query);
+	if (page !== undefined) faults.push({ kind: 'ignore-page' });
+	if (page !== undefined && page >= 2)
+		for (const which of ['previous', 'first'] as const)
+			for (const label of ['kept', 'asked'] as const) faults.push({ kind: 'repeat-page', page: which, label });
+	if (text.split('\n').some((line) => line.includes('"type":"title"'))) faults.push({ kind: 'take-without-audio' });
+	try {
+		const asked = `${exchange.path} ${exchange.query} ${exchange.requestBody}`;
+		for (const target of identityTargets(JSON.parse(text), asked, cap)) faults.push({ kind: 'foreign-id', target });
+	} catch {
+		// Not JSON: no id to swap.
 	}
 	return faults;
 }
@@ -440,6 +597,7 @@ export function answerIsBroken(fault: Fault, exchange?: Pick<Exchange, 'path' | 
 	if (exchange?.host === 'storage' && exchange.method === 'PUT')
 		return (fault.kind === 'stall-headers' || fault.kind === 'stall-body') && fault.status >= 300;
 	if (fault.kind === 'stall-headers' || fault.kind === 'stall-body' || fault.kind === 'cut-body') return true;
+	if (fault.kind === 'html-200' || fault.kind === 'wrong-shape-200') return true;
 	// A lost NDJSON line is skipped and counted by design; whether a take passed on is whole is judged by its bytes (incomplete_file).
 	if (fault.kind === 'ndjson-cut-line') return false;
 	// The registry's entities require only their id (the spec types the other fields, and a real

@@ -20,7 +20,7 @@
  * `FAULT_PATHS=<regex>` narrows the paths, `FAULT_KINDS=<regex>` the faults; `FAULT_DEBUG=1` prints
  * the requests of each run that broke a rule (times from its first request).
  */
-import type { IDataObject, INodeExecutionData } from 'n8n-workflow';
+import type { INodeExecutionData } from 'n8n-workflow';
 
 import { SECOND_LOOK_MS } from '../../../nodes/HostCloud/helpers/ownership/lost-submit';
 import { RETRY_DELAYS_MS } from '../../../nodes/shared/transport/retry';
@@ -39,7 +39,25 @@ import {
 	type SweepPath,
 	type World,
 } from '../../support/fault-paths';
-import { answerIsBroken, describeFault, faultsFor, startFaultProxy, type Exchange, type Fault } from '../../support/fault-proxy';
+import {
+	answerIsBroken,
+	describeFault,
+	faultsFor,
+	MEANING_KINDS,
+	startFaultProxy,
+	type Exchange,
+	type Fault,
+	type SocketFault,
+} from '../../support/fault-proxy';
+import {
+	judgeMeaning,
+	jobsOf,
+	RETRY_AFTER_MS,
+	STOP_GRACE_MS,
+	unsettled,
+	type MeaningClean,
+	type MeaningRun,
+} from '../../support/fault-meaning-oracle';
 import { echoForms } from '../../support/hostile-service';
 import { judgeShown, SEED } from '../../support/hostile-structures';
 import { recordedReliability, recordReliability } from '../../support/reliability';
@@ -48,7 +66,15 @@ const FULL = process.env.FAULT_REPLAY === 'full';
 /** Places of one answer a structural fault goes to (the most telling keys first). */
 const TARGETS = Number(process.env.FAULT_TARGETS ?? (FULL ? 6 : 4));
 const SAMPLE_PATHS = Number(process.env.FAULT_SAMPLE_PATHS ?? 24);
-const SAMPLE_FAULTS = Number(process.env.FAULT_SAMPLE_FAULTS ?? 3);
+const SAMPLE_FAULTS = Number(process.env.FAULT_SAMPLE_FAULTS ?? 2);
+/** Faults of meaning per path in the sample (issue 43), beside the SAMPLE_FAULTS of time, size and shape. */
+const SAMPLE_MEANING = Number(process.env.FAULT_SAMPLE_MEANING ?? 2);
+/** The job socket's faults: armed for the run's socket, not for a request (index -1). */
+const SOCKET_FAULTS: SocketFault[] = [
+	{ kind: 'socket-flood' },
+	{ kind: 'socket-close' },
+	{ kind: 'socket-foreign-prompt', promptId: '0f0e0d0c-0000-4000-8000-0000000000cc', filename: 'another_run_00001_.png' },
+];
 const PATH_FILTER = process.env.FAULT_PATHS ? new RegExp(process.env.FAULT_PATHS) : undefined;
 const KIND_FILTER = process.env.FAULT_KINDS ? new RegExp(process.env.FAULT_KINDS) : undefined;
 
@@ -119,7 +145,7 @@ afterAll(async () => {
 	recordReliability('fault_replay', { ...kept, [part]: entry });
 });
 
-interface Run {
+interface Run extends MeaningRun {
 	outcome?: PathOutcome;
 	/** The run did not end within its hard cap (it was cancelled). */
 	overdue?: boolean;
@@ -137,9 +163,13 @@ async function runOnce(
 ): Promise<Run & { foreign?: string }> {
 	world.sim.reset();
 	world.proxy.release();
-	const { parameters, foreign } = await prepare(world, path);
-	world.proxy.arm(armed);
+	const { parameters, foreign, hook } = await prepare(world, path);
+	const fault = armed?.fault;
+	const jobsBefore = jobsOf(world.sim);
+	world.proxy.arm(armed && fault && (armed.index < 0 ? { request: 'UPGRADE', fault } : { index: armed.index, fault }));
+	if (hook) world.proxy.hook = hook;
 	const stop = new AbortController();
+	world.proxy.onStop = () => stop.abort();
 	const ending: Array<() => Promise<void>> = [];
 	const started = Date.now();
 	let timer: NodeJS.Timeout | undefined;
@@ -148,6 +178,11 @@ async function runOnce(
 		const outcome = await Promise.race([runPath(world, path, parameters, stop.signal, ending), cap]);
 		const endedAt = Date.now();
 		if (outcome === 'overdue') stop.abort();
+		// A stop: what is still open at the proxy a second after it (the held request included).
+		const stoppedAt = world.proxy.stoppedAt;
+		if (stoppedAt !== undefined)
+			await new Promise((resolve) => setTimeout(resolve, Math.max(0, stoppedAt + STOP_GRACE_MS + TOLERANCE_MS - Date.now())));
+		const openAfterStop = stoppedAt === undefined ? undefined : world.proxy.log.filter((exchange) => exchange.closedAt === undefined);
 		return {
 			outcome: outcome === 'overdue' ? undefined : outcome,
 			overdue: outcome === 'overdue',
@@ -155,9 +190,15 @@ async function runOnce(
 			endedAt,
 			log: [...world.proxy.log],
 			foreign,
+			openAfterStop,
+			jobs: jobsOf(world.sim).filter((id) => !jobsBefore.includes(id)),
+			fault,
+			upgrades: world.proxy.upgrades.length,
 		};
 	} finally {
 		clearTimeout(timer);
+		// A call over its cap that goes on calling (an editor's call has no cancel) is refused from now on.
+		world.proxy.shut = true;
 		world.proxy.release();
 		for (const end of ending) await end().catch(() => undefined);
 		figures.runs++;
@@ -197,7 +238,7 @@ const goodAddress = (text: string) => {
 	}
 };
 
-interface Clean {
+interface Clean extends MeaningClean {
 	elapsed: number;
 	log: Exchange[];
 	sizes: number[];
@@ -230,7 +271,8 @@ function judgeFlows(
 			'trigger_flow_not_the_job',
 			`flows started for ${others.map((id) => JSON.stringify(id.slice(0, 80))).join(', ')}, not for job ${flows.job}`,
 		);
-	const lasting = armed !== undefined && /^stall-/.test(armed.fault.kind);
+	// A silence lasts the run; a stop closes the trigger before the job.
+	const lasting = armed !== undefined && (/^stall-/.test(armed.fault.kind) || armed.fault.kind === 'stop');
 	if (flows.job !== undefined && ids.length === 0 && !flows.failed && !lasting && !firstHistoryReadFaulted)
 		rule('trigger_missed_job', `job ${flows.job} started no flow, and the trigger said nothing`);
 	if (flows.closeMs > MS + TOLERANCE_MS) rule('trigger_close_over_limit', `closing the trigger took ${flows.closeMs} ms`);
@@ -249,11 +291,14 @@ async function judge(
 		figures.by_rule[name] = (figures.by_rule[name] ?? 0) + 1;
 		broken.push(`${name}: ${text}`);
 	};
-	const lookups = armed && isSubmit(clean?.log[armed.index]) ? LOST_SUBMIT_MS : 0;
+	// A lost submit's looks: after a fault on a submit, or where the path loses the submit itself.
+	const lookups = (armed && isSubmit(clean?.log[armed.index])) || path.scope?.by === 'lostSubmit' ? LOST_SUBMIT_MS : 0;
+	const waitAsked = armed?.fault.kind === 'retry-after' ? RETRY_AFTER_MS : 0;
 	// A trigger listens by design: its clean run for its looks (listensMs); a replay one Poll Every
 	// more, as a job a faulted read missed is found by the next read.
 	const listening = clean ? (path.pollMs ?? 0) : (path.listensMs ?? 0);
-	const bound = (clean?.elapsed ?? 0) + READ_MS + MAX_WAIT_MS + SCALED_RETRY.reduce((a, b) => a + b, 0) * 1.2 + lookups + listening + 1_000;
+	const bound =
+		(clean?.elapsed ?? 0) + READ_MS + MAX_WAIT_MS + SCALED_RETRY.reduce((a, b) => a + b, 0) * 1.2 + lookups + waitAsked + listening + 1_000;
 	if (run.overdue || run.elapsed > bound)
 		rule(
 			'overdue_items',
@@ -293,8 +338,16 @@ async function judge(
 	for (const { endpoint, waited } of reads)
 		if (waited > READ_MS + TOLERANCE_MS)
 			rule('silence_over_read_limit', `${endpoint} with its retries waited ${waited} ms in silence (read limit ${READ_MS} ms)`);
+	if (run.openAfterStop && run.openAfterStop.length > 0)
+		rule(
+			'open_after_stop',
+			`${run.openAfterStop.length} request(s) still open ${STOP_GRACE_MS} ms after n8n stopped the run: ${run.openAfterStop.map((e) => `${e.index} ${e.method} ${e.path}`).join(', ')}`,
+		);
 	const outcome = run.outcome;
-	if (!outcome) return broken;
+	if (!outcome) {
+		if (path.editor?.listSearch) judgeMeaning({ path, run, clean, armed, success: false, rule });
+		return broken;
+	}
 	const secrets = world.secrets.flatMap((secret) => [...Object.values(echoForms(secret)), Buffer.from(secret).toString('hex')]);
 	try {
 		judgeShown({
@@ -315,12 +368,7 @@ async function judge(
 	const cleanMax = Math.max(0, ...(clean?.sizes ?? []));
 	if (armed?.fault.kind === 'long' && sizes.some((size) => size > cleanMax + KIB64))
 		rule('service_text_over_64KiB', `an item holds ${Math.max(...sizes)} characters (clean run: ${cleanMax})`);
-	// "Still running" or a status it cannot read is no success: the item says it does not know yet.
-	// Nor is a trigger's item that says in words its files are missing (files_error, outputs_unknown).
-	const unsettled = (json: IDataObject) =>
-		[json.status, json.state].some((word) => /^(running|pending|unknown|in_progress)$/i.test(String(word ?? ''))) ||
-		json.files_error !== undefined ||
-		json.outputs_unknown !== undefined;
+	// "Still running" or a status it cannot read is no success (`unsettled`): the item says it does not know yet.
 	const faulted = armed ? run.log.find((exchange) => exchange.index === armed.index && exchange.fault !== undefined) : undefined;
 	// A trigger's flow cannot hold the faulted answer when it started before it came, or when the
 	// answer was about another job (a read of one job's status or record names it in its path).
@@ -370,12 +418,13 @@ async function judge(
 	// What a trigger remembers is bounded by size as well as by count (128 KiB of keys), after any fault.
 	if ((outcome.rememberedChars ?? 0) > 128 * 1024)
 		rule('memory_over_bound', `the trigger remembers ${outcome.rememberedChars} characters of ids in one list`);
+	judgeMeaning({ path, run, clean, armed, success, rule });
 	const firstHistoryRead = run.log.find((exchange) => exchange.method === 'GET' && exchange.path.startsWith('/api/history'));
 	if (flows) judgeFlows(flows, outcome.items, armed, faulted !== undefined && faulted === firstHistoryRead, rule);
-	if (run.foreign) {
+	if (run.foreign && !path.scope) {
 		// A tool may repeat the ids the caller gave (Cancel Jobs' requested and not_cancelled); nothing else may name them.
 		const shown = outcome.items.map(({ json: { not_cancelled: _refused, requested: _asked, ...json } }) => json);
-		if (JSON.stringify(shown).includes(run.foreign))
+		if (JSON.stringify(shown).includes(run.foreign) && !path.scope)
 			rule('tool_touched_foreign_job', `the tool listed job ${run.foreign}, which the workflow did not start`);
 		const touching = run.log.filter((e) => e.method !== 'GET' && e.requestBody.includes(run.foreign!));
 		if (touching.length > 0)
@@ -403,14 +452,30 @@ async function judge(
 	return broken;
 }
 
+/** Paths judged by their clean run alone (refused input, unknown ids, foreign jobs, the memory flood, scope). */
+const judgedClean = (path: SweepPath) => Boolean(path.refused || path.unknownId || path.foreignJob || path.floodMemory || path.scope);
+
+/** Whether `fault` applies to the path: a 200 of another shape is the credential test's fault, a stop needs a run n8n can stop. */
+function faultFits(path: SweepPath, fault: Fault): boolean {
+	// A credential test is n8n's own request, which n8n ends after 5 minutes of silence (docs/reliability.md): not replayed with silence here.
+	if (path.kind === 'credential' && /^stall-/.test(fault.kind)) return false;
+	if (fault.kind === 'html-200' || fault.kind === 'wrong-shape-200') return path.kind === 'credential';
+	if (fault.kind === 'stop') return path.kind === 'node' || path.kind === 'tool' || path.type === 'hostCloudTrigger';
+	// Every job of the account is the trigger's: frames of other jobs are its to hear (a socket closed at once is its fault too).
+	if (fault.kind === 'socket-flood' || fault.kind === 'socket-foreign-prompt') return path.kind === 'node' || path.kind === 'tool';
+	// n8n's own request: a 429 fails it whatever the package says.
+	if (fault.kind === 'retry-after') return path.kind !== 'credential';
+	return true;
+}
+
 const ALL_PATHS = enumeratePaths(harness).filter((path) => !PATH_FILTER || PATH_FILTER.test(path.name));
 figures.paths = ALL_PATHS.length;
 const random = seededRandom(SEED);
 /** The sample: every path that needs no replay (refused input, unknown ids, foreign jobs), and SAMPLE_PATHS of the others. */
 const PATHS = FULL
 	? ALL_PATHS
-	: ALL_PATHS.filter((path) => path.refused || path.unknownId || path.foreignJob || path.floodMemory).concat(
-			ALL_PATHS.filter((path) => !(path.refused || path.unknownId || path.foreignJob || path.floodMemory))
+	: ALL_PATHS.filter(judgedClean).concat(
+			ALL_PATHS.filter((path) => !judgedClean(path))
 				.map((path) => ({ path, order: random() }))
 				.sort((a, b) => a.order - b.order)
 				.slice(0, SAMPLE_PATHS)
@@ -427,6 +492,9 @@ describe(`fault replay, ${FULL ? 'full' : 'seeded sample'} (seed ${SEED}; replay
 			const first = await runOnce(world, path, path.floodMemory ? 45_000 : 15_000);
 			const outcome = first.outcome;
 			const clean: Clean = {
+				settled: (outcome?.items ?? []).filter((item) => item.json.error === undefined).length,
+				failed: outcome === undefined || outcome.error !== undefined || outcome.items.some((item) => item.json.error !== undefined),
+				jobs: first.jobs.length,
 				elapsed: first.elapsed,
 				log: first.log,
 				sizes: (outcome?.items ?? []).map((item) => JSON.stringify(item.json).length),
@@ -437,29 +505,34 @@ describe(`fault replay, ${FULL ? 'full' : 'seeded sample'} (seed ${SEED}; replay
 			const problems = (await judge(world, path, first, undefined)).map((text) => `clean run: ${text}`);
 			// A refused input is judged by its clean run alone (nothing was sent to fault); so is the
 			// memory flood (its size rule is judged on every replay of the trigger's other paths).
-			let replays =
-				path.refused || path.floodMemory || first.overdue
+			let replays: Array<{ index: number; fault: Fault }> =
+				path.refused || path.floodMemory || path.scope || first.overdue
 					? []
-					: clean.log.flatMap((exchange) =>
-							faultsFor(exchange, TARGETS)
-								// A credential test is n8n's own request, which n8n ends after 5 minutes of silence (docs/reliability.md): not replayed with silence here.
-								.filter((fault) => path.kind !== 'credential' || !/^stall-/.test(fault.kind))
-								.map((fault) => ({ index: exchange.index, fault })),
-						);
+					: clean.log
+							.flatMap((exchange) => faultsFor(exchange, TARGETS).map((fault) => ({ index: exchange.index, fault })))
+							.concat(first.upgrades > 0 ? SOCKET_FAULTS.map((fault) => ({ index: -1, fault })) : [])
+							.filter((replay) => faultFits(path, replay.fault));
 			if (KIND_FILTER) replays = replays.filter((replay) => KIND_FILTER.test(`${replay.fault.kind} ${describeFault(replay.fault)}`));
 			figures.faults_available += replays.length;
 			if (!FULL) {
 				const pick = replays.map((replay) => ({ replay, order: random() })).sort((a, b) => a.order - b.order);
-				replays = pick.slice(0, path.foreignJob || path.unknownId ? 0 : SAMPLE_FAULTS).map(({ replay }) => replay);
+				const count = (meaning: boolean) => (path.foreignJob || path.unknownId ? 0 : meaning ? SAMPLE_MEANING : SAMPLE_FAULTS);
+				replays = [false, true].flatMap((meaning) =>
+					pick
+						.filter(({ replay }) => MEANING_KINDS.has(replay.fault.kind) === meaning)
+						.slice(0, count(meaning))
+						.map(({ replay }) => replay),
+				);
 			}
 			const capMs = clean.elapsed + READ_MS + MAX_WAIT_MS + 3_000;
 			for (const armed of replays) {
-				const exchange = clean.log[armed.index]!;
-				const run = await runOnce(world, path, capMs + (isSubmit(exchange) ? LOST_SUBMIT_MS : 0), armed);
-				for (const text of await judge(world, path, run, clean, armed))
-					problems.push(
-						`request ${armed.index} (${exchange.host} ${exchange.method} ${exchange.path} → ${exchange.status}), ${describeFault(armed.fault)}: ${text}`,
-					);
+				const exchange = clean.log[armed.index];
+				const extra = (isSubmit(exchange) ? LOST_SUBMIT_MS : 0) + (armed.fault.kind === 'retry-after' ? RETRY_AFTER_MS : 0);
+				const run = await runOnce(world, path, capMs + extra, armed);
+				const where = exchange
+					? `request ${armed.index} (${exchange.host} ${exchange.method} ${exchange.path} → ${exchange.status})`
+					: 'the job socket';
+				for (const text of await judge(world, path, run, clean, armed)) problems.push(`${where}, ${describeFault(armed.fault)}: ${text}`);
 			}
 			expect(problems).toEqual([]);
 		},
