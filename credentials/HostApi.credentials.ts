@@ -1,5 +1,6 @@
 import type { IAuthenticateGeneric, Icon, ICredentialTestRequest, ICredentialType, INodeProperties } from 'n8n-workflow';
 
+import { missingListRule, testRules, textAnswerRule } from './answer-rules';
 import { redirectRules } from './redirect-rules';
 import { timeLimitProperty } from './time-limit';
 
@@ -85,30 +86,40 @@ export class HostApi implements ICredentialType {
 			// Never follow: the secret would go wherever the redirect points.
 			disableFollowRedirect: true,
 		},
-		rules: [
-			{
-				type: 'responseCode',
-				properties: {
-					value: 401,
-					message: 'The access token was rejected (401). Check that you copied the whole token.',
+		rules: testRules(
+			[
+				{
+					type: 'responseCode',
+					properties: {
+						value: 401,
+						message: 'The access token was rejected (401). Check that you copied the whole token.',
+					},
 				},
-			},
-			{
-				type: 'responseCode',
-				properties: {
-					value: 403,
-					message: 'The access token is valid but has no access to this publisher (403). Check the Publisher ID.',
+				{
+					type: 'responseCode',
+					properties: {
+						value: 403,
+						message: 'The access token is valid but has no access to this publisher (403). Check the Publisher ID.',
+					},
 				},
-			},
-			{
-				type: 'responseCode',
-				properties: {
-					value: 404,
-					message:
-						'The token was not rejected, but no publisher with this Publisher ID was found (404). Enter your publisher ID; if you only use Host Media you can save the credential anyway.',
+				{
+					type: 'responseCode',
+					properties: {
+						value: 404,
+						message:
+							'The token was not rejected, but no publisher with this Publisher ID was found (404). Enter your publisher ID; if you only use Host Media you can save the credential anyway.',
+					},
 				},
-			},
-			...redirectRules('Registry URL', 'access token'),
-		],
+				...redirectRules('Registry URL', 'access token'),
+			],
+			[
+				// A 2xx passes only as the registry's node listing.
+				textAnswerRule('Registry URL'),
+				missingListRule(
+					'nodes',
+					"The Registry URL answered, but not with the registry's list of nodes, so this is not a working credential. Check the Registry URL: it is the registry API's address, as your Host account shows it.",
+				),
+			],
+		),
 	};
 }

@@ -8,6 +8,7 @@ import type {
 } from 'n8n-workflow';
 
 import { cloudServerOf } from './cloud-server';
+import { testRules, textAnswerRule } from './answer-rules';
 import { redirectRules } from './redirect-rules';
 import { timeLimitProperty } from './time-limit';
 
@@ -135,31 +136,37 @@ export class HostCloudApi implements ICredentialType {
 			// Never follow: the secret would go wherever the redirect points.
 			disableFollowRedirect: true,
 		},
-		rules: [
-			{
-				type: 'responseCode',
-				properties: {
-					value: 401,
-					message:
-						'The API key was rejected (401): check that you copied the whole key and that it is still active. On a self-hosted server, your reverse proxy refused the request: check the Proxy Headers.',
+		rules: testRules(
+			[
+				{
+					type: 'responseCode',
+					properties: {
+						value: 401,
+						message:
+							'The API key was rejected (401): check that you copied the whole key and that it is still active. On a self-hosted server, your reverse proxy refused the request: check the Proxy Headers.',
+					},
 				},
-			},
-			{
-				type: 'responseCode',
-				properties: {
-					value: 404,
-					message:
-						'No API answered at this address (404). Check the Base URL or Server URL: it should not end with /api. A self-hosted server must be ComfyUI-compatible.',
+				{
+					type: 'responseCode',
+					properties: {
+						value: 404,
+						message:
+							'No API answered at this address (404). Check the Base URL or Server URL: it should not end with /api. A self-hosted server must be ComfyUI-compatible.',
+					},
 				},
-			},
-			{
-				type: 'responseCode',
-				properties: {
-					value: 403,
-					message: 'The server refused the credential (403). Self-hosted: check the Proxy Headers your reverse proxy wants.',
+				{
+					type: 'responseCode',
+					properties: {
+						value: 403,
+						message: 'The server refused the credential (403). Self-hosted: check the Proxy Headers your reverse proxy wants.',
+					},
 				},
-			},
-			...redirectRules('Base URL / Server URL', 'credential'),
-		],
+				...redirectRules('Base URL / Server URL', 'credential'),
+			],
+			[
+				// One declaration serves the cloud's node definitions and a server's system stats: a 2xx passes only as JSON.
+				textAnswerRule('Base URL / Server URL'),
+			],
+		),
 	};
 }

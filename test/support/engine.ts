@@ -505,9 +505,9 @@ export class EngineHarness {
 			type,
 			data: await this.credentials.getDecrypted(additionalData, { id, name: type }, type),
 		};
-		let answered: Awaited<ReturnType<RoutingNode['runNode']>>;
+		let response: INodeExecutionData[][] | null | undefined;
 		try {
-			answered = await new RoutingNode(context, testNodeType, decrypted).runNode();
+			response = await new RoutingNode(context, testNodeType, decrypted).runNode();
 		} catch (error) {
 			const cause = (error as { cause?: { response?: { status: number; statusText?: string }; code?: string } }).cause;
 			if (cause?.response) {
@@ -518,23 +518,15 @@ export class EngineHarness {
 			if (cause?.code) return { status: 'Error', message: cause.code };
 			return { status: 'Error', message: (error as Error).message };
 		}
-		// As n8n's credential test: a 2xx whose body has `key` equal to `value` of a responseSuccessBody rule fails.
-		const body = answered?.[0]?.[0]?.json;
-		for (const rule of credentialType.test.rules ?? [])
-			if (rule.type === 'responseSuccessBody' && valueAt(body, rule.properties.key) === rule.properties.value)
+		// As n8n's CredentialsTester: a 2xx fails on the first answer rule whose path holds its value.
+		for (const rule of credentialType.test.rules ?? []) {
+			if (rule.type !== 'responseSuccessBody') continue;
+			if (valueAtPath(response?.[0]?.[0]?.json, rule.properties.key) === rule.properties.value) {
 				return { status: 'Error', message: rule.properties.message };
+			}
+		}
 		return { status: 'OK', message: 'Connection successful!' };
 	}
-}
-
-/** The value at a dotted path of `value` (`a.b.0`), as n8n's rules read a body. */
-function valueAt(value: unknown, path: string): unknown {
-	return path
-		.split('.')
-		.reduce<unknown>(
-			(node, key) => (node !== null && typeof node === 'object' ? (node as Record<string, unknown>)[key] : undefined),
-			value,
-		);
 }
 
 function cancellable(execution: ReturnType<WorkflowExecute['run']>, signal?: AbortSignal): Promise<IRun> {
@@ -563,4 +555,11 @@ function toResult(run: IRun, executionId: string): RunResult {
 			return runs?.[runs.length - 1]?.error;
 		},
 	};
+}
+
+/** The value at a dotted path, read as lodash's `get` (which n8n's credential tester uses) reads one. */
+function valueAtPath(value: unknown, path: string): unknown {
+	return path
+		.split('.')
+		.reduce<unknown>((at, key) => (at === null || at === undefined ? undefined : (at as Record<string, unknown>)[key]), value);
 }

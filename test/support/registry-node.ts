@@ -2,7 +2,8 @@
  * Shared set-up of the Host Registry engine tests: one simulator per test file, a harness, and a
  * Host API credential pointing at the simulator's registry.
  */
-import type { ICredentialDataDecryptedObject } from 'n8n-workflow';
+import { LoadOptionsContext } from 'n8n-core';
+import type { ICredentialDataDecryptedObject, INodeListSearchResult, INodeType, IWorkflowExecuteAdditionalData } from 'n8n-workflow';
 
 import { DEFAULT_PUBLISHING_TOKEN } from '../../simulator/registry/area';
 import type { Simulator } from '../../simulator/server';
@@ -65,4 +66,23 @@ export function nodeError(result: { error(name?: string): unknown }): {
 	const error = result.error('Node') as { message: string; description?: string; context?: { itemIndex?: number } } | undefined;
 	if (!error) throw new Error('The node did not fail');
 	return error;
+}
+
+/** A Host Registry picker's list search, called as the editor calls it: `(filter, paginationToken)`. */
+export function registryListSearch(
+	harness: EngineHarness,
+	method: 'searchNodes' | 'searchPublishers',
+	credential: string,
+	parameters: Record<string, unknown>,
+) {
+	const workflow = harness.buildWorkflow({
+		nodes: [{ name: 'Node', type: 'hostRegistry', parameters: parameters as never, credentials: { hostApi: credential } }],
+	});
+	const node = workflow.getNode('Node')!;
+	const additionalData = harness.additionalData('list-search') as IWorkflowExecuteAdditionalData & { currentNodeParameters?: unknown };
+	additionalData.currentNodeParameters = node.parameters;
+	const context = new LoadOptionsContext(workflow, node, additionalData, 'parameters.node');
+	const type = harness.nodeTypes.getByNameAndVersion(node.type) as INodeType;
+	return (filter?: string, token?: string) =>
+		type.methods!.listSearch![method]!.call(context, filter, token) as Promise<INodeListSearchResult>;
 }

@@ -1,17 +1,22 @@
 /**
  * The lists behind the publisher and node pickers. The spec has no "my publishers" listing, so
  * the publisher list offers the credential's Publisher ID; the node list reads the chosen
- * publisher's nodes through the v2 listing, a page per scroll.
+ * publisher's nodes through the v2 listing, a page per scroll, each page checked to be the one
+ * asked, and a search reads at most SEARCH_MAX_PAGES pages.
  */
-import type { ILoadOptionsFunctions, INodeListSearchItems, INodeListSearchResult } from 'n8n-workflow';
+import type { IDataObject, ILoadOptionsFunctions, INodeListSearchItems, INodeListSearchResult } from 'n8n-workflow';
 import { NodeOperationError } from 'n8n-workflow';
 
 import { credentialText } from '../helpers/credential-fields';
 import { locatorValue } from '../helpers/locators';
+import { isLastPage, listingFailure, listingProblemMessage, pageProblem } from '../helpers/node-listing';
 import { listNodesPage } from '../transport/registry-api';
 
 /** Nodes read per request while searching. */
 const SEARCH_PAGE_SIZE = 100;
+
+/** Pages one search reads at most while its filter matches nothing: it ends within this many requests. */
+export const SEARCH_MAX_PAGES = 10;
 
 function matches(filter: string | undefined, ...texts: unknown[]): boolean {
 	if (!filter) return true;
@@ -30,19 +35,36 @@ export async function searchNodes(this: ILoadOptionsFunctions, filter?: string, 
 	if (!publisherId) {
 		throw new NodeOperationError(this.getNode(), 'Choose a Publisher first, or fill in Publisher ID in the Host API credential');
 	}
-	let page = Math.max(1, Number(paginationToken) || 1);
+	const start = searchPosition(paginationToken);
+	// The last node the previous scroll listed: a page that lists it again is a page already read.
+	const listed = new Set<string>(start.lastId === undefined ? [] : [start.lastId]);
 	const results: INodeListSearchItems[] = [];
 	// While filtering, keep reading pages until something matches, so the list is not blank.
-	for (;;) {
+	for (let page = start.page; page < start.page + SEARCH_MAX_PAGES; page++) {
 		const answer = await listNodesPage(this, publisherId, page, SEARCH_PAGE_SIZE);
-		for (const node of answer.nodes) {
-			if (!matches(filter, node.id, node.name)) continue;
-			const id = String(node.id);
-			results.push({ name: node.name && node.name !== id ? `${String(node.name)} (${id})` : id, value: id });
-		}
-		const lastPage = answer.nodes.length === 0 || page >= (answer.totalPages ?? page);
-		if (lastPage) return { results };
-		page++;
-		if (results.length > 0) return { results, paginationToken: String(page) };
+		const problem = pageProblem(page, answer, listed, publisherId);
+		// Results are returned at the end of the page they are on, so a wrong page has none before it.
+		if (problem) throw listingFailure(this, listingProblemMessage(publisherId, page, problem));
+		results.push(...answer.nodes.filter((node) => matches(filter, node.id, node.name)).map(nodeChoice));
+		if (isLastPage(page, answer, SEARCH_PAGE_SIZE)) return { results };
+		const lastId = String(answer.nodes[answer.nodes.length - 1]!.id);
+		if (results.length > 0) return { results, paginationToken: `${page + 1}:${lastId}` };
 	}
+	throw new NodeOperationError(
+		this.getNode(),
+		`No node of publisher "${publisherId}" matching "${filter ?? ''}" among the ${SEARCH_MAX_PAGES * SEARCH_PAGE_SIZE} nodes read`,
+		{ description: 'Type more of its name or ID, or choose By ID and enter the node ID.' },
+	);
+}
+
+/** A node as the picker shows it: its name and id, or its id alone. */
+function nodeChoice(node: IDataObject): INodeListSearchItems {
+	const id = String(node.id);
+	return { name: node.name && node.name !== id ? `${String(node.name)} (${id})` : id, value: id };
+}
+
+/** Where a scroll goes on: the page to read (from 1) and the last node listed before it (token "page:lastId"). */
+function searchPosition(token?: string): { page: number; lastId?: string } {
+	const [, pageText, lastId] = /^(\d+)(?::([\s\S]*))?$/.exec(token ?? '') ?? [];
+	return { page: Math.max(1, Number(pageText) || 1), lastId };
 }

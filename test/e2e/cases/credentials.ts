@@ -69,4 +69,24 @@ describe('credentials tested through n8n', () => {
 			await elsewhere.close();
 		}
 	});
+
+	it('neither credential test passes on a 200 web page: only an answer shaped like the service\u2019s passes', async () => {
+		const { client, credentials } = e2e();
+		const page = await startHostileService((_req, res) => {
+			res.writeHead(200, { 'Content-Type': 'text/html' });
+			res.end('<!doctype html><html><body><form>Sign in</form></body></html>');
+		});
+		try {
+			const cloud = await client.testCredential(credentials.hostCloudApi, { baseUrl: page.url });
+			expect(cloud).toEqual({
+				status: 'Error',
+				message: expect.stringMatching(/^The Base URL \/ Server URL answered with a web page or text/),
+			});
+			const registry = await client.testCredential(credentials.hostApi, { registryUrl: page.url });
+			expect(registry).toEqual({ status: 'Error', message: expect.stringMatching(/^The Registry URL answered with a web page or text/) });
+			expect(page.seen).toHaveLength(2);
+		} finally {
+			await page.close();
+		}
+	});
 });

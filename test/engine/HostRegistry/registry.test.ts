@@ -2,13 +2,18 @@
  * Host Registry through n8n's real WorkflowExecute against the simulator: publishers, node
  * listings (v1 and paginated v2), node updates, claiming, and the node picker's list search.
  */
-import { LoadOptionsContext } from 'n8n-core';
-import type { INodeListSearchResult, INodeType, IWorkflowExecuteAdditionalData } from 'n8n-workflow';
-
 import { UNCLAIMED_PUBLISHER_ID } from '../../../simulator/registry/area';
 import { startSimulator, type Simulator } from '../../../simulator/server';
 import { EngineHarness } from '../../support/engine';
-import { OTHER_ACCESS_TOKEN, REPOHOST_TOKEN, locator, nodeError, registryCredential, runRegistry } from '../../support/registry-node';
+import {
+	OTHER_ACCESS_TOKEN,
+	REPOHOST_TOKEN,
+	locator,
+	nodeError,
+	registryCredential,
+	registryListSearch,
+	runRegistry,
+} from '../../support/registry-node';
 
 let sim: Simulator;
 const harness = new EngineHarness();
@@ -457,18 +462,8 @@ describe('node: claim', () => {
 });
 
 describe('list search (the pickers)', () => {
-	function listSearch(method: 'searchNodes' | 'searchPublishers', credential: string, parameters: Record<string, unknown>) {
-		const workflow = harness.buildWorkflow({
-			nodes: [{ name: 'Node', type: 'hostRegistry', parameters: parameters as never, credentials: { hostApi: credential } }],
-		});
-		const node = workflow.getNode('Node')!;
-		const additionalData = harness.additionalData('list-search') as IWorkflowExecuteAdditionalData & { currentNodeParameters?: unknown };
-		additionalData.currentNodeParameters = node.parameters;
-		const context = new LoadOptionsContext(workflow, node, additionalData, 'parameters.node');
-		const type = harness.nodeTypes.getByNameAndVersion(node.type) as INodeType;
-		return (filter?: string, token?: string) =>
-			type.methods!.listSearch![method]!.call(context, filter, token) as Promise<INodeListSearchResult>;
-	}
+	const listSearch = (method: 'searchNodes' | 'searchPublishers', credential: string, parameters: Record<string, unknown>) =>
+		registryListSearch(harness, method, credential, parameters);
 
 	it('offers the credential\u2019s publisher', async () => {
 		const search = listSearch('searchPublishers', registryCredential(harness, sim), { resource: 'node', operation: 'update' });
@@ -488,7 +483,7 @@ describe('list search (the pickers)', () => {
 		const first = await search();
 		expect(first.results).toHaveLength(100);
 		expect(first.results[0]).toEqual({ name: nodes[0]!.id, value: nodes[0]!.id });
-		expect(first.paginationToken).toBe('2');
+		expect(first.paginationToken).toBe(`2:${nodes[99]!.id}`);
 		const second = await search(undefined, first.paginationToken);
 		expect(second.results).toHaveLength(50);
 		expect(second.paginationToken).toBeUndefined();

@@ -389,7 +389,8 @@ async function judge(
 		armed &&
 		faulted &&
 		answerIsBroken(armed.fault, faulted) &&
-		// A credential test asks only whether the credential is let in (its status), never what the body says.
+		// A credential test asks whether the credential is let in, and of the body only what n8n's declarative
+		// rules can check (credentials/answer-rules.ts: JSON, the registry's list of nodes): not every broken body fails it.
 		(path.kind !== 'credential' || armed.fault.kind === 'cut-body') &&
 		faulted.method !== 'HEAD' &&
 		!(armed.fault.kind === 'cut-body' && (faulted.status ?? 0) >= 300 && (faulted.status ?? 0) < 400) &&

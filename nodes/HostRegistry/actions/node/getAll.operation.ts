@@ -3,7 +3,7 @@ import { updateDisplayOptions } from 'n8n-workflow';
 
 import { additionalFields, checkedField, checkedParameter, fieldProperty, type FieldDefinition } from '../../../shared/items/fields';
 import { chosenPublisher } from '../../helpers/locators';
-import { collectPages } from '../../helpers/node-listing';
+import { collectPages, listedNodesProblem, listingFailure } from '../../helpers/node-listing';
 import { listNodes, listNodesPage } from '../../transport/registry-api';
 import { toolDescriptionProperty } from '../../../shared/descriptions/tool-options';
 import { publisherLocator } from '../common.descriptions';
@@ -99,12 +99,35 @@ export async function execute(this: IExecuteFunctions, itemIndex: number): Promi
 	if (listing === 'single') {
 		const includeBanned =
 			(checkedField(this, itemIndex, INCLUDE_BANNED, options.includeBanned, BLANK_REFUSED) as boolean | undefined) ?? false;
-		nodes = (await listNodes(this, publisherId, includeBanned, itemIndex)).slice(0, wanted);
+		nodes = await singleListing(this, publisherId, includeBanned, itemIndex);
 	} else {
 		const pageSize = (checkedField(this, itemIndex, PAGE_SIZE, options.pageSize, BLANK_REFUSED) as number | undefined) ?? DEFAULT_COUNT;
 		// No point asking for more per page than the limit wants.
 		const size = Math.min(pageSize, wanted);
-		nodes = await collectPages((page, limit) => listNodesPage(this, publisherId, page, limit, itemIndex), size, wanted);
+		const fetchPage = (page: number, limit: number) => listNodesPage(this, publisherId, page, limit, itemIndex);
+		const walk = await collectPages(fetchPage, publisherId, size, wanted);
+		if (walk.problem) throw listingFailure(this, walk.problem, itemIndex);
+		nodes = walk.nodes;
 	}
-	return nodes.map((node) => ({ json: node, pairedItem: { item: itemIndex } }));
+	return nodes.slice(0, wanted).map((node) => ({ json: node, pairedItem: { item: itemIndex } }));
+}
+
+/** The v1 listing, checked to list each node once, of this publisher, and banned ones only when asked. */
+async function singleListing(
+	context: IExecuteFunctions,
+	publisherId: string,
+	includeBanned: boolean,
+	itemIndex: number,
+): Promise<IDataObject[]> {
+	const nodes = await listNodes(context, publisherId, includeBanned, itemIndex);
+	const problem = listedNodesProblem(nodes, new Set(), publisherId);
+	if (problem) {
+		throw listingFailure(
+			context,
+			`The registry's list of the nodes of publisher "${publisherId}" is not the one asked: it listed ${problem}`,
+			itemIndex,
+		);
+	}
+	// A registry (or a proxy) that drops include_banned=false still lists no banned node here.
+	return includeBanned ? nodes : nodes.filter((node) => node.status !== 'NodeStatusBanned');
 }
