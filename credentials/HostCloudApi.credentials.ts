@@ -8,7 +8,7 @@ import type {
 } from 'n8n-workflow';
 
 import { cloudServerOf } from './cloud-server';
-import { testRules, textAnswerRule } from './answer-rules';
+import { missingListRule, testRules, textAnswerRule } from './answer-rules';
 import { redirectRules } from './redirect-rules';
 import { timeLimitProperty } from './time-limit';
 
@@ -130,8 +130,8 @@ export class HostCloudApi implements ICredentialType {
 	test: ICredentialTestRequest = {
 		request: {
 			baseURL: '={{($credentials.server === "selfHosted" ? $credentials.serverUrl : $credentials.baseUrl).trim().replace(/\\/+$/, "")}}',
-			// The self-hosted server's smallest answer; the cloud has no such route.
-			url: '={{$credentials.server === "selfHosted" ? "/api/system_stats" : "/api/object_info"}}',
+			// Node definitions on both: the cloud's whole list (the spec's route), a server's one core node (small).
+			url: '={{$credentials.server === "selfHosted" ? "/api/object_info/KSampler" : "/api/object_info"}}',
 			method: 'GET',
 			// Never follow: the secret would go wherever the redirect points.
 			disableFollowRedirect: true,
@@ -164,8 +164,12 @@ export class HostCloudApi implements ICredentialType {
 				...redirectRules('Base URL / Server URL', 'credential'),
 			],
 			[
-				// One declaration serves the cloud's node definitions and a server's system stats: a 2xx passes only as JSON.
+				// A 2xx passes only as node definitions: every ComfyUI-compatible server defines the core node KSampler.
 				textAnswerRule('Base URL / Server URL'),
+				missingListRule(
+					'KSampler.output',
+					"The Base URL / Server URL answered, but not with node definitions (no core node KSampler), so this is not a working credential. Check the address: it is the API's, as your Host account or your server shows it, not a website's or a login page's.",
+				),
 			],
 		),
 	};

@@ -33,7 +33,7 @@ describe('Host Cloud on a self-hosted server in n8n', () => {
 		const result = await client.testCredential(credential);
 		expect(result).toEqual({ status: 'OK', message: expect.any(String) });
 		const seen = simulator.requests.slice(before);
-		expect(seen.map((request) => `${request.method} ${request.path} → ${request.status}`)).toEqual(['GET /api/system_stats → 200']);
+		expect(seen.map((request) => `${request.method} ${request.path} → ${request.status}`)).toEqual(['GET /api/object_info/KSampler → 200']);
 		expect(seen[0]!.headers[proxyHeader.name.toLowerCase()]).toBe(`***(${proxyHeader.value.length})`);
 		expect(seen[0]!.headers['x-api-key']).toBeUndefined();
 	});
@@ -53,7 +53,7 @@ describe('Host Cloud on a self-hosted server in n8n', () => {
 		// The proxy turned n8n's request away (n8n repeats a request answered 401 once): the server itself never answered.
 		const seen = simulator.requests.slice(before).map((request) => `${request.path} → ${request.status}`);
 		expect(seen.length).toBeGreaterThan(0);
-		expect([...new Set(seen)]).toEqual(['/api/system_stats → 401']);
+		expect([...new Set(seen)]).toEqual(['/api/object_info/KSampler → 401']);
 	});
 
 	it('the self-hosted example runs on the server: the image as binary data with the bytes the server serves, its url on the server', async () => {

@@ -39,7 +39,7 @@ describe('the credential', () => {
 	test('its test passes with the proxy header and fails in plain words without it', async () => {
 		const passed = await cloud.harness.testCredential('hostCloudApi', credentialFor(cloud.sim));
 		expect(passed).toMatchObject({ status: 'OK' });
-		expect(cloud.sim.requestsTo('GET', '/api/system_stats')).toHaveLength(1);
+		expect(cloud.sim.requestsTo('GET', '/api/object_info/KSampler')).toHaveLength(1);
 
 		const refused = await cloud.harness.testCredential('hostCloudApi', { ...credentialFor(cloud.sim), proxyHeaders: { values: [] } });
 		expect(refused.status).toBe('Error');

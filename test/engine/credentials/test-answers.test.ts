@@ -1,7 +1,7 @@
 /**
  * A credential test passes only on an answer shaped like the service's: a 2xx web page (a login
  * form, a website's catch-all page), an empty answer, or JSON that is not the registry's node
- * listing is no working credential. Each credential is tested as n8n tests it, against a loopback
+ * listing (or, for Host Cloud API, not node definitions) is no working credential. Each credential is tested as n8n tests it, against a loopback
  * service answering 200 with what the service never sends.
  */
 import type { ServerResponse } from 'node:http';
@@ -67,11 +67,13 @@ describe('Host API: a 2xx passes only as the registry\u2019s node listing', () =
 	});
 });
 
-describe('Host Cloud API: a 2xx passes only as the API\u2019s JSON', () => {
-	it.each([
+describe('Host Cloud API: a 2xx passes only as node definitions', () => {
+	const servers = [
 		['the cloud', () => hostCloudApiCredential({ apiKey: API_KEY, baseUrl: service.url }), '/api/object_info'],
-		['a self-hosted server', () => selfHostedCredential({ serverUrl: service.url }), '/api/system_stats'],
-	])('%s: fails on a web page or an empty answer, in words', async (_case, credential, path) => {
+		['a self-hosted server', () => selfHostedCredential({ serverUrl: service.url }), '/api/object_info/KSampler'],
+	] as const;
+
+	it.each(servers)('%s: fails on a web page or an empty answer, in words', async (_case, credential, path) => {
 		for (const send of [webPage, empty]) {
 			answer = send;
 			const result = await harness.testCredential('hostCloudApi', credential());
@@ -82,11 +84,26 @@ describe('Host Cloud API: a 2xx passes only as the API\u2019s JSON', () => {
 		expect(service.seen.map((req) => req.url)).toEqual([path, path]);
 	});
 
-	it('passes on the server\u2019s JSON', async () => {
-		answer = json({ system: { os: 'posix' }, devices: [] });
-		expect(await harness.testCredential('hostCloudApi', selfHostedCredential({ serverUrl: service.url }))).toEqual({
-			status: 'OK',
-			message: 'Connection successful!',
-		});
+	it.each(servers)(
+		'%s: fails on JSON that is no node definitions (a status, system stats, a list, an empty object), in words',
+		async (_case, credential) => {
+			for (const body of [
+				{ status: 'ok' },
+				{ system: { os: 'posix' }, devices: [] },
+				[{ KSampler: {} }],
+				{},
+				{ KSampler: { output: 'IMAGE' } },
+			]) {
+				answer = json(body);
+				const result = await harness.testCredential('hostCloudApi', credential());
+				expect(result.status).toBe('Error');
+				expect(result.message).toMatch(/answered, but not with node definitions \(no core node KSampler\)/);
+			}
+		},
+	);
+
+	it.each(servers)('%s: passes on node definitions', async (_case, credential) => {
+		answer = json({ KSampler: { input: { required: {} }, output: ['LATENT'], output_name: ['LATENT'], name: 'KSampler' } });
+		expect(await harness.testCredential('hostCloudApi', credential())).toEqual({ status: 'OK', message: 'Connection successful!' });
 	});
 });

@@ -55,7 +55,7 @@ describe.each(REDIRECTS)('a credential test answered by a redirect (HTTP %i)', (
 		const proxyHeaders = { values: [{ name: 'Authorization', value: `Basic ${PROXY_BASIC}` }] };
 		const result = await harness.testCredential('hostCloudApi', selfHostedCredential({ serverUrl: service.url, proxyHeaders }));
 		expect(service.seen).toHaveLength(1);
-		expect(service.seen[0]!.url).toBe('/api/system_stats');
+		expect(service.seen[0]!.url).toBe('/api/object_info/KSampler');
 		expect(service.seen[0]!.headers.authorization).toBe(`Basic ${PROXY_BASIC}`);
 		expect(elsewhere.seen).toHaveLength(0);
 		expect(result.status).toBe('Error');
