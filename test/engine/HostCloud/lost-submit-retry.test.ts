@@ -144,7 +144,13 @@ describe.each([
 		const prompt = txt2img();
 		prompt['3']!.inputs.seed = 4343;
 		// An older tag, or one another client wrote: the lost submit's execution, workflow, node, item and request id, no instance_id.
-		const tag = { execution_id: 'placeholder-execution', workflow_id: 'wf-harness', node_name: 'Node', item_index: 0, request_id: 'placeholder' };
+		const tag = {
+			execution_id: 'placeholder-execution',
+			workflow_id: 'wf-harness',
+			node_name: 'Node',
+			item_index: 0,
+			request_id: 'placeholder',
+		};
 		const answer = await axios.post(`${cloud.sim.baseUrl}/api/prompt`, { prompt, extra_data: { n8n: tag } }, { headers: cloud.headers });
 		const forged = answer.data.prompt_id as string;
 		let lost: { execution_id: string; request_id: string } | undefined;
