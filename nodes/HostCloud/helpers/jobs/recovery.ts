@@ -1,6 +1,7 @@
 /**
  * What the watcher reads or asks of the service when the progress socket cannot tell it: outputs
- * and failure details from the job record, and cancelling the node's own jobs when it stops early.
+ * and failure details from the job record, cancelling the node's own jobs when it stops early, and
+ * whether a job it follows was submitted by this execution.
  */
 import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
 import { NodeApiError } from 'n8n-workflow';
@@ -10,6 +11,8 @@ import { isRecord, ownValue } from '../../../shared/items/validation';
 import { readQueue } from '../../transport/cloud-api';
 import { errorInfoFrom, type ExecutionErrorInfo } from './errors';
 import { queuedByRequestId, queuedJobOf, type SubmitToFind } from '../ownership/find-by-request';
+import { thisExecutionId, thisWorkflow } from '../ownership/job-tag';
+import { jobsOfExecution } from '../ownership/own-jobs';
 import { cancelJobs, JobNotOnServerError, lookUpJobRecord, lookUpJobStatus } from './lookup';
 
 /**
@@ -93,6 +96,24 @@ export async function cancelOwnJobs(context: IExecuteFunctions, promptIds: strin
 		await cancelJobs(context, promptIds, { cleanup: true, action: 'cancelling the jobs this node started' });
 	} catch (error) {
 		context.logger?.warn?.(`Host Cloud: could not cancel jobs ${promptIds.join(', ')}: ${(error as Error).message}`);
+	}
+}
+
+/**
+ * Whether the queue lists `promptId` with a tag of this execution (and this workflow and n8n
+ * install): a job given by its prompt_id that this execution did not submit is someone else's. A
+ * queue that cannot be read proves nothing, so the answer is then no.
+ */
+export async function submittedByThisExecution(context: IExecuteFunctions, promptId: string): Promise<boolean> {
+	const executionId = thisExecutionId(context);
+	if (executionId === undefined) return false;
+	try {
+		const queue = await readQueue(context, { cleanup: true, action: `looking up who submitted job ${promptId}` });
+		const { jobs } = jobsOfExecution(queue, { executionId, ...thisWorkflow(context) });
+		return jobs.some((job) => job.prompt_id === promptId);
+	} catch (error) {
+		context.logger?.warn?.(`Host Cloud: could not read the queue to learn who submitted job ${promptId}: ${(error as Error).message}`);
+		return false;
 	}
 }
 
