@@ -144,13 +144,14 @@ export function jobFailureMessages(kind: ServerKind) {
 		/** `fate`: cancelled; left running as On Timeout says; or left running because this execution did not submit it. */
 		timedOut: (
 			promptId: string,
-			timeout: { seconds: number; lastStatus?: string },
+			timeout: { maxWaitMs: number; lastStatus?: string },
 			fate: 'cancelled' | 'leftRunning' | 'startedElsewhere',
 		): JobFailureMessage => {
 			const last = timeout.lastStatus ? ` Its last known status was "${timeout.lastStatus}".` : '';
+			const seconds = Math.round(timeout.maxWaitMs / 100) / 10;
 			if (fate === 'cancelled')
 				return {
-					message: `Job ${promptId} did not finish within ${timeout.seconds} seconds (Max Wait), so it was cancelled on ${place}`,
+					message: `Job ${promptId} did not finish within ${seconds} seconds (Max Wait), so it was cancelled on ${place}`,
 					description: `${last} Raise Max Wait in the wait settings for longer jobs, or set "On Timeout" to leave jobs running.`.trim(),
 					cancelledByNode: true,
 				};
@@ -159,7 +160,7 @@ export function jobFailureMessages(kind: ServerKind) {
 					? ` This execution did not submit it, so it was not cancelled: turn on "${CANCEL_STARTED_ELSEWHERE}" to cancel such a job at Max Wait.`
 					: '';
 			return {
-				message: `Job ${promptId} did not finish within ${timeout.seconds} seconds (Max Wait); it is still running on ${place}`,
+				message: `Job ${promptId} did not finish within ${seconds} seconds (Max Wait); it is still running on ${place}`,
 				description: `${last} Use Workflow → Wait for Completion with this prompt_id to collect its outputs later.${elsewhere}`.trim(),
 				stillRunning: true,
 			};

@@ -14,6 +14,7 @@ import { queuedByRequestId, queuedJobOf, type SubmitToFind } from '../ownership/
 import { thisExecutionId, thisWorkflow } from '../ownership/job-tag';
 import { jobsOfExecution } from '../ownership/own-jobs';
 import { cancelJobs, JobNotOnServerError, lookUpJobRecord, lookUpJobStatus } from './lookup';
+import type { WatchSettings } from './tracked-job';
 
 /**
  * A job's state from the status endpoint or a self-hosted server's history and queue (its raw word
@@ -104,7 +105,7 @@ export async function cancelOwnJobs(context: IExecuteFunctions, promptIds: strin
  * install): a job given by its prompt_id that this execution did not submit is someone else's. A
  * queue that cannot be read proves nothing, so the answer is then no.
  */
-export async function submittedByThisExecution(context: IExecuteFunctions, promptId: string): Promise<boolean> {
+async function submittedByThisExecution(context: IExecuteFunctions, promptId: string): Promise<boolean> {
 	const executionId = thisExecutionId(context);
 	if (executionId === undefined) return false;
 	try {
@@ -115,6 +116,22 @@ export async function submittedByThisExecution(context: IExecuteFunctions, promp
 		context.logger?.warn?.(`Host Cloud: could not read the queue to learn who submitted job ${promptId}: ${(error as Error).message}`);
 		return false;
 	}
+}
+
+/**
+ * What Max Wait does to a job: On Timeout decides for the jobs this run submitted (`ownsJobs`); a
+ * job it only follows (Wait for Completion) is someone else's unless this execution submitted it,
+ * and is cancelled then, or when the user allowed cancelling jobs started elsewhere.
+ */
+export async function fateAtMaxWait(
+	context: IExecuteFunctions,
+	settings: Pick<WatchSettings, 'cancelOnTimeout' | 'cancelStartedElsewhere'>,
+	ownsJobs: boolean,
+	promptId: string,
+): Promise<'cancelled' | 'leftRunning' | 'startedElsewhere'> {
+	if (!settings.cancelOnTimeout) return 'leftRunning';
+	if (ownsJobs || settings.cancelStartedElsewhere) return 'cancelled';
+	return (await submittedByThisExecution(context, promptId)) ? 'cancelled' : 'startedElsewhere';
 }
 
 /** Jobs in the queue that `submits` of this run made (found by their request ids), other than `known`. */

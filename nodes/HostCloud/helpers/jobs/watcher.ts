@@ -15,14 +15,7 @@ import { Naps } from '../../../shared/waits/pause';
 import type { CloudJobState } from './job-state';
 import { progressSocketAddress } from '../../transport/cloud-api';
 import { asJobFailure, executionFailure, jobFailure, type JobFailureMessage, jobFailureMessages } from './errors';
-import {
-	cancelOwnJobs,
-	failureFromRecord,
-	outputsFromRecord,
-	readJobState,
-	submittedByThisExecution,
-	unansweredSubmissions,
-} from './recovery';
+import { cancelOwnJobs, failureFromRecord, fateAtMaxWait, outputsFromRecord, readJobState, unansweredSubmissions } from './recovery';
 import { JobSocket, type JobMessage } from './progress-socket';
 import { shareJobSocket, type SocketShare } from './socket-share';
 import {
@@ -346,27 +339,15 @@ export class JobWatcher {
 	private async timedOut(job: TrackedJob): Promise<void> {
 		if (job.phase === 'done' || job.phase === 'ending') return;
 		job.phase = 'ending';
-		const timeout = { seconds: Math.round(this.settings.maxWaitMs / 100) / 10, lastStatus: job.lastStatus };
-		const fate = await this.fateAtTimeout(job);
+		const fate = await fateAtMaxWait(this.context, this.settings, this.ownsJobs, job.promptId);
 		if (fate === 'cancelled') {
 			// Cancelled before the item fails, so the run does not end with the job still going.
 			const cancelled = cancelOwnJobs(this.context, [job.promptId]);
 			this.cleanups.push(cancelled);
 			await cancelled;
 		}
-		const failure = this.failureMessages.timedOut(job.promptId, timeout, fate);
+		const failure = this.failureMessages.timedOut(job.promptId, { maxWaitMs: this.settings.maxWaitMs, lastStatus: job.lastStatus }, fate);
 		this.settleWithError(job, this.jobError(job.promptId, job.itemIndex, failure));
-	}
-
-	/**
-	 * What Max Wait does to a job: On Timeout decides for the jobs this run submitted; a job it only
-	 * follows (Wait for Completion) is someone else's unless its tag shows this execution submitted
-	 * it, and is cancelled then, or when the user allowed cancelling jobs started elsewhere.
-	 */
-	private async fateAtTimeout(job: TrackedJob): Promise<'cancelled' | 'leftRunning' | 'startedElsewhere'> {
-		if (!this.settings.cancelOnTimeout) return 'leftRunning';
-		if (this.ownsJobs || this.settings.cancelStartedElsewhere) return 'cancelled';
-		return (await submittedByThisExecution(this.context, job.promptId)) ? 'cancelled' : 'startedElsewhere';
 	}
 
 	private settle(job: TrackedJob, result: FinishedJob): void {
