@@ -45,7 +45,7 @@ const triggerProperties: INodeProperties[] = [
 		type: 'boolean',
 		default: false,
 		description:
-			'Whether jobs that a Host Cloud node of any n8n workflow submitted start this workflow too (they already hand their outputs to the next node). The trigger knows such a job by the tag its queue or history entry carries.',
+			'Whether jobs that a Host Cloud node of any workflow of this n8n submitted start this workflow too (they already hand their outputs to the next node). The trigger knows such a job by the tag its queue or history entry carries, which names this n8n.',
 	},
 	...resultFilesProperties({}, 'the files of each job'),
 	{

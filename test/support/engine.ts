@@ -14,6 +14,7 @@ import {
 	BinaryDataService,
 	ExecuteContext,
 	ExecutionLifecycleHooks,
+	InstanceSettings,
 	LoadOptionsContext,
 	RoutingNode,
 	WebhookContext,
@@ -48,6 +49,9 @@ import { ItemsNode, ITEMS_NODE_TYPE, type HarnessItem } from './items-node';
 
 const ROOT = join(__dirname, '..', '..');
 export const PACKAGE_NAME = 'n8n-nodes-host';
+
+/** The id of the n8n install the harness runs as (n8n-core's, the same for every run): what a tag of this install names. */
+export const harnessInstanceId = (): string => Container.get(InstanceSettings).instanceId;
 
 type AnyNodeType = INodeType | IVersionedNodeType;
 

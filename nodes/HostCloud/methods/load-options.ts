@@ -73,5 +73,5 @@ export async function getInputValues(this: ILoadOptionsFunctions): Promise<INode
 /** List Models → Folder: the model folders the self-hosted server has (GET /api/models). */
 export async function getModelFolders(this: ILoadOptionsFunctions): Promise<INodePropertyOptions[]> {
 	await selfHostedServer(this, 'List Models');
-	return namesOf(this, await readModelFolders(this), 'listing the model folders').map((folder) => ({ name: folder, value: folder }));
+	return namesOf(this, await readModelFolders(this), 'listing the model folders').names.map((folder) => ({ name: folder, value: folder }));
 }

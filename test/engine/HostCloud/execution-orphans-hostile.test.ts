@@ -8,7 +8,7 @@
  */
 import type { ServerResponse } from 'node:http';
 
-import { EngineHarness } from '../../support/engine';
+import { EngineHarness, harnessInstanceId } from '../../support/engine';
 import { sendJson, startHostileService, type HostileService } from '../../support/hostile-service';
 import { hostCloudApiCredential, selfHostedCredential } from '../../support/credential-fixtures';
 
@@ -19,7 +19,16 @@ let queueAnswer: () => unknown;
 let rawQueueAnswer: string | undefined;
 
 const tag = (more: Record<string, unknown> = {}) => ({
-	n8n: { execution_id: '41', workflow_id: 'wf', node_name: 'Generate', item_index: 0, operation: 'execute', request_id: 'r', ...more },
+	n8n: {
+		execution_id: '41',
+		workflow_id: 'wf',
+		node_name: 'Generate',
+		item_index: 0,
+		operation: 'execute',
+		instance_id: harnessInstanceId(),
+		request_id: 'r',
+		...more,
+	},
 });
 const entry = (promptId: unknown, extraData: unknown) => [1, promptId, {}, extraData, ['9']];
 const id = (n: number) => `00000000-0000-4000-8000-${String(n).padStart(12, '0')}`;
@@ -97,9 +106,9 @@ test('an entry whose prompt_id is no id (too long, a path, control characters, n
 	expect(idsSent()).toEqual([id(3)]);
 });
 
-test('a tag of another n8n install, of no known operation, or meant to outlive its wait is left; control characters never reach the report', async () => {
+test('a tag of another n8n install, of none, of no known operation, or meant to outlive its wait is left; control characters never reach the report', async () => {
 	queueAnswer = () => ({
-		queue_running: [entry(id(4), tag({ instance_id: 'another-install' }))],
+		queue_running: [entry(id(4), tag({ instance_id: 'another-install' })), entry(id(9), tag({ instance_id: undefined }))],
 		queue_pending: [
 			entry(id(5), tag({ operation: 'SUBMIT' })),
 			entry(id(6), tag({ operation: undefined })),
@@ -111,9 +120,10 @@ test('a tag of another n8n install, of no known operation, or meant to outlive i
 	const json = result.items[0]!.json as Record<string, any>;
 	expect(idsSent()).toEqual([id(8)]);
 	expect(json.cancelled).toEqual([expect.objectContaining({ prompt_id: id(8), node_name: 'GenCancelled 99 jobs' })]);
-	// The other install's job is not this execution's at all; the others are listed, left running.
+	// The other install's job, and the one whose tag names none, are not this execution's at all; the others are listed, left running.
 	expect(json.left_running.map((job: { prompt_id: string }) => job.prompt_id)).toEqual([id(5), id(6), id(7)]);
 	expect(JSON.stringify(json)).not.toContain(id(4));
+	expect(JSON.stringify(json)).not.toContain(id(9));
 });
 
 test('3000 jobs of the execution: cancelled in requests of 100 ids, 100 named in the answer, the rest counted', async () => {

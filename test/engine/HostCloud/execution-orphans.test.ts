@@ -1,13 +1,14 @@
 /**
  * Queue → Cancel Jobs of an Execution, through n8n's engine against both flavours of the simulator:
  * the jobs an ended execution left queued or running are found by their tag and cancelled, every
- * one reported by prompt_id; a job of another execution, of another workflow, or without a tag is
- * never touched, and one meant to outlive its wait (Submit, or left running at Max Wait) only when
- * asked for.
+ * one reported by prompt_id; a job of another execution, of another workflow, without a tag, or
+ * whose tag names no n8n install is never touched, and one meant to outlive its wait (Submit, or
+ * left running at Max Wait) only when asked for.
  */
 import axios from 'axios';
 import type { INodeParameters } from 'n8n-workflow';
 
+import { harnessInstanceId } from '../../support/engine';
 import { cancelRequestBodies, cloudForSuite, executeTxt2img, OUTLASTING_NODE_MS, txt2img } from '../../support/cloud';
 
 const WORKFLOW = 'wf-orders';
@@ -52,6 +53,7 @@ describe.each([
 			node_name: 'Generate',
 			item_index: 0,
 			operation: 'execute',
+			instance_id: harnessInstanceId(),
 			request_id: 'r',
 			...more,
 		},
@@ -72,6 +74,8 @@ describe.each([
 			await submitTagged(tag({ workflow_id: OTHER_WORKFLOW })),
 			await submitTagged({}),
 			await submitTagged({ n8n: '41' }), // not a tag: a tag is an object
+			// Every field of execution 41's but no install id: an older tag, or one another client wrote.
+			await submitTagged(tag({ instance_id: undefined })),
 		];
 		cloud.sim.requests.length = 0;
 		return { running, queued, submitted, others };
@@ -109,7 +113,7 @@ describe.each([
 		expect(result.items[0]!.json).not.toHaveProperty('workflow_id');
 		expect(result.items[0]!.json).not.toHaveProperty('left_running');
 		for (const id of [running, queued, submitted, otherWorkflows]) expect(status(id)).toBe('cancelled');
-		for (const id of [others[0]!, others[2]!, others[3]!]) expect(status(id)).not.toBe('cancelled');
+		for (const id of [others[0]!, others[2]!, others[3]!, others[4]!]) expect(status(id)).not.toBe('cancelled');
 	});
 
 	test('a job a real execution left running at Max Wait ("Leave It Running") is tagged to be kept: reported, left running, cancelled only when asked', async () => {

@@ -142,7 +142,7 @@ describe.each([
 		const queueTool = () => toolNode('Show Jobs', { resource: 'queue', operation: 'get' });
 		const cancelTool = () => toolNode('Cancel Jobs', { resource: 'queue', operation: 'cancelJobs', promptIds: CANCEL_IDS });
 
-		/** This workflow's job (started by the Submit tool) and three others: another workflow's, an untagged one, a forged tag's. */
+		/** This workflow's job (started by the Submit tool) and four others: another workflow's, an untagged one, forged tags'. */
 		async function jobsOfSeveralWorkflows(): Promise<{ own: string; others: string[] }> {
 			cloud.sim.options.nodeMs = OUTLASTING_NODE_MS; // nothing finishes while the tools look
 			const submitted = await runAsAgentTool(cloud.harness, toolNode('Start Job', submitParameters()), {});
@@ -152,6 +152,8 @@ describe.each([
 				otherWorkflow.items[0]!.json.prompt_id as string,
 				await submitDirectly(),
 				await submitDirectly({ n8n: 'wf-harness' }), // not a tag: a tag is an object
+				// This workflow's id, but no n8n install's: an older tag, or one another client wrote.
+				await submitDirectly({ n8n: { workflow_id: HARNESS_WORKFLOW, node_name: 'Start Job', operation: 'submit' } }),
 			];
 			expect([own, ...others].every((id) => typeof id === 'string')).toBe(true);
 			cloud.sim.requests.length = 0;
@@ -169,7 +171,7 @@ describe.each([
 			const listed = JSON.parse(await show!.invoke({}))[0];
 			expect([...listed.running, ...listed.pending].map((entry: { prompt_id: string }) => entry.prompt_id)).toEqual([own]);
 			expect(listed.running_count + listed.pending_count).toBe(1);
-			expect(listed.other_jobs_not_listed).toBe(3);
+			expect(listed.other_jobs_not_listed).toBe(4);
 			for (const id of others) expect(JSON.stringify(listed)).not.toContain(id);
 
 			const unknown = '00000000-0000-4000-8000-000000000000';
@@ -191,7 +193,7 @@ describe.each([
 		test('as the AI Agent has the engine run them: the same scope, and a cancel of only others’ jobs sends no cancel at all', async () => {
 			const { own, others } = await jobsOfSeveralWorkflows();
 			const listed = await runAsAgentTool(cloud.harness, queueTool(), {});
-			expect(listed.items[0]!.json).toMatchObject({ other_jobs_not_listed: 3 });
+			expect(listed.items[0]!.json).toMatchObject({ other_jobs_not_listed: 4 });
 			const entries = [...(listed.items[0]!.json.running as object[]), ...(listed.items[0]!.json.pending as object[])];
 			expect(entries.map((entry) => (entry as { prompt_id: string }).prompt_id)).toEqual([own]);
 

@@ -4,7 +4,7 @@ import { updateDisplayOptions } from 'n8n-workflow';
 import { runsAsTool } from '../../../shared/tools/tool-use';
 import { cancelJobs } from '../../helpers/jobs/lookup';
 import { type PromptIdList, readPromptIdList } from '../../helpers/jobs/prompt-id';
-import { thisWorkflowId } from '../../helpers/ownership/job-tag';
+import { thisWorkflow } from '../../helpers/ownership/job-tag';
 import { cancellableByThisWorkflow, ENDED_BEFORE_CANCEL } from '../../helpers/ownership/own-jobs';
 import { readQueue } from '../../transport/cloud-api';
 import { toolDescriptionProperty } from '../../../shared/descriptions/tool-options';
@@ -27,7 +27,7 @@ export const description = updateDisplayOptions({ show: { resource: ['queue'], o
  */
 async function cancelOwnJobs(context: IExecuteFunctions, ids: string[], itemIndex: number): Promise<IDataObject> {
 	const queue = await readQueue(context, { itemIndex, retry: true });
-	const { allowed, refused } = cancellableByThisWorkflow(queue, ids, thisWorkflowId(context));
+	const { allowed, refused } = cancellableByThisWorkflow(queue, ids, thisWorkflow(context));
 	if (allowed.length === 0) return { requested: ids, cancelled: [], not_cancelled: refused };
 	const deleted = (await cancelJobs(context, allowed, { itemIndex })).cancelled;
 	// A server that does not say which it cancelled: the answer says the cancel was sent, not that it took.

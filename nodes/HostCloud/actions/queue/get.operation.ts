@@ -2,7 +2,7 @@ import type { IDataObject, IExecuteFunctions, INodeExecutionData, INodePropertie
 import { updateDisplayOptions } from 'n8n-workflow';
 
 import { runsAsTool } from '../../../shared/tools/tool-use';
-import { thisWorkflowId } from '../../helpers/ownership/job-tag';
+import { thisWorkflow } from '../../helpers/ownership/job-tag';
 import { NO_WORKFLOW_ID, ownQueue } from '../../helpers/ownership/own-jobs';
 import { readQueue } from '../../transport/cloud-api';
 import { clipText, clipTextsDeep } from '../../../shared/transport/service-values';
@@ -56,12 +56,12 @@ export async function execute(this: IExecuteFunctions, itemIndex: number): Promi
 		const pending = list(answer?.queue_pending);
 		return [{ json: { running_count: running.length, pending_count: pending.length, running, pending } }];
 	}
-	const workflowId = thisWorkflowId(this);
-	const own = ownQueue(answer, workflowId);
+	const workflow = thisWorkflow(this);
+	const own = ownQueue(answer, workflow);
 	const running = list(own.running);
 	const pending = list(own.pending);
 	const json: IDataObject = { running_count: running.length, pending_count: pending.length, running, pending };
 	json.other_jobs_not_listed = own.leftOut;
-	if (workflowId === undefined) json.note = NO_WORKFLOW_ID;
+	if (workflow.workflowId === undefined) json.note = NO_WORKFLOW_ID;
 	return [{ json }];
 }

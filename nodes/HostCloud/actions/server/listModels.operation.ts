@@ -39,17 +39,22 @@ const properties: INodeProperties[] = [
 
 export const description = updateDisplayOptions({ show: { resource: ['server'], operation: ['listModels'] } }, properties);
 
-/** GET /api/models (the folder names) or GET /api/models/{folder} (its files): one item either way. */
+/** The names under `key`, and how many were left out (`<key>_not_listed`) when the listing was over its bounds. */
+function listed(key: string, { names, notListed }: { names: string[]; notListed: number }): IDataObject {
+	return { [key]: names, ...(notListed > 0 ? { [`${key}_not_listed`]: notListed } : {}) };
+}
+
+/** GET /api/models (the folder names) or GET /api/models/{folder} (its files): one item either way, of bounded size. */
 export async function execute(this: IExecuteFunctions, itemIndex: number): Promise<INodeExecutionData[]> {
 	await selfHostedServer(this, OPERATION_NAME, itemIndex);
 	const scope = oneOf(this, itemIndex, 'List', this.getNodeParameter('scope', itemIndex, 'folder'), SCOPES);
 	if (scope === 'allFolders') {
 		const folders = namesOf(this, await readModelFolders(this, itemIndex), 'listing the model folders', itemIndex);
-		return [{ json: { folders } }];
+		return [{ json: listed('folders', folders) }];
 	}
 	// One path segment: a folder name with a slash or ".." would ask another route.
 	const folder = pathSegmentText(this, itemIndex, FOLDER_FIELD, this.getNodeParameter('folder', itemIndex, ''));
 	const answer = await readModelFiles(this, folder, itemIndex);
-	const json: IDataObject = { folder, models: namesOf(this, answer, `listing the models of folder "${folder}"`, itemIndex) };
-	return [{ json }];
+	const models = namesOf(this, answer, `listing the models of folder "${folder}"`, itemIndex);
+	return [{ json: { folder, ...listed('models', models) } }];
 }

@@ -1,12 +1,24 @@
-import type { IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
+import type { IDataObject, IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
 import { updateDisplayOptions } from 'n8n-workflow';
 
+import { checkedOrDefault, fieldProperty, type FieldDefinition } from '../../../shared/items/fields';
 import { describeToolAnswer } from '../../../shared/tools/tool-result';
+import { CANCEL_STARTED_ELSEWHERE } from '../../helpers/jobs/errors';
 import { followJobs } from '../../helpers/jobs/run-jobs';
 import { toolDescriptionProperty, toolWaitProperty } from '../../../shared/descriptions/tool-options';
 import { promptIdProperty, downloadFilesProperties, rawOutputsProperty, waitProperties, WAIT_FIELDS } from '../common.descriptions';
 
 const TOOL_DESCRIPTION = `Waits for a Host Cloud job started earlier, given its prompt_id, and returns its output files (images, video or audio). ${describeToolAnswer(['prompt_id'], 'calling this tool again')}`;
+
+/** A job given by prompt_id may be someone else's: Max Wait cancels it only if this execution submitted it, unless this is on. */
+const CANCEL_ELSEWHERE: FieldDefinition = {
+	name: 'cancelStartedElsewhere',
+	displayName: CANCEL_STARTED_ELSEWHERE,
+	kind: 'boolean',
+	default: false,
+	description:
+		'Whether On Timeout "Cancel the Job" also cancels a job this execution did not submit (started by another execution or workflow, a script or a person). Off: only a job this execution submitted (with Submit) is cancelled at Max Wait; any other is left running.',
+};
 
 // Every item is followed at once (waiting costs the cloud nothing), so no concurrency limit here.
 const properties: INodeProperties[] = [
@@ -14,15 +26,18 @@ const properties: INodeProperties[] = [
 	promptIdProperty,
 	toolWaitProperty(),
 	...downloadFilesProperties,
-	...waitProperties([rawOutputsProperty], false),
+	...waitProperties([rawOutputsProperty, fieldProperty(CANCEL_ELSEWHERE)], false),
 ];
 
 export const description = updateDisplayOptions({ show: { resource: ['workflow'], operation: ['waitForCompletion'] } }, properties);
 
 /**
  * Waits for jobs submitted earlier (one prompt_id per item) over one WebSocket; a cancelled
- * execution or a failed item stops the wait only (these jobs were started elsewhere).
+ * execution or a failed item stops the wait only (these jobs were started elsewhere), and Max Wait
+ * cancels only a job this execution submitted unless Cancel Jobs Started Elsewhere is on.
  */
 export async function executeAll(this: IExecuteFunctions, items: INodeExecutionData[]): Promise<INodeExecutionData[]> {
-	return await followJobs(this, items, WAIT_FIELDS);
+	const additional = this.getNodeParameter('additionalFields', 0, {}) as IDataObject;
+	const cancelStartedElsewhere = checkedOrDefault(this, 0, CANCEL_ELSEWHERE, additional[CANCEL_ELSEWHERE.name]) as boolean;
+	return await followJobs(this, items, WAIT_FIELDS, { cancelStartedElsewhere });
 }

@@ -259,7 +259,7 @@ export class CloudJobListener {
 			if (!usablePromptId(promptId) || this.memory.isDone(promptId)) continue;
 			queued.add(promptId);
 			const job = this.hear(promptId, false);
-			job.facts = entryFacts(entry);
+			this.heard.setFacts(job, entryFacts(entry, this.settings));
 			if (running.has(entry)) job.runningSince ??= now;
 		}
 		return queued;

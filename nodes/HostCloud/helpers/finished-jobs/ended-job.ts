@@ -13,7 +13,7 @@ import { clipText, clipTextsDeep } from '../../../shared/transport/service-value
 import { isRecord, ownValue } from '../../../shared/items/validation';
 import { describeExecutionError, type ExecutionErrorInfo } from '../jobs/errors';
 import { filesItem } from '../jobs/job-item';
-import { jobTagOf } from '../ownership/job-tag';
+import { jobTagOf, madeByThisInstall } from '../ownership/job-tag';
 import type { TriggerSettings } from './settings';
 
 /** How a job ended, in the trigger's words. */
@@ -27,11 +27,17 @@ export interface EndedJob {
 	outputs?: Record<string, unknown>;
 	/** Why it failed, when the service said. */
 	error?: ExecutionErrorInfo;
-	/** The tag a Host Cloud node put in its extra_data (`n8n`), when its queue or history entry was seen. */
-	tag?: Record<string, unknown>;
-	/** The class of each node of its graph, when the graph was seen. */
+	/**
+	 * Who started it, when a Host Cloud node of this n8n did: its tag (`extra_data.n8n`, seen in its
+	 * queue or history entry) names this install. Only the fields the item shows are kept.
+	 */
+	startedBy?: IDataObject;
+	/** The class of each node of its graph that Only Outputs of Nodes names (by id or class), when the graph was seen. */
 	classes?: Record<string, string>;
 }
+
+/** What a queue or history entry tells of its job beyond its end. */
+export type JobFacts = Pick<EndedJob, 'startedBy' | 'classes'>;
 
 /** The job's end from the package's status words (completed, failed, cancelled), or undefined while it runs. */
 export function endOf(status: unknown): JobEnd | undefined {
@@ -42,18 +48,27 @@ export function endOf(status: unknown): JobEnd | undefined {
 
 /**
  * What a queue or history entry (`[number, prompt_id, prompt, extra_data, output node ids]`) says
- * of its job: the tag, and the class of each node (only texts, and only for nodes of a graph).
+ * of its job: who started it, when its tag names this install, and the class of each node the
+ * filter names. Nothing else of the entry is kept: a client chooses its extra_data and graph, so
+ * they may be of any size (only texts, and only for nodes of a graph).
  */
-export function entryFacts(entry: unknown): Pick<EndedJob, 'tag' | 'classes'> {
+export function entryFacts(entry: unknown, settings: Pick<TriggerSettings, 'instanceId' | 'outputNodes'>): JobFacts {
 	if (!Array.isArray(entry)) return {};
+	const tag = jobTagOf(entry[3]);
+	const startedBy = tag && madeByThisInstall(tag, settings.instanceId) ? startedByOf(tag) : undefined;
+	return { ...(startedBy ? { startedBy } : {}), classes: namedClasses(entry[2], settings.outputNodes) };
+}
+
+/** The class of each node of a graph whose id or class the filter names (none when it names none). */
+function namedClasses(graph: unknown, outputNodes: string[]): Record<string, string> {
 	const classes: Record<string, string> = {};
-	if (isRecord(entry[2])) {
-		for (const [id, node] of Object.entries(entry[2]).slice(0, MAX_GRAPH_NODES)) {
-			const type = isRecord(node) ? node.class_type : undefined;
-			if (typeof type === 'string') Object.defineProperty(classes, clipText(id, 256), { value: clipText(type, 256), enumerable: true });
-		}
+	if (!isRecord(graph) || outputNodes.length === 0) return classes;
+	for (const [id, node] of Object.entries(graph).slice(0, MAX_GRAPH_NODES)) {
+		const type = isRecord(node) ? node.class_type : undefined;
+		if (typeof type !== 'string' || !(outputNodes.includes(id) || outputNodes.includes(type))) continue;
+		Object.defineProperty(classes, clipText(id, 256), { value: clipText(type, 256), enumerable: true });
 	}
-	return { tag: jobTagOf(entry[3]), classes };
+	return classes;
 }
 
 /** The most nodes of a graph the trigger learns the classes of (a graph is kept only while its job runs). */
@@ -74,12 +89,12 @@ function wantedOutputs(job: EndedJob, settings: TriggerSettings): Record<string,
 
 /**
  * Whether a job starts the flow: its end is one asked for; it was not started by a Host Cloud node
- * (unless those are wanted); and, when output nodes are named, a succeeded job has outputs from one
+ * of this n8n (unless those are wanted); and, when output nodes are named, a succeeded job has outputs from one
  * of them, and another one's graph (when seen) holds one of them.
  */
 export function passesFilters(job: EndedJob, settings: TriggerSettings): boolean {
 	if (settings.events === 'succeeded' && job.end !== 'succeeded') return false;
-	if (!settings.includeOwnJobs && job.tag) return false;
+	if (!settings.includeOwnJobs && job.startedBy) return false;
 	if (settings.outputNodes.length === 0) return true;
 	if (Object.keys(wantedOutputs(job, settings)).length > 0) return true;
 	if (job.end === 'succeeded') return false;
@@ -87,8 +102,7 @@ export function passesFilters(job: EndedJob, settings: TriggerSettings): boolean
 }
 
 /** Who started the job, from its tag: the n8n workflow, execution and node (none of it secret). */
-function startedBy(tag: Record<string, unknown> | undefined): IDataObject | undefined {
-	if (!tag) return undefined;
+function startedByOf(tag: Record<string, unknown>): IDataObject {
 	const text = (key: string) => {
 		const value = ownValue(tag, key);
 		return typeof value === 'string' ? clipText(value, 256) : undefined;
@@ -138,8 +152,7 @@ export async function endedJobItem(
 			json.files_error = clipText((error as Error).message);
 		}
 	}
-	const by = startedBy(job.tag);
-	if (by) json.started_by = by;
+	if (job.startedBy) json.started_by = job.startedBy;
 	json.server = kind;
 	return binary ? { json, binary } : { json };
 }

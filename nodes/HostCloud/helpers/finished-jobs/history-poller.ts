@@ -18,7 +18,7 @@ import type { TriggerSettings } from './settings';
 export const HISTORY_WINDOW = 100;
 
 /** The ended jobs of a history answer (`{[prompt_id]: entry}`, oldest first), in the trigger's words. */
-export function endedJobsOf(history: unknown): EndedJob[] {
+export function endedJobsOf(history: unknown, settings: TriggerSettings): EndedJob[] {
 	if (!isRecord(history)) return [];
 	// The newest HISTORY_WINDOW, even from a server that answers more than it was asked for.
 	return Object.entries(history)
@@ -30,7 +30,7 @@ export function endedJobsOf(history: unknown): EndedJob[] {
 			if (!end) return [];
 			const error = isRecord(record.execution_error) ? errorInfoFrom(record.execution_error) : undefined;
 			const outputs = isRecord(record.outputs) ? record.outputs : {};
-			return [{ promptId, end, outputs, ...(error ? { error } : {}), ...entryFacts(entry.prompt) }];
+			return [{ promptId, end, outputs, ...(error ? { error } : {}), ...entryFacts(entry.prompt, settings) }];
 		});
 }
 
@@ -49,7 +49,7 @@ export class HistoryPoller {
 			action: 'reading the history for finished jobs',
 			stop: this.stop,
 		});
-		return endedJobsOf(history);
+		return endedJobsOf(history, this.settings);
 	}
 
 	/** One read: the first only remembers; later ones pass on, once each, the jobs that ended since. */

@@ -7,6 +7,7 @@ import { NodeOperationError } from 'n8n-workflow';
 
 import { DOWNLOAD_FILES, PUT_FILES_IN_FIELD } from '../../../shared/binary/result-files';
 import { binaryFieldName } from '../../../shared/items/validation';
+import { thisInstanceId } from '../ownership/job-tag';
 
 export interface TriggerSettings {
 	events: 'succeeded' | 'finished';
@@ -17,6 +18,8 @@ export interface TriggerSettings {
 	binaryPropertyName: string;
 	/** How often a self-hosted server's history is read. */
 	pollMs: number;
+	/** This n8n's id (not a parameter): a job whose tag names it was started by a Host Cloud node of this n8n. */
+	instanceId?: string;
 }
 
 const EVENTS = ['succeeded', 'finished'] as const;
@@ -68,5 +71,6 @@ export function readTriggerSettings(context: ITriggerFunctions): TriggerSettings
 		download,
 		binaryPropertyName,
 		pollMs: pollSeconds * 1000,
+		instanceId: thisInstanceId(context),
 	};
 }

@@ -47,6 +47,9 @@ const EXECUTION_ERRORS: Record<string, { summary: string; hint: string }> = {
 };
 
 /** A job's failure: the message, and what the user can do about it. */
+/** The name of Wait for Completion's setting that lets Max Wait cancel a job this execution did not submit. */
+export const CANCEL_STARTED_ELSEWHERE = 'Cancel Jobs Started Elsewhere at Max Wait';
+
 export interface JobFailureMessage {
 	message: string;
 	description?: string;
@@ -138,19 +141,29 @@ export function jobFailureMessages(kind: ServerKind) {
 						message: `The cloud has no job ${promptId} (HTTP 404)`,
 						description: 'Check the prompt_id: it must come from a submit made with the same API key.',
 					},
-		timedOut: (promptId: string, timeout: { seconds: number; lastStatus?: string }, cancelled: boolean): JobFailureMessage => {
+		/** `fate`: cancelled; left running as On Timeout says; or left running because this execution did not submit it. */
+		timedOut: (
+			promptId: string,
+			timeout: { maxWaitMs: number; lastStatus?: string },
+			fate: 'cancelled' | 'leftRunning' | 'startedElsewhere',
+		): JobFailureMessage => {
 			const last = timeout.lastStatus ? ` Its last known status was "${timeout.lastStatus}".` : '';
-			return cancelled
-				? {
-						message: `Job ${promptId} did not finish within ${timeout.seconds} seconds (Max Wait), so it was cancelled on ${place}`,
-						description: `${last} Raise Max Wait in the wait settings for longer jobs, or set "On Timeout" to leave jobs running.`.trim(),
-						cancelledByNode: true,
-					}
-				: {
-						message: `Job ${promptId} did not finish within ${timeout.seconds} seconds (Max Wait); it is still running on ${place}`,
-						description: `${last} Use Workflow → Wait for Completion with this prompt_id to collect its outputs later.`.trim(),
-						stillRunning: true,
-					};
+			const seconds = Math.round(timeout.maxWaitMs / 100) / 10;
+			if (fate === 'cancelled')
+				return {
+					message: `Job ${promptId} did not finish within ${seconds} seconds (Max Wait), so it was cancelled on ${place}`,
+					description: `${last} Raise Max Wait in the wait settings for longer jobs, or set "On Timeout" to leave jobs running.`.trim(),
+					cancelledByNode: true,
+				};
+			const elsewhere =
+				fate === 'startedElsewhere'
+					? ` This execution did not submit it, so it was not cancelled: turn on "${CANCEL_STARTED_ELSEWHERE}" to cancel such a job at Max Wait.`
+					: '';
+			return {
+				message: `Job ${promptId} did not finish within ${seconds} seconds (Max Wait); it is still running on ${place}`,
+				description: `${last} Use Workflow → Wait for Completion with this prompt_id to collect its outputs later.${elsewhere}`.trim(),
+				stillRunning: true,
+			};
 		},
 		/** `cancelled`: the execution was stopped (else another item failed); `owned`: the node started the job. */
 		abandoned: (promptId: string, cancelled: boolean, owned: boolean): JobFailureMessage => {

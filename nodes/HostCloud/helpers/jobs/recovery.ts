@@ -1,6 +1,7 @@
 /**
  * What the watcher reads or asks of the service when the progress socket cannot tell it: outputs
- * and failure details from the job record, and cancelling the node's own jobs when it stops early.
+ * and failure details from the job record, cancelling the node's own jobs when it stops early, and
+ * whether a job it follows was submitted by this execution.
  */
 import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
 import { NodeApiError } from 'n8n-workflow';
@@ -10,7 +11,10 @@ import { isRecord, ownValue } from '../../../shared/items/validation';
 import { readQueue } from '../../transport/cloud-api';
 import { errorInfoFrom, type ExecutionErrorInfo } from './errors';
 import { queuedByRequestId, queuedJobOf, type SubmitToFind } from '../ownership/find-by-request';
+import { thisExecutionId, thisWorkflow } from '../ownership/job-tag';
+import { jobsOfExecution } from '../ownership/own-jobs';
 import { cancelJobs, JobNotOnServerError, lookUpJobRecord, lookUpJobStatus } from './lookup';
+import type { WatchSettings } from './tracked-job';
 
 /**
  * A job's state from the status endpoint or a self-hosted server's history and queue (its raw word
@@ -95,6 +99,40 @@ export async function cancelOwnJobs(context: IExecuteFunctions, promptIds: strin
 	} catch (error) {
 		context.logger?.warn?.(`Host Cloud: could not cancel jobs ${promptIds.join(', ')}: ${(error as Error).message}`);
 	}
+}
+
+/**
+ * Whether the queue lists `promptId` with a tag of this execution (and this workflow and n8n
+ * install): a job given by its prompt_id that this execution did not submit is someone else's. A
+ * queue that cannot be read proves nothing, so the answer is then no.
+ */
+async function submittedByThisExecution(context: IExecuteFunctions, promptId: string): Promise<boolean> {
+	const executionId = thisExecutionId(context);
+	if (executionId === undefined) return false;
+	try {
+		const queue = await readQueue(context, { cleanup: true, action: `looking up who submitted job ${promptId}` });
+		const { jobs } = jobsOfExecution(queue, { executionId, ...thisWorkflow(context) });
+		return jobs.some((job) => job.prompt_id === promptId);
+	} catch (error) {
+		context.logger?.warn?.(`Host Cloud: could not read the queue to learn who submitted job ${promptId}: ${(error as Error).message}`);
+		return false;
+	}
+}
+
+/**
+ * What Max Wait does to a job: On Timeout decides for the jobs this run submitted (`ownsJobs`); a
+ * job it only follows (Wait for Completion) is someone else's unless this execution submitted it,
+ * and is cancelled then, or when the user allowed cancelling jobs started elsewhere.
+ */
+export async function fateAtMaxWait(
+	context: IExecuteFunctions,
+	settings: Pick<WatchSettings, 'cancelOnTimeout' | 'cancelStartedElsewhere'>,
+	ownsJobs: boolean,
+	promptId: string,
+): Promise<'cancelled' | 'leftRunning' | 'startedElsewhere'> {
+	if (!settings.cancelOnTimeout) return 'leftRunning';
+	if (ownsJobs || settings.cancelStartedElsewhere) return 'cancelled';
+	return (await submittedByThisExecution(context, promptId)) ? 'cancelled' : 'startedElsewhere';
 }
 
 /** Jobs in the queue that `submits` of this run made (found by their request ids), other than `known`. */

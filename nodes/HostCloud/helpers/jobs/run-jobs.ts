@@ -199,14 +199,17 @@ export class JobRun<T> {
 /**
  * Waits for jobs submitted earlier (one prompt_id per item) over one WebSocket. Their earlier
  * messages were never seen, so their outputs are read from the job record once they complete.
- * These jobs were started elsewhere: a cancelled execution or a failed item stops the wait only.
+ * These jobs were started elsewhere: a cancelled execution or a failed item stops the wait only,
+ * and Max Wait cancels (On Timeout) only one this execution submitted, unless `cancelStartedElsewhere`.
  */
 export async function followJobs(
 	context: IExecuteFunctions,
 	items: INodeExecutionData[],
 	waitFields: WaitFields,
+	{ cancelStartedElsewhere = false }: { cancelStartedElsewhere?: boolean } = {},
 ): Promise<INodeExecutionData[]> {
-	const settings = readJobRunSettings(context, waitFields);
+	const read = readJobRunSettings(context, waitFields);
+	const settings = { ...read, options: { ...read.options, cancelStartedElsewhere } };
 	const checked = await checkEachItem(context, items.length, (itemIndex) => readPromptId(context, itemIndex));
 	const run = await JobRun.start(context, settings, checked, { ownsJobs: false, concurrency: items.length });
 	try {

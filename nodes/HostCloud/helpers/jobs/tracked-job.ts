@@ -21,6 +21,11 @@ export interface WatchSettings {
 	maxWaitMs: number;
 	/** At the maximum wait, cancel the job (true) or leave it running (false). */
 	cancelOnTimeout: boolean;
+	/**
+	 * With `cancelOnTimeout`, also cancel a followed job (Wait for Completion) that this execution
+	 * did not submit: someone else's, left running unless the user asked (default false).
+	 */
+	cancelStartedElsewhere?: boolean;
 	/** Keep the last preview image of each job. */
 	keepPreview: boolean;
 	/** How long to wait for the socket to open. */

@@ -15,7 +15,7 @@ import { Naps } from '../../../shared/waits/pause';
 import type { CloudJobState } from './job-state';
 import { progressSocketAddress } from '../../transport/cloud-api';
 import { asJobFailure, executionFailure, jobFailure, type JobFailureMessage, jobFailureMessages } from './errors';
-import { cancelOwnJobs, failureFromRecord, outputsFromRecord, readJobState, unansweredSubmissions } from './recovery';
+import { cancelOwnJobs, failureFromRecord, fateAtMaxWait, outputsFromRecord, readJobState, unansweredSubmissions } from './recovery';
 import { JobSocket, type JobMessage } from './progress-socket';
 import { shareJobSocket, type SocketShare } from './socket-share';
 import {
@@ -339,14 +339,14 @@ export class JobWatcher {
 	private async timedOut(job: TrackedJob): Promise<void> {
 		if (job.phase === 'done' || job.phase === 'ending') return;
 		job.phase = 'ending';
-		const timeout = { seconds: Math.round(this.settings.maxWaitMs / 100) / 10, lastStatus: job.lastStatus };
-		if (this.settings.cancelOnTimeout) {
+		const fate = await fateAtMaxWait(this.context, this.settings, this.ownsJobs, job.promptId);
+		if (fate === 'cancelled') {
 			// Cancelled before the item fails, so the run does not end with the job still going.
 			const cancelled = cancelOwnJobs(this.context, [job.promptId]);
 			this.cleanups.push(cancelled);
 			await cancelled;
 		}
-		const failure = this.failureMessages.timedOut(job.promptId, timeout, this.settings.cancelOnTimeout);
+		const failure = this.failureMessages.timedOut(job.promptId, { maxWaitMs: this.settings.maxWaitMs, lastStatus: job.lastStatus }, fate);
 		this.settleWithError(job, this.jobError(job.promptId, job.itemIndex, failure));
 	}
 

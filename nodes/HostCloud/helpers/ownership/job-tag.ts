@@ -68,9 +68,28 @@ export function thisExecutionId(context: IExecuteFunctions): string | undefined 
 	return presentString(() => context.getExecutionId());
 }
 
-/** The id of this n8n install, when the context gives one. */
-export function thisInstanceId(context: IExecuteFunctions): string | undefined {
+/** The id of this n8n install, when the context gives one (a node's or a trigger's). */
+export function thisInstanceId(context: Pick<IExecuteFunctions, 'getInstanceId'>): string | undefined {
 	return presentString(() => context.getInstanceId());
+}
+
+/** The workflow a tool runs in, and this n8n install: a tag must name both for the job to be the tool's. */
+export interface ThisWorkflow {
+	workflowId?: string;
+	instanceId?: string;
+}
+
+export function thisWorkflow(context: IExecuteFunctions): ThisWorkflow {
+	return { workflowId: thisWorkflowId(context), instanceId: thisInstanceId(context) };
+}
+
+/**
+ * Whether a tag was made by this n8n install: it names this install's id. A tag without one (an
+ * older tag, or one another client of the account wrote) is no install's, so never this one's:
+ * execution ids and workflow ids alone are not unique across installs.
+ */
+export function madeByThisInstall(tag: Record<string, unknown>, instanceId: string | undefined): boolean {
+	return instanceId !== undefined && ownValue(tag, 'instance_id') === instanceId;
 }
 
 /** A queue entry's tag (`extra_data.n8n`), when it has one. */

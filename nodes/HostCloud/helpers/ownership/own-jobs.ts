@@ -1,11 +1,12 @@
 /**
  * What a tool may see of the account's queue and cancel in it: only jobs whose tag names its own
- * workflow. An agent or MCP client must not read or stop work that other workflows (or people in
- * the editor) started; a job without a tag is nobody's it can prove, so it is left out too.
+ * workflow and this n8n install. An agent or MCP client must not read or stop work that other
+ * workflows, other installs (or people in the editor) started; a job without a tag, or whose tag
+ * names no install, is nobody's it can prove, so it is left out too.
  */
 import { pathSegmentProblem } from '../../../shared/items/path-segment';
 import { isRecord, ownValue } from '../../../shared/items/validation';
-import { jobTagOf, taggedWorkflowId } from './job-tag';
+import { jobTagOf, madeByThisInstall, taggedWorkflowId, type ThisWorkflow } from './job-tag';
 
 /** Why a tool does not cancel an id, as the answer names it. */
 export const NOT_THIS_WORKFLOWS = 'not started by this workflow';
@@ -23,16 +24,17 @@ export function entriesOf(queue: unknown, list: 'queue_running' | 'queue_pending
 	return Array.isArray(entries) ? entries : [];
 }
 
-/** A queue entry `[number, prompt_id, prompt, extra_data, output node ids]` started by `workflowId`. */
-function startedBy(entry: unknown, workflowId: string | undefined): boolean {
-	return workflowId !== undefined && Array.isArray(entry) && taggedWorkflowId(entry[3]) === workflowId;
+/** A queue entry `[number, prompt_id, prompt, extra_data, output node ids]` started by this workflow of this install. */
+function startedBy(entry: unknown, { workflowId, instanceId }: ThisWorkflow): boolean {
+	if (workflowId === undefined || !Array.isArray(entry) || taggedWorkflowId(entry[3]) !== workflowId) return false;
+	return madeByThisInstall(jobTagOf(entry[3])!, instanceId);
 }
 
 /** The queue's entries started by this workflow, and how many others were left out. */
-export function ownQueue(queue: unknown, workflowId: string | undefined): { running: unknown[]; pending: unknown[]; leftOut: number } {
+export function ownQueue(queue: unknown, workflow: ThisWorkflow): { running: unknown[]; pending: unknown[]; leftOut: number } {
 	const running = entriesOf(queue, 'queue_running');
 	const pending = entriesOf(queue, 'queue_pending');
-	const own = (entries: unknown[]) => entries.filter((entry) => startedBy(entry, workflowId));
+	const own = (entries: unknown[]) => entries.filter((entry) => startedBy(entry, workflow));
 	const kept = { running: own(running), pending: own(pending) };
 	return { ...kept, leftOut: running.length + pending.length - kept.running.length - kept.pending.length };
 }
@@ -44,7 +46,7 @@ export function ownQueue(queue: unknown, workflowId: string | undefined): { runn
 export function cancellableByThisWorkflow(
 	queue: unknown,
 	promptIds: string[],
-	workflowId: string | undefined,
+	workflow: ThisWorkflow,
 ): { allowed: string[]; refused: Array<{ prompt_id: string; reason: string }> } {
 	const queued = new Map<string, unknown>();
 	for (const entry of [...entriesOf(queue, 'queue_running'), ...entriesOf(queue, 'queue_pending')]) {
@@ -54,7 +56,7 @@ export function cancellableByThisWorkflow(
 	const refused: Array<{ prompt_id: string; reason: string }> = [];
 	for (const id of promptIds) {
 		if (!queued.has(id)) refused.push({ prompt_id: id, reason: NOT_QUEUED });
-		else if (!startedBy(queued.get(id), workflowId)) refused.push({ prompt_id: id, reason: NOT_THIS_WORKFLOWS });
+		else if (!startedBy(queued.get(id), workflow)) refused.push({ prompt_id: id, reason: NOT_THIS_WORKFLOWS });
 		else allowed.push(id);
 	}
 	return { allowed, refused };
@@ -99,14 +101,15 @@ export function isQueueAnswer(queue: unknown): boolean {
 export interface ExecutionOwner {
 	executionId: string;
 	workflowId?: string;
-	/** This n8n's instance id: a tag naming another install is another install's execution. */
+	/** This n8n's instance id: a tag naming another install, or none, is not this install's execution. */
 	instanceId?: string;
 }
 
 /**
- * The queue's jobs tagged with this execution id (and this workflow id, when given: two n8n
- * installs on one account both number their executions from 1; and never another install's). A
- * job without a tag, with another execution's, or whose prompt_id is no id is never among them;
+ * The queue's jobs tagged with this execution id and this install's id (and this workflow id, when
+ * given): two n8n installs on one account both number their executions from 1. A job without a
+ * tag, whose tag names no install or another one, with another execution's, or whose prompt_id is
+ * no id is never among them;
  * one listed twice counts once (running first). `unreadable` counts entries that could not be read.
  */
 export function jobsOfExecution(queue: unknown, owner: ExecutionOwner): { jobs: ExecutionJob[]; unreadable: number } {
@@ -122,8 +125,7 @@ export function jobsOfExecution(queue: unknown, owner: ExecutionOwner): { jobs: 
 			const tag = jobTagOf((entry as unknown[])[3]);
 			if (!tag || tagText(tag, 'execution_id') !== owner.executionId || jobs.has(promptId)) continue;
 			if (owner.workflowId !== undefined && tagText(tag, 'workflow_id') !== owner.workflowId) continue;
-			const instance = tagText(tag, 'instance_id');
-			if (owner.instanceId !== undefined && instance !== undefined && instance !== owner.instanceId) continue;
+			if (!madeByThisInstall(tag, owner.instanceId)) continue;
 			const itemIndex = ownValue(tag, 'item_index');
 			jobs.set(promptId, {
 				prompt_id: promptId,

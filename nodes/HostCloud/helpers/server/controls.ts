@@ -39,23 +39,48 @@ export async function selfHostedServer(
 const NAME_MAX_CHARS = 1024;
 
 /**
- * The names of a listing (`GET /models`, `GET /models/{folder}`: a JSON list of texts), each
- * clipped; an answer of another shape is an error that says what came, never an empty list.
+ * The most names one listing passes on, and the most characters they take together: a server's
+ * answer (which may be up to 64 MiB) never becomes an item of that size. A real server lists a
+ * few hundred models a folder; the names left out are counted.
  */
-export function namesOf(context: IExecuteFunctions | ILoadOptionsFunctions, answer: unknown, what: string, itemIndex = 0): string[] {
-	if (!Array.isArray(answer)) {
-		const came =
-			answer === null || answer === undefined || answer === ''
-				? 'nothing'
-				: typeof answer === 'object'
-					? 'an object'
-					: `a ${typeof answer}`;
-		throw new NodeOperationError(context.getNode(), `Your server answered ${came} instead of a list of names while ${what}`, {
+export const MAX_LISTED_NAMES = 10_000;
+export const MAX_LISTED_CHARS = 1024 * 1024;
+
+/** What an answer that is not a list of names is, in words. */
+function whatCame(answer: unknown): string {
+	if (answer === null || answer === undefined || answer === '') return 'nothing';
+	return typeof answer === 'object' ? 'an object' : `a ${typeof answer}`;
+}
+
+/**
+ * The names of a listing (`GET /models`, `GET /models/{folder}`: a JSON list of texts), each
+ * clipped and listed once, within MAX_LISTED_NAMES and MAX_LISTED_CHARS (`notListed` counts the
+ * others); an answer of another shape is an error that says what came, never an empty list.
+ */
+export function namesOf(
+	context: IExecuteFunctions | ILoadOptionsFunctions,
+	answer: unknown,
+	what: string,
+	itemIndex = 0,
+): { names: string[]; notListed: number } {
+	if (!Array.isArray(answer))
+		throw new NodeOperationError(context.getNode(), `Your server answered ${whatCame(answer)} instead of a list of names while ${what}`, {
 			itemIndex,
 			description: 'A ComfyUI-compatible server answers a JSON list of names here. Check the Server URL of the credential, then try again.',
 		});
+	const names = new Set<string>();
+	const left = new Set<string>();
+	let chars = 0;
+	for (const entry of answer) {
+		if (typeof entry !== 'string') continue;
+		const name = clipText(entry, NAME_MAX_CHARS);
+		if (names.has(name)) continue;
+		if (names.size < MAX_LISTED_NAMES && chars + name.length <= MAX_LISTED_CHARS) {
+			names.add(name);
+			chars += name.length;
+		} else left.add(name);
 	}
-	return answer.filter((name): name is string => typeof name === 'string').map((name) => clipText(name, NAME_MAX_CHARS));
+	return { names: [...names], notListed: left.size };
 }
 
 /** The texts and numbers of /system_stats a user reads, by where they are (a field left out is let be: servers differ). */

@@ -38,8 +38,8 @@ export async function modelFilesForInput(
 ): Promise<{ folder: string; files: string[] } | undefined> {
 	const candidates = Object.prototype.hasOwnProperty.call(FOLDERS_OF_INPUT, inputName) ? FOLDERS_OF_INPUT[inputName]! : [];
 	if (candidates.length === 0 || (await hostCloudServer(context)).kind !== 'selfHosted') return undefined;
-	const folders = namesOf(context, await readModelFolders(context), 'listing the model folders');
+	const folders = namesOf(context, await readModelFolders(context), 'listing the model folders').names;
 	const folder = candidates.find((candidate) => folders.includes(candidate));
 	if (!folder) return undefined;
-	return { folder, files: namesOf(context, await readModelFiles(context, folder, 0), `listing the models of folder "${folder}"`) };
+	return { folder, files: namesOf(context, await readModelFiles(context, folder, 0), `listing the models of folder "${folder}"`).names };
 }

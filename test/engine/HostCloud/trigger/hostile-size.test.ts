@@ -1,10 +1,13 @@
 /**
  * A hostile service (found by an outside review, kept as regression tests): what a hostile service, or a job submitter on a shared account,
- * can make the cloud trigger hold in memory and put in an item.
+ * can make the cloud trigger hold in memory and put in an item. What the trigger keeps of the jobs it follows is counted in bytes
+ * (every text it holds of them, two bytes a character), never judged by the heap.
  */
 import { runInNewContext } from 'node:vm';
 import { setFlagsFromString } from 'node:v8';
 
+import { HeardJobs, MAX_KEPT_BYTES } from '../../../../nodes/HostCloud/helpers/finished-jobs/heard-jobs';
+import { harnessInstanceId } from '../../../support/engine';
 import { msg, sleep, hostileCloudForEachTest } from '../../../support/hostile-cloud-server';
 import { waitUntil } from '../../../support/wait';
 
@@ -38,4 +41,52 @@ test('a job that sends many large executed outputs does not grow the trigger wit
 	const grown = heapMiB() - before;
 	// A trigger keeps, of a job, only what its item can hold (file references): 64 MiB is generous.
 	expect(Math.round(grown)).toBeLessThan(64);
+});
+
+/** Every text a value holds (its strings and keys, at any depth), in bytes: two a character. */
+function textBytesIn(value: unknown): number {
+	if (typeof value === 'string') return 2 * value.length;
+	if (Array.isArray(value)) return value.reduce((sum: number, entry) => sum + textBytesIn(entry), 0);
+	if (value === null || typeof value !== 'object') return 0;
+	return Object.entries(value).reduce((sum, [key, entry]) => sum + 2 * key.length + textBytesIn(entry), 0);
+}
+
+test('jobs whose tags and node types are huge: what the trigger keeps of them, counted in bytes, stays within its bound', async () => {
+	// The store of the jobs the trigger follows, found as it is filled.
+	const adds = jest.spyOn(HeardJobs.prototype, 'add');
+	// 24 running jobs, each with a graph of 2000 nodes whose ids and class are 256 characters (what a client of the account may
+	// submit), and a tag of this n8n with 256 KiB more: 1.3 Mi characters of each job the filters could use, 60 MiB in all.
+	const type = 'SaveImage'.padEnd(256, 'x');
+	const graph = Object.fromEntries(Array.from({ length: 2000 }, (_, n) => [`${n}-`.padEnd(256, 'n'), { class_type: type, inputs: {} }]));
+	const tag = {
+		n8n: { workflow_id: 'wf-1', execution_id: '7', node_name: 'Node', instance_id: harnessInstanceId(), note: 'x'.repeat(256 * 1024) },
+	};
+	const ids = Array.from({ length: 24 }, (_, n) => `00000000-0000-4000-8000-${String(n).padStart(12, '0')}`);
+	const queue = JSON.stringify({ queue_running: ids.map((id, n) => [n, id, graph, tag, ['1-']]), queue_pending: [] });
+	suite.cloud.queue = () => ({ code: 200, body: queue });
+	const trigger = listening({ includeOwnJobs: true, outputNodes: type, events: 'finished' });
+	await trigger.activate();
+	await waitUntil(() => suite.cloud.sockets.size > 0, 5000);
+
+	const store = adds.mock.contexts[0] as HeardJobs;
+	adds.mockRestore();
+	const jobs = [...store.keys()].map((id) => [id, store.get(id)!] as const);
+	const counted = jobs.reduce((sum, [id, job]) => sum + 256 + 2 * id.length + textBytesIn(job.facts) + textBytesIn(job.outputs), 0);
+	expect(counted).toBeLessThanOrEqual(MAX_KEPT_BYTES);
+	expect(store.keptBytes).toBe(counted);
+	// Every job is followed; the first heard keep what the filters use, the others are judged as jobs never seen in the queue.
+	expect(jobs.map(([id]) => id)).toEqual(ids);
+	const withFacts = jobs.filter(([, job]) => job.facts.startedBy !== undefined).map(([id]) => id);
+	expect(withFacts).toEqual(ids.slice(0, withFacts.length));
+	expect(withFacts.length).toBeGreaterThan(10);
+
+	// The oldest fails: its graph holds the node type the trigger asks for, and its tag says who started it.
+	suite.cloud.broadcast(msg.error(ids[0]!, { exception_type: 'OOMError', exception_message: 'out of memory', node_id: '1-' }));
+	const [item] = await trigger.flows(1, 30_000);
+	expect(item!.json).toMatchObject({
+		prompt_id: ids[0],
+		status: 'failed',
+		started_by: { workflow_id: 'wf-1', execution_id: '7', node_name: 'Node' },
+	});
+	expect(JSON.stringify(item!.json).length).toBeLessThan(10_000);
 });

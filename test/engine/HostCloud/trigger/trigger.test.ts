@@ -1,7 +1,7 @@
 /**
  * Host Cloud Trigger, activated through n8n-core's TriggerContext against the simulator over real
  * HTTP and WebSocket: jobs submitted from outside n8n start one flow each, with their files; the
- * filters; a dropped socket and a restart lose no job and repeat none; a test run; and a credential
+ * filters (a job is this n8n's Host Cloud node's only when its tag names this install); a dropped socket and a restart lose no job and repeat none; a test run; and a credential
  * the server refuses fails the activation in words.
  */
 import { REQUEST_TIME_LIMIT } from '../../../../nodes/shared/transport/transport';
@@ -77,6 +77,19 @@ describe.each([
 		const outside = await submitFromOutside(cloud);
 		await quiet.flows(1);
 		expect(quiet.items.map((one) => one.json.prompt_id)).toEqual([outside]);
+	});
+
+	test("a tag naming no n8n install, or another one, is not taken for this n8n's: such jobs start the flow, without started_by", async () => {
+		cloud.sim.options.nodeMs = 150; // long enough for the cloud trigger to read the queue while they run
+		const quiet = listening(cloud, { downloadFiles: false });
+		await quiet.activate();
+		// What a Host Cloud node's tag holds, without an install id (an older tag, or one another client wrote), or with another install's.
+		const tag = { execution_id: '1', workflow_id: 'wf-harness', node_name: 'Node', item_index: 0, operation: 'execute', request_id: 'r' };
+		const noInstall = await submitFromOutside(cloud, { n8n: tag });
+		const otherInstall = await submitFromOutside(cloud, { n8n: { ...tag, instance_id: 'another-install' } });
+		const items = await quiet.flows(2);
+		expect(items.map((item) => item.json.prompt_id).sort()).toEqual([noInstall, otherInstall].sort());
+		for (const item of items) expect(item.json).not.toHaveProperty('started_by');
 	});
 
 	test('a failed job starts the flow only with Every Finished Job, its failure in words', async () => {
