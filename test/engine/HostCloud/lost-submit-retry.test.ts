@@ -4,7 +4,7 @@
  * a job the node cancelled itself is never taken over; Submit answers an earlier try's prompt_id
  * rather than paying twice; on the cloud a lost submit that was not found is never sent again by a
  * retry; a job listed late is looked for once more and cancelled; only the item's own job is taken
- * (its tag must match, this n8n install's id included, not just the request id); a failed queue read fails only the items with an
+ * (its tag must match, this n8n install's and the workflow's ids included, not just the request id); a failed queue read fails only the items with an
  * earlier submit; a hostile history names no job; each lookup read is made once.
  */
 import axios from 'axios';
@@ -13,6 +13,7 @@ import { REQUEST_TIME_LIMIT } from '../../../nodes/shared/transport/transport';
 import type { Exchange, Hooked } from '../../support/fault-proxy';
 import { cloudBehindFaultProxy } from '../../support/cloud-behind-proxy';
 import { executeTxt2img, txt2img, waitUntil } from '../../support/cloud';
+import { harnessInstanceId } from '../../support/engine';
 
 /** The tag of a submit's body. */
 const tagOf = (body: string) => JSON.parse(body).extra_data.n8n as { item_index: number; request_id: string };
@@ -175,6 +176,43 @@ describe.each([
 		expect(JSON.stringify(result.run.data)).not.toContain(forged);
 		// Never cancelled as this run's own at its end either.
 		expect(cloud.sim.cloud.jobs.get(forged)?.status).toMatch(/^(pending|in_progress)$/);
+	}, 30_000);
+
+	test('a job whose tag copies every field of the lost submit, this install included, but names another workflow is not taken for it', async () => {
+		cloud.sim.options.nodeMs = 650;
+		const prompt = txt2img();
+		prompt['3']!.inputs.seed = 4545;
+		const tag = {
+			execution_id: 'placeholder-execution',
+			workflow_id: 'wf-another',
+			instance_id: harnessInstanceId(),
+			node_name: 'Node',
+			item_index: 0,
+			request_id: 'placeholder',
+		};
+		const answer = await axios.post(`${cloud.sim.baseUrl}/api/prompt`, { prompt, extra_data: { n8n: tag } }, { headers: cloud.headers });
+		const lookalike = answer.data.prompt_id as string;
+		let lost: { execution_id: string; request_id: string } | undefined;
+		proxy().hook = (exchange, body) => {
+			if (isSubmit(exchange)) {
+				lost = JSON.parse(body).extra_data.n8n;
+				return { answer: { status: 502, body: '"Bad Gateway"' } };
+			}
+			if (exchange.path === '/api/queue' && lost) {
+				const { execution_id, request_id } = lost;
+				return {
+					rewrite: (text) =>
+						text.replace('"placeholder-execution"', JSON.stringify(execution_id)).replace('"placeholder"', JSON.stringify(request_id)),
+				};
+			}
+			return undefined;
+		};
+		const result = await cloud.harness.runNode(node(executeTxt2img({ waitOptions: quickWait() })));
+
+		expect(lost?.execution_id).toBe(result.executionId);
+		expect(result.error('Node')?.message).toMatch(/and no job with request id [0-9a-f-]{36} was found on/);
+		expect(JSON.stringify(result.run.data)).not.toContain(lookalike);
+		expect(cloud.sim.cloud.jobs.get(lookalike)?.status).toMatch(/^(pending|in_progress)$/);
 	}, 30_000);
 
 	test('when the retry cannot read the queue, only the item with an earlier submit fails, naming its own request id', async () => {

@@ -9,7 +9,7 @@ import type { IExecuteFunctions } from 'n8n-workflow';
 
 import { isRecord, ownValue } from '../../../shared/items/validation';
 import { readQueue, readRecentHistory } from '../../transport/cloud-api';
-import { jobTagOf, madeByThisInstall, taggedRequestId, thisExecutionId, thisInstanceId } from './job-tag';
+import { jobTagOf, madeByThisInstall, taggedRequestId, thisExecutionId, thisInstanceId, thisWorkflowId } from './job-tag';
 import { entriesOf, usablePromptId } from './own-jobs';
 
 /** Where a job was found: queued (running or pending), or among the ended ones. */
@@ -55,14 +55,16 @@ export function queuedByRequestId(queue: unknown): Map<string, Listed[]> {
 
 /**
  * Whether a job's extra_data shows it made by `submit` of this node in this execution: a request
- * id alone could be copied into another job's tag, so this install, the execution, node and item
- * must match too, and the client id where both the job and the submit show one.
+ * id alone could be copied into another job's tag, so this install, the execution, the workflow,
+ * node and item must match too, and the client id where both the job and the submit show one.
  */
 function madeBy(context: IExecuteFunctions, submit: SubmitToFind, extraData: unknown): boolean {
 	const tag = jobTagOf(extraData);
 	if (!tag || ownValue(tag, 'request_id') !== submit.requestId) return false;
 	if (!madeByThisInstall(tag, thisInstanceId(context))) return false;
 	if (ownValue(tag, 'execution_id') !== thisExecutionId(context)) return false;
+	// As the tag was written: with this workflow's id when n8n gave one, without it when it gave none.
+	if (ownValue(tag, 'workflow_id') !== thisWorkflowId(context)) return false;
 	if (ownValue(tag, 'node_name') !== context.getNode().name || ownValue(tag, 'item_index') !== submit.itemIndex) return false;
 	const clientId = isRecord(extraData) ? ownValue(extraData, 'client_id') : undefined;
 	return submit.clientId === undefined || typeof clientId !== 'string' || clientId === submit.clientId;
