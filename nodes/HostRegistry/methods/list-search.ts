@@ -64,9 +64,13 @@ export async function searchNodes(this: ILoadOptionsFunctions, filter?: string, 
 
 /** The list's end once its scrolls read PICKER_MAX_NODES nodes (which bounds the pagination token). */
 function pastBound(context: ILoadOptionsFunctions, publisherId: string): NodeOperationError {
-	return new NodeOperationError(context.getNode(), `The Node list shows the first ${PICKER_MAX_NODES} nodes of publisher "${publisherId}" only`, {
-		description: 'Type part of the name or ID to search, or choose By ID and enter the node ID.',
-	});
+	return new NodeOperationError(
+		context.getNode(),
+		`The Node list shows the first ${PICKER_MAX_NODES} nodes of publisher "${publisherId}" only`,
+		{
+			description: 'Type part of the name or ID to search, or choose By ID and enter the node ID.',
+		},
+	);
 }
 
 /** A node as the picker shows it: its name and id, or its id alone. */

@@ -207,7 +207,9 @@ describe('the node picker against a registry that ignores the page asked', () =>
 			expect(token.length).toBeLessThanOrEqual(12 + 8 * PICKER_MAX_NODES);
 		}
 		expect(new Set(offered).size).toBe(PICKER_MAX_NODES);
-		await expect(search()(undefined, token)).rejects.toThrow(`The Node list shows the first ${PICKER_MAX_NODES} nodes of publisher "acme" only`);
+		await expect(search()(undefined, token)).rejects.toThrow(
+			`The Node list shows the first ${PICKER_MAX_NODES} nodes of publisher "acme" only`,
+		);
 		expect(listingRequests()).toHaveLength(scrolls);
 	});
 
