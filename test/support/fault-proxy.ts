@@ -51,7 +51,7 @@ export type Fault =
 	/** A music take announced by its title whose audio chunks never come. */
 	| { kind: 'take-without-audio' }
 	/** 429 with `Retry-After: 1`, not forwarded, once; the request after it passes. */
-	| { kind: 'retry-after' }
+	| { kind: 'retry-after'; seconds: 0 | 1 }
 	/** n8n stops the execution (or closes the trigger) while this request is under way, held silent. */
 	| { kind: 'stop' }
 	/** A 200 that is not the service's: an HTML page, or JSON of another shape. */
@@ -257,9 +257,11 @@ export async function startFaultProxy(targets: Record<ProxiedHost, string>): Pro
 			return void badGateway(res);
 		}
 		if (fault?.kind === 'retry-after') {
-			exchange.fault = '429 Retry-After: 1, not forwarded';
-			res.writeHead(429, { 'content-type': 'application/json', 'retry-after': '1' });
-			return void res.end(JSON.stringify({ error: { type: 'rate_limited', message: 'Too many requests: try again in 1 second' } }));
+			exchange.fault = `429 Retry-After: ${fault.seconds}, not forwarded`;
+			res.writeHead(429, { 'content-type': 'application/json', 'retry-after': String(fault.seconds) });
+			return void res.end(
+				JSON.stringify({ error: { type: 'rate_limited', message: `Too many requests: try again in ${fault.seconds} s` } }),
+			);
 		}
 		if (fault?.kind === 'ignore-page') silenced = endpoint;
 		const paged = fault ? pageFault(fault, url.search) : undefined;
@@ -475,7 +477,7 @@ export function describeFault(fault: Fault): string {
 		case 'repeat-page':
 			return `page ${fault.page === 'previous' ? 'before' : '1'} again, page field ${fault.label}`;
 		case 'retry-after':
-			return '429 Retry-After: 1 once';
+			return `429 Retry-After: ${fault.seconds} once`;
 		case 'socket-foreign-prompt':
 			return `socket: job ${fault.promptId} of another run ends with ${fault.filename}`;
 		default:
@@ -555,7 +557,13 @@ export const MEANING_KINDS = new Set<Fault['kind']>([
 
 /** The faults of meaning one recorded exchange can take (socket faults are the path's, not an exchange's). */
 function meaningFaultsFor(exchange: Exchange, text: string, cap: number): Fault[] {
-	const faults: Fault[] = [{ kind: 'retry-after' }, { kind: 'stop' }, { kind: 'html-200' }, { kind: 'wrong-shape-200' }];
+	const faults: Fault[] = [
+		{ kind: 'retry-after', seconds: 0 },
+		{ kind: 'retry-after', seconds: 1 },
+		{ kind: 'stop' },
+		{ kind: 'html-200' },
+		{ kind: 'wrong-shape-200' },
+	];
 	const page = askedPage(exchange.query);
 	if (page !== undefined) faults.push({ kind: 'ignore-page' });
 	if (page !== undefined && page >= 2)

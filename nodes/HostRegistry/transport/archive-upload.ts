@@ -76,7 +76,8 @@ export async function uploadArchive(
 	const startedAt = Date.now();
 	let slowDowns = 0;
 	for (let attempt = 1; attempt <= UPLOAD_ATTEMPTS; attempt++) {
-		result.attempts = attempt;
+		// Every PUT counts as an attempt; a wait the host asked for does not use up a try.
+		result.attempts++;
 		let retryable = false;
 		let waitMs: number | undefined;
 		try {

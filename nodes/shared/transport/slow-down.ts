@@ -94,26 +94,32 @@ export function slowDownPlan(
 /** "90 s", "12.5 s", "0.5 s": a wait in seconds, as messages and outputs say it. */
 export const waitSeconds = (ms: number): number => Math.round(ms / 100) / 10;
 
-/** A wait the service asked for that is longer than the request may wait: nothing more was sent. */
-export class ServiceWaitTooLong extends NodeApiError {}
+/** Errors that say a wait the service asked for was longer than the request may wait (nothing more was sent). */
+const waitsTooLong = new WeakSet<object>();
+
+/** Whether `error` says the service asked for a wait the request could not make: another try would be asked the same. */
+export const isServiceWaitTooLong = (error: unknown): boolean => typeof error === 'object' && error !== null && waitsTooLong.has(error);
 
 export function serviceWaitTooLongError(
 	context: HostContext,
 	statusCode: number,
 	tooLong: { askedMs: number; leftMs: number; byMaxWait: boolean },
 	request: { action?: string; itemIndex?: number; method: IHttpRequestMethods },
-): ServiceWaitTooLong {
+): NodeApiError {
 	const bound = tooLong.byMaxWait ? 'of Max Wait' : 'of the time a request may take with its retries';
 	const message = `The service asked to wait ${waitSeconds(tooLong.askedMs)} s before trying again (HTTP ${statusCode})${
 		request.action ? ` while ${request.action}` : ''
 	}, more than the ${waitSeconds(tooLong.leftMs)} s left ${bound}; the node did not wait`;
 	const nothingMade = statusCode === 429 && request.method !== 'GET' ? ' The service did not take the request: nothing was made.' : '';
-	return new ServiceWaitTooLong(context.getNode(), { statusCode, message } as JsonObject, {
+	// A NodeApiError as any other answer's (its kind is marked aside, not in its name, which n8n shows).
+	const error = new NodeApiError(context.getNode(), { statusCode, message } as JsonObject, {
 		message,
 		description: `The service is busy or limits how often it may be asked.${nothingMade} Run again later${tooLong.byMaxWait ? ', or raise Max Wait' : ''}.`,
 		httpCode: String(statusCode),
 		itemIndex: request.itemIndex,
 	});
+	waitsTooLong.add(error);
+	return error;
 }
 
 /** The seconds each item of a run waited for the service, by the run's context (one per node run). */

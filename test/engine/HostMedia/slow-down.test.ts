@@ -44,6 +44,26 @@ it('a submit told to slow down is sent again after the wait, and one task is mad
 	expect(gapAfterSlowDown(submits())).toBeGreaterThanOrEqual(1000);
 });
 
+it('a result download told to slow down (429, Retry-After 1) is fetched again after at least 1 s; the file arrives whole and the item says it waited', async () => {
+	env.sim.faults.slowDown = { count: 1, method: 'GET', pathPrefix: '/o/', retryAfter: 1 };
+	const result = await env.run({ ...UPSCALE, downloadFiles: true });
+	expect(result.status).toBe('success');
+	expect(result.items[0]!.json.waited_for_service_seconds).toBeGreaterThanOrEqual(1);
+	expect(Object.keys(result.items[0]!.binary ?? {})).toHaveLength(1);
+	const downloads = env.sim.requestsTo('GET', '/o/');
+	expect(statusesOf(downloads)).toEqual([429, 200]);
+	expect(gapAfterSlowDown(downloads)).toBeGreaterThanOrEqual(1000);
+});
+
+it('a result download told to wait longer than a read may take fails in words, without waiting', async () => {
+	env.sim.faults.slowDown = { count: 1, method: 'GET', pathPrefix: '/o/', retryAfter: 3600 };
+	const result = await env.run({ ...UPSCALE, downloadFiles: true }, [{ json: {} }], { continueOnFail: true });
+	expect(result.items[0]!.json.error).toMatch(
+		/The service asked to wait 3600 s before trying again \(HTTP 429\) while downloading .+; the node did not wait/,
+	);
+	expect(statusesOf(env.sim.requestsTo('GET', '/o/'))).toEqual([429]);
+});
+
 it('items that never waited do not say so', async () => {
 	const result = await env.run(UPSCALE);
 	expect(result.status).toBe('success');

@@ -4,6 +4,7 @@
  * the credential must never show in an output item or an error.
  */
 import { readFileSync } from 'node:fs';
+import { gapAfterSlowDown, statusesOf } from '../../support/slow-down';
 import { join } from 'node:path';
 
 import { maskSecret } from '../../../simulator/shared/core';
@@ -177,6 +178,18 @@ describe('publish', () => {
 			/^Version 1\.0\.1 of node "my-node" was created \(version ID .+\), but its archive was not uploaded: the storage host answered HTTP 503/,
 		);
 		expect(sim.requestsTo('PUT', '/o/')).toHaveLength(2 + 3);
+	});
+
+	it('sends an upload answered 429 with Retry-After again after at least that wait (the host did not take it); the item says it waited', async () => {
+		sim.faults.slowDown = { count: 1, method: 'PUT', pathPrefix: '/o/', retryAfter: 1 };
+		const result = await runRegistry(harness, registryCredential(harness, sim), publish(), [archiveItem()]);
+		expect(result.status).toBe('success');
+		expect(result.items[0]!.json).toMatchObject({ upload: { uploaded: true, attempts: 2 } });
+		expect(result.items[0]!.json.waited_for_service_seconds).toBeGreaterThanOrEqual(1);
+		const uploads = sim.requestsTo('PUT', '/o/');
+		expect(statusesOf(uploads)).toEqual([429, 200]);
+		expect(gapAfterSlowDown(uploads)).toBeGreaterThanOrEqual(1000);
+		expect(sim.registry.archiveFor('acme', 'my-node', '1.0.0')?.bytes.equals(ZIP)).toBe(true);
 	});
 
 	it('retries an upload whose connection is reset; a lasting reset fails in words that still say the version exists', async () => {

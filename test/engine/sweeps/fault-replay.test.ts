@@ -52,7 +52,8 @@ import {
 import {
 	judgeMeaning,
 	jobsOf,
-	RETRY_AFTER_MS,
+	retryAfterMs,
+	SWEEP_WAIT_ROOM_MS,
 	STOP_GRACE_MS,
 	unsettled,
 	type MeaningClean,
@@ -88,6 +89,8 @@ const TOLERANCE_MS = 200;
 /** The retry pauses, scaled down (1/100; restored after): a run's bound stays short, and a retry's pause does not pass for silence. */
 const SCALED_RETRY = RETRY_DELAYS_MS.map((ms) => ms / 100);
 const MAX_WAIT_MS = 1_200;
+// The oracle's room for a wait the service asks is what the transport leaves: the read limit less one idle limit.
+if (SWEEP_WAIT_ROOM_MS !== READ_MS - MS) throw new Error('SWEEP_WAIT_ROOM_MS must be READ_MS - MS');
 const KIB64 = 64 * 1024;
 /**
  * What a submit whose answer was lost may add (docs/host-cloud.md, "When a submit's answer is
@@ -293,7 +296,7 @@ async function judge(
 	};
 	// A lost submit's looks: after a fault on a submit, or where the path loses the submit itself.
 	const lookups = (armed && isSubmit(clean?.log[armed.index])) || path.scope?.by === 'lostSubmit' ? LOST_SUBMIT_MS : 0;
-	const waitAsked = armed?.fault.kind === 'retry-after' ? RETRY_AFTER_MS : 0;
+	const waitAsked = armed ? retryAfterMs(armed.fault) : 0;
 	// A trigger listens by design: its clean run for its looks (listensMs); a replay one Poll Every
 	// more, as a job a faulted read missed is found by the next read.
 	const listening = clean ? (path.pollMs ?? 0) : (path.listensMs ?? 0);
@@ -528,7 +531,7 @@ describe(`fault replay, ${FULL ? 'full' : 'seeded sample'} (seed ${SEED}; replay
 			const capMs = clean.elapsed + READ_MS + MAX_WAIT_MS + 3_000;
 			for (const armed of replays) {
 				const exchange = clean.log[armed.index];
-				const extra = (isSubmit(exchange) ? LOST_SUBMIT_MS : 0) + (armed.fault.kind === 'retry-after' ? RETRY_AFTER_MS : 0);
+				const extra = (isSubmit(exchange) ? LOST_SUBMIT_MS : 0) + retryAfterMs(armed.fault);
 				const run = await runOnce(world, path, capMs + extra, armed);
 				const where = exchange
 					? `request ${armed.index} (${exchange.host} ${exchange.method} ${exchange.path} → ${exchange.status})`

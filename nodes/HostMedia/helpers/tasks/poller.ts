@@ -9,7 +9,7 @@ import { NodeApiError, NodeOperationError } from 'n8n-workflow';
 
 import { pause } from '../../../shared/waits/pause';
 import { jittered } from '../../../shared/transport/retry';
-import { ServiceWaitTooLong } from '../../../shared/transport/slow-down';
+import { isServiceWaitTooLong } from '../../../shared/transport/slow-down';
 import type { NormalisedTask } from '../../../shared/tasks/task-status';
 import { getTask, taskStatusPath, type StatusContext, type TaskRef } from '../../transport/media-api';
 import { statusAnswerOf, type AnswerProblem } from './status-answer';
@@ -53,7 +53,7 @@ export function formatDuration(ms: number): string {
 
 function isTransient(error: unknown): boolean {
 	// The service asked for a wait longer than Max Wait leaves: asking again cannot help.
-	if (!(error instanceof NodeApiError) || error instanceof ServiceWaitTooLong) return false;
+	if (!(error instanceof NodeApiError) || isServiceWaitTooLong(error)) return false;
 	const code = Number(error.httpCode);
 	// No status at all: the request failed or timed out before an answer. A 2xx that could not be
 	// read (an HTML page, a cut-off body) tells nothing of the task either.
