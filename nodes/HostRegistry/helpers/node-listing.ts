@@ -18,11 +18,17 @@ export interface Listing {
 	problem?: string;
 }
 
+/** The ids a walk has read: a Set of them, or the picker's fingerprints of them (picker-position.ts). */
+export interface ListedIds {
+	has(id: string): boolean;
+	add(id: string): void;
+}
+
 /**
  * What is wrong with `nodes` as part of publisher `publisherId`'s listing, or undefined: a node
  * already in `listed` (the ids seen so far, to which these are added) or one of another publisher.
  */
-export function listedNodesProblem(nodes: IDataObject[], listed: Set<string>, publisherId: string): string | undefined {
+export function listedNodesProblem(nodes: IDataObject[], listed: ListedIds, publisherId: string): string | undefined {
 	for (const node of nodes) {
 		const id = String(node.id);
 		if (listed.has(id)) return `node "${id}" again, which it had already listed`;
@@ -34,7 +40,7 @@ export function listedNodesProblem(nodes: IDataObject[], listed: Set<string>, pu
 }
 
 /** What is wrong with `answer` as page `asked` of the v2 listing (its nodes are added to `listed`), or undefined. */
-export function pageProblem(asked: number, answer: NodePage, listed: Set<string>, publisherId: string): string | undefined {
+export function pageProblem(asked: number, answer: NodePage, listed: ListedIds, publisherId: string): string | undefined {
 	// A registry, proxy or cache that ignores the page asked answers another one: its number says so.
 	if (typeof answer.page === 'number' && answer.page !== asked) return `page ${answer.page} instead`;
 	return listedNodesProblem(answer.nodes, listed, publisherId);

@@ -8,7 +8,7 @@ import type { IDataObject, IExecuteFunctions, ILoadOptionsFunctions } from 'n8n-
 import { NodeApiError } from 'n8n-workflow';
 
 import { clipTextsDeep, SERVICE_TEXT_MAX_CHARS } from '../../shared/transport/service-values';
-import { isRecord, ownValue } from '../../shared/items/validation';
+import { isRecord, ownValue, quoted } from '../../shared/items/validation';
 
 type FieldType = 'string' | 'strings' | 'integer' | 'number' | 'boolean' | 'object' | 'objects' | readonly string[];
 
@@ -144,17 +144,46 @@ export function entityProblem(kind: EntityKind, value: unknown, at = ''): string
 	return undefined;
 }
 
-/** `value` as a `kind` the item may carry (its texts clipped), or an error naming the field that is wrong. */
+/** Which entity a call asked about: each field given must match the answer's where the answer names it. */
+export type ExpectedIdentity = Partial<Record<'id' | 'node_id' | 'version', string>>;
+
+/** Field names as a user reads them in an error. */
+const IDENTITY_WORDS: Record<keyof ExpectedIdentity, string> = { id: 'ID', node_id: 'node ID', version: 'version' };
+
+/** How the answer names another entity than the one asked (`its node ID is "x", not "y"`), or undefined. */
+export function identityProblem(value: IDataObject, expected: ExpectedIdentity): string | undefined {
+	for (const [field, asked] of Object.entries(expected) as Array<[keyof ExpectedIdentity, string | undefined]>) {
+		const given = ownValue(value, field);
+		// A field the answer leaves out names nothing; one it gives must be the one asked (ids are exact names).
+		if (asked === undefined || given === undefined || given === null || given === asked) continue;
+		return `its ${IDENTITY_WORDS[field]} is ${quoted(given)}, not ${quoted(asked)} as asked`;
+	}
+	return undefined;
+}
+
+/** What an error says was done: a write may have been made (in the caller's words when given), a read may be tried again. */
+function afterWords(writes: boolean | string | undefined): string {
+	if (typeof writes === 'string') return ` ${writes}`;
+	return writes ? ' The change may have been made all the same: check it in the registry.' : ' Try again later.';
+}
+
+/**
+ * `value` as a `kind` the item may carry (its texts clipped), or an error naming the field that is
+ * wrong, or saying which other entity the answer is about when it names another than `expected`.
+ */
 export function checkedEntity<T extends IDataObject>(
 	context: IExecuteFunctions | ILoadOptionsFunctions,
 	kind: EntityKind,
 	value: unknown,
-	call: { action: string; itemIndex?: number; writes?: boolean },
+	call: { action: string; itemIndex?: number; writes?: boolean | string; expected?: ExpectedIdentity },
 ): T {
 	const problem = entityProblem(kind, value);
-	if (problem) {
-		const message = `The registry's answer while ${call.action} is not a ${kind} as the API describes it: ${problem}`;
-		const description = `Nothing was read from this answer.${call.writes ? ' The change may have been made all the same: check it in the registry.' : ' Try again later.'}`;
+	const other = problem || !call.expected ? undefined : identityProblem(value as IDataObject, call.expected);
+	if (problem || other) {
+		const message = problem
+			? `The registry's answer while ${call.action} is not a ${kind} as the API describes it: ${problem}`
+			: `The registry's answer while ${call.action} is about another ${kind}: ${other}`;
+		const description = `Nothing was read from this answer.${afterWords(call.writes)}`;
 		throw new NodeApiError(context.getNode(), { message }, { message, itemIndex: call.itemIndex, description });
 	}
 	return clipTextsDeep(value as T, TEXT_MAX_CHARS);

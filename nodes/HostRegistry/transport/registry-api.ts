@@ -64,7 +64,7 @@ export async function createPublisher(
 			409: { headline: 'The publisher ID is already taken', hint: 'Choose another Publisher ID.' },
 		},
 	});
-	return checkedEntity<Publisher>(context, 'Publisher', answer, { action, itemIndex, writes: true });
+	return checkedEntity<Publisher>(context, 'Publisher', answer, { action, itemIndex, writes: true, expected: { id: publisher.id } });
 }
 
 /** PUT /publishers/{publisherId}: changes the fields given, answers the updated Publisher. */
@@ -83,7 +83,7 @@ export async function updatePublisher(
 		itemIndex,
 		action,
 	});
-	return checkedEntity<Publisher>(context, 'Publisher', answer, { action, itemIndex, writes: true });
+	return checkedEntity<Publisher>(context, 'Publisher', answer, { action, itemIndex, writes: true, expected: { id: publisherId } });
 }
 
 /** GET /publishers/{publisherId}/nodes (v1): every node in one answer. */
@@ -153,7 +153,7 @@ export async function updateNode(
 			},
 		},
 	});
-	return checkedEntity<RegistryNode>(context, 'Node', answer, { action, itemIndex, writes: true });
+	return checkedEntity<RegistryNode>(context, 'Node', answer, { action, itemIndex, writes: true, expected: { id: nodeId } });
 }
 
 /** PUT .../versions/{versionId}: the registry changes only `changelog` and `deprecated`; answers the NodeVersion. */
@@ -174,7 +174,12 @@ export async function updateVersion(
 		itemIndex,
 		action,
 	});
-	return checkedEntity<NodeVersion>(context, 'NodeVersion', answer, { action, itemIndex, writes: true });
+	return checkedEntity<NodeVersion>(context, 'NodeVersion', answer, {
+		action,
+		itemIndex,
+		writes: true,
+		expected: { id: versionId, node_id: nodeId },
+	});
 }
 
 /**
@@ -209,10 +214,16 @@ export async function publishVersion(
 		},
 	});
 	const signedUrl = answer?.signedUrl;
-	// The version was created: an answer without a readable one still says so, by the caller's words.
 	const action = `publishing version ${version} of node "${nodeId}"`;
+	// The registry took the request, so the version may exist; the archive goes nowhere before the answer is checked.
+	const writes = `Version ${version} of node "${nodeId}" may have been created all the same (the registry took the request), and no archive was uploaded. Check the node's versions in the registry: if ${version} is there, it stays pending without its archive, so publish the archive as a new version number.`;
 	return {
-		nodeVersion: checkedEntity<NodeVersion>(context, 'NodeVersion', answer?.node_version, { action, itemIndex, writes: true }),
+		nodeVersion: checkedEntity<NodeVersion>(context, 'NodeVersion', answer?.node_version, {
+			action,
+			itemIndex,
+			writes,
+			expected: { node_id: nodeId, version },
+		}),
 		signedUrl: typeof signedUrl === 'string' && signedUrl !== '' ? signedUrl : undefined,
 	};
 }

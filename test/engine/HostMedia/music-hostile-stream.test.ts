@@ -3,7 +3,8 @@
  * connection held open must end by the Idle Timeout, with a message that says how long nothing came
  * and how many takes were complete, and the connection closed; a stream that has sent "complete" is
  * not waited on further; events far larger than the real service's must not land whole in the item;
- * a take announced by its title whose audio never came is a take with a hole.
+ * a take announced by its title whose audio never came is a take with a hole; a take holding more
+ * than its WAV header announces is not whole, and a title naming no take renames none.
  */
 import type { IDataObject } from 'n8n-workflow';
 
@@ -91,7 +92,7 @@ describe('a music stream that goes silent', () => {
 		expect(result.status).toBe('error');
 		expect(result.error('Node')?.message).toBe(
 			'The music stream went silent: nothing arrived for 0.5 seconds, so the node closed the connection. ' +
-				'Complete takes: 0 of 1 (a take is complete when all the audio its WAV header announces has arrived); audio chunks received: 0.',
+				'Complete takes: 0 of 1 (a take is complete when the audio its WAV header announces has arrived, no less and no more); audio chunks received: 0.',
 		);
 		expect((result.error('Node') as { description?: string }).description).toMatch(/Idle Timeout \(Seconds\)/);
 		expect(await openConnectionsSettled()).toBe(0);
@@ -276,6 +277,53 @@ describe('a take the stream announced whose audio never came', () => {
 			audio_may_be_incomplete: true,
 		});
 		expect(missing!.binary).toBeUndefined();
+	});
+});
+
+describe('music takes mixed up by the stream', () => {
+	const COMPLETE = musicLine({ type: 'complete' });
+	/** Take 1's file and then take 2's, both under stream_index 0: the take would be two WAVs end to end. */
+	const overlong = (): MusicAnswer => ({
+		lines: [musicTitleLine(0), ...musicChunkLines(0, musicTakeAudio(0)), ...musicChunkLines(0, musicTakeAudio(1)), COMPLETE],
+		then: 'end',
+	});
+
+	it('a take holding more audio than its WAV header announces (another take\u2019s audio appended) fails the item', async () => {
+		answer = overlong;
+		const take = musicTakeAudio(0).length;
+		const result = await run({}, [{ json: {} }], { continueOnFail: true });
+		expect(result.items).toHaveLength(1);
+		expect(result.items[0]!.binary).toBeUndefined();
+		expect(result.items[0]!.json.error).toBe(
+			`The music stream said it was complete, but the audio of take 1 is longer than its WAV header announces: ${take + musicTakeAudio(1).length} bytes arrived for the ${take} it announces, so audio of another take may be mixed in`,
+		);
+	});
+
+	it('with Accept Incomplete Takes the overlong take is passed on, marked audio_may_be_incomplete', async () => {
+		answer = overlong;
+		const result = await run({ additionalFields: { acceptIncompleteTakes: true } });
+		expect(result.items).toHaveLength(1);
+		expect(result.items[0]!.json).toMatchObject({ stream_index: 0, audio_may_be_incomplete: true });
+	});
+
+	it('a title that names no take is not put on a take the stream announced with another title', async () => {
+		// Takes 2 and 3 are announced; a stray title without stream_index or copy_index comes after.
+		answer = () => ({
+			lines: [
+				musicTitleLine(1, 'Morning'),
+				musicTitleLine(2, 'Evening'),
+				musicLine({ type: 'title', title: 'Stray', display_tags: [] }),
+				...musicChunkLines(1, musicTakeAudio(1)),
+				...musicChunkLines(2, musicTakeAudio(2)),
+				COMPLETE,
+			],
+			then: 'end',
+		});
+		const result = await run({});
+		expect(result.items.map((item) => [item.json.stream_index, item.json.title, item.json.audio_may_be_incomplete])).toEqual([
+			[1, 'Morning', undefined],
+			[2, 'Evening', undefined],
+		]);
 	});
 });
 

@@ -5,6 +5,7 @@
  * loopback registry; each listing keeps to what was asked and lists no node twice, and each search
  * ends within its bound in requests.
  */
+import { PICKER_MAX_NODES } from '../../../nodes/HostRegistry/helpers/picker-position';
 import { SEARCH_MAX_PAGES } from '../../../nodes/HostRegistry/methods/list-search';
 import { EngineHarness } from '../../support/engine';
 import { hostApiCredential } from '../../support/credential-fixtures';
@@ -164,7 +165,7 @@ describe('the node picker against a registry that ignores the page asked', () =>
 		const first = await search()();
 		expect(first.results).toHaveLength(100);
 		expect(first.paginationToken).toBeDefined();
-		await expect(search()(undefined, first.paginationToken)).rejects.toThrow(/asked for page 2 .* it answered node "node-99" again/);
+		await expect(search()(undefined, first.paginationToken)).rejects.toThrow(/asked for page 2 .* it answered node "node-0" again/);
 		expect(listingRequests()).toHaveLength(2);
 	});
 
@@ -175,5 +176,46 @@ describe('the node picker against a registry that ignores the page asked', () =>
 			`No node of publisher "acme" matching "no such node" among the ${SEARCH_MAX_PAGES * 100} nodes read`,
 		);
 		expect(listingRequests()).toHaveLength(SEARCH_MAX_PAGES);
+	});
+
+	it('does not offer on the next scroll nodes an earlier scroll listed, when the registry does not say its page', async () => {
+		// Page 2 starts half-way into page 1 (nodes 50..98 again, without node-99, the last one shown), then new nodes.
+		answerPage = ({ page, limit }) => ({
+			limit,
+			total: 1000,
+			totalPages: 10,
+			nodes: page === 1 ? nodesFrom(0, limit) : nodesFrom(limit / 2, limit).filter((n) => n.id !== `node-${limit - 1}`),
+		});
+		const first = await search()();
+		expect(first.results).toHaveLength(100);
+		await expect(search()(undefined, first.paginationToken)).rejects.toThrow(
+			'The registry did not answer the page of nodes asked: asked for page 2 of the nodes of publisher "acme", it answered node "node-50" again, which it had already listed',
+		);
+		expect(listingRequests()).toHaveLength(2);
+	});
+
+	it('offers every node of an honest endless listing once, scroll after scroll, then ends in words past its bound', async () => {
+		answerPage = ({ page, limit }) => ({ page, limit, totalPages: 10_000_000, nodes: nodesFrom((page - 1) * limit, limit) });
+		const offered: string[] = [];
+		let token: string | undefined;
+		const scrolls = PICKER_MAX_NODES / 100;
+		for (let scroll = 0; scroll < scrolls; scroll++) {
+			const answer = await search()(undefined, token);
+			offered.push(...answer.results.map((result) => String(result.value)));
+			token = answer.paginationToken as string;
+			// The token carries every node read so far, 8 characters each: bounded by the picker's bound.
+			expect(token.length).toBeLessThanOrEqual(12 + 8 * PICKER_MAX_NODES);
+		}
+		expect(new Set(offered).size).toBe(PICKER_MAX_NODES);
+		await expect(search()(undefined, token)).rejects.toThrow(
+			`The Node list shows the first ${PICKER_MAX_NODES} nodes of publisher "acme" only`,
+		);
+		expect(listingRequests()).toHaveLength(scrolls);
+	});
+
+	it('reads nothing on a token the picker did not make, and says what to do', async () => {
+		answerPage = alwaysPageOne(3);
+		await expect(search()(undefined, '2:node-99')).rejects.toThrow('The Node list lost its place');
+		expect(listingRequests()).toHaveLength(0);
 	});
 });

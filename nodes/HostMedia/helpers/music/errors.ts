@@ -48,8 +48,9 @@ function missingAudioError(context: IExecuteFunctions, itemIndex: number, stream
 }
 
 /**
- * The item's error when the stream completed but a take is not whole: none of its audio came, or
- * fewer bytes than its WAV header announces (a chunk was lost: a line that could not be read).
+ * The item's error when the stream completed but a take is not whole: none of its audio came,
+ * fewer bytes than its WAV header announces (a chunk was lost: a line that could not be read), or
+ * more (the audio of another take or stream mixed into it).
  */
 export function holeError(
 	context: IExecuteFunctions,
@@ -62,13 +63,15 @@ export function holeError(
 	const hole =
 		take.declaredBytes === undefined
 			? `may have a hole: ${lines}, and its format announces no length to check ${take.bytes} bytes against`
-			: `has a hole: ${take.bytes} of the ${take.declaredBytes} bytes its WAV header announces arrived`;
+			: take.bytes > take.declaredBytes
+				? `is longer than its WAV header announces: ${take.bytes} bytes arrived for the ${take.declaredBytes} it announces, so audio of another take may be mixed in`
+				: `has a hole: ${take.bytes} of the ${take.declaredBytes} bytes its WAV header announces arrived`;
 	return new NodeOperationError(
 		context.getNode(),
 		`The music stream said it was complete, but the audio of take ${take.streamIndex + 1} ${hole}`,
 		{
 			itemIndex,
-			description: `${take.declaredBytes === undefined ? '' : `${lines}. `}No take is passed on, since its audio may be cut. ${NOT_WHOLE_NEXT}`,
+			description: `${take.declaredBytes === undefined ? '' : `${lines}. `}No take is passed on, since its audio may not be that take's whole audio. ${NOT_WHOLE_NEXT}`,
 		},
 	);
 }

@@ -196,13 +196,14 @@ class MusicStreamReader {
 	}
 
 	/**
-	 * Whether a take's audio may have a hole: none of it arrived (the stream announced the take by
-	 * its title, then completed without its audio), less arrived than its header announces, or a
-	 * line could not be read and its format announces no length (the line may have been its chunk).
+	 * Whether a take's audio may not be whole: none of it arrived (the stream announced the take by
+	 * its title, then completed without its audio), other than what its header announces arrived
+	 * (less: a hole; more: audio of another take or stream mixed in), or a line could not be read
+	 * and its format announces no length (the line may have been its chunk).
 	 */
 	private mayHaveHole(take: Take): boolean {
 		if (take.bytes === 0) return true;
-		return take.declaredBytes === undefined ? this.malformed > 0 : take.bytes < take.declaredBytes;
+		return take.declaredBytes === undefined ? this.malformed > 0 : take.bytes !== take.declaredBytes;
 	}
 
 	private chunkCount(): number {
@@ -216,10 +217,10 @@ class MusicStreamReader {
 	private progress(): string {
 		const takes = [...this.takes.values()];
 		if (takes.length === 0) return NOTHING_STARTED;
-		const complete = takes.filter((take) => take.declaredBytes !== undefined && take.bytes >= take.declaredBytes).length;
+		const complete = takes.filter((take) => take.declaredBytes !== undefined && take.bytes === take.declaredBytes).length;
 		const unknown = takes.filter((take) => take.bytes >= LENGTH_HEAD_BYTES && take.declaredBytes === undefined).length;
 		return (
-			`Complete takes: ${complete} of ${takes.length} (a take is complete when all the audio its WAV header announces has arrived)` +
+			`Complete takes: ${complete} of ${takes.length} (a take is complete when the audio its WAV header announces has arrived, no less and no more)` +
 			`${unknown > 0 ? `, ${unknown} of unknown length (its format does not announce one)` : ''}; audio chunks received: ${this.chunkCount()}.`
 		);
 	}
@@ -264,7 +265,10 @@ class MusicStreamReader {
 				return;
 			}
 			case 'title': {
-				const take = this.take(indexOf(event.stream_index) ?? indexOf(event.copy_index) ?? this.takes.size);
+				// A title that does not name its take (a whole stream_index or copy_index) is given to none, as a chunk is.
+				const streamIndex = indexOf(event.stream_index) ?? indexOf(event.copy_index);
+				if (streamIndex === undefined) break;
+				const take = this.take(streamIndex);
 				if (typeof event.title === 'string') take.title = keptText(event.title, this.secrets);
 				take.displayTags = keptValue(event.display_tags, this.secrets);
 				take.copyIndex = keptValue(event.copy_index, this.secrets);
