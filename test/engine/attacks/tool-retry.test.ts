@@ -1,0 +1,79 @@
+/**
+ * Attack: Retry On Fail of Host Cloud as an AI tool, after a submit whose answer was lost (a gateway's
+ * 502 after forwarding it) and whose job the queue listed late. The docs promise that a retry never
+ * pays for a second job while the first is queued or running ("When a submit's answer is lost",
+ * "Retry On Fail"). n8n runs a tool two ways (test/support/tools.ts): the MCP Server Trigger's
+ * supply-data context, whose retries each get a new run index, and the AI Agent's engine run, whose
+ * retries keep the run index. Both must end with one job.
+ */
+import type { Exchange } from '../../support/fault-proxy';
+import { cloudBehindFaultProxy } from '../../support/cloud-behind-proxy';
+import { txt2img } from '../../support/cloud';
+import { registerToolTypes, runAsAgentTool, toolsFor, type ToolNodeSpec } from '../../support/tools';
+
+const { cloud, node, proxy } = cloudBehindFaultProxy('cloud');
+beforeAll(() => {
+	registerToolTypes(cloud.harness);
+});
+
+const EMPTY_QUEUE = JSON.stringify({ queue_running: [], queue_pending: [] });
+const PROMPT = "={{ $fromAI('prompt', 'What the image shows, in a few words', 'string') }}";
+const isSubmit = (exchange: Exchange) => exchange.method === 'POST' && exchange.path === '/api/prompt';
+
+/** Host Cloud Submit as a tool, through the fault proxy, with Retry On Fail (2 tries, 1.5 s apart). */
+function submitTool(): ToolNodeSpec {
+	const { credentials } = node({});
+	return {
+		name: 'Start Image',
+		type: 'hostCloud',
+		parameters: {
+			resource: 'workflow',
+			operation: 'submit',
+			workflow: JSON.stringify(txt2img()),
+			inputOverrides: { values: [{ nodeId: '6', inputName: 'text', value: PROMPT }] },
+		},
+		credentials: credentials as Record<string, string>,
+		...{ retryOnFail: true, maxTries: 2, waitBetweenTries: 1500 },
+	} as ToolNodeSpec;
+}
+
+/** The first submit's answer is lost after it was forwarded, and the queue lists its job 3 s late. */
+function loseFirstSubmitAnswer(): void {
+	let hideUntil = 0;
+	let lost = false;
+	proxy().hook = (exchange) => {
+		if (isSubmit(exchange) && !lost) {
+			lost = true;
+			hideUntil = Date.now() + 3000;
+			return { answer: { status: 502, body: '"Bad Gateway"' }, forwardAfterMs: 0 };
+		}
+		if (exchange.method === 'GET' && exchange.path === '/api/queue' && Date.now() < hideUntil) return { rewrite: () => EMPTY_QUEUE };
+		return undefined;
+	};
+}
+
+const jobs = () => [...cloud.sim.cloud.jobs.values()];
+
+test('as the MCP Server Trigger runs it, a retry after a lost submit follows the first job rather than paying for a second', async () => {
+	cloud.sim.options.nodeMs = 2000;
+	loseFirstSubmitAnswer();
+	const [tool] = await toolsFor(cloud.harness, submitTool());
+
+	const answer = await tool!.invoke({ prompt: 'a fox' }).catch((error: Error) => `error: ${error.message}`);
+
+	// One job on the account, and the tool's answer (whatever it is) names no other.
+	expect(cloud.sim.requestsTo('POST', '/api/prompt')).toHaveLength(1);
+	expect(jobs()).toHaveLength(1);
+	if (!answer.startsWith('error')) expect(answer).toContain(jobs()[0]!.promptId);
+}, 60_000);
+
+test('as the AI Agent has the engine run it, the same retry follows the first job (control)', async () => {
+	cloud.sim.options.nodeMs = 2000;
+	loseFirstSubmitAnswer();
+
+	const result = await runAsAgentTool(cloud.harness, submitTool(), { prompt: 'a fox' });
+
+	expect(cloud.sim.requestsTo('POST', '/api/prompt')).toHaveLength(1);
+	expect(jobs()).toHaveLength(1);
+	expect(result.items[0]?.json.prompt_id).toBe(jobs()[0]!.promptId);
+}, 60_000);
