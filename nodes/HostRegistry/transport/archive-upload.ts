@@ -7,14 +7,15 @@
  * Only a 2xx answer counts as uploaded; 5xx and network failures are retried, since a PUT to the
  * same URL is safe to repeat and a lost archive leaves the version pending for good.
  */
-import type { IBinaryData, IExecuteFunctions } from 'n8n-workflow';
+import type { IBinaryData, IDataObject, IExecuteFunctions } from 'n8n-workflow';
 
 import { notAWebAddress } from '../../shared/transport/service-values';
 import { networkFailureReason } from '../../shared/transport/network-failure';
 import { pause } from '../../shared/waits/pause';
 import { REDACTED } from '../../shared/transport/redaction';
 import { RETRY_DELAYS_MS } from '../../shared/transport/retry';
-import { abandon, readStorageText, retryFits, storageIdleMs, storageRequest } from '../../shared/transport/transport';
+import { abandon, readStorageText, retryFits, storageIdleMs, storageReadMs, storageRequest } from '../../shared/transport/transport';
+import { asksToSlowDown, retryAfterMs, slowDownPlan, waitForService, waitSeconds } from '../../shared/transport/slow-down';
 
 /** A whole archive is sent again on each try: two retries, not three. */
 const UPLOAD_ATTEMPTS = 3;
@@ -73,9 +74,11 @@ export async function uploadArchive(
 			reason: 'the upload address the registry gave holds a secret of the credential, which must not reach the storage host',
 		};
 	const startedAt = Date.now();
+	let slowDowns = 0;
 	for (let attempt = 1; attempt <= UPLOAD_ATTEMPTS; attempt++) {
 		result.attempts = attempt;
 		let retryable = false;
+		let waitMs: number | undefined;
 		try {
 			// The storage host's answer is its status: what follows is read only for its words, then the connection is closed.
 			const giveUp = new AbortController();
@@ -97,6 +100,14 @@ export async function uploadArchive(
 			abandon(response.body, giveUp);
 			result.reason = `the storage host answered HTTP ${response.statusCode}${said ? ` (${said})` : ''}`;
 			retryable = response.statusCode >= 500;
+			// A host that asks to slow down did not take the archive: it is sent again after the wait it asks, no failed try.
+			if (asksToSlowDown(response.statusCode, response.headers as IDataObject, { method: 'PUT' })) {
+				const asked = retryAfterMs((response.headers as IDataObject)['retry-after']);
+				const plan = slowDownPlan(asked, ++slowDowns, { readDeadline: startedAt + storageReadMs() - storageIdleMs() });
+				if (plan && 'tooLong' in plan)
+					result.reason = `${result.reason}; it asked to wait ${waitSeconds(plan.tooLong.askedMs)} s, more than the upload may take`;
+				else if (plan) waitMs = plan.waitMs;
+			}
 		} catch (error) {
 			if (signal?.aborted) {
 				result.reason = 'the execution was cancelled during the upload';
@@ -104,6 +115,16 @@ export async function uploadArchive(
 			}
 			result.reason = networkFailureReason(error, 'the storage host', storageIdleMs());
 			retryable = true;
+		}
+		if (waitMs !== undefined) {
+			try {
+				await waitForService(context, itemIndex, waitMs, signal);
+			} catch {
+				result.reason = `${result.reason}; the execution was cancelled before a retry`;
+				break;
+			}
+			attempt--;
+			continue;
 		}
 		// Another try only where its pause and a whole idle limit still fit the read limit.
 		if (!retryable || attempt >= UPLOAD_ATTEMPTS || !retryFits(startedAt, attempt)) break;

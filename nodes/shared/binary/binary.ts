@@ -4,12 +4,13 @@
  * leak there), so downloads go out as the transport's storage requests; the body is streamed into
  * n8n's binary data service, never held whole, and a body that falls silent ends the download.
  */
-import type { IBinaryData, IExecuteFunctions, IN8nHttpFullResponse } from 'n8n-workflow';
+import type { IBinaryData, IDataObject, IExecuteFunctions, IN8nHttpFullResponse } from 'n8n-workflow';
 import { NodeOperationError } from 'n8n-workflow';
 
 import { extensionFor, mimeTypeForExtension, sniffMimeType, SNIFF_BYTES } from './file-types';
 import { isRedirectLoop, networkFailureReason } from '../transport/network-failure';
 import { pauseBeforeRetry, RETRY_DELAYS_MS } from '../transport/retry';
+import { asksToSlowDown, retryAfterMs, serviceWaitTooLongError, slowDownPlan, waitForService } from '../transport/slow-down';
 import { discardBody, isAsyncIterable, peek, readableClassOf, readableFrom, withIdleTimeout } from './streams';
 import { abandon, retryFits, type RunContext, storageIdleMs, storageReadMs, storageRequest } from '../transport/transport';
 import { notAWebAddress } from '../transport/service-values';
@@ -31,6 +32,9 @@ export interface DownloadOptions {
 
 /** Failures of one attempt that another attempt may not meet: a cut connection, a 5xx. */
 const transientFailures = new WeakSet<object>();
+
+/** Failures that were a storage host's "slow down" (429, 503 with Retry-After): what it asked to wait. */
+const slowDownAnswers = new WeakMap<object, { statusCode: number; askedMs?: number }>();
 
 function transient<T extends object>(error: T): T {
 	transientFailures.add(error);
@@ -73,15 +77,18 @@ export async function downloadToBinary(context: RunContext, url: string, options
 /**
  * Runs `attempt` (one whole download into binary data) again after a pause, when `options.retry`
  * is set and it broke off or met a 5xx: nothing of a failed attempt is kept, so each starts afresh.
+ * A storage host that asked to slow down (429, 503 with Retry-After) is waited out as it asked,
+ * within the read limit, as the transport does; such a wait is no failed try.
  */
 export async function retryingDownload(
 	context: RunContext,
-	options: Pick<DownloadOptions, 'retry'>,
+	options: Pick<DownloadOptions, 'retry' | 'itemIndex' | 'what'>,
 	attempt: () => Promise<IBinaryData>,
 ): Promise<IBinaryData> {
 	const attempts = options.retry ? RETRY_DELAYS_MS.length + 1 : 1;
 	const signal = 'getExecutionCancelSignal' in context ? context.getExecutionCancelSignal() : undefined;
 	const startedAt = Date.now();
+	let slowDowns = 0;
 	for (let tried = 1; ; tried++) {
 		let failure: unknown;
 		try {
@@ -89,7 +96,24 @@ export async function retryingDownload(
 		} catch (error) {
 			failure = error;
 		}
-		if (tried >= attempts || !transientFailures.has(failure as object) || signal?.aborted) throw failure;
+		if (signal?.aborted) throw failure;
+		const slowDown = slowDownAnswers.get(failure as object);
+		if (slowDown) {
+			const readDeadline = startedAt + storageReadMs() - storageIdleMs();
+			const plan = slowDownPlan(slowDown.askedMs, ++slowDowns, { readDeadline });
+			if (plan && 'tooLong' in plan)
+				throw serviceWaitTooLongError(context, slowDown.statusCode, plan.tooLong, {
+					...options,
+					method: 'GET',
+					action: `downloading ${options.what}`,
+				});
+			if (plan) {
+				await waitForService(context, options.itemIndex, plan.waitMs, signal);
+				tried--;
+				continue;
+			}
+		}
+		if (tried >= attempts || !transientFailures.has(failure as object)) throw failure;
 		if (!retryFits(startedAt, tried)) throw failure;
 		await pauseBeforeRetry(tried, signal);
 	}
@@ -140,6 +164,11 @@ export async function responseToBinary(
 				? 'The storage link was refused: it may have expired. Run the status operation again to get fresh links.'
 				: 'The storage host did not serve the file. Try again later.',
 		});
+		if (asksToSlowDown(response.statusCode, response.headers as IDataObject, { method: 'GET' }))
+			slowDownAnswers.set(failure, {
+				statusCode: response.statusCode,
+				askedMs: retryAfterMs((response.headers as IDataObject)['retry-after']),
+			});
 		throw response.statusCode >= 500 ? transient(failure) : failure;
 	}
 	const body = response.body;

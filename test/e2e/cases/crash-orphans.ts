@@ -1,9 +1,9 @@
 /**
  * n8n killed (SIGKILL) while an execution waits on a Host Cloud job, in regular mode (issue 35). On
  * restart n8n 2.41.1 marks the execution `crashed` and starts its Error Workflow: here the
- * cancel-orphaned-jobs recipe (without its mail), which cancels the job the execution left running,
- * within 10 s of the marking, and reports it by prompt_id. The job would otherwise run to its end,
- * billed, with nobody to receive it.
+ * cancel-orphaned-jobs recipe as it is, which cancels the job the execution left running, within
+ * 10 s of the marking, and mails the report (workflow, execution, error, the job by prompt_id) to
+ * a loopback SMTP server. The job would otherwise run to its end, billed, with nobody to receive it.
  *
  * The restart keeps n8n's user folder, database and port, as restart.ts does; the cases after this
  * file run on the restarted n8n.
@@ -13,24 +13,33 @@ import { e2e } from '../support/context';
 import { withSimulatorTiming } from '../support/in-flight';
 import {
 	expectOrphanCancelled,
-	orphanCanceller,
+	publishOrphanRecipe,
 	runningTaggedJob,
 	webhookJobWithErrorWorkflow,
 	whenMarkedFailed,
 } from '../support/orphans';
 import { postJson } from '../support/queue-workflows';
+import { startMailServer, type StandaloneMailServer } from '../support/recipe-servers';
 import { waitFor } from '../support/wait';
 
 /** Seven nodes of 8 s: the job runs through the kill, the restart and the recovery. */
 const NODE_MS = 8000;
 
+const WORKFLOW_NAME = 'Crash: job left running';
+
 describe('n8n killed while an execution waits on a cloud job', () => {
-	it('on restart the execution is marked crashed, and its Error Workflow cancels the orphaned job within 10 s, naming its prompt_id', async () => {
+	let mail: StandaloneMailServer | undefined;
+	beforeAll(async () => {
+		mail = await startMailServer();
+	}, 300000);
+	afterAll(async () => {
+		await mail?.stop();
+	});
+
+	it('on restart the execution is marked crashed, and its Error Workflow cancels the orphaned job within 10 s and mails the workflow, execution, error and the job by prompt_id', async () => {
 		const { client, importWorkflow, simulator, n8n } = e2e();
-		const canceller = await importWorkflow(orphanCanceller());
-		// n8n 2.x starts only a published (active) Error Workflow.
-		await client.activateWorkflow(canceller.id);
-		const { workflow: json, path } = webhookJobWithErrorWorkflow('Crash: job left running', canceller.id);
+		const canceller = await publishOrphanRecipe({ client, importWorkflow }, mail!);
+		const { workflow: json, path } = webhookJobWithErrorWorkflow(WORKFLOW_NAME, canceller.id);
 		const workflow = await importWorkflow(json);
 		await client.activateWorkflow(workflow.id);
 		try {
@@ -55,7 +64,16 @@ describe('n8n killed while an execution waits on a cloud job', () => {
 					client,
 					simulator,
 					{ id: canceller.id, known },
-					{ promptId, executionId, workflowId: workflow.id, seenAt, jobMs: 7 * NODE_MS },
+					{
+						promptId,
+						executionId,
+						workflowId: workflow.id,
+						workflowName: WORKFLOW_NAME,
+						error: /Workflow did not finish/,
+						seenAt,
+						jobMs: 7 * NODE_MS,
+					},
+					mail!,
 				);
 				recordReliability('crash_orphans', {
 					mode: 'regular',

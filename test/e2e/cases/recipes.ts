@@ -15,7 +15,7 @@ import { openEditorSession, type EditorSession } from '../support/editor';
 import { outputItems, type CredentialRef, type StoredWorkflow, type WorkflowJson } from '../support/n8n-client';
 import { REPO_ROOT } from '../support/n8n-server';
 import { startPostgres, type PostgresServer } from '../support/postgres';
-import { startRecipeServers, type RecipeServers } from '../support/recipe-servers';
+import { smtpCredentialData, startRecipeServers, type RecipeServers } from '../support/recipe-servers';
 import {
 	askImageApi,
 	jobImageBytes,
@@ -89,14 +89,7 @@ describe('recipes: the Host nodes chained with n8n’s own nodes, checked at the
 				username: servers.sftp.username,
 				privateKey: servers.sftp.privateKey,
 			}),
-			smtp: await client.createCredential('SMTP account', 'smtp', {
-				host: '127.0.0.1',
-				port: servers.smtp.port,
-				secure: false,
-				disableStartTls: true,
-				user: '',
-				password: '',
-			}),
+			smtp: await client.createCredential('SMTP account', 'smtp', smtpCredentialData(servers.smtp)),
 			mqtt: await client.createCredential('MQTT account', 'mqtt', {
 				protocol: 'mqtt',
 				host: '127.0.0.1',
@@ -214,6 +207,8 @@ describe('recipes: the Host nodes chained with n8n’s own nodes, checked at the
 			expect(mail.to).toBe('ops@example.com');
 			expect(mail.subject).toBe('Cancelled 1 orphaned Host Cloud job(s) of Recipe: image API (job left running)');
 			expect(mail.body).toContain(`prompt_id: ${job!.promptId} (running, node Generate image, item 0)`);
+			expect(mail.body).toMatch(/^Workflow: Recipe: image API \(job left running\)\r?$/m);
+			expect(mail.body).toMatch(new RegExp(`Execution: \\d+ \\(https?://\\S+/workflow/${failing.id}/executions/\\d+\\)`));
 			expect(mail.body).toMatch(/Error: .*did not finish within/);
 		} finally {
 			simulator.options.nodeMs = nodeMs;

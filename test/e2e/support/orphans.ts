@@ -1,31 +1,33 @@
 /**
  * Orphaned cloud jobs (issue 35): an execution killed while its Host Cloud node waits on a job, and
- * the Error Workflow of examples/recipes/cancel-orphaned-jobs.json that cancels what it left. The
- * regular-mode crash case (cases/crash-orphans.ts) and the queue-mode worker-killed case both use it.
+ * the Error Workflow of examples/recipes/cancel-orphaned-jobs.json that cancels what it left and
+ * mails the report. The regular-mode crash case (cases/crash-orphans.ts) and the queue-mode
+ * worker-killed case both use it, the recipe as it is, its mail received by a loopback SMTP server.
  */
 import type { Simulator } from '../../../simulator/server';
-import type { ExecutionResult, N8nClient, WorkflowJson } from './n8n-client';
+import type { PreparedInstance } from './instance-setup';
+import type { ExecutionResult, N8nClient, StoredWorkflow, WorkflowJson } from './n8n-client';
 import { outputItems } from './n8n-client';
 import { webhookCloudWorkflow } from './queue-workflows';
-import { loadRecipe } from './recipes';
+import { smtpCredentialData, type MailServer } from './recipe-servers';
+import { loadRecipe, mailParts } from './recipes';
 import { waitFor } from './wait';
 
 export const CANCEL_NODE = 'Cancel its jobs';
 const RECIPE = 'cancel-orphaned-jobs.json';
 
-const FILTER_NODE = 'From an execution?';
-
-/** The recipe up to Cancel its jobs, without the filter and mail after it (no SMTP here). */
-export function orphanCanceller(): WorkflowJson {
-	const recipe = loadRecipe(RECIPE);
-	const kept = new Set(['Error Trigger', FILTER_NODE, CANCEL_NODE]);
-	const connections = recipe.connections as Record<string, unknown>;
-	return {
-		...recipe,
-		name: 'Recipe: cancel orphaned jobs (no mail)',
-		nodes: recipe.nodes.filter((node) => kept.has(node.name)),
-		connections: { 'Error Trigger': connections['Error Trigger'], [FILTER_NODE]: connections[FILTER_NODE] },
-	};
+/**
+ * The recipe as a user imports it, its SMTP credential pointing at `mail`, published (n8n 2.x
+ * starts only a published Error Workflow).
+ */
+export async function publishOrphanRecipe(
+	instance: Pick<PreparedInstance, 'client' | 'importWorkflow'>,
+	mail: MailServer,
+): Promise<StoredWorkflow> {
+	const smtp = await instance.client.createCredential('SMTP (orphan reports)', 'smtp', smtpCredentialData(mail));
+	const recipe = await instance.importWorkflow(loadRecipe(RECIPE), undefined, { smtp });
+	await instance.client.activateWorkflow(recipe.id);
+	return recipe;
 }
 
 /** Webhook → Host Cloud Execute whose Error Workflow is `errorWorkflowId`. */
@@ -77,6 +79,10 @@ export interface Orphan {
 	promptId: string;
 	executionId: string;
 	workflowId: string;
+	/** The name of the workflow that ran it, as the mail names it. */
+	workflowName: string;
+	/** The error n8n gave the execution (its marking), as the mail quotes it. */
+	error: RegExp;
 	/** When the test first saw n8n's marking (whenMarkedFailed). */
 	seenAt: number;
 	/** How long the job would have run uncancelled (its nodes × their time). */
@@ -84,15 +90,43 @@ export interface Orphan {
 }
 
 /**
- * Waits for the Error Workflow's report and the job's cancel, and checks both: the report names
- * the job by prompt_id, node and item; the job was cancelled once, within 10 s of the marking.
- * Answers the figures both crash cases record.
+ * The recipe's mail about the orphan, as the SMTP server received it: every line filled (the
+ * workflow, the execution and its link, n8n's error, the job by prompt_id, node and item).
+ */
+async function expectReportMail(mail: MailServer, orphan: Orphan): Promise<void> {
+	const received = await waitFor('the cancel report mail', () =>
+		mail
+			.mails()
+			.map(mailParts)
+			.find((candidate) => candidate.body.includes(orphan.promptId)),
+	);
+	const executionUrl = `/workflow/${orphan.workflowId}/executions/${orphan.executionId}`;
+	// One comparison of the whole mail: a blank line shows beside the others.
+	expect({ to: received.to, subject: received.subject, lines: received.body.split(/\r?\n/) }).toEqual({
+		to: 'ops@example.com',
+		subject: `Cancelled 1 orphaned Host Cloud job(s) of ${orphan.workflowName}`,
+		lines: [
+			`Workflow: ${orphan.workflowName}`,
+			expect.stringMatching(new RegExp(`^Execution: ${orphan.executionId} \\(https?://\\S+${executionUrl}\\)$`)),
+			expect.stringMatching(new RegExp(`^Error: .*${orphan.error.source}`)),
+			'Cancelled jobs:',
+			`prompt_id: ${orphan.promptId} (running, node Run graph, item 0)`,
+		],
+	});
+}
+
+/**
+ * Waits for the Error Workflow's report, the job's cancel and the mail, and checks them: the report
+ * and the mail name the job by prompt_id, node and item, the mail names the workflow, execution
+ * and error too; the job was cancelled once, within 10 s of the marking. Answers the figures both
+ * crash cases record.
  */
 export async function expectOrphanCancelled(
 	client: N8nClient,
 	simulator: Simulator,
 	errorWorkflow: { id: string; known: Set<string> },
 	orphan: Orphan,
+	mail: MailServer,
 ): Promise<{ cancelled_seconds_after_marked_seen: number; job_seconds_saved: number }> {
 	const report = await cancelReport(client, errorWorkflow.id, errorWorkflow.known);
 	const job = await waitFor('the orphaned job to be cancelled', () => {
@@ -105,6 +139,7 @@ export async function expectOrphanCancelled(
 		cancelled: [{ prompt_id: orphan.promptId, state: 'running', node_name: 'Run graph', item_index: 0, operation: 'execute' }],
 		cancelled_count: 1,
 	});
+	await expectReportMail(mail, orphan);
 	const cancelledAfterMarkMs = job.finishedAt! - orphan.seenAt;
 	expect(cancelledAfterMarkMs).toBeLessThanOrEqual(10_000 - MARK_SEEN_SLACK_MS);
 	// Cancelled once, by the Error Workflow: nothing else touched it.

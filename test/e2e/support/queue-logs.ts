@@ -7,7 +7,9 @@
  * - a worker logs `Worker started execution <id> (job <job>)` when it takes the job, and
  *   `Worker finished execution …` when it lets it go: finished, or put to waiting (the job is over,
  *   the slot free); `Worker errored while running execution …` when the run threw (a stop from the
- *   editor ends this way).
+ *   editor ends this way);
+ * - the process that put an execution on the queue and waits for it logs `Problem with execution
+ *   <id>: … Aborting.` when the queue failed its job (its worker died), and marks it failed.
  */
 import { readFileSync } from 'node:fs';
 
@@ -31,6 +33,7 @@ const STARTED = /^Worker started execution (\d+) \(job (\d+)\)/;
 const FINISHED = /^Worker finished execution (\d+) \(job (\d+)\)/;
 const ERRORED = /^Worker errored while running execution (\d+) \(job (\d+)\)/;
 const ENQUEUED = /^Enqueued execution (\d+) \(job (\d+)\)/;
+const ABORTED = /^Problem with execution (\d+): .*Aborting\.$/;
 
 function logLines(process: LoggingProcess): string[] {
 	try {
@@ -71,6 +74,16 @@ export function enqueuedBy(executionId: string, processes: LoggingProcess[]): st
 	return processes.flatMap((process) =>
 		logLines(process)
 			.map((line) => ENQUEUED.exec(line))
+			.filter((match) => match?.[1] === executionId)
+			.map(() => process.name),
+	);
+}
+
+/** Names of the processes that gave the execution up as failed when the queue failed its job. */
+export function abortedBy(executionId: string, processes: LoggingProcess[]): string[] {
+	return processes.flatMap((process) =>
+		logLines(process)
+			.map((line) => ABORTED.exec(line))
 			.filter((match) => match?.[1] === executionId)
 			.map(() => process.name),
 	);

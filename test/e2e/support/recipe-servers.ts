@@ -19,6 +19,7 @@ const MOSQUITTO = '/usr/sbin/mosquitto';
 const MOSQUITTO_SUB = '/usr/bin/mosquitto_sub';
 const SYSTEM_PYTHON = '/usr/bin/python3';
 const AIOSMTPD = '/usr/lib/python3/dist-packages/aiosmtpd/__init__.py';
+const AIOSMTPD_PACKAGE = { name: 'python3-aiosmtpd', provides: AIOSMTPD, label: 'aiosmtpd (SMTP server)' };
 /** OpenSSH refuses to start as root without its privilege separation folder (the service would make it). */
 const PRIVSEP_DIR = '/run/sshd';
 
@@ -40,6 +41,16 @@ export interface MailServer {
 	port: number;
 	/** Every mail received so far, raw (headers and body). */
 	mails(): string[];
+}
+
+/** The SMTP credential's data for n8n's Send Email node: the server on loopback, no TLS, no login. */
+export function smtpCredentialData(server: MailServer): Record<string, unknown> {
+	return { host: '127.0.0.1', port: server.port, secure: false, disableStartTls: true, user: '', password: '' };
+}
+
+/** An SMTP server alone, in its own temporary folder: `stop` ends it and deletes the folder. */
+export interface StandaloneMailServer extends MailServer {
+	stop(): Promise<void>;
 }
 
 export interface RecipeServers {
@@ -76,7 +87,7 @@ export async function ensureRecipePackages(progress: ProgressLog = defaultProgre
 			{ name: 'openssh-server', provides: SSHD, label: 'OpenSSH server' },
 			{ name: 'mosquitto', provides: MOSQUITTO, label: 'Mosquitto' },
 			{ name: 'mosquitto-clients', provides: MOSQUITTO_SUB, label: 'Mosquitto clients' },
-			{ name: 'python3-aiosmtpd', provides: AIOSMTPD, label: 'aiosmtpd (SMTP server)' },
+			AIOSMTPD_PACKAGE,
 			{ name: 'graphicsmagick', provides: '/usr/bin/gm', label: 'GraphicsMagick' },
 		],
 		progress,
@@ -186,6 +197,24 @@ async function startSmtp(folder: string, groups: GroupProcess[]): Promise<MailSe
 				.filter((dir) => existsSync(dir))
 				.flatMap((dir) => readdirSync(dir).map((file) => readFileSync(join(dir, file), 'utf8'))),
 	};
+}
+
+/** Only the SMTP server, for a case that checks a mail and delivers nowhere else (the crash cases' reports). */
+export async function startMailServer(progress: ProgressLog = defaultProgress): Promise<StandaloneMailServer> {
+	await ensureDebianPackages([AIOSMTPD_PACKAGE], progress);
+	const folder = mkdtempSync(join(tmpdir(), 'n8n-nodes-host-mail-'));
+	const removeFolder = removeOnExit(folder);
+	const groups: GroupProcess[] = [];
+	const stop = async () => {
+		for (const group of groups) await group.stop(5000);
+		removeFolder();
+	};
+	try {
+		return { ...(await startSmtp(folder, groups)), stop };
+	} catch (error) {
+		await stop();
+		throw error;
+	}
 }
 
 export async function startRecipeServers(progress: ProgressLog = defaultProgress): Promise<RecipeServers> {
