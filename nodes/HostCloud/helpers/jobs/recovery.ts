@@ -10,7 +10,10 @@ import { cloudJobStateOf, type CloudJobState } from './job-state';
 import { isRecord, ownValue } from '../../../shared/items/validation';
 import { readQueue } from '../../transport/cloud-api';
 import { errorInfoFrom, type ExecutionErrorInfo } from './errors';
+import { pause } from '../../../shared/waits/pause';
 import { queuedByRequestId, queuedJobOf, type SubmitToFind } from '../ownership/find-by-request';
+import { forgetSubmit } from '../ownership/item-submits';
+import { SECOND_LOOK_MS } from '../ownership/lost-submit';
 import { thisExecutionId, thisWorkflow } from '../ownership/job-tag';
 import { jobsOfExecution } from '../ownership/own-jobs';
 import { cancelJobs, JobNotOnServerError, lookUpJobRecord, lookUpJobStatus } from './lookup';
@@ -135,8 +138,12 @@ export async function fateAtMaxWait(
 	return (await submittedByThisExecution(context, promptId)) ? 'cancelled' : 'startedElsewhere';
 }
 
-/** Jobs in the queue that `submits` of this run made (found by their request ids), other than `known`. */
-export async function unansweredSubmissions(context: IExecuteFunctions, submits: SubmitToFind[], known: string[]): Promise<string[]> {
+/** The jobs the queue lists for `submits` of this run (found by their request ids), other than `known`; none when it cannot be read (logged). */
+async function unansweredSubmissions(
+	context: IExecuteFunctions,
+	submits: SubmitToFind[],
+	known: string[],
+): Promise<Array<{ submit: SubmitToFind; promptId: string }>> {
 	let queue: IDataObject | undefined;
 	try {
 		queue = await readQueue(context, { cleanup: true, action: 'looking for jobs this node started' });
@@ -147,6 +154,33 @@ export async function unansweredSubmissions(context: IExecuteFunctions, submits:
 	const queued = queuedByRequestId(queue);
 	return submits.flatMap((submit) => {
 		const job = queuedJobOf(context, queued, submit);
-		return job && !known.includes(job.promptId) ? [job.promptId] : [];
+		return job && !known.includes(job.promptId) ? [{ submit, promptId: job.promptId }] : [];
 	});
+}
+
+/**
+ * Cancels the jobs of `submits` whose answers never came (cut short by the stop or a failed run),
+ * found in the queue by request id, other than `known`. After a Stop, those not found are looked
+ * for once more SECOND_LOOK_MS later, as a lost submit is (a queue may list a job a moment late):
+ * that pause is a clean-up's, which the stop does not end. A job found is forgotten by its item, so
+ * Execute's last look does not cancel it twice.
+ */
+export async function cancelUnansweredSubmissions(
+	context: IExecuteFunctions,
+	submits: SubmitToFind[],
+	known: string[],
+	stopped: boolean,
+): Promise<void> {
+	let left = submits;
+	for (const look of [1, 2]) {
+		if (left.length === 0 || (look === 2 && !stopped)) return;
+		if (look === 2) await pause(SECOND_LOOK_MS);
+		const found = await unansweredSubmissions(context, left, known);
+		await cancelOwnJobs(
+			context,
+			found.map((job) => job.promptId),
+		);
+		for (const { submit } of found) forgetSubmit(context, submit.itemIndex);
+		left = left.filter((submit) => !found.some((job) => job.submit === submit));
+	}
 }
