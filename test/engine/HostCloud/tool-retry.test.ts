@@ -1,11 +1,13 @@
 /**
- * Attack: Retry On Fail of Host Cloud as an AI tool, after a submit whose answer was lost (a gateway's
- * 502 after forwarding it) and whose job the queue listed late. The docs promise that a retry never
- * pays for a second job while the first is queued or running ("When a submit's answer is lost",
- * "Retry On Fail"). n8n runs a tool two ways (test/support/tools.ts): the MCP Server Trigger's
- * supply-data context, whose retries each get a new run index, and the AI Agent's engine run, whose
- * retries keep the run index. Both must end with one job.
+ * Retry On Fail of Host Cloud as an AI tool, after a submit whose answer was lost (a gateway's 502
+ * after forwarding it, or a silence) and whose job the queue listed late or not at all. The docs
+ * promise that a retry never pays for a second job while the first is queued or running ("When a
+ * submit's answer is lost", "Retry On Fail"). n8n runs a tool two ways (test/support/tools.ts): the
+ * MCP Server Trigger's supply-data context, whose retries each get a new run index (but the same
+ * arguments object), and the AI Agent's engine run, whose retries keep the run index. Both must end
+ * with one job; and two calls of the tool are never taken for one, even with equal arguments.
  */
+import { REQUEST_TIME_LIMIT } from '../../../nodes/shared/transport/transport';
 import type { Exchange } from '../../support/fault-proxy';
 import { cloudBehindFaultProxy } from '../../support/cloud-behind-proxy';
 import { txt2img } from '../../support/cloud';
@@ -20,15 +22,15 @@ const EMPTY_QUEUE = JSON.stringify({ queue_running: [], queue_pending: [] });
 const PROMPT = "={{ $fromAI('prompt', 'What the image shows, in a few words', 'string') }}";
 const isSubmit = (exchange: Exchange) => exchange.method === 'POST' && exchange.path === '/api/prompt';
 
-/** Host Cloud Submit as a tool, through the fault proxy, with Retry On Fail (2 tries, 1.5 s apart). */
-function submitTool(): ToolNodeSpec {
+/** Host Cloud Submit (or Execute) as a tool, through the fault proxy, with Retry On Fail (2 tries, 1.5 s apart). */
+function submitTool(operation: 'submit' | 'execute' = 'submit'): ToolNodeSpec {
 	const { credentials } = node({});
 	return {
 		name: 'Start Image',
 		type: 'hostCloud',
 		parameters: {
 			resource: 'workflow',
-			operation: 'submit',
+			operation,
 			workflow: JSON.stringify(txt2img()),
 			inputOverrides: { values: [{ nodeId: '6', inputName: 'text', value: PROMPT }] },
 		},
@@ -76,4 +78,31 @@ test('as the AI Agent has the engine run it, the same retry follows the first jo
 	expect(cloud.sim.requestsTo('POST', '/api/prompt')).toHaveLength(1);
 	expect(jobs()).toHaveLength(1);
 	expect(result.items[0]?.json.prompt_id).toBe(jobs()[0]!.promptId);
+}, 60_000);
+
+test('two calls of the tool are two jobs, even with equal arguments: a call never takes over another call’s job', async () => {
+	// Every job still running when the next call comes, so a call keyed like another would follow its job.
+	cloud.sim.options.nodeMs = 5000;
+	const [tool] = await toolsFor(cloud.harness, submitTool());
+
+	const answers: string[] = [];
+	for (const prompt of ['a fox', 'a cat', 'a fox']) answers.push(await tool!.invoke({ prompt }));
+
+	expect(cloud.sim.requestsTo('POST', '/api/prompt')).toHaveLength(3);
+	const ids = jobs().map((job) => job.promptId);
+	expect(new Set(ids).size).toBe(3);
+	answers.forEach((answer, call) => expect(answer).toContain(ids[call]));
+}, 60_000);
+
+test('Execute as the MCP Server Trigger runs it: a retry never sends again a lost submit the cloud cannot show', async () => {
+	// A short job, over long before the one-second time limit runs out: the cloud lists no ended jobs.
+	REQUEST_TIME_LIMIT.ms = 1000;
+	proxy().arm({ request: 'POST /api/prompt', fault: { kind: 'stall-headers', status: 200 } });
+	const [tool] = await toolsFor(cloud.harness, submitTool('execute'));
+
+	const answer = await tool!.invoke({ prompt: 'a fox' }).catch((error: Error) => `error: ${error.message}`);
+
+	expect(answer).toMatch(/An earlier try of this node lost the answer to its submit \(request id [0-9a-f-]{36}\)/);
+	expect(cloud.sim.requestsTo('POST', '/api/prompt')).toHaveLength(1);
+	expect(jobs()).toHaveLength(1);
 }, 60_000);
