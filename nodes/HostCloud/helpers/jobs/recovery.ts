@@ -158,12 +158,23 @@ async function unansweredSubmissions(
 	});
 }
 
+/** Cancels the jobs the queue lists for `submits` (other than `known`) and forgets their items' submits; answers the submits found. */
+async function cancelListed(context: IExecuteFunctions, submits: SubmitToFind[], known: string[]): Promise<SubmitToFind[]> {
+	const found = await unansweredSubmissions(context, submits, known);
+	await cancelOwnJobs(
+		context,
+		found.map((job) => job.promptId),
+	);
+	// Forgotten, so Execute's last look for a lost submit does not cancel the job twice.
+	for (const { submit } of found) forgetSubmit(context, submit.itemIndex);
+	return found.map((job) => job.submit);
+}
+
 /**
- * Cancels the jobs of `submits` whose answers never came (cut short by the stop or a failed run),
- * found in the queue by request id, other than `known`. After a Stop, those not found are looked
- * for once more SECOND_LOOK_MS later, as a lost submit is (a queue may list a job a moment late):
- * that pause is a clean-up's, which the stop does not end. A job found is forgotten by its item, so
- * Execute's last look does not cancel it twice.
+ * Cancels the jobs of `submits` whose answers had not come when the run was stopped or failed,
+ * found in the queue by request id, other than `known`. After a Stop (which cut those submits
+ * short), the ones not found are looked for once more SECOND_LOOK_MS later, as a lost submit is: a
+ * queue may list a job a moment late. That pause is a clean-up's, which the stop does not end.
  */
 export async function cancelUnansweredSubmissions(
 	context: IExecuteFunctions,
@@ -171,16 +182,10 @@ export async function cancelUnansweredSubmissions(
 	known: string[],
 	stopped: boolean,
 ): Promise<void> {
-	let left = submits;
-	for (const look of [1, 2]) {
-		if (left.length === 0 || (look === 2 && !stopped)) return;
-		if (look === 2) await pause(SECOND_LOOK_MS);
-		const found = await unansweredSubmissions(context, left, known);
-		await cancelOwnJobs(
-			context,
-			found.map((job) => job.promptId),
-		);
-		for (const { submit } of found) forgetSubmit(context, submit.itemIndex);
-		left = left.filter((submit) => !found.some((job) => job.submit === submit));
-	}
+	if (submits.length === 0) return;
+	const found = await cancelListed(context, submits, known);
+	const left = submits.filter((submit) => !found.includes(submit));
+	if (!stopped || left.length === 0) return;
+	await pause(SECOND_LOOK_MS);
+	await cancelListed(context, left, known);
 }
