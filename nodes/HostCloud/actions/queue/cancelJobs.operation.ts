@@ -32,9 +32,8 @@ async function cancelOwnJobs(context: IExecuteFunctions, ids: string[], itemInde
 	const deleted = (await cancelJobs(context, allowed, { itemIndex })).cancelled;
 	// A server that does not say which it cancelled: the answer says the cancel was sent, not that it took.
 	if (!deleted) return { requested: ids, cancel_sent_for: allowed, not_cancelled: refused };
-	const cancelled = allowed.filter((id) => deleted.includes(id));
 	const ended = allowed.filter((id) => !deleted.includes(id)).map((id) => ({ prompt_id: id, reason: ENDED_BEFORE_CANCEL }));
-	return { requested: ids, cancelled, not_cancelled: [...refused, ...ended] };
+	return { requested: ids, cancelled: deleted, not_cancelled: [...refused, ...ended] };
 }
 
 /**

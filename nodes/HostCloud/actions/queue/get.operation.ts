@@ -5,7 +5,8 @@ import { runsAsTool } from '../../../shared/tools/tool-use';
 import { thisWorkflow } from '../../helpers/ownership/job-tag';
 import { NO_WORKFLOW_ID, ownQueue } from '../../helpers/ownership/own-jobs';
 import { readQueue } from '../../transport/cloud-api';
-import { clipText, clipTextsDeep } from '../../../shared/transport/service-values';
+import { clipText } from '../../../shared/transport/service-values';
+import { isRecord, ownValue } from '../../../shared/items/validation';
 import { toolDescriptionProperty } from '../../../shared/descriptions/tool-options';
 
 const properties: INodeProperties[] = [
@@ -16,15 +17,23 @@ const properties: INodeProperties[] = [
 
 export const description = updateDisplayOptions({ show: { resource: ['queue'], operation: ['get'] } }, properties);
 
+/** Upstream's names of an entry's fields, in the order of its array: a server that sends objects names them so. */
+const ENTRY_FIELDS = ['number', 'prompt_id', 'prompt', 'extra_data', 'outputs_to_execute'] as const;
+
+/** An entry's fields in upstream's order: an array as it is, an object by their names; undefined for anything else. */
+function fieldsOf(entry: unknown): unknown[] | undefined {
+	if (Array.isArray(entry)) return entry;
+	return isRecord(entry) ? ENTRY_FIELDS.map((name) => ownValue(entry, name)) : undefined;
+}
+
 /**
  * A queue entry as the local runner shapes it, `[number, prompt_id, prompt, extra_data, output
- * node ids]`, becomes `{number, prompt_id, output_node_ids}` (the graph is left out: it can be
- * large). Entries of another shape are passed on as they are.
+ * node ids]` (or an object naming those fields), becomes `{number, prompt_id, output_node_ids}`:
+ * the graph is left out (it can be large), and so is extra_data, where a server shows the key of
+ * whoever submitted the job. Nothing else of an entry is ever passed on.
  */
-function entryOf(entry: unknown): IDataObject {
-	// Another shape is passed on with its texts clipped: what the service says never floods the item.
-	if (!Array.isArray(entry)) return clipTextsDeep((typeof entry === 'object' && entry !== null ? entry : { value: entry }) as IDataObject);
-	const [number, promptId, , , outputNodeIds] = entry as unknown[];
+function entryOf(fields: unknown[]): IDataObject {
+	const [number, promptId, , , outputNodeIds] = fields;
 	return {
 		number: typeof number === 'number' ? number : null,
 		prompt_id: typeof promptId === 'string' ? clipText(promptId, 256) : null,
@@ -41,8 +50,20 @@ function entryOf(entry: unknown): IDataObject {
 /** More output nodes than any workflow has: the rest are left out. */
 const MAX_OUTPUT_NODE_IDS = 1000;
 
-function list(value: unknown): IDataObject[] {
-	return Array.isArray(value) ? value.map(entryOf) : [];
+/** A queue list's entries, reduced; an entry that is neither array nor object is left out and counted. */
+function list(value: unknown, unreadable: { count: number }): IDataObject[] {
+	const entries = (Array.isArray(value) ? value : []).map(fieldsOf);
+	unreadable.count += entries.filter((fields) => fields === undefined).length;
+	return entries.flatMap((fields) => (fields ? [entryOf(fields)] : []));
+}
+
+/** The answer's lists, and how many entries could not be read (said only when some could not). */
+function queueItem(running: unknown, pending: unknown): IDataObject {
+	const unreadable = { count: 0 };
+	const lists = { running: list(running, unreadable), pending: list(pending, unreadable) };
+	const json: IDataObject = { running_count: lists.running.length, pending_count: lists.pending.length, ...lists };
+	if (unreadable.count > 0) json.unreadable_queue_entries = unreadable.count;
+	return json;
 }
 
 /**
@@ -51,16 +72,10 @@ function list(value: unknown): IDataObject[] {
  */
 export async function execute(this: IExecuteFunctions, itemIndex: number): Promise<INodeExecutionData[]> {
 	const answer = await readQueue(this, { itemIndex, retry: true });
-	if (!runsAsTool(this)) {
-		const running = list(answer?.queue_running);
-		const pending = list(answer?.queue_pending);
-		return [{ json: { running_count: running.length, pending_count: pending.length, running, pending } }];
-	}
+	if (!runsAsTool(this)) return [{ json: queueItem(answer?.queue_running, answer?.queue_pending) }];
 	const workflow = thisWorkflow(this);
 	const own = ownQueue(answer, workflow);
-	const running = list(own.running);
-	const pending = list(own.pending);
-	const json: IDataObject = { running_count: running.length, pending_count: pending.length, running, pending };
+	const json = queueItem(own.running, own.pending);
 	json.other_jobs_not_listed = own.leftOut;
 	if (workflow.workflowId === undefined) json.note = NO_WORKFLOW_ID;
 	return [{ json }];

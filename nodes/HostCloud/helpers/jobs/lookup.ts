@@ -118,10 +118,22 @@ export async function lookUpJobRecord(context: RunContext, promptId: string, opt
 const MAX_INTERRUPTS = 5;
 
 /**
+ * The ids asked about that a cancel answer's `deleted` names, in the order asked; undefined when it
+ * holds no list. The answer may be about another request (a proxy, a cache) or list every job ever
+ * deleted: it never adds an id that was not asked about, nor passes on what is no id.
+ */
+function cancelledOf(answer: unknown, promptIds: string[]): string[] | undefined {
+	const deleted = isRecord(answer) ? ownValue(answer, 'deleted') : undefined;
+	if (!Array.isArray(deleted)) return undefined;
+	const named = new Set(deleted.filter((id): id is string => typeof id === 'string'));
+	return promptIds.filter((id) => named.has(id));
+}
+
+/**
  * Cancels jobs, queued or running, and nothing else. The cloud's queue delete does both. On a
  * self-hosted server the delete takes the pending ones off the queue, then the one running (if it
  * is one of them) is interrupted by its prompt_id: never a global interrupt, which would stop
- * someone else's job. `cancelled` lists the ids that were queued or running, when known.
+ * someone else's job. `cancelled` lists those of `promptIds` that were queued or running, when known.
  */
 export async function cancelJobs(
 	context: IExecuteFunctions,
@@ -130,8 +142,8 @@ export async function cancelJobs(
 ): Promise<{ cancelled?: string[] }> {
 	const server = await hostCloudServer(context, options.itemIndex);
 	if (server.kind !== 'selfHosted') {
-		const answer = await deleteFromQueue(context, promptIds, options);
-		return Array.isArray(answer?.deleted) ? { cancelled: answer.deleted as string[] } : {};
+		const cancelled = cancelledOf(await deleteFromQueue(context, promptIds, options), promptIds);
+		return cancelled ? { cancelled } : {};
 	}
 	// A clean-up call does not need to report, so it skips the first look.
 	const before = options.cleanup ? undefined : queuedIds(await readQueue(context, { retry: true, ...options }));

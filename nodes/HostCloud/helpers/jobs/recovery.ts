@@ -10,7 +10,10 @@ import { cloudJobStateOf, type CloudJobState } from './job-state';
 import { isRecord, ownValue } from '../../../shared/items/validation';
 import { readQueue } from '../../transport/cloud-api';
 import { errorInfoFrom, type ExecutionErrorInfo } from './errors';
+import { pause } from '../../../shared/waits/pause';
 import { queuedByRequestId, queuedJobOf, type SubmitToFind } from '../ownership/find-by-request';
+import { forgetSubmit } from '../ownership/item-submits';
+import { SECOND_LOOK_MS } from '../ownership/lost-submit';
 import { thisExecutionId, thisWorkflow } from '../ownership/job-tag';
 import { jobsOfExecution } from '../ownership/own-jobs';
 import { cancelJobs, JobNotOnServerError, lookUpJobRecord, lookUpJobStatus } from './lookup';
@@ -135,8 +138,12 @@ export async function fateAtMaxWait(
 	return (await submittedByThisExecution(context, promptId)) ? 'cancelled' : 'startedElsewhere';
 }
 
-/** Jobs in the queue that `submits` of this run made (found by their request ids), other than `known`. */
-export async function unansweredSubmissions(context: IExecuteFunctions, submits: SubmitToFind[], known: string[]): Promise<string[]> {
+/** The jobs the queue lists for `submits` of this run (found by their request ids), other than `known`; none when it cannot be read (logged). */
+async function unansweredSubmissions(
+	context: IExecuteFunctions,
+	submits: SubmitToFind[],
+	known: string[],
+): Promise<Array<{ submit: SubmitToFind; promptId: string }>> {
 	let queue: IDataObject | undefined;
 	try {
 		queue = await readQueue(context, { cleanup: true, action: 'looking for jobs this node started' });
@@ -147,6 +154,38 @@ export async function unansweredSubmissions(context: IExecuteFunctions, submits:
 	const queued = queuedByRequestId(queue);
 	return submits.flatMap((submit) => {
 		const job = queuedJobOf(context, queued, submit);
-		return job && !known.includes(job.promptId) ? [job.promptId] : [];
+		return job && !known.includes(job.promptId) ? [{ submit, promptId: job.promptId }] : [];
 	});
+}
+
+/** Cancels the jobs the queue lists for `submits` (other than `known`) and forgets their items' submits; answers the submits found. */
+async function cancelListed(context: IExecuteFunctions, submits: SubmitToFind[], known: string[]): Promise<SubmitToFind[]> {
+	const found = await unansweredSubmissions(context, submits, known);
+	await cancelOwnJobs(
+		context,
+		found.map((job) => job.promptId),
+	);
+	// Forgotten, so Execute's last look for a lost submit does not cancel the job twice.
+	for (const { submit } of found) forgetSubmit(context, submit.itemIndex);
+	return found.map((job) => job.submit);
+}
+
+/**
+ * Cancels the jobs of `submits` whose answers had not come when the run was stopped or failed,
+ * found in the queue by request id, other than `known`. After a Stop (which cut those submits
+ * short), the ones not found are looked for once more SECOND_LOOK_MS later, as a lost submit is: a
+ * queue may list a job a moment late. That pause is a clean-up's, which the stop does not end.
+ */
+export async function cancelUnansweredSubmissions(
+	context: IExecuteFunctions,
+	submits: SubmitToFind[],
+	known: string[],
+	stopped: boolean,
+): Promise<void> {
+	if (submits.length === 0) return;
+	const found = await cancelListed(context, submits, known);
+	const left = submits.filter((submit) => !found.includes(submit));
+	if (!stopped || left.length === 0) return;
+	await pause(SECOND_LOOK_MS);
+	await cancelListed(context, left, known);
 }

@@ -15,7 +15,7 @@ import { Naps } from '../../../shared/waits/pause';
 import type { CloudJobState } from './job-state';
 import { progressSocketAddress } from '../../transport/cloud-api';
 import { asJobFailure, executionFailure, jobFailure, type JobFailureMessage, jobFailureMessages } from './errors';
-import { cancelOwnJobs, failureFromRecord, fateAtMaxWait, outputsFromRecord, readJobState, unansweredSubmissions } from './recovery';
+import { cancelOwnJobs, cancelUnansweredSubmissions, failureFromRecord, fateAtMaxWait, outputsFromRecord, readJobState } from './recovery';
 import { JobSocket, type JobMessage } from './progress-socket';
 import { shareJobSocket, type SocketShare } from './socket-share';
 import {
@@ -163,8 +163,7 @@ export class JobWatcher {
 			const submitting = [...this.submitting.values()].map((submit) => ({ ...submit.sendWith, itemIndex: submit.itemIndex }));
 			const known = open.map((job) => job.promptId);
 			// A submit cut short by the cancel may have reached the service unanswered: found in the queue by its request id.
-			const unanswered = async () =>
-				submitting.length > 0 ? await cancelOwnJobs(this.context, await unansweredSubmissions(this.context, submitting, known)) : undefined;
+			const unanswered = async () => await cancelUnansweredSubmissions(this.context, submitting, known, reason === 'cancelled');
 			this.cleanups.push(cancelOwnJobs(this.context, known).then(unanswered));
 		}
 		this.naps.wakeUp();

@@ -7,7 +7,11 @@
  * and run index, with the same items; it tries 2 to 5 times, 0 to 5 s apart; a try fails when the
  * node throws or, with Continue On Fail, when its first output item is an error (then every item
  * runs again). So a submit is remembered in this process's memory under (execution id, node name,
- * run index, item index), and is needed only seconds after its try failed. After a cancelled
+ * run index, item index), and is needed only seconds after its try failed. A tool the MCP Server
+ * Trigger calls is retried by n8n-core instead (`makeHandleToolInvocation`), each try in a new
+ * supply-data context with the next run index, but each given the same arguments object: there
+ * the call's arguments object, by identity, stands for the run index, so two calls (even with equal
+ * arguments) never share an entry. After a cancelled
  * execution there is nothing to take over: the node cancelled its own jobs, and a try that follows
  * refuses to submit.
  *
@@ -31,6 +35,8 @@ interface ItemSubmit {
 	promptId?: string;
 	/** Its answer was lost and its job was not found: it may never have arrived, or already ended. */
 	lost?: boolean;
+	/** When its answer was lost (when the lookup began). */
+	lostAt?: number;
 	/** When it was last written (submitted, or its wait failed). */
 	at: number;
 }
@@ -44,9 +50,25 @@ const submits = new Map<string, ItemSubmit>();
 /** Each node run's part of the key (execution, node, run), read once per run: a data proxy is not free. */
 const runKeys = new WeakMap<IExecuteFunctions, string | null>();
 
+/** A number for each tool call's arguments object, kept only while n8n holds that object. */
+const toolCalls = new WeakMap<object, number>();
+let toolCallsSeen = 0;
+
+/** The tool call of a supply-data run (the MCP Server Trigger's): the arguments object every try of it is given. */
+function toolCallOf(context: IExecuteFunctions): number | undefined {
+	if (context.isToolExecution?.() !== true) return undefined;
+	const args: unknown = context.getInputData()[0]?.json;
+	if (typeof args !== 'object' || args === null) return undefined;
+	if (!toolCalls.has(args)) toolCalls.set(args, ++toolCallsSeen);
+	return toolCalls.get(args);
+}
+
 function runKeyOf(context: IExecuteFunctions): string | null {
 	const executionId = thisExecutionId(context);
 	try {
+		const toolCall = toolCallOf(context);
+		if (executionId !== undefined && toolCall !== undefined)
+			return JSON.stringify([executionId, context.getNode().name, 'tool call', toolCall]);
 		const runIndex = context.getWorkflowDataProxy(0).$runIndex as unknown;
 		if (executionId === undefined || typeof runIndex !== 'number') return null;
 		return JSON.stringify([executionId, context.getNode().name, runIndex]);
@@ -95,13 +117,13 @@ export function rememberSubmit(context: IExecuteFunctions, itemIndex: number, re
 /** The item's submit answered (or its job was found): a retry of Submit answers this prompt_id again. */
 export function submitAnswered(context: IExecuteFunctions, itemIndex: number, promptId: string): void {
 	const submit = entryOf(context, itemIndex);
-	if (submit) write(context, itemIndex, { ...submit, promptId, lost: undefined });
+	if (submit) write(context, itemIndex, { ...submit, promptId, lost: undefined, lostAt: undefined });
 }
 
-/** The item's submit lost its answer and its job was not found: a retry looks for it before anything else. */
-export function submitLost(context: IExecuteFunctions, itemIndex: number): void {
+/** The item's submit lost its answer at `lostAt` and its job was not found: a retry looks for it before anything else. */
+export function submitLost(context: IExecuteFunctions, itemIndex: number, lostAt: number): void {
 	const submit = entryOf(context, itemIndex);
-	if (submit) write(context, itemIndex, { ...submit, lost: true });
+	if (submit) write(context, itemIndex, { ...submit, lost: true, lostAt });
 }
 
 /** The item's wait failed: its job may still run, and the retry that may follow needs the entry. */
@@ -116,10 +138,12 @@ export function forgetSubmit(context: IExecuteFunctions, itemIndex: number): voi
 	if (key !== undefined) submits.delete(key);
 }
 
-/** The lost submit of an item, to look for once more (Execute's clean-up): undefined when none is remembered. */
-export function lostSubmitOf(context: IExecuteFunctions, itemIndex: number): SubmitToFind | undefined {
+/** The lost submit of an item and when its answer was lost, to look for once more (Execute's clean-up): undefined when none is remembered. */
+export function lostSubmitOf(context: IExecuteFunctions, itemIndex: number): (SubmitToFind & { lostAt: number }) | undefined {
 	const submit = entryOf(context, itemIndex);
-	return submit?.lost ? { requestId: submit.requestId, itemIndex, clientId: submit.clientId } : undefined;
+	return submit?.lost
+		? { requestId: submit.requestId, itemIndex, clientId: submit.clientId, lostAt: submit.lostAt ?? submit.at }
+		: undefined;
 }
 
 /** What a retry does with an item: follow (or answer) an earlier try's job, or fail without submitting. */

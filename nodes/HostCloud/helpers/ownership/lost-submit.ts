@@ -54,6 +54,7 @@ export async function findLostSubmit(
 	looksAgain: boolean,
 ): Promise<FoundJob> {
 	const { requestId, itemIndex } = submit;
+	const lostAt = Date.now();
 	const { kind } = await hostCloudServer(context, itemIndex);
 	const place = placeOf(kind);
 	const lookedFor = `The answer to the submit was lost (${whatHappened(lost)})`;
@@ -67,7 +68,8 @@ export async function findLostSubmit(
 			found = await look();
 		}
 	} catch (error) {
-		submitLost(context, itemIndex);
+		submitLost(context, itemIndex, lostAt);
+		// Stopped: Execute's last look still comes when it would have (`lostJobsThatAppeared`).
 		if (context.getExecutionCancelSignal()?.aborted) throw lost;
 		throw new NodeOperationError(
 			context.getNode(),
@@ -83,7 +85,7 @@ export async function findLostSubmit(
 		submitAnswered(context, itemIndex, found.promptId);
 		return found;
 	}
-	submitLost(context, itemIndex);
+	submitLost(context, itemIndex, lostAt);
 	const where =
 		kind === 'selfHosted'
 			? `in your server's queue and among the ${RECENT_JOBS} jobs that ended last`
@@ -101,7 +103,10 @@ export async function findLostSubmit(
 /**
  * Execute's last look for the lost submits of these items that were not found: a queue may list a
  * job late, and a failed read proves nothing, so such a job would otherwise run (and bill) unseen.
- * Bounded: one queue read, no earlier than SECOND_LOOK_MS after `lastFailedAt`; the jobs found
+ * Bounded: one queue read, no earlier than SECOND_LOOK_MS after `lastFailedAt` nor than twice that
+ * after the last of those answers was lost, where a lookup that was not cut short would have made
+ * it. A Stop does not end this wait (at most 4 s, a clean-up made because of it, like the read);
+ * a stopped lookup would otherwise look at once, before the queue lists the job. The jobs found
  * (item → prompt_id) are for the caller to cancel, and their entries are forgotten so a retry
  * submits anew. A job listed later still is not seen; a failed read is logged.
  */
@@ -114,9 +119,8 @@ export async function lostJobsThatAppeared(
 	const lostOnes = itemIndices.flatMap((itemIndex) => lostSubmitOf(context, itemIndex) ?? []);
 	if (lostOnes.length === 0) return appeared;
 	try {
-		const wait = lastFailedAt + SECOND_LOOK_MS - Date.now();
-		// A stopped execution looks at once.
-		if (wait > 0) await pause(wait, context.getExecutionCancelSignal()).catch(() => undefined);
+		const lookAt = Math.max(lastFailedAt + SECOND_LOOK_MS, ...lostOnes.map((submit) => submit.lostAt + 2 * SECOND_LOOK_MS));
+		if (lookAt > Date.now()) await pause(lookAt - Date.now());
 		const action = 'looking once more for the jobs of lost submits';
 		const queued = queuedByRequestId(await readQueue(context, { cleanup: true, itemIndex: lostOnes[0]!.itemIndex, action }));
 		for (const submit of lostOnes) {
