@@ -140,80 +140,56 @@ describe.each([
 		expect(cloud.sim.cloud.jobs.get(other)?.status).toMatch(/^(pending|in_progress)$/);
 	}, 30_000);
 
-	test('a job whose tag copies every field of the lost submit but names no n8n install is not taken for it', async () => {
-		cloud.sim.options.nodeMs = 650;
-		const prompt = txt2img();
-		prompt['3']!.inputs.seed = 4343;
-		// An older tag, or one another client wrote: the lost submit's execution, workflow, node, item and request id, no instance_id.
-		const tag = {
-			execution_id: 'placeholder-execution',
-			workflow_id: 'wf-harness',
-			node_name: 'Node',
-			item_index: 0,
-			request_id: 'placeholder',
-		};
-		const answer = await axios.post(`${cloud.sim.baseUrl}/api/prompt`, { prompt, extra_data: { n8n: tag } }, { headers: cloud.headers });
-		const forged = answer.data.prompt_id as string;
-		let lost: { execution_id: string; request_id: string } | undefined;
-		proxy().hook = (exchange, body) => {
-			if (isSubmit(exchange)) {
-				lost = JSON.parse(body).extra_data.n8n;
-				return { answer: { status: 502, body: '"Bad Gateway"' } };
-			}
-			if (exchange.path === '/api/queue' && lost) {
-				const { execution_id, request_id } = lost;
-				return {
-					rewrite: (text) =>
-						text.replace('"placeholder-execution"', JSON.stringify(execution_id)).replace('"placeholder"', JSON.stringify(request_id)),
-				};
-			}
-			return undefined;
-		};
-		const result = await cloud.harness.runNode(node(executeTxt2img({ waitOptions: quickWait() })));
+	// An older tag, or one another client wrote: the lost submit's execution, node, item and request id
+	// (filled in by the proxy once the submit is lost), and no install, or this install and another workflow.
+	test.each([
+		{ differs: 'names no n8n install', seed: 4343, tag: { workflow_id: 'wf-harness' } },
+		{ differs: 'names this install but another workflow', seed: 4545, tag: { workflow_id: 'wf-another', instance_id: 'this' } },
+	])(
+		'a job whose tag copies every other field of the lost submit but $differs is not taken for it',
+		async ({ seed, tag }) => {
+			cloud.sim.options.nodeMs = 650;
+			const prompt = txt2img();
+			prompt['3']!.inputs.seed = seed;
+			const lookalike = {
+				execution_id: 'placeholder-execution',
+				...tag,
+				...(tag.instance_id ? { instance_id: harnessInstanceId() } : {}),
+				node_name: 'Node',
+				item_index: 0,
+				request_id: 'placeholder',
+			};
+			const answer = await axios.post(
+				`${cloud.sim.baseUrl}/api/prompt`,
+				{ prompt, extra_data: { n8n: lookalike } },
+				{ headers: cloud.headers },
+			);
+			const forged = answer.data.prompt_id as string;
+			let lost: { execution_id: string; request_id: string } | undefined;
+			proxy().hook = (exchange, body) => {
+				if (isSubmit(exchange)) {
+					lost = JSON.parse(body).extra_data.n8n;
+					return { answer: { status: 502, body: '"Bad Gateway"' } };
+				}
+				if (exchange.path === '/api/queue' && lost) {
+					const { execution_id, request_id } = lost;
+					return {
+						rewrite: (text) =>
+							text.replace('"placeholder-execution"', JSON.stringify(execution_id)).replace('"placeholder"', JSON.stringify(request_id)),
+					};
+				}
+				return undefined;
+			};
+			const result = await cloud.harness.runNode(node(executeTxt2img({ waitOptions: quickWait() })));
 
-		expect(lost?.execution_id).toBe(result.executionId);
-		expect(result.error('Node')?.message).toMatch(/and no job with request id [0-9a-f-]{36} was found on/);
-		expect(JSON.stringify(result.run.data)).not.toContain(forged);
-		// Never cancelled as this run's own at its end either.
-		expect(cloud.sim.cloud.jobs.get(forged)?.status).toMatch(/^(pending|in_progress)$/);
-	}, 30_000);
-
-	test('a job whose tag copies every field of the lost submit, this install included, but names another workflow is not taken for it', async () => {
-		cloud.sim.options.nodeMs = 650;
-		const prompt = txt2img();
-		prompt['3']!.inputs.seed = 4545;
-		const tag = {
-			execution_id: 'placeholder-execution',
-			workflow_id: 'wf-another',
-			instance_id: harnessInstanceId(),
-			node_name: 'Node',
-			item_index: 0,
-			request_id: 'placeholder',
-		};
-		const answer = await axios.post(`${cloud.sim.baseUrl}/api/prompt`, { prompt, extra_data: { n8n: tag } }, { headers: cloud.headers });
-		const lookalike = answer.data.prompt_id as string;
-		let lost: { execution_id: string; request_id: string } | undefined;
-		proxy().hook = (exchange, body) => {
-			if (isSubmit(exchange)) {
-				lost = JSON.parse(body).extra_data.n8n;
-				return { answer: { status: 502, body: '"Bad Gateway"' } };
-			}
-			if (exchange.path === '/api/queue' && lost) {
-				const { execution_id, request_id } = lost;
-				return {
-					rewrite: (text) =>
-						text.replace('"placeholder-execution"', JSON.stringify(execution_id)).replace('"placeholder"', JSON.stringify(request_id)),
-				};
-			}
-			return undefined;
-		};
-		const result = await cloud.harness.runNode(node(executeTxt2img({ waitOptions: quickWait() })));
-
-		expect(lost?.execution_id).toBe(result.executionId);
-		expect(result.error('Node')?.message).toMatch(/and no job with request id [0-9a-f-]{36} was found on/);
-		expect(JSON.stringify(result.run.data)).not.toContain(lookalike);
-		expect(cloud.sim.cloud.jobs.get(lookalike)?.status).toMatch(/^(pending|in_progress)$/);
-	}, 30_000);
+			expect(lost?.execution_id).toBe(result.executionId);
+			expect(result.error('Node')?.message).toMatch(/and no job with request id [0-9a-f-]{36} was found on/);
+			expect(JSON.stringify(result.run.data)).not.toContain(forged);
+			// Never cancelled as this run's own at its end either.
+			expect(cloud.sim.cloud.jobs.get(forged)?.status).toMatch(/^(pending|in_progress)$/);
+		},
+		30_000,
+	);
 
 	test('when the retry cannot read the queue, only the item with an earlier submit fails, naming its own request id', async () => {
 		cloud.sim.options.nodeMs = 650;
