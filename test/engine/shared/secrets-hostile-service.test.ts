@@ -3,6 +3,7 @@
  * secret deep in a long error body, or echoes one in a successful answer. The credential must
  * never reach the other host, and no secret may land in a message or an output item.
  */
+import type { IDataObject } from 'n8n-workflow';
 import type { ServerResponse } from 'node:http';
 
 import { EngineHarness } from '../../support/engine';
@@ -231,7 +232,8 @@ describe('echoed secrets', () => {
 	it('Queue → Get: the API key inside queue entries (object or list shaped) is not in the output', async () => {
 		const result = await runCloud({ resource: 'queue', operation: 'get' });
 		expect(result.status).toBe('success');
-		expect(JSON.stringify(result.items)).toContain('***');
+		// Both entries are listed, reduced to their number, prompt_id and output nodes: no extra_data, where the key was.
+		expect(result.items[0]!.json).toMatchObject({ running_count: 1, pending_count: 1 });
 		expectNoSecret(result.items);
 	});
 
@@ -250,19 +252,15 @@ describe('echoed secrets', () => {
 });
 
 describe('secrets echoed in another encoding', () => {
-	it('Host Cloud: the API key URL-encoded, JSON-escaped, inside Base64 and in an object key is replaced', async () => {
+	it('Host Cloud: the API key URL-encoded, JSON-escaped, inside Base64 and in an object key reaches neither the item nor the run data', async () => {
 		echoFormsInQueue = true;
 		const result = await runCloud({ resource: 'queue', operation: 'get' });
 		echoFormsInQueue = false;
 		expect(result.status).toBe('success');
-		const pending = (result.items[0]!.json.pending as Array<{ extra_data: Record<string, unknown> }>)[0]!;
-		const json = pending.extra_data;
-		expect(json.query).toBe('?key=***');
-		expect(json.nested).toBe('{"key":"***"}');
-		// "user:" stays readable (dXNlcj…); the key inside the Base64 does not.
-		expect(json.basic).toMatch(/^Basic dXNlcj[A-Za-z0-9+/]?\*\*\*[A-Za-z0-9+/=]{0,4}$/);
-		// Base64 leaves at most the last character, which also depends on what follows the secret.
-		expect(Object.keys(json)).toContainEqual(expect.stringMatching(/^by-\*\*\*.?$/));
+		// Queue → Get passes no entry's extra_data on (where a server shows whoever submitted a job):
+		// the echoed forms stay out of the item whatever the redaction (test/unit/shared/transport/redaction.test.ts: the spellings).
+		const pending = (result.items[0]!.json.pending as IDataObject[])[0]!;
+		expect(pending).not.toHaveProperty('extra_data');
 		expectNoSecret(result.run.data);
 	});
 

@@ -13,7 +13,7 @@
 import type { ServerResponse } from 'node:http';
 
 import { REQUEST_TIME_LIMIT } from '../../../nodes/shared/transport/transport';
-import { EngineHarness } from '../../support/engine';
+import { EngineHarness, harnessInstanceId } from '../../support/engine';
 import { registerToolTypes, runAsAgentTool } from '../../support/tools';
 import { txt2img } from '../../support/cloud';
 import { musicLine, sendJson, startHostileService, type HostileService, type SeenRequest } from '../../support/hostile-service';
@@ -180,7 +180,7 @@ describe('service words that reach an item are clipped', () => {
 		answer = (req, res) => {
 			if (req.url.split('?')[0] === '/api/queue')
 				return sendJson(res, 200, {
-					queue_running: [[1, 'own-job-1', {}, { n8n: { workflow_id: 'wf-harness' } }, [FLOOD]]],
+					queue_running: [[1, 'own-job-1', {}, { n8n: { workflow_id: 'wf-harness', instance_id: harnessInstanceId() } }, [FLOOD]]],
 					queue_pending: [],
 				});
 			sendJson(res, 404, {});
