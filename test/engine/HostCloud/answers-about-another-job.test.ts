@@ -37,18 +37,24 @@ describe('on the cloud', () => {
 	}
 
 	const waitFor = (promptId: string) =>
-		cloud.harness.runNode(node({ resource: 'workflow', operation: 'waitForCompletion', promptId, waitOptions: quickWait }, { continueOnFail: true }));
+		cloud.harness.runNode(
+			node({ resource: 'workflow', operation: 'waitForCompletion', promptId, waitOptions: quickWait }, { continueOnFail: true }),
+		);
 
-	test.each(['id', 'prompt_id'])('Wait for Completion: a record whose %s names another job, every time, fails naming both', async (field) => {
-		const promptId = await finishedJob();
-		proxy().hook = retag(`/api/jobs/${promptId}`, (record) => ({ ...record, [field]: OTHER }));
-		const result = await waitFor(promptId);
-		const json = result.items[0]!.json;
-		expect(json.error).toBe(`The answer to reading job ${promptId} is about another job (${OTHER}), so nothing was taken from it`);
-		expect(json.images).toBeUndefined();
-		// Read again before giving up: the record may be this job's at the next read.
-		expect(reads(promptId)).toBeGreaterThan(1);
-	}, 30_000);
+	test.each(['id', 'prompt_id'])(
+		'Wait for Completion: a record whose %s names another job, every time, fails naming both',
+		async (field) => {
+			const promptId = await finishedJob();
+			proxy().hook = retag(`/api/jobs/${promptId}`, (record) => ({ ...record, [field]: OTHER }));
+			const result = await waitFor(promptId);
+			const json = result.items[0]!.json;
+			expect(json.error).toBe(`The answer to reading job ${promptId} is about another job (${OTHER}), so nothing was taken from it`);
+			expect(json.images).toBeUndefined();
+			// Read again before giving up: the record may be this job's at the next read.
+			expect(reads(promptId)).toBeGreaterThan(1);
+		},
+		30_000,
+	);
 
 	test('Wait for Completion: a record about another job once, then this job’s: the outputs of the second read', async () => {
 		const promptId = await finishedJob();
@@ -62,9 +68,14 @@ describe('on the cloud', () => {
 		const promptId = await finishedJob();
 		proxy().hook = retag(`/api/jobs/${promptId}`, (record) => ({ ...record, prompt_id: OTHER }));
 		const result = await cloud.harness.runNode(
-			node({ resource: 'workflow', operation: 'getStatus', promptId, additionalFields: { includeOutputs: true } }, { continueOnFail: true }),
+			node(
+				{ resource: 'workflow', operation: 'getStatus', promptId, additionalFields: { includeOutputs: true } },
+				{ continueOnFail: true },
+			),
 		);
-		expect(result.items[0]!.json.error).toBe(`The answer to reading job ${promptId} is about another job (${OTHER}), so nothing was taken from it`);
+		expect(result.items[0]!.json.error).toBe(
+			`The answer to reading job ${promptId} is about another job (${OTHER}), so nothing was taken from it`,
+		);
 		expect(result.items[0]!.json.images).toBeUndefined();
 	}, 30_000);
 });
@@ -86,22 +97,30 @@ describe('on a self-hosted server', () => {
 	test.each([
 		['getHistory', 'Get History'],
 		['deleteHistory', 'Delete History'],
-	])('%s: a history answer keyed by another job fails naming both, and deletes nothing', async (operation) => {
-		const promptId = await finishedJob();
-		proxy().hook = retag(`/api/history/${promptId}`, rekeyed(promptId));
-		const result = await cloud.harness.runNode(
-			node({ resource: 'server', operation, scope: 'promptIds', promptIds: promptId }, { continueOnFail: true }),
-		);
-		expect(result.items).toHaveLength(1);
-		expect(result.items[0]!.json.error).toBe(`The answer to reading job ${promptId} is about another job (${OTHER}), so nothing was taken from it`);
-		expect(result.items[0]!.json.not_in_history).toBeUndefined();
-		expect(deletes()).toEqual([]);
-	}, 30_000);
+	])(
+		'%s: a history answer keyed by another job fails naming both, and deletes nothing',
+		async (operation) => {
+			const promptId = await finishedJob();
+			proxy().hook = retag(`/api/history/${promptId}`, rekeyed(promptId));
+			const result = await cloud.harness.runNode(
+				node({ resource: 'server', operation, scope: 'promptIds', promptIds: promptId }, { continueOnFail: true }),
+			);
+			expect(result.items).toHaveLength(1);
+			expect(result.items[0]!.json.error).toBe(
+				`The answer to reading job ${promptId} is about another job (${OTHER}), so nothing was taken from it`,
+			);
+			expect(result.items[0]!.json.not_in_history).toBeUndefined();
+			expect(deletes()).toEqual([]);
+		},
+		30_000,
+	);
 
 	test('Get History: an empty answer is still "not in history"', async () => {
 		const promptId = await finishedJob();
 		proxy().hook = retag(`/api/history/${promptId}`, () => ({}));
-		const result = await cloud.harness.runNode(node({ resource: 'server', operation: 'getHistory', scope: 'promptIds', promptIds: promptId }));
+		const result = await cloud.harness.runNode(
+			node({ resource: 'server', operation: 'getHistory', scope: 'promptIds', promptIds: promptId }),
+		);
 		expect(result.items[0]!.json).toMatchObject({ prompt_id: promptId, status: 'not_in_history' });
 	}, 30_000);
 });

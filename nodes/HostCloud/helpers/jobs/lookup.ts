@@ -79,15 +79,10 @@ const shownIds = (ids: unknown[]): string =>
 export class AnswerAboutAnotherJobError extends NodeOperationError {
 	constructor(context: RunContext, promptId: string, others: unknown[], itemIndex?: number) {
 		const about = others.length > 0 ? `is about another job (${shownIds(others)})` : 'names no job';
-		super(
-			context.getNode(),
-			`The answer to reading job ${promptId} ${about}, so nothing was taken from it`,
-			{
-				itemIndex,
-				description:
-					'A caching proxy or a fault of the server can answer so. Try again; if it keeps answering so, the server is at fault.',
-			},
-		);
+		super(context.getNode(), `The answer to reading job ${promptId} ${about}, so nothing was taken from it`, {
+			itemIndex,
+			description: 'A caching proxy or a fault of the server can answer so. Try again; if it keeps answering so, the server is at fault.',
+		});
 		this.context.prompt_id = promptId;
 	}
 }
