@@ -5,7 +5,7 @@
  * outputs nor failure words (Wait for Completion reads it again, then fails naming both ids; Get
  * Status fails naming both); a self-hosted history answer keyed only by another job is no "not in
  * history" (Get History and Delete History fail naming both, and nothing is deleted), while an
- * empty answer still is.
+ * empty answer still is; Wait for Completion asks again, and its Max Wait names both.
  */
 import type { Exchange, Hooked } from '../../support/fault-proxy';
 import { cloudBehindFaultProxy } from '../../support/cloud-behind-proxy';
@@ -114,6 +114,18 @@ describe('on a self-hosted server', () => {
 		},
 		30_000,
 	);
+
+	test('Wait for Completion: a history answer about another job is asked again until Max Wait, which names both ids', async () => {
+		const promptId = await finishedJob();
+		proxy().hook = retag(`/api/history/${promptId}`, rekeyed(promptId));
+		const result = await cloud.harness.runNode(
+			node({ resource: 'workflow', operation: 'waitForCompletion', promptId, waitOptions: { ...quickWait, maxWaitMinutes: 0.5 / 60 } }),
+		);
+		const error = result.error('Node');
+		expect(error?.message).toMatch(new RegExp(`^Job ${promptId} did not finish within 0.5 seconds \\(Max Wait\\)`));
+		expect(error?.description).toContain(`The answer to reading job ${promptId} is about another job (${OTHER})`);
+		expect(proxy().log.filter((e) => e.path === `/api/history/${promptId}`).length).toBeGreaterThan(1);
+	}, 30_000);
 
 	test('Get History: an empty answer is still "not in history"', async () => {
 		const promptId = await finishedJob();

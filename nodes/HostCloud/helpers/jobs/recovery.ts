@@ -27,14 +27,17 @@ import type { WatchSettings } from './tracked-job';
  */
 export async function readJobState(
 	context: IExecuteFunctions,
-	job: { promptId: string; itemIndex: number; lastStatus?: string; deadline?: number },
+	job: { promptId: string; itemIndex: number; lastStatus?: string; lastProblem?: string; deadline?: number },
 ): Promise<{ state: CloudJobState } | { problem: 'notFound' | NodeApiError } | Record<string, never>> {
 	try {
 		// A wait the service asks for ends within the job's Max Wait.
 		const body = await lookUpJobStatus(context, job.promptId, { itemIndex: job.itemIndex, deadline: job.deadline });
 		job.lastStatus = typeof body?.status === 'string' ? body.status : undefined;
+		job.lastProblem = undefined;
 		return { state: cloudJobStateOf(body?.status) };
 	} catch (error) {
+		// An answer about another job tells nothing of this one: asked again, and named at Max Wait.
+		if (error instanceof AnswerAboutAnotherJobError) job.lastProblem = error.message;
 		const status = error instanceof NodeApiError ? Number(error.httpCode) : 0;
 		if (status === 404 || error instanceof JobNotOnServerError) return { problem: 'notFound' };
 		// Any other refusal (a 4xx but 408, the service's own time-out) will not change by asking again.
