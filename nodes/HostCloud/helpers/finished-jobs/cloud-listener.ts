@@ -16,7 +16,6 @@ import { isRecord } from '../../../shared/items/validation';
 import { progressSocketAddress, readQueue } from '../../transport/cloud-api';
 import { errorInfoFrom } from '../jobs/errors';
 import { JobNotOnServerError, lookUpJobRecord, lookUpJobStatus } from '../jobs/lookup';
-import { recordIsFor } from '../jobs/recovery';
 import { JobSocket, type JobMessage, type SocketListener } from '../jobs/progress-socket';
 import { entriesOf, isQueueAnswer, usablePromptId } from '../ownership/own-jobs';
 import { endOf, entryFacts, passesFilters, type EndedJob, type JobEnd } from './ended-job';
@@ -351,12 +350,12 @@ export class CloudJobListener {
 				stop: this.stopped.signal,
 			});
 		} catch {
-			// No record (the service may keep none): the outputs are unknown, and said so.
+			// No record (the service may keep none, or answered about another job): the outputs are unknown, and said so.
 		}
-		// Only a record that is this job's and says it ended gives outputs.
-		const fromRecord = record && isRecord(record.outputs) && recordIsFor(record, job.promptId) && endOf(cloudJobStateOf(record.status));
+		// Only a record that says the job ended gives outputs (lookUpJobRecord answers none of another job's).
+		const fromRecord = record && isRecord(record.outputs) && endOf(cloudJobStateOf(record.status));
 		const outputs = heardOutputs || (fromRecord ? (record!.outputs as Record<string, unknown>) : undefined);
-		const details = record && recordIsFor(record, job.promptId) ? (record.execution_error ?? record.error) : undefined;
+		const details = record?.execution_error ?? record?.error;
 		const error = job.error ?? (job.end === 'failed' && isRecord(details) ? errorInfoFrom(details) : undefined);
 		return { ...job, outputs, ...(error ? { error } : {}) };
 	}

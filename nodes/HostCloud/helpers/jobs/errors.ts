@@ -144,10 +144,11 @@ export function jobFailureMessages(kind: ServerKind) {
 		/** `fate`: cancelled; left running as On Timeout says; or left running because this execution did not submit it. */
 		timedOut: (
 			promptId: string,
-			timeout: { maxWaitMs: number; lastStatus?: string },
+			timeout: { maxWaitMs: number; lastStatus?: string; lastProblem?: string },
 			fate: 'cancelled' | 'leftRunning' | 'startedElsewhere',
 		): JobFailureMessage => {
-			const last = timeout.lastStatus ? ` Its last known status was "${timeout.lastStatus}".` : '';
+			const status = timeout.lastStatus ? ` Its last known status was "${timeout.lastStatus}".` : '';
+			const last = timeout.lastProblem ? `${status} ${timeout.lastProblem}.` : status;
 			const seconds = Math.round(timeout.maxWaitMs / 100) / 10;
 			if (fate === 'cancelled')
 				return {

@@ -54,9 +54,58 @@ export function recordFromHistory(entry: IDataObject): IDataObject {
 
 /** The job's history entry as a record, or undefined while it is not over. */
 async function fromHistory(context: RunContext, promptId: string, options: CallFor): Promise<IDataObject | undefined> {
-	const history = await readHistory(context, promptId, options);
-	const entry = isRecord(history) ? ownValue(history, promptId) : undefined;
-	return isRecord(entry) ? { ...recordFromHistory(entry as IDataObject), prompt_id: promptId } : undefined;
+	const entry = historyEntryOf(context, await readHistory(context, promptId, options), promptId, options.itemIndex);
+	return entry ? { ...recordFromHistory(entry), prompt_id: promptId } : undefined;
+}
+
+/**
+ * The ids a job record gives (the cloud's `id` and `prompt_id`; a self-hosted record is made with
+ * its `prompt_id`). A record is the job's only when it gives one and every one it gives is the job's.
+ */
+const idsGiven = (record: IDataObject): unknown[] =>
+	[ownValue(record, 'id'), ownValue(record, 'prompt_id')].filter((id) => id !== undefined && id !== null);
+
+/** Whether a job record is about `promptId`: it names it, and names no other job. */
+export function recordIsFor(record: IDataObject, promptId: string): boolean {
+	const given = idsGiven(record);
+	return given.length > 0 && given.every((id) => id === promptId);
+}
+
+/** Another job's ids, as a message may show them: a usable prompt_id as it is, anything else only said to be no prompt_id. */
+const shownIds = (ids: unknown[]): string =>
+	[...new Set(ids.map((id) => (usablePromptId(id) ? id : 'a value that is no prompt_id')))].join(', ');
+
+/** An answer to reading one job that is about another (or names none): nothing is taken from it, and the error names both. */
+export class AnswerAboutAnotherJobError extends NodeOperationError {
+	constructor(context: RunContext, promptId: string, others: unknown[], itemIndex?: number) {
+		const about = others.length > 0 ? `is about another job (${shownIds(others)})` : 'names no job';
+		super(context.getNode(), `The answer to reading job ${promptId} ${about}, so nothing was taken from it`, {
+			itemIndex,
+			description: 'A caching proxy or a fault of the server can answer so. Try again; if it keeps answering so, the server is at fault.',
+		});
+		this.context.prompt_id = promptId;
+	}
+}
+
+/** A cloud job record that is `promptId`'s; an error naming both ids when it is about another job. */
+function ownRecord(context: RunContext, record: IDataObject, promptId: string, itemIndex?: number): IDataObject {
+	if (recordIsFor(record, promptId)) return record;
+	const others = idsGiven(record).filter((id) => id !== promptId);
+	throw new AnswerAboutAnotherJobError(context, promptId, others, itemIndex);
+}
+
+/**
+ * The entry of `promptId` in a self-hosted history answer (`{[prompt_id]: entry}`); undefined when
+ * the answer is empty (upstream ComfyUI's answer while a job is not over, or for an unknown id). An
+ * answer that names only other jobs claims nothing about this one: an error naming both.
+ */
+export function historyEntryOf(context: RunContext, answer: unknown, promptId: string, itemIndex?: number): IDataObject | undefined {
+	if (!isRecord(answer)) return undefined;
+	const entry = ownValue(answer, promptId);
+	if (isRecord(entry)) return entry as IDataObject;
+	const others = Object.keys(answer).filter((key) => key !== promptId);
+	if (entry === undefined && others.length > 0) throw new AnswerAboutAnotherJobError(context, promptId, others.slice(0, 3), itemIndex);
+	return undefined;
 }
 
 /**
@@ -107,11 +156,11 @@ export async function lookUpJobStatus(context: RunContext, promptId: string, opt
 	return answer;
 }
 
-/** A job's record: `status`, and `outputs` once it is over (`execution_error` when it failed). */
+/** A job's record: `status`, and `outputs` once it is over (`execution_error` when it failed); never another job's. */
 export async function lookUpJobRecord(context: RunContext, promptId: string, options: CallFor = {}): Promise<IDataObject> {
 	const server = await hostCloudServer(context, options.itemIndex);
 	if (server.kind === 'selfHosted') return await selfHostedJob(context, promptId, options);
-	return await readJobRecord(context, promptId, options);
+	return ownRecord(context, await readJobRecord(context, promptId, options), promptId, options.itemIndex);
 }
 
 /** The most interrupts one cancel sends (see cancelJobs). */

@@ -7,7 +7,7 @@ import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
 import { NodeApiError } from 'n8n-workflow';
 
 import { cloudJobStateOf, type CloudJobState } from './job-state';
-import { isRecord, ownValue } from '../../../shared/items/validation';
+import { isRecord } from '../../../shared/items/validation';
 import { readQueue } from '../../transport/cloud-api';
 import { errorInfoFrom, type ExecutionErrorInfo } from './errors';
 import { pause } from '../../../shared/waits/pause';
@@ -16,7 +16,7 @@ import { forgetSubmit } from '../ownership/item-submits';
 import { SECOND_LOOK_MS } from '../ownership/lost-submit';
 import { thisExecutionId, thisWorkflow } from '../ownership/job-tag';
 import { jobsOfExecution } from '../ownership/own-jobs';
-import { cancelJobs, JobNotOnServerError, lookUpJobRecord, lookUpJobStatus } from './lookup';
+import { AnswerAboutAnotherJobError, cancelJobs, JobNotOnServerError, lookUpJobRecord, lookUpJobStatus } from './lookup';
 import type { WatchSettings } from './tracked-job';
 
 /**
@@ -27,14 +27,17 @@ import type { WatchSettings } from './tracked-job';
  */
 export async function readJobState(
 	context: IExecuteFunctions,
-	job: { promptId: string; itemIndex: number; lastStatus?: string; deadline?: number },
+	job: { promptId: string; itemIndex: number; lastStatus?: string; lastProblem?: string; deadline?: number },
 ): Promise<{ state: CloudJobState } | { problem: 'notFound' | NodeApiError } | Record<string, never>> {
 	try {
 		// A wait the service asks for ends within the job's Max Wait.
 		const body = await lookUpJobStatus(context, job.promptId, { itemIndex: job.itemIndex, deadline: job.deadline });
 		job.lastStatus = typeof body?.status === 'string' ? body.status : undefined;
+		job.lastProblem = undefined;
 		return { state: cloudJobStateOf(body?.status) };
 	} catch (error) {
+		// An answer about another job tells nothing of this one: asked again, and named at Max Wait.
+		if (error instanceof AnswerAboutAnotherJobError) job.lastProblem = error.message;
 		const status = error instanceof NodeApiError ? Number(error.httpCode) : 0;
 		if (status === 404 || error instanceof JobNotOnServerError) return { problem: 'notFound' };
 		// Any other refusal (a 4xx but 408, the service's own time-out) will not change by asking again.
@@ -46,8 +49,10 @@ export async function readJobState(
 /**
  * A finished job's outputs from its record (the real service lists them once the job is over; a
  * self-hosted server, in its history), or no outputs when the record does not list them (or the
- * service has no job records). The record may lag behind the socket for a moment: it is asked again a few times, with `pause`
- * between, until `over` says the wait ended meanwhile. Any other error is answered as `failure`.
+ * service has no job records). The record may lag behind the socket for a moment, and an answer
+ * about another job says nothing of this one: it is asked again a few times, with `pause`
+ * between, until `over` says the wait ended meanwhile. Any other error is answered as `failure`,
+ * as is an answer that stayed about another job.
  */
 export async function outputsFromRecord(
 	context: IExecuteFunctions,
@@ -55,27 +60,24 @@ export async function outputsFromRecord(
 	itemIndex: number,
 	wait: { over: () => boolean; pause: () => Promise<void> },
 ): Promise<{ outputs?: Record<string, IDataObject> } | { failure: unknown }> {
+	let aboutAnother: AnswerAboutAnotherJobError | undefined;
 	for (let attempt = 0; attempt < 4 && !wait.over(); attempt++) {
 		let record: IDataObject | undefined;
 		try {
 			record = await lookUpJobRecord(context, promptId, { itemIndex });
+			aboutAnother = undefined;
 		} catch (error) {
 			const status = error instanceof NodeApiError ? Number(error.httpCode) : 0;
-			return status === 404 || status === 405 || error instanceof JobNotOnServerError ? {} : { failure: error };
+			if (error instanceof AnswerAboutAnotherJobError) aboutAnother = error;
+			else return status === 404 || status === 405 || error instanceof JobNotOnServerError ? {} : { failure: error };
 		}
-		// Only a record that is this job's and says it completed gives outputs; one that cannot say so is read again.
+		// Only a record that says the job completed gives outputs; one that cannot say so yet is read again.
 		const state = cloudJobStateOf(record?.status);
-		if (isRecord(record?.outputs) && state === 'completed' && recordIsFor(record, promptId))
-			return { outputs: record.outputs as Record<string, IDataObject> };
-		if (!record || state !== 'running') return {};
+		if (isRecord(record?.outputs) && state === 'completed') return { outputs: record.outputs as Record<string, IDataObject> };
+		if (record && state !== 'running') return {};
 		await wait.pause();
 	}
-	return {};
-}
-
-/** Whether a job record names `promptId` (the cloud's `id` or `prompt_id`; a self-hosted record is made for it). */
-export function recordIsFor(record: IDataObject, promptId: string): boolean {
-	return [ownValue(record, 'id'), ownValue(record, 'prompt_id')].includes(promptId);
+	return aboutAnother ? { failure: aboutAnother } : {};
 }
 
 /** Why a job failed, from its record, when the socket did not say; undefined when the record cannot tell. */

@@ -75,6 +75,8 @@ export interface TrackedJob {
 	preview?: PreviewImage;
 	error?: ExecutionErrorInfo;
 	lastStatus?: string;
+	/** Why the last status read told nothing (an answer about another job), for the Max Wait message. */
+	lastProblem?: string;
 	deadline?: number;
 	/** When its status is next polled: always while the socket cannot be trusted, once when `checkSoon`. */
 	nextPollAt: number;

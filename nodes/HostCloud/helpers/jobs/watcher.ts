@@ -345,7 +345,7 @@ export class JobWatcher {
 			this.cleanups.push(cancelled);
 			await cancelled;
 		}
-		const failure = this.failureMessages.timedOut(job.promptId, { maxWaitMs: this.settings.maxWaitMs, lastStatus: job.lastStatus }, fate);
+		const failure = this.failureMessages.timedOut(job.promptId, { maxWaitMs: this.settings.maxWaitMs, lastStatus: job.lastStatus, lastProblem: job.lastProblem }, fate);
 		this.settleWithError(job, this.jobError(job.promptId, job.itemIndex, failure));
 	}
 

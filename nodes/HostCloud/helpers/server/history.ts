@@ -8,10 +8,10 @@ import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
 
 import { placeOf } from '../../../../credentials/cloud-server';
 import { clipTextsDeep } from '../../../shared/transport/service-values';
-import { isRecord, ownValue } from '../../../shared/items/validation';
+import { isRecord } from '../../../shared/items/validation';
 import { readHistory, readRecentHistory } from '../../transport/cloud-api';
 import { describeExecutionError, errorInfoFrom } from '../jobs/errors';
-import { recordFromHistory } from '../jobs/lookup';
+import { historyEntryOf, recordFromHistory } from '../jobs/lookup';
 import type { PromptIdList } from '../jobs/prompt-id';
 import { filesItem } from '../jobs/job-item';
 import { usablePromptId } from '../ownership/own-jobs';
@@ -35,7 +35,10 @@ export const HISTORY_IDS: PromptIdList = {
 
 export type HistoryEntry = [promptId: string, entry: IDataObject];
 
-/** The entries of the chosen jobs that the history holds, and the ids it does not hold (queued, running, deleted or unknown). */
+/**
+ * The entries of the chosen jobs that the history holds, and the ids it does not hold (queued,
+ * running, deleted or unknown: an empty answer). An answer about other jobs only fails the item.
+ */
 export async function historyOf(
 	context: IExecuteFunctions,
 	promptIds: string[],
@@ -44,9 +47,8 @@ export async function historyOf(
 	const found: HistoryEntry[] = [];
 	const missing: string[] = [];
 	for (const promptId of promptIds) {
-		const answer = await readHistory(context, promptId, { itemIndex });
-		const entry = ownValue(answer, promptId);
-		if (isRecord(entry)) found.push([promptId, entry as IDataObject]);
+		const entry = historyEntryOf(context, await readHistory(context, promptId, { itemIndex }), promptId, itemIndex);
+		if (entry) found.push([promptId, entry]);
 		else missing.push(promptId);
 	}
 	return { found, missing };
