@@ -17,7 +17,7 @@ import { progressSocketAddress, readQueue } from '../../transport/cloud-api';
 import { errorInfoFrom } from '../jobs/errors';
 import { JobNotOnServerError, lookUpJobRecord, lookUpJobStatus } from '../jobs/lookup';
 import { recordIsFor } from '../jobs/recovery';
-import { JobSocket, type JobMessage, type SocketListener } from '../jobs/progress-socket';
+import { JobSocket, STABLE_MS, type JobMessage, type SocketListener } from '../jobs/progress-socket';
 import { entriesOf, isQueueAnswer, usablePromptId } from '../ownership/own-jobs';
 import { endOf, entryFacts, passesFilters, type EndedJob, type JobEnd } from './ended-job';
 import { HeardJobs, type HeardJob } from './heard-jobs';
@@ -36,6 +36,8 @@ const UNHEARD_LOOK_EVERY_MS = 5_000;
 const LEARN_EVERY_MS = 1_000;
 /** A job running this long in the queue with no message heard: the open socket has gone deaf, and is opened anew. */
 const DEAF_AFTER_MS = 20_000;
+/** Connects in a row that did not last (closed at once, or never opened) while the queue answers: the socket cannot be used, and the trigger says so. */
+export const SOCKET_TRIES = 4;
 
 const statusOf = (error: unknown): number => (error instanceof NodeApiError ? Number(error.httpCode) : 0);
 
@@ -59,6 +61,8 @@ export class CloudJobListener {
 	private nextLearnAt = 0;
 	/** When the socket last opened. */
 	private openedAt = 0;
+	/** Connects in a row that did not last (STABLE_MS): a socket that closes as soon as it opens leaves the trigger deaf. */
+	private shortConnects = 0;
 	/** The trigger reads every job's messages. */
 	private readonly listener: SocketListener = {
 		watches: () => true,
@@ -99,7 +103,7 @@ export class CloudJobListener {
 			this.context.logger,
 		);
 		this.socket.listen(this.listener);
-		if (await this.socket.connect()) this.openedAt = Date.now();
+		await this.connect();
 		const failure = await this.lookAround().then(
 			() => undefined,
 			(error: Error) => error,
@@ -130,11 +134,9 @@ export class CloudJobListener {
 		while (!this.stopped.signal.aborted) {
 			try {
 				if (!socket.open) {
+					if (this.shortConnects >= SOCKET_TRIES) return await this.reportDeafSocket();
 					if (!socket.connectDue(Date.now())) await this.sleep(Math.max(50, socket.reconnectAt - Date.now()));
-					else if (await socket.connect()) {
-						this.openedAt = Date.now();
-						await this.lookAround();
-					}
+					else if (await this.connect()) await this.lookAround();
 					continue;
 				}
 				// Also when nothing is followed: the queue shows a job an open socket never told of (a deaf socket),
@@ -154,6 +156,39 @@ export class CloudJobListener {
 		}
 	}
 
+	/** Connects the socket; a connect that fails counts as one that did not last. */
+	private async connect(): Promise<boolean> {
+		const open = await this.socket!.connect();
+		if (open) this.openedAt = Date.now();
+		else this.shortConnects++;
+		return open;
+	}
+
+	/**
+	 * The socket closed as soon as it opened, try after try: the trigger would hear no job end, only
+	 * what its looks at the queue find. One last look passes on what it can; then the trigger stops and
+	 * says so (n8n deactivates the workflow with these words and publishes it again). A queue that does
+	 * not answer either is the service's silence, not the socket's: the loop goes on trying.
+	 */
+	private async reportDeafSocket(): Promise<void> {
+		const tries = this.shortConnects;
+		this.shortConnects = 0;
+		await this.lookAround();
+		await this.judging;
+		if (this.stopped.signal.aborted) return;
+		this.close();
+		this.onFailure(
+			new NodeOperationError(
+				this.context.getNode(),
+				`The cloud's WebSocket closed as soon as it opened (or would not open), ${tries} times in a row, so the trigger cannot hear jobs finish; a proxy or firewall between n8n and the cloud may not let WebSockets through`,
+				{
+					description:
+						"Let WebSocket connections through to the cloud's address (the one of the credential) in any proxy, load balancer or firewall on the way. n8n publishes the workflow again by itself; a job that starts and ends while the WebSocket cannot stay open is not passed on.",
+				},
+			),
+		);
+	}
+
 	/** Waits `ms`, or less when the socket drops or the trigger stops. */
 	private async sleep(ms: number): Promise<void> {
 		await this.naps.nap(ms, this.stopped.signal);
@@ -166,6 +201,8 @@ export class CloudJobListener {
 
 	/** Messages may have been missed: no job's outputs are whole any more, and the loop reconnects. */
 	private onLost(): void {
+		// A drop after a lasting connection is a gap; one right after the open is the socket refusing to work.
+		this.shortConnects = Date.now() - this.openedAt >= STABLE_MS ? 0 : this.shortConnects + 1;
 		for (const job of this.heard.values()) this.heard.dropFiles(job);
 		this.naps.wakeUp();
 	}

@@ -71,7 +71,7 @@ const UNREAD_MESSAGE = { ...JSON_LIMITS.message, maxDepth: Number.POSITIVE_INFIN
 const RECONNECT_FIRST_MS = 100;
 const RECONNECT_MAX_MS = 15_000;
 /** A connection that lasted this long was a good one: the next reconnect starts the back-off again. */
-const STABLE_MS = 5_000;
+export const STABLE_MS = 5_000;
 
 export class JobSocket {
 	private socket?: RuntimeWebSocket;
