@@ -17,7 +17,7 @@ import { progressSocketAddress, readQueue } from '../../transport/cloud-api';
 import { errorInfoFrom } from '../jobs/errors';
 import { JobNotOnServerError, lookUpJobRecord, lookUpJobStatus } from '../jobs/lookup';
 import { recordIsFor } from '../jobs/recovery';
-import { JobSocket, STABLE_MS, type JobMessage, type SocketListener } from '../jobs/progress-socket';
+import { JobSocket, type JobMessage, type SocketListener } from '../jobs/progress-socket';
 import { entriesOf, isQueueAnswer, usablePromptId } from '../ownership/own-jobs';
 import { endOf, entryFacts, passesFilters, type EndedJob, type JobEnd } from './ended-job';
 import { HeardJobs, type HeardJob } from './heard-jobs';
@@ -37,7 +37,7 @@ const LEARN_EVERY_MS = 1_000;
 /** A job running this long in the queue with no message heard: the open socket has gone deaf, and is opened anew. */
 const DEAF_AFTER_MS = 20_000;
 /** Connects in a row that did not last (closed at once, or never opened) while the queue answers: the socket cannot be used, and the trigger says so. */
-export const SOCKET_TRIES = 4;
+const SOCKET_TRIES = 4;
 
 const statusOf = (error: unknown): number => (error instanceof NodeApiError ? Number(error.httpCode) : 0);
 
@@ -61,8 +61,6 @@ export class CloudJobListener {
 	private nextLearnAt = 0;
 	/** When the socket last opened. */
 	private openedAt = 0;
-	/** Connects in a row that did not last (STABLE_MS): a socket that closes as soon as it opens leaves the trigger deaf. */
-	private shortConnects = 0;
 	/** The trigger reads every job's messages. */
 	private readonly listener: SocketListener = {
 		watches: () => true,
@@ -103,7 +101,7 @@ export class CloudJobListener {
 			this.context.logger,
 		);
 		this.socket.listen(this.listener);
-		await this.connect();
+		if (await this.socket.connect()) this.openedAt = Date.now();
 		const failure = await this.lookAround().then(
 			() => undefined,
 			(error: Error) => error,
@@ -134,9 +132,12 @@ export class CloudJobListener {
 		while (!this.stopped.signal.aborted) {
 			try {
 				if (!socket.open) {
-					if (this.shortConnects >= SOCKET_TRIES) return await this.reportDeafSocket();
+					if (socket.shortTries >= SOCKET_TRIES) return await this.reportDeafSocket(socket);
 					if (!socket.connectDue(Date.now())) await this.sleep(Math.max(50, socket.reconnectAt - Date.now()));
-					else if (await this.connect()) await this.lookAround();
+					else if (await socket.connect()) {
+						this.openedAt = Date.now();
+						await this.lookAround();
+					}
 					continue;
 				}
 				// Also when nothing is followed: the queue shows a job an open socket never told of (a deaf socket),
@@ -156,23 +157,14 @@ export class CloudJobListener {
 		}
 	}
 
-	/** Connects the socket; a connect that fails counts as one that did not last. */
-	private async connect(): Promise<boolean> {
-		const open = await this.socket!.connect();
-		if (open) this.openedAt = Date.now();
-		else this.shortConnects++;
-		return open;
-	}
-
 	/**
-	 * The socket closed as soon as it opened, try after try: the trigger would hear no job end, only
-	 * what its looks at the queue find. One last look passes on what it can; then the trigger stops and
-	 * says so (n8n deactivates the workflow with these words and publishes it again). A queue that does
-	 * not answer either is the service's silence, not the socket's: the loop goes on trying.
+	 * The socket closes as soon as it opens, try after try: the trigger would hear no job end. One last
+	 * look passes on what it finds, then it stops and says so (n8n deactivates the workflow and publishes
+	 * it again). A queue that fails too is the service's silence, not the socket's: the loop goes on.
 	 */
-	private async reportDeafSocket(): Promise<void> {
-		const tries = this.shortConnects;
-		this.shortConnects = 0;
+	private async reportDeafSocket(socket: JobSocket): Promise<void> {
+		const tries = socket.shortTries;
+		socket.shortTries = 0;
 		await this.lookAround();
 		await this.judging;
 		if (this.stopped.signal.aborted) return;
@@ -201,8 +193,6 @@ export class CloudJobListener {
 
 	/** Messages may have been missed: no job's outputs are whole any more, and the loop reconnects. */
 	private onLost(): void {
-		// A drop after a lasting connection is a gap; one right after the open is the socket refusing to work.
-		this.shortConnects = Date.now() - this.openedAt >= STABLE_MS ? 0 : this.shortConnects + 1;
 		for (const job of this.heard.values()) this.heard.dropFiles(job);
 		this.naps.wakeUp();
 	}
