@@ -35,6 +35,8 @@ const UNHEARD_LOOK_EVERY_MS = 5_000;
 const LEARN_EVERY_MS = 1_000;
 /** A job running this long in the queue with no message heard: the open socket has gone deaf, and is opened anew. */
 const DEAF_AFTER_MS = 20_000;
+/** Connects in a row that did not last (closed at once, or never opened) while the queue answers: the socket cannot be used, and the trigger says so. */
+const SOCKET_TRIES = 4;
 
 const statusOf = (error: unknown): number => (error instanceof NodeApiError ? Number(error.httpCode) : 0);
 
@@ -129,6 +131,7 @@ export class CloudJobListener {
 		while (!this.stopped.signal.aborted) {
 			try {
 				if (!socket.open) {
+					if (socket.shortTries >= SOCKET_TRIES) return await this.reportDeafSocket(socket);
 					if (!socket.connectDue(Date.now())) await this.sleep(Math.max(50, socket.reconnectAt - Date.now()));
 					else if (await socket.connect()) {
 						this.openedAt = Date.now();
@@ -151,6 +154,30 @@ export class CloudJobListener {
 				await this.sleep(LOOK_EVERY_MS);
 			}
 		}
+	}
+
+	/**
+	 * The socket closes as soon as it opens, try after try: the trigger would hear no job end. One last
+	 * look passes on what it finds, then it stops and says so (n8n deactivates the workflow and publishes
+	 * it again). A queue that fails too is the service's silence, not the socket's: the loop goes on.
+	 */
+	private async reportDeafSocket(socket: JobSocket): Promise<void> {
+		const tries = socket.shortTries;
+		socket.shortTries = 0;
+		await this.lookAround();
+		await this.judging;
+		if (this.stopped.signal.aborted) return;
+		this.close();
+		this.onFailure(
+			new NodeOperationError(
+				this.context.getNode(),
+				`The cloud's WebSocket closed as soon as it opened (or would not open), ${tries} times in a row, so the trigger cannot hear jobs finish; a proxy or firewall between n8n and the cloud may not let WebSockets through`,
+				{
+					description:
+						"Let WebSocket connections through to the cloud's address (the one of the credential) in any proxy, load balancer or firewall on the way. n8n publishes the workflow again by itself; a job that starts and ends while the WebSocket cannot stay open is not passed on.",
+				},
+			),
+		);
 	}
 
 	/** Waits `ms`, or less when the socket drops or the trigger stops. */

@@ -85,6 +85,8 @@ export class JobSocket {
 	private openedAt = 0;
 	/** When the next connect may be tried. */
 	reconnectAt = 0;
+	/** Connects in a row that did not last STABLE_MS (closed at once, or never opened); a reader may set it back to 0. */
+	shortTries = 0;
 	/** When the last frame came (or the socket opened): silence is measured from here. */
 	lastMessageAt = Date.now();
 	/** Counts frames and opens: a listener that fell silent at one count is heard again once it moves. */
@@ -163,7 +165,10 @@ export class JobSocket {
 				timer.abort();
 				// The back-off starts again only once a connection lasted (a server that closes each one at once is not hammered).
 				if (ok) this.openedAt = Date.now();
-				else this.scheduleReconnect();
+				else {
+					this.shortTries++;
+					this.scheduleReconnect();
+				}
 				resolve(ok);
 				for (const listener of this.listeners) listener.onChange();
 			};
@@ -285,7 +290,9 @@ export class JobSocket {
 
 	private lost(): void {
 		this.socket = undefined;
-		if (Date.now() - this.openedAt >= STABLE_MS) this.reconnectDelay = RECONNECT_FIRST_MS;
+		const lasted = Date.now() - this.openedAt >= STABLE_MS;
+		if (lasted) this.reconnectDelay = RECONNECT_FIRST_MS;
+		this.shortTries = lasted ? 0 : this.shortTries + 1;
 		this.scheduleReconnect();
 		this.logger?.debug?.('Host Cloud: the progress WebSocket closed; polling job status until it is back');
 		this.tellLost();

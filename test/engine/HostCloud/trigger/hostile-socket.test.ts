@@ -23,11 +23,41 @@ test('a service that closes every socket right after its handshake gets back-off
 	clearInterval(closer);
 	const connects = suite.cloud.wsConnections - connectsBefore;
 	const queueReads = suite.cloud.seen.filter((line) => line.startsWith('GET /api/queue')).length - queueBefore;
-	// With the documented back-off: 0.1+0.2+0.4+0.8+1.6+3.2+6.4 s: about 7 connects in 10 s.
+	// With the documented back-off (0.1+0.2+0.4+0.8+1.6+3.2+6.4 s: about 7 connects in 10 s), or fewer once the trigger has said it cannot listen.
 	expect({ connects: connects <= 10 ? 'backed off' : connects, queueReads: queueReads <= 10 ? 'backed off' : queueReads }).toEqual({
 		connects: 'backed off',
 		queueReads: 'backed off',
 	});
+});
+
+test('a WebSocket closed as soon as it opens, try after try: the trigger says so once, in words, and its job is passed on when n8n publishes again', async () => {
+	// The queue answers; every socket is closed right after its handshake (a proxy that does not let WebSockets through).
+	suite.cloud.queue = () => ({ code: 200, body: { queue_running: [[0, 'deaf-job', {}, {}, []]], queue_pending: [] } });
+	const closer = setInterval(() => suite.cloud.dropSockets(), 5);
+	try {
+		const trigger = listening();
+		await trigger.activate();
+		await waitUntil(() => trigger.errors.length > 0, 15_000).catch(() => undefined);
+		const reported = trigger.errors.map((error) => `${error.message} ${(error as { description?: string }).description ?? ''}`);
+		// Reporting closed the trigger (n8n deactivates it): no more tries.
+		const connects = suite.cloud.wsConnections;
+		await sleep(1_000);
+		expect({
+			reports: reported.length,
+			namesTheSocket: reported.every((text) => /WebSocket/.test(text) && /proxy|firewall/i.test(text)),
+			noKey: reported.every((text) => !text.includes(suite.cloud.apiKey)),
+			triesAfter: suite.cloud.wsConnections - connects,
+			flows: trigger.items.length,
+		}).toEqual({ reports: 1, namesTheSocket: true, noKey: true, triesAfter: 0, flows: 0 });
+		// The job ends meanwhile; n8n publishes the workflow again: the job it had seen queued is found by its status.
+		suite.cloud.queue = () => ({ code: 200, body: { queue_running: [], queue_pending: [] } });
+		suite.cloud.status = () => ({ code: 200, body: { status: 'completed' } });
+		await trigger.restart();
+		await waitUntil(() => trigger.items.length > 0, 10_000).catch(() => undefined);
+		expect(trigger.items.map((item) => item.json.prompt_id)).toEqual(['deaf-job']);
+	} finally {
+		clearInterval(closer);
+	}
 });
 
 test('a socket that stays open but goes silent is opened anew once a job has run 20 s unheard of, and the new one is heard', async () => {
