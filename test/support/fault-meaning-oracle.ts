@@ -202,7 +202,9 @@ function judgeJobs({ path, run, clean, armed, rule }: Judged): void {
 	const made = run.jobs.filter((id) => !id.startsWith('music-'));
 	// A stopped execution's item says it was stopped: n8n's cancel, not a failure of the submit.
 	const stopped = armed.fault.kind === 'stop';
-	const lost = LOSES_ANSWER.test(armed.fault.kind) && !(armed.fault.kind === 'bad-gateway' && !armed.fault.forward);
+	// A 4xx status that reached the node is the service's refusal, taken at its word (a stalled body after it included).
+	const refused = 'status' in armed.fault && armed.fault.status >= 400 && armed.fault.status < 500;
+	const lost = LOSES_ANSWER.test(armed.fault.kind) && !refused && !(armed.fault.kind === 'bad-gateway' && !armed.fault.forward);
 	if (isSubmitExchange(faulted) && lost && !stopped && made.length > 0 && (failures.length > 0 || run.outcome.error !== undefined))
 		if (!made.some((id) => words.includes(id)) && !/\blook|may have|might have/i.test(words))
 			rule(

@@ -83,6 +83,8 @@ export class AnswerAboutAnotherJobError extends NodeOperationError {
 			itemIndex,
 			description: 'A caching proxy or a fault of the server can answer so. Try again; if it keeps answering so, the server is at fault.',
 		});
+		// Named as n8n's own errors are: n8n shows an error's name, and the class is only for the callers' instanceof.
+		this.name = 'NodeOperationError';
 		this.context.prompt_id = promptId;
 	}
 }
@@ -129,6 +131,7 @@ export class JobNotOnServerError extends NodeOperationError {
 	constructor(context: RunContext, promptId: string, itemIndex?: number) {
 		const failure = jobFailureMessages('selfHosted').notFound(promptId);
 		super(context.getNode(), failure.message, { itemIndex, description: failure.description });
+		this.name = 'NodeOperationError';
 		this.context.prompt_id = promptId;
 	}
 }
