@@ -65,8 +65,11 @@ describe('Host Cloud Trigger in a published workflow', () => {
 			expect(item!.json).toMatchObject({ prompt_id: first, status: 'succeeded' });
 			expect((item!.json.images as Array<{ url: string }>)[0]!.url).toMatch(/signature=/);
 
-			// Running through the kill and the restart.
-			const across = await postJobFromOutside(simulator, 4000);
+			// Running through the kill and the restart: 8 s a node (about a minute in all), so that it is still
+			// running when the restarted trigger first looks, however long n8n takes to come back (4 s a node
+			// ended during the restart on a busy machine, and a job that starts and ends while n8n is down and
+			// was not in its saved memory is one the docs say the trigger cannot find).
+			const across = await postJobFromOutside(simulator, 8000);
 			await waitFor('the job to run', async () => simulator.cloud.jobs.get(across)?.status === 'in_progress', { timeoutMs: 30000 });
 			await n8n.kill();
 			await waitFor('the long job to end while n8n is down', async () => simulator.cloud.jobs.get(endsWhileDown)?.status === 'completed', {

@@ -197,15 +197,26 @@ describe('a user’s first run of each Host node, from the node panel (Chromium)
 
 	it('Host Cloud: Cancel the jobs of an execution, by hand, with a new Host Cloud API credential', async () => {
 		const { page } = session!;
-		const { simulator } = e2e();
-		// A job that execution 77 of another n8n left running, as a killed worker leaves it (it outlasts the clicks).
+		const { simulator, client } = e2e();
+		// A job that execution 77 of this n8n left running, as a killed worker leaves it (it outlasts the clicks);
+		// its tag names this install, as every tag the package writes does (a tag naming none is no install's).
+		const instanceId = await client.instanceId();
 		await withSimulatorTiming(simulator, 'nodeMs', 60_000, async () => {
 			const submit = await fetch(`${simulator.baseUrl}/api/prompt`, {
 				method: 'POST',
 				headers: { 'X-API-Key': simulator.apiKey, 'content-type': 'application/json' },
 				body: JSON.stringify({
 					prompt: JSON.parse(readFileSync(join(REPO_ROOT, 'test', 'fixtures', 'txt2img-api.json'), 'utf8')),
-					extra_data: { n8n: { execution_id: '77', workflow_id: 'wf-panel', node_name: 'Run graph', item_index: 0, operation: 'execute' } },
+					extra_data: {
+						n8n: {
+							execution_id: '77',
+							workflow_id: 'wf-panel',
+							instance_id: instanceId,
+							node_name: 'Run graph',
+							item_index: 0,
+							operation: 'execute',
+						},
+					},
 				}),
 			});
 			const { prompt_id: promptId } = (await submit.json()) as { prompt_id: string };

@@ -152,6 +152,13 @@ export class N8nClient {
 		return (parsed && typeof parsed === 'object' && 'data' in parsed ? parsed.data : parsed) as T;
 	}
 
+	/** This n8n install's id (its frontend settings): the id the package's job tags carry as `instance_id`. */
+	async instanceId(): Promise<string> {
+		const settings = await this.request<{ instanceId?: unknown }>('GET', '/rest/settings');
+		if (typeof settings?.instanceId !== 'string') throw new Error('n8n answered its settings without an instanceId');
+		return settings.instanceId;
+	}
+
 	/** Creates the instance owner (first start only) and keeps the session cookie. */
 	async setupOwner(owner: OwnerAccount = DEMO_OWNER): Promise<void> {
 		await this.request('POST', '/rest/owner/setup', owner);
