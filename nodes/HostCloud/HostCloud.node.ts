@@ -13,7 +13,7 @@ export class HostCloud implements INodeType {
 	description: INodeTypeDescription = {
 		displayName: 'Host Cloud',
 		name: 'hostCloud',
-		icon: { light: 'file:../../icons/host.svg', dark: 'file:../../icons/host.dark.svg' },
+		icon: { light: 'file:../../icons/host-cloud.svg', dark: 'file:../../icons/host-cloud.dark.svg' },
 		group: ['transform'],
 		// 2: the wait settings sit in "Wait Options", Max Wait in minutes (as in Host Media); 1 keeps its saved layout.
 		// 3: Download Files is on by default, into "data", "data_1"... (as in Host Media); 1 and 2 keep off and image_0.

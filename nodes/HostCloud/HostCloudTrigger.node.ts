@@ -63,7 +63,7 @@ export class HostCloudTrigger implements INodeType {
 	description: INodeTypeDescription = {
 		displayName: 'Host Cloud Trigger',
 		name: 'hostCloudTrigger',
-		icon: { light: 'file:../../icons/host.svg', dark: 'file:../../icons/host.dark.svg' },
+		icon: { light: 'file:../../icons/host-cloud-trigger.svg', dark: 'file:../../icons/host-cloud-trigger.dark.svg' },
 		group: ['trigger'],
 		version: 1,
 		subtitle: '={{$parameter["events"] === "finished" ? "Every finished job" : "Succeeded jobs"}}',

@@ -36,7 +36,7 @@ export class HostMedia implements INodeType {
 	description: INodeTypeDescription = {
 		displayName: 'Host Media',
 		name: 'hostMedia',
-		icon: { light: 'file:../../icons/host.svg', dark: 'file:../../icons/host.dark.svg' },
+		icon: { light: 'file:../../icons/host-media.svg', dark: 'file:../../icons/host-media.dark.svg' },
 		group: ['transform'],
 		// Version 2 groups how long and how often to wait in "Wait Options", as Host Cloud does.
 		version: [1, 2],

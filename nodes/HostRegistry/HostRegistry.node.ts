@@ -11,7 +11,7 @@ export class HostRegistry implements INodeType {
 	description: INodeTypeDescription = {
 		displayName: 'Host Registry',
 		name: 'hostRegistry',
-		icon: { light: 'file:../../icons/host.svg', dark: 'file:../../icons/host.dark.svg' },
+		icon: { light: 'file:../../icons/host-registry.svg', dark: 'file:../../icons/host-registry.dark.svg' },
 		group: ['transform'],
 		version: 1,
 		subtitle: '={{$parameter["operation"] + ": " + $parameter["resource"]}}',

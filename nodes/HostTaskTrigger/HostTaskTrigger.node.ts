@@ -82,7 +82,7 @@ export class HostTaskTrigger implements INodeType {
 	description: INodeTypeDescription = {
 		displayName: 'Host Task Trigger',
 		name: 'hostTaskTrigger',
-		icon: { light: 'file:../../icons/host.svg', dark: 'file:../../icons/host.dark.svg' },
+		icon: { light: 'file:../../icons/host-task-trigger.svg', dark: 'file:../../icons/host-task-trigger.dark.svg' },
 		group: ['trigger'],
 		version: 1,
 		// One wording per Events option ("Succeeded Tasks Only" showed as "Every status change").
