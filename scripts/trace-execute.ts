@@ -201,7 +201,9 @@ function report(trace: Call[], root: string): void {
 		root,
 	).files;
 	console.log('\nFiles entered, in order (* = also by a call that calls into another file itself):');
-	summarize(trace, root).files.forEach((file, index) => console.log(`${String(index + 1).padStart(3)}. ${spine.includes(file) ? '*' : ' '} ${file}`));
+	summarize(trace, root).files.forEach((file, index) =>
+		console.log(`${String(index + 1).padStart(3)}. ${spine.includes(file) ? '*' : ' '} ${file}`),
+	);
 	console.log(`\n${trace.length} calls between files. Files entered and returns to a file already left:`);
 	for (const [rule, { files, returns }] of Object.entries(table)) console.log(`  ${rule}: ${files} files, ${returns} returns`);
 }

@@ -65,13 +65,15 @@ describe('the check itself, on a tree made for it', () => {
 	test('names a folder missing from a list and a listed folder that is gone', () => {
 		const text = '<!-- folder-names:nodes/X/helpers -->\n`kept/` and `old/`\n<!-- /folder-names -->\n';
 		const [block] = blocksOf('page.md', text);
-		expect(folderDrift(block!, root)).toEqual({ block: 'page.md folder-names:nodes/X/helpers', missing: ['new-one', 'plain'], gone: ['old'] });
+		expect(folderDrift(block!, root)).toEqual({
+			block: 'page.md folder-names:nodes/X/helpers',
+			missing: ['new-one', 'plain'],
+			gone: ['old'],
+		});
 	});
 
 	test('writes a folder by its entry header, else by its files', () => {
-		expect(generatedBody('nodes/X/helpers', root)).toBe(
-			'- `kept/` (`entry.ts`): what is kept.\n- `new-one/`: \n- `plain/`: `a.ts`\n',
-		);
+		expect(generatedBody('nodes/X/helpers', root)).toBe('- `kept/` (`entry.ts`): what is kept.\n- `new-one/`: \n- `plain/`: `a.ts`\n');
 		expect(helperFolderParents(root)).toEqual(['nodes/X/helpers']);
 	});
 });

@@ -18,7 +18,8 @@ import { endpointsOf, factsWithoutRoutes, operations, STEPS, type Facts } from '
 const WITHOUT_SIMULATOR_TEST = ['HostCloud/server/freeMemory', 'HostCloud/server/listModels'];
 
 const recipe = () => {
-	const block = /<!-- recipe:operation -->\n([\s\S]*?)<!-- \/recipe -->/.exec(readFileSync(join(ROOT, 'docs/architecture.md'), 'utf8'))?.[1] ?? '';
+	const block =
+		/<!-- recipe:operation -->\n([\s\S]*?)<!-- \/recipe -->/.exec(readFileSync(join(ROOT, 'docs/architecture.md'), 'utf8'))?.[1] ?? '';
 	return block.split(/\n(?=\d+\. )/).filter((item) => /^\d+\. /.test(item));
 };
 

@@ -127,6 +127,10 @@ export const helperFolderParents = (root = ROOT): string[] =>
 
 /** The blocks each page must hold, derived from the tree: a new node or helpers folder needs its list. */
 export const requiredBlocks = (root = ROOT): Array<{ page: string; kind: BlockKind; path: string }> => [
-	...['nodes', 'nodes/shared', ...helperFolderParents(root)].map((path) => ({ page: 'docs/development.md', kind: 'folders' as const, path })),
+	...['nodes', 'nodes/shared', ...helperFolderParents(root)].map((path) => ({
+		page: 'docs/development.md',
+		kind: 'folders' as const,
+		path,
+	})),
 	...['nodes/shared', ...helperFolderParents(root)].map((path) => ({ page: 'docs/architecture.md', kind: 'folder-names' as const, path })),
 ];

@@ -57,7 +57,11 @@ export interface Facts {
 
 const read = (path: string) => readFileSync(join(ROOT, path), 'utf8');
 
-export const NODES: Record<string, INodeType> = { HostCloud: new HostCloud(), HostMedia: new HostMedia(), HostRegistry: new HostRegistry() };
+export const NODES: Record<string, INodeType> = {
+	HostCloud: new HostCloud(),
+	HostMedia: new HostMedia(),
+	HostRegistry: new HostRegistry(),
+};
 
 /** docs/host-cloud.md for HostCloud. */
 export const pageOf = (node: string) => `docs/${node.replace(/([a-z])([A-Z])/g, '$1-$2').toLowerCase()}.md`;
@@ -183,7 +187,8 @@ export const STEPS: Step[] = [
 	{
 		artifact: "its endpoint's function in the node's transport/",
 		named: /nodes\/<Node>\/transport\//,
-		lacks: (op, facts) => (reaches(facts.imports, op.file, `nodes/${op.node}/transport/`) ? undefined : `it reaches nothing in nodes/${op.node}/transport/`),
+		lacks: (op, facts) =>
+			reaches(facts.imports, op.file, `nodes/${op.node}/transport/`) ? undefined : `it reaches nothing in nodes/${op.node}/transport/`,
 	},
 	{
 		artifact: 'the endpoint in the simulator',
@@ -199,8 +204,11 @@ export const STEPS: Step[] = [
 		lacks: (op, facts) => {
 			const tests = simulatorTests();
 			const untested = endpointsOf(op).filter(({ fixed }) => !tests.some((text) => text.includes(fixed)));
-			if (untested.length === 0) return facts.withoutSimulatorTest.includes(op.id) ? 'it has one now: take it off the list of gaps' : undefined;
-			return facts.withoutSimulatorTest.includes(op.id) ? undefined : `no test/simulator file names ${untested.map(({ fixed }) => fixed).join(', ')}`;
+			if (untested.length === 0)
+				return facts.withoutSimulatorTest.includes(op.id) ? 'it has one now: take it off the list of gaps' : undefined;
+			return facts.withoutSimulatorTest.includes(op.id)
+				? undefined
+				: `no test/simulator file names ${untested.map(({ fixed }) => fixed).join(', ')}`;
 		},
 	},
 	{
@@ -214,12 +222,16 @@ export const STEPS: Step[] = [
 	{
 		artifact: "its row in the node's page (resource, operation, what it does, endpoint)",
 		named: /`docs\/host-<node>\.md`/,
-		lacks: (op) => (docRow(op) && endpointsOf(op).length ? undefined : `${pageOf(op.node)} has no row | ${op.resourceName} | ${op.name} | … | endpoint |`),
+		lacks: (op) =>
+			docRow(op) && endpointsOf(op).length ? undefined : `${pageOf(op.node)} has no row | ${op.resourceName} | ${op.name} | … | endpoint |`,
 	},
 	{
 		artifact: 'what it may do as a tool (or why it is none), in docs/ai-agents.md',
 		named: /`docs\/ai-agents\.md`/,
-		lacks: (op) => (toolRows(op).length ? undefined : `docs/ai-agents.md has no row | ${op.nodeName} → *${op.name}* | or | ${op.nodeName} | *${op.name}* |`),
+		lacks: (op) =>
+			toolRows(op).length
+				? undefined
+				: `docs/ai-agents.md has no row | ${op.nodeName} → *${op.name}* | or | ${op.nodeName} | *${op.name}* |`,
 	},
 	{
 		artifact: "the README's section of the node, and the CHANGELOG's Unreleased section",
