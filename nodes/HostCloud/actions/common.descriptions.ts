@@ -19,10 +19,10 @@ import {
 	PARTNER_KEY_FIELD,
 	WORKFLOW_FIELD,
 	type SubmitFields,
-} from '../helpers/graph/prepare-workflow';
+} from '../helpers/submit/prepare-workflow';
 import { JOB_TAG_KEY } from '../helpers/ownership/job-tag';
 import { FILES_CONVENTION_SINCE_VERSION } from '../helpers/jobs/run-jobs';
-import { PROMPT_ID_FIELD, type PromptIdList } from '../helpers/jobs/prompt-id';
+import { PROMPT_ID_FIELD, type PromptIdList } from '../helpers/job-reports/prompt-id';
 import type { WaitFields } from '../helpers/jobs/wait-settings';
 
 // The workflow and its inputs (Execute, Submit; Convert to API Format shows the first two).

@@ -7,7 +7,7 @@
 import type { ILoadOptionsFunctions, INodePropertyOptions } from 'n8n-workflow';
 import { NodeOperationError } from 'n8n-workflow';
 
-import { readWorkflowField } from '../helpers/graph/prepare-workflow';
+import { readWorkflowField } from '../helpers/submit/prepare-workflow';
 import { nodeDefinitions } from '../helpers/graph/node-definitions';
 import { graphInputChoices, graphNodeChoices, isImageLoader, listedInputValues, type WorkflowGraph } from '../helpers/graph/workflow-graph';
 import { namesOf, selfHostedServer } from '../helpers/server/controls';

@@ -6,12 +6,12 @@
 import type { ILoadOptionsFunctions } from 'n8n-workflow';
 
 import { getImageLoaderNodes, getNodeInputs, getWorkflowNodes } from '../../../nodes/HostCloud/methods/load-options';
-import { describeExecutionError } from '../../../nodes/HostCloud/helpers/jobs/errors';
+import { describeExecutionError } from '../../../nodes/HostCloud/helpers/job-reports/errors';
 import { socketBaseUrl } from '../../../credentials/cloud-server';
 import { multipartBody } from '../../../nodes/shared/transport/multipart';
 import { collectOutputFiles, mergeNodeOutput, mimeTypeFor } from '../../../nodes/HostCloud/helpers/files/output-files';
-import { parsePreviewFrame } from '../../../nodes/HostCloud/helpers/jobs/preview-frames';
-import { cloudJobStateOf } from '../../../nodes/HostCloud/helpers/jobs/job-state';
+import { parsePreviewFrame } from '../../../nodes/HostCloud/helpers/progress-socket/preview-frames';
+import { cloudJobStateOf } from '../../../nodes/HostCloud/helpers/job-reports/job-state';
 import {
 	applyInputOverrides,
 	coerceInputValue,

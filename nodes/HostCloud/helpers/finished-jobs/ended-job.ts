@@ -11,8 +11,8 @@ import type { IDataObject, INodeExecutionData, ITriggerFunctions } from 'n8n-wor
 import { placeOf, type ServerKind } from '../../../../credentials/cloud-server';
 import { clipText, clipTextsDeep } from '../../../shared/transport/service-values';
 import { isRecord, ownValue } from '../../../shared/items/validation';
-import { describeExecutionError, type ExecutionErrorInfo } from '../jobs/errors';
-import { filesItem } from '../jobs/job-item';
+import { describeExecutionError, type ExecutionErrorInfo } from '../job-reports/errors';
+import { filesItem } from '../job-reports/files-item';
 import { jobTagOf, madeByThisInstall } from '../ownership/job-tag';
 import type { TriggerSettings } from './settings';
 

@@ -19,10 +19,11 @@ import { PUT_FILES_IN_FIELD, readResultFiles } from '../../../shared/binary/resu
 import { readToolWaitMs, runsAsTool } from '../../../shared/tools/tool-use';
 import { invalidField } from '../../../shared/items/validation';
 import { ConcurrentItems, type Slots } from '../../../shared/items/concurrent-items';
-import { asJobFailure, isStillRunning } from './errors';
-import { completedJobForTool, finishedJobItem, PREVIEW_FIELD, runningJobForTool, type FileDownload } from './job-item';
+import { asJobFailure, isStillRunning } from '../job-reports/errors';
+import { completedJobForTool, finishedJobItem, PREVIEW_FIELD, runningJobForTool } from './job-item';
+import type { FileDownload } from '../job-reports/files-item';
 import { JobWatcher } from './watcher';
-import { readPromptId } from './prompt-id';
+import { readPromptId } from '../job-reports/prompt-id';
 import type { FinishedJob } from './tracked-job';
 import { readWaitOptions, toolWaitOptions, type WaitFields, type WaitOptions } from './wait-settings';
 

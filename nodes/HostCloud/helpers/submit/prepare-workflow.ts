@@ -24,8 +24,8 @@ import {
 	type InputOverride,
 	type NodeDefinitions,
 	type WorkflowGraph,
-} from './workflow-graph';
-import { nodeDefinitions } from './node-definitions';
+} from '../graph/workflow-graph';
+import { nodeDefinitions } from '../graph/node-definitions';
 import { convertUiWorkflow } from '../ui-format/convert';
 import { binaryToUpload, loadImageValue, uploadBinary } from '../files/uploads';
 import { JOB_TAG_KEY } from '../ownership/job-tag';
