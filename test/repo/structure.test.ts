@@ -63,15 +63,27 @@ describe("import rules between folders (what each folder's header comment says i
 			paths('(?!nodes/\\w+/actions/\\w+/\\w+\\.operation\\.ts$)'),
 			paths('nodes/\\w+/actions/common\\.descriptions\\.ts$'),
 		],
-		["Host Cloud's graph model (graph/ but node-definitions, which reads them) imports nothing else of Host Cloud", paths(MODEL), paths(`nodes/HostCloud/(?!helpers/${MODEL_IN_HELPERS})`)],
+		[
+			"Host Cloud's graph model (graph/ but node-definitions, which reads them) imports nothing else of Host Cloud",
+			paths(MODEL),
+			paths(`nodes/HostCloud/(?!helpers/${MODEL_IN_HELPERS})`),
+		],
 		['graph/ calls no other helper folder', paths(`${CLOUD}/graph/`), paths(`${CLOUD}/(?!graph/)`)],
-		['ui-format/ reads only the graph model', paths(`${CLOUD}/ui-format/`), paths(`nodes/HostCloud/(?!helpers/ui-format/|helpers/${MODEL_IN_HELPERS})`)],
+		[
+			'ui-format/ reads only the graph model',
+			paths(`${CLOUD}/ui-format/`),
+			paths(`nodes/HostCloud/(?!helpers/ui-format/|helpers/${MODEL_IN_HELPERS})`),
+		],
 		[
 			'only submit/prepare-workflow calls ui-format/',
 			paths(`(?!${CLOUD}/ui-format/|${CLOUD}/submit/prepare-workflow\\.ts$)`),
 			paths(`${CLOUD}/ui-format/`),
 		],
-		['files/ calls of the other helper folders only the graph model', paths(`${CLOUD}/files/`), paths(`${CLOUD}/(?!files/|${MODEL_IN_HELPERS})`)],
+		[
+			'files/ calls of the other helper folders only the graph model',
+			paths(`${CLOUD}/files/`),
+			paths(`${CLOUD}/(?!files/|${MODEL_IN_HELPERS})`),
+		],
 		[
 			'submit/ calls graph/, ui-format/, files/ and ownership/ only',
 			paths(`${CLOUD}/submit/`),

@@ -14,7 +14,7 @@ import { Naps, pause } from '../../../shared/waits/pause';
 import { cloudJobStateOf } from '../job-reports/job-state';
 import { isRecord } from '../../../shared/items/validation';
 import { progressSocketAddress, readQueue } from '../../transport/cloud-api';
-import { errorInfoFrom } from '../job-reports/errors';
+import { errorInfoFrom } from '../job-reports/execution-errors';
 import { JobNotOnServerError, lookUpJobRecord, lookUpJobStatus } from '../job-reports/lookup';
 import { JobSocket, type JobMessage, type SocketListener } from '../progress-socket/progress-socket';
 import { entriesOf, isQueueAnswer, usablePromptId } from '../ownership/own-jobs';

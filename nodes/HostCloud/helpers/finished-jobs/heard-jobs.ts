@@ -11,7 +11,7 @@
 import type { IDataObject } from 'n8n-workflow';
 
 import { isRecord } from '../../../shared/items/validation';
-import type { ExecutionErrorInfo } from '../job-reports/errors';
+import type { ExecutionErrorInfo } from '../job-reports/execution-errors';
 import { collectExecuted } from '../job-reports/executed-outputs';
 import type { JobEnd, JobFacts } from './ended-job';
 

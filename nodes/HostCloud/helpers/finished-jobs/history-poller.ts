@@ -7,7 +7,7 @@ import type { IDataObject, ITriggerFunctions } from 'n8n-workflow';
 
 import { isRecord } from '../../../shared/items/validation';
 import { readRecentHistory } from '../../transport/cloud-api';
-import { errorInfoFrom } from '../job-reports/errors';
+import { errorInfoFrom } from '../job-reports/execution-errors';
 import { recordFromHistory } from '../job-reports/lookup';
 import { usablePromptId } from '../ownership/own-jobs';
 import { endOf, entryFacts, passesFilters, type EndedJob } from './ended-job';

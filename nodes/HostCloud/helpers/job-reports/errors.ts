@@ -1,101 +1,17 @@
 /**
- * What a failed job means, in words a no-code user can act on: the service's `execution_error`
- * types (OOMError, InsufficientFundsError...) with a summary and a hint. Every text names where
- * the job ran (`place`: "the cloud", or "your server" for a self-hosted one).
+ * The node's errors for a job: each names the job and where it ran (the cloud or a self-hosted
+ * server), with a hint, and marks in its context what the wait did (left it running, cancelled it).
  */
 import type { INode } from 'n8n-workflow';
 import { NodeApiError, NodeOperationError } from 'n8n-workflow';
 
 import { placeOf, type ServerKind } from '../../../../credentials/cloud-server';
 import { redact } from '../../../shared/transport/redaction';
+import { describeExecutionError, type ExecutionErrorInfo, type JobFailureMessage } from './execution-errors';
 
-export interface ExecutionErrorInfo {
-	exception_type: string;
-	exception_message: string;
-	node_id?: string;
-	node_type?: string;
-}
-
-const capitalised = (text: string): string => text.charAt(0).toUpperCase() + text.slice(1);
-
-/** Plain words for the service's execution error types ("{place}": where the job ran). */
-const EXECUTION_ERRORS: Record<string, { summary: string; hint: string }> = {
-	OOMError: {
-		summary: '{place} ran out of GPU memory',
-		hint: 'Use a smaller image size or batch size, fewer frames, or a lighter model, then run again.',
-	},
-	InsufficientFundsError: {
-		summary: 'the account balance is too low to pay for a partner node',
-		hint: 'Top up the account balance, then run again.',
-	},
-	InactiveSubscriptionError: {
-		summary: 'the subscription is not active',
-		hint: 'Running workflows needs an active subscription. Check the account’s subscription.',
-	},
-	ValidationError: {
-		summary: 'the workflow or one of its inputs is invalid',
-		hint: 'Check the node and input named in the message (Get Node Definitions lists what each node accepts).',
-	},
-	ModelDownloadError: {
-		summary: 'a model the workflow needs is not available or could not be downloaded',
-		hint: 'Check the model names in the workflow (for example ckpt_name) against Get Node Definitions.',
-	},
-	ImageDownloadError: {
-		summary: 'an input image could not be downloaded from its URL',
-		hint: 'Check that the image URL is public and reachable, or upload the image instead.',
-	},
-};
-
-/** A job's failure: the message, and what the user can do about it. */
 /** The name of Wait for Completion's setting that lets Max Wait cancel a job this execution did not submit. */
 export const CANCEL_STARTED_ELSEWHERE = 'Cancel Jobs Started Elsewhere at Max Wait';
 
-export interface JobFailureMessage {
-	message: string;
-	description?: string;
-	/** Only the wait ended (Max Wait): the job goes on running where it was submitted. */
-	stillRunning?: boolean;
-	/** The node cancelled the job itself: a retry must not take it over (it may be listed a moment longer). */
-	cancelledByNode?: boolean;
-}
-
-/** A failure message and hint for an execution_error, in words a user can act on. */
-export function describeExecutionError(promptId: string, error: ExecutionErrorInfo, place = placeOf('cloud')): JobFailureMessage {
-	const known = EXECUTION_ERRORS[error.exception_type];
-	const at = error.node_id ? ` at node ${error.node_id}${error.node_type ? ` (${error.node_type})` : ''}` : '';
-	const said = error.exception_message ? `: ${error.exception_message}` : '';
-	if (known) {
-		return {
-			message: `Job ${promptId} failed${at}: ${known.summary.replace('{place}', place)} (${error.exception_type}${said})`,
-			description: known.hint,
-		};
-	}
-	return {
-		message: `Job ${promptId} failed${at}: ${error.exception_type || 'execution error'}${said}`,
-		description: `${capitalised(place)} reported this error while running the workflow. Check the node named in the message.`,
-	};
-}
-
-/** Longest exception text kept: a server may put a whole log in it. */
-const LONGEST_EXCEPTION_MESSAGE = 1000;
-
-/** The server's text, trimmed (upstream ends every exception_message with a newline) and cut when long. */
-function exceptionText(value: unknown): string {
-	if (typeof value !== 'string') return '';
-	const text = value.trim();
-	return text.length > LONGEST_EXCEPTION_MESSAGE ? `${text.slice(0, LONGEST_EXCEPTION_MESSAGE)}…` : text;
-}
-
-export function errorInfoFrom(data: Record<string, unknown>): ExecutionErrorInfo {
-	return {
-		exception_type: exceptionText(data.exception_type),
-		exception_message: exceptionText(data.exception_message),
-		...(data.node_id !== undefined && data.node_id !== null ? { node_id: String(data.node_id) } : {}),
-		...(typeof data.node_type === 'string' ? { node_type: data.node_type } : {}),
-	};
-}
-
-/** How the other ends of a wait are told: each names the job and where it ran. */
 /** The failure of a job the service reported failed (`execution_error`, or the record's error), with its exception type and node. */
 export function executionFailure(
 	node: INode,
@@ -110,7 +26,50 @@ export function executionFailure(
 	return failure;
 }
 
-/** The messages of a job's failures where it ran (the cloud or a self-hosted server), each with its hint. */
+/** What the wait knew of a job when Max Wait ended it. */
+interface TimeoutFacts {
+	maxWaitMs: number;
+	lastStatus?: string;
+	lastProblem?: string;
+}
+
+/** What Max Wait did to the job: cancelled it, left it running as On Timeout says, or left it because this execution did not submit it. */
+type TimeoutFate = 'cancelled' | 'leftRunning' | 'startedElsewhere';
+
+function timedOutMessage(place: string, promptId: string, timeout: TimeoutFacts, fate: TimeoutFate): JobFailureMessage {
+	const status = timeout.lastStatus ? ` Its last known status was "${timeout.lastStatus}".` : '';
+	const last = timeout.lastProblem ? `${status} ${timeout.lastProblem}.` : status;
+	const seconds = Math.round(timeout.maxWaitMs / 100) / 10;
+	if (fate === 'cancelled')
+		return {
+			message: `Job ${promptId} did not finish within ${seconds} seconds (Max Wait), so it was cancelled on ${place}`,
+			description: `${last} Raise Max Wait in the wait settings for longer jobs, or set "On Timeout" to leave jobs running.`.trim(),
+			cancelledByNode: true,
+		};
+	const elsewhere =
+		fate === 'startedElsewhere'
+			? ` This execution did not submit it, so it was not cancelled: turn on "${CANCEL_STARTED_ELSEWHERE}" to cancel such a job at Max Wait.`
+			: '';
+	return {
+		message: `Job ${promptId} did not finish within ${seconds} seconds (Max Wait); it is still running on ${place}`,
+		description: `${last} Use Workflow → Wait for Completion with this prompt_id to collect its outputs later.${elsewhere}`.trim(),
+		stillRunning: true,
+	};
+}
+
+function abandonedMessage(place: string, promptId: string, cancelled: boolean, owned: boolean): JobFailureMessage {
+	const fate = owned ? `the job was stopped on ${place}` : 'the job itself was left running';
+	// "canceled" is the word n8n looks for to mark the execution canceled rather than failed.
+	return cancelled
+		? { message: `The execution was canceled while waiting for job ${promptId}; ${fate}`, cancelledByNode: owned }
+		: {
+				message: `Stopped waiting for job ${promptId} because another item failed; ${fate}`,
+				description: 'Turn on "Continue On Fail" to let the other items finish.',
+				cancelledByNode: owned,
+			};
+}
+
+/** The messages of a job's failures where it ran (the cloud or a self-hosted server), each with its hint; each names the job. */
 export function jobFailureMessages(kind: ServerKind) {
 	const place = placeOf(kind);
 	return {
@@ -142,42 +101,11 @@ export function jobFailureMessages(kind: ServerKind) {
 						description: 'Check the prompt_id: it must come from a submit made with the same API key.',
 					},
 		/** `fate`: cancelled; left running as On Timeout says; or left running because this execution did not submit it. */
-		timedOut: (
-			promptId: string,
-			timeout: { maxWaitMs: number; lastStatus?: string; lastProblem?: string },
-			fate: 'cancelled' | 'leftRunning' | 'startedElsewhere',
-		): JobFailureMessage => {
-			const status = timeout.lastStatus ? ` Its last known status was "${timeout.lastStatus}".` : '';
-			const last = timeout.lastProblem ? `${status} ${timeout.lastProblem}.` : status;
-			const seconds = Math.round(timeout.maxWaitMs / 100) / 10;
-			if (fate === 'cancelled')
-				return {
-					message: `Job ${promptId} did not finish within ${seconds} seconds (Max Wait), so it was cancelled on ${place}`,
-					description: `${last} Raise Max Wait in the wait settings for longer jobs, or set "On Timeout" to leave jobs running.`.trim(),
-					cancelledByNode: true,
-				};
-			const elsewhere =
-				fate === 'startedElsewhere'
-					? ` This execution did not submit it, so it was not cancelled: turn on "${CANCEL_STARTED_ELSEWHERE}" to cancel such a job at Max Wait.`
-					: '';
-			return {
-				message: `Job ${promptId} did not finish within ${seconds} seconds (Max Wait); it is still running on ${place}`,
-				description: `${last} Use Workflow → Wait for Completion with this prompt_id to collect its outputs later.${elsewhere}`.trim(),
-				stillRunning: true,
-			};
-		},
+		timedOut: (promptId: string, timeout: TimeoutFacts, fate: TimeoutFate): JobFailureMessage =>
+			timedOutMessage(place, promptId, timeout, fate),
 		/** `cancelled`: the execution was stopped (else another item failed); `owned`: the node started the job. */
-		abandoned: (promptId: string, cancelled: boolean, owned: boolean): JobFailureMessage => {
-			const fate = owned ? `the job was stopped on ${place}` : 'the job itself was left running';
-			// "canceled" is the word n8n looks for to mark the execution canceled rather than failed.
-			return cancelled
-				? { message: `The execution was canceled while waiting for job ${promptId}; ${fate}`, cancelledByNode: owned }
-				: {
-						message: `Stopped waiting for job ${promptId} because another item failed; ${fate}`,
-						description: 'Turn on "Continue On Fail" to let the other items finish.',
-						cancelledByNode: owned,
-					};
-		},
+		abandoned: (promptId: string, cancelled: boolean, owned: boolean): JobFailureMessage =>
+			abandonedMessage(place, promptId, cancelled, owned),
 	};
 }
 

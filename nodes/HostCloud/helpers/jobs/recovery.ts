@@ -9,7 +9,7 @@ import { NodeApiError } from 'n8n-workflow';
 import { cloudJobStateOf, type CloudJobState } from '../job-reports/job-state';
 import { isRecord } from '../../../shared/items/validation';
 import { readQueue } from '../../transport/cloud-api';
-import { errorInfoFrom, type ExecutionErrorInfo } from '../job-reports/errors';
+import { errorInfoFrom, type ExecutionErrorInfo } from '../job-reports/execution-errors';
 import { pause } from '../../../shared/waits/pause';
 import { queuedByRequestId, queuedJobOf, type SubmitToFind } from '../ownership/find-by-request';
 import { forgetSubmit } from '../ownership/item-submits';

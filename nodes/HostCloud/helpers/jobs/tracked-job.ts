@@ -4,7 +4,7 @@
  */
 import type { IDataObject } from 'n8n-workflow';
 
-import { errorInfoFrom, type ExecutionErrorInfo } from '../job-reports/errors';
+import { errorInfoFrom, type ExecutionErrorInfo } from '../job-reports/execution-errors';
 import type { JobMessage } from '../progress-socket/progress-socket';
 import { collectExecuted } from '../job-reports/executed-outputs';
 import type { PreviewImage } from '../progress-socket/preview-frames';
