@@ -1,7 +1,7 @@
 /**
  * Host Cloud's parameters that several operations show, each read by a helper: the workflow and its
- * inputs (`helpers/graph/prepare-workflow.ts`), the wait settings (`helpers/jobs/wait-settings.ts`),
- * the output files (`helpers/jobs/run-jobs.ts`), the prompt_ids (`helpers/jobs/prompt-id.ts`) and
+ * inputs (`helpers/submit/prepare-workflow.ts`), the wait settings (`helpers/jobs/wait-settings.ts`),
+ * the output files (`helpers/jobs/run-jobs.ts`), the prompt_ids (`helpers/job-reports/prompt-id.ts`) and
  * the File operations' fields (`helpers/files/file-fields.ts`). Only this node's operation files
  * import it. Where a helper checks a field by its definition, the operation hands it in.
  */

@@ -53,7 +53,7 @@ export interface SocketSettings {
 }
 
 /**
- * The message types a job's watcher reads (`tracked-job.ts` `readMessage`), and so keeps for a
+ * The message types a job's watcher reads (`jobs/tracked-job.ts` `readMessage`), and so keeps for a
  * prompt_id it does not know yet. Progress messages (many per job) are neither redacted nor handed on.
  */
 export const JOB_MESSAGE_TYPES: ReadonlySet<string> = new Set([
