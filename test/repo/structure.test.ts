@@ -41,6 +41,9 @@ describe("import rules between folders (what each folder's header comment says i
 	);
 	const CLOUD = 'nodes/HostCloud/helpers';
 	const MEDIA = 'nodes/HostMedia/helpers';
+	/** The graph model: graph/ but node-definitions.ts, which reads the definitions from the server. */
+	const MODEL_IN_HELPERS = 'graph/(?!node-definitions\\.ts$)';
+	const MODEL = `${CLOUD}/${MODEL_IN_HELPERS}`;
 	const paths = (pattern: string) => new RegExp(`^(?:${pattern})`);
 	// [rule, the files it binds, the files they may not import], as paths from the package root.
 	const rules: Array<[string, RegExp, RegExp]> = [
@@ -60,33 +63,49 @@ describe("import rules between folders (what each folder's header comment says i
 			paths('(?!nodes/\\w+/actions/\\w+/\\w+\\.operation\\.ts$)'),
 			paths('nodes/\\w+/actions/common\\.descriptions\\.ts$'),
 		],
-		["Host Cloud's graph model imports nothing of Host Cloud", paths(`${CLOUD}/graph/workflow-graph\\.ts$`), paths('nodes/HostCloud/')],
+		[
+			"Host Cloud's graph model (graph/ but node-definitions, which reads them) imports nothing else of Host Cloud",
+			paths(MODEL),
+			paths(`nodes/HostCloud/(?!helpers/${MODEL_IN_HELPERS})`),
+		],
+		['graph/ calls no other helper folder', paths(`${CLOUD}/graph/`), paths(`${CLOUD}/(?!graph/)`)],
 		[
 			'ui-format/ reads only the graph model',
 			paths(`${CLOUD}/ui-format/`),
-			paths(`nodes/HostCloud/(?!helpers/ui-format/|helpers/graph/workflow-graph\\.ts$)`),
+			paths(`nodes/HostCloud/(?!helpers/ui-format/|helpers/${MODEL_IN_HELPERS})`),
 		],
 		[
-			'only graph/prepare-workflow calls ui-format/',
-			paths(`(?!${CLOUD}/ui-format/|${CLOUD}/graph/prepare-workflow\\.ts$)`),
+			'only submit/prepare-workflow calls ui-format/',
+			paths(`(?!${CLOUD}/ui-format/|${CLOUD}/submit/prepare-workflow\\.ts$)`),
 			paths(`${CLOUD}/ui-format/`),
 		],
-		['graph/ calls no jobs/', paths(`${CLOUD}/graph/`), paths(`${CLOUD}/jobs/`)],
 		[
-			'files/ calls no jobs/ or ui-format/, and of graph/ only the model',
+			'files/ calls of the other helper folders only the graph model',
 			paths(`${CLOUD}/files/`),
-			paths(`${CLOUD}/(jobs/|ui-format/|graph/(?!workflow-graph\\.ts$))`),
+			paths(`${CLOUD}/(?!files/|${MODEL_IN_HELPERS})`),
 		],
 		[
-			'jobs/ calls no graph/ or ui-format/, and of files/ only output-files',
-			paths(`${CLOUD}/jobs/`),
-			paths(`${CLOUD}/(graph/|ui-format/|files/(?!output-files\\.ts$))`),
+			'submit/ calls graph/, ui-format/, files/ and ownership/ only',
+			paths(`${CLOUD}/submit/`),
+			paths(`${CLOUD}/(?!submit/|graph/|ui-format/|files/|ownership/)`),
 		],
+		['progress-socket/ calls no other helper folder', paths(`${CLOUD}/progress-socket/`), paths(`${CLOUD}/(?!progress-socket/)`)],
+		[
+			'job-reports/ calls ownership/ and of files/ only output-files',
+			paths(`${CLOUD}/job-reports/`),
+			paths(`${CLOUD}/(?!job-reports/|ownership/|files/output-files\\.ts$)`),
+		],
+		[
+			'jobs/ calls job-reports/, progress-socket/ and ownership/ only',
+			paths(`${CLOUD}/jobs/`),
+			paths(`${CLOUD}/(?!jobs/|job-reports/|progress-socket/|ownership/)`),
+		],
+		['no other helper folder calls jobs/ (the operations do)', paths(`${CLOUD}/(?!jobs/)`), paths(`${CLOUD}/jobs/`)],
 		['ownership/ calls no other helper folder', paths(`${CLOUD}/ownership/`), paths(`${CLOUD}/(?!ownership/)`)],
 		[
-			'finished-jobs/ calls no graph/, ui-format/ or files/ but output-files',
+			'finished-jobs/ calls job-reports/, progress-socket/ and ownership/ only',
 			paths(`${CLOUD}/finished-jobs/`),
-			paths(`${CLOUD}/(graph/|ui-format/|files/(?!output-files\\.ts$))`),
+			paths(`${CLOUD}/(?!finished-jobs/|job-reports/|progress-socket/|ownership/)`),
 		],
 		[
 			'only the trigger calls finished-jobs/',
@@ -109,9 +128,31 @@ describe("import rules between folders (what each folder's header comment says i
 		expect(imports.filter(([a, b]) => node(a) && node(b) && node(a) !== node(b)).map(([a, b]) => `${a} → ${b}`)).toEqual([]);
 	});
 
+	/** A node's helper folders that import one another, directly or around a ring (`nodes/X/helpers/a ↔ b`). */
+	const tiedHelperFolders = (edges: ReadonlyArray<readonly [string, string]>): string[] => {
+		const folderOf = (path: string) => /^(nodes\/\w+\/helpers\/[\w-]+)\//.exec(path)?.[1];
+		const folders = new Map<string, string[]>();
+		for (const [a, b] of edges) {
+			const [from, to] = [folderOf(a), folderOf(b)];
+			if (!from || !to || from === to || from.split('/')[1] !== to.split('/')[1]) continue;
+			folders.set(join(ROOT, from), [...new Set([...(folders.get(join(ROOT, from)) ?? []), join(ROOT, to)])]);
+		}
+		return importCycles(folders, ROOT).map((ring) => ring.join(' ↔ '));
+	};
+
+	test("no two helper folders of a node import each other, type-only imports included (each folder's calls point one way)", () => {
+		expect(imports.some(([a, b]) => /helpers\/ui-format\//.test(a) && /helpers\/graph\//.test(b))).toBe(true);
+		expect(tiedHelperFolders(imports)).toEqual([]);
+	});
+
+	test('the folder check sees a tie put in (the graph model importing the converter)', () => {
+		const tie = ['nodes/HostCloud/helpers/graph/workflow-graph.ts', 'nodes/HostCloud/helpers/ui-format/convert.ts'] as const;
+		expect(tiedHelperFolders([...imports, tie])).toEqual(['nodes/HostCloud/helpers/graph ↔ nodes/HostCloud/helpers/ui-format']);
+	});
+
 	test('the rules see real imports (a pattern that matches nothing would pass anyway)', () => {
 		const files = sourceFiles(ROOT, ['nodes']).map((file) => relative(ROOT, file));
-		expect(broken(paths(`${CLOUD}/graph/prepare-workflow\\.ts$`), paths(`${CLOUD}/ui-format/convert\\.ts$`))).toHaveLength(1);
+		expect(broken(paths(`${CLOUD}/submit/prepare-workflow\\.ts$`), paths(`${CLOUD}/ui-format/convert\\.ts$`))).toHaveLength(1);
 		for (const [, from, to] of rules) {
 			expect(imports.some(([a]) => from.test(a))).toBe(true);
 			expect(files.some((file) => to.test(file))).toBe(true);

@@ -12,7 +12,7 @@
 import { readdirSync, statSync } from 'node:fs';
 import { join, relative } from 'node:path';
 
-import type { NodeDefinitions } from '../../nodes/HostCloud/helpers/graph/workflow-graph';
+import type { NodeDefinitions } from '../../nodes/HostCloud/helpers/graph/class-definitions';
 
 export interface AssetExpectation {
 	/** Node id → the class the editor sends under it (every node, for a file short enough to list). */

@@ -1,7 +1,7 @@
 /**
  * Host Cloud's parameters that several operations show, each read by a helper: the workflow and its
- * inputs (`helpers/graph/prepare-workflow.ts`), the wait settings (`helpers/jobs/wait-settings.ts`),
- * the output files (`helpers/jobs/run-jobs.ts`), the prompt_ids (`helpers/jobs/prompt-id.ts`) and
+ * inputs (`helpers/submit/prepare-workflow.ts`), the wait settings (`helpers/jobs/wait-settings.ts`),
+ * the output files (`helpers/jobs/run-jobs.ts`), the prompt_ids (`helpers/job-reports/prompt-id.ts`) and
  * the File operations' fields (`helpers/files/file-fields.ts`). Only this node's operation files
  * import it. Where a helper checks a field by its definition, the operation hands it in.
  */
@@ -19,10 +19,10 @@ import {
 	PARTNER_KEY_FIELD,
 	WORKFLOW_FIELD,
 	type SubmitFields,
-} from '../helpers/graph/prepare-workflow';
+} from '../helpers/submit/prepare-workflow';
 import { JOB_TAG_KEY } from '../helpers/ownership/job-tag';
 import { FILES_CONVENTION_SINCE_VERSION } from '../helpers/jobs/run-jobs';
-import { PROMPT_ID_FIELD, type PromptIdList } from '../helpers/jobs/prompt-id';
+import { PROMPT_ID_FIELD, type PromptIdList } from '../helpers/job-reports/prompt-id';
 import type { WaitFields } from '../helpers/jobs/wait-settings';
 
 // The workflow and its inputs (Execute, Submit; Convert to API Format shows the first two).

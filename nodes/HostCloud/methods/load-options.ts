@@ -7,9 +7,10 @@
 import type { ILoadOptionsFunctions, INodePropertyOptions } from 'n8n-workflow';
 import { NodeOperationError } from 'n8n-workflow';
 
-import { readWorkflowField } from '../helpers/graph/prepare-workflow';
+import { readWorkflowField } from '../helpers/submit/prepare-workflow';
 import { nodeDefinitions } from '../helpers/graph/node-definitions';
-import { graphInputChoices, graphNodeChoices, isImageLoader, listedInputValues, type WorkflowGraph } from '../helpers/graph/workflow-graph';
+import { graphInputChoices, graphNodeChoices, listedInputValues } from '../helpers/graph/node-choices';
+import { isImageLoader, type WorkflowGraph } from '../helpers/graph/workflow-graph';
 import { namesOf, selfHostedServer } from '../helpers/server/controls';
 import { modelFilesForInput } from '../helpers/server/model-folders';
 import { ownValue } from '../../shared/items/validation';

@@ -3,11 +3,11 @@
  * goes through the package's one transport (`hostRequest`), which applies the credential (the
  * cloud's API key, or a self-hosted server's proxy headers), maps errors and redacts secrets.
  * The cloud and a self-hosted ComfyUI-compatible server share these routes; where one lacks a
- * route (the cloud's job status and record, the server's history), `helpers/jobs/lookup.ts` picks.
+ * route (the cloud's job status and record, the server's history), `helpers/job-reports/lookup.ts` picks.
  *
  * Not here: fetching a cloud file's signed storage URL (the Location of GET /api/view). That goes
  * through `shared/binary/binary.ts` `downloadToBinary`, a plain request with no credential, because the
- * storage host must never see the API key. The progress WebSocket is opened by `helpers/jobs/progress-socket.ts`.
+ * storage host must never see the API key. The progress WebSocket is opened by `helpers/progress-socket/progress-socket.ts`.
  */
 import type { IDataObject, IExecuteFunctions, ILoadOptionsFunctions } from 'n8n-workflow';
 

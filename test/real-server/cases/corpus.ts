@@ -13,7 +13,8 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 
 import { convertUiWorkflow } from '../../../nodes/HostCloud/helpers/ui-format/convert';
-import type { NodeDefinitions, WorkflowGraph } from '../../../nodes/HostCloud/helpers/graph/workflow-graph';
+import type { NodeDefinitions } from '../../../nodes/HostCloud/helpers/graph/class-definitions';
+import type { WorkflowGraph } from '../../../nodes/HostCloud/helpers/graph/workflow-graph';
 import { assetFiles } from '../../support/frontend-assets';
 import { describeWithShared } from '../../support/shared-data';
 import { drainQueue, realServer } from '../support/real-server';

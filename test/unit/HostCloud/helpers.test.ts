@@ -6,21 +6,16 @@
 import type { ILoadOptionsFunctions } from 'n8n-workflow';
 
 import { getImageLoaderNodes, getNodeInputs, getWorkflowNodes } from '../../../nodes/HostCloud/methods/load-options';
-import { describeExecutionError } from '../../../nodes/HostCloud/helpers/jobs/errors';
+import { describeExecutionError } from '../../../nodes/HostCloud/helpers/job-reports/execution-errors';
 import { socketBaseUrl } from '../../../credentials/cloud-server';
 import { multipartBody } from '../../../nodes/shared/transport/multipart';
 import { collectOutputFiles, mergeNodeOutput, mimeTypeFor } from '../../../nodes/HostCloud/helpers/files/output-files';
-import { parsePreviewFrame } from '../../../nodes/HostCloud/helpers/jobs/preview-frames';
-import { cloudJobStateOf } from '../../../nodes/HostCloud/helpers/jobs/job-state';
-import {
-	applyInputOverrides,
-	coerceInputValue,
-	graphNodeChoices,
-	hasKnownPartnerNodes,
-	hasPartnerNodes,
-	parseWorkflowGraph,
-	type WorkflowGraph,
-} from '../../../nodes/HostCloud/helpers/graph/workflow-graph';
+import { parsePreviewFrame } from '../../../nodes/HostCloud/helpers/progress-socket/preview-frames';
+import { cloudJobStateOf } from '../../../nodes/HostCloud/helpers/job-reports/job-state';
+import { applyInputOverrides, coerceInputValue } from '../../../nodes/HostCloud/helpers/graph/input-overrides';
+import { graphNodeChoices } from '../../../nodes/HostCloud/helpers/graph/node-choices';
+import { hasKnownPartnerNodes, hasPartnerNodes } from '../../../nodes/HostCloud/helpers/graph/class-definitions';
+import { parseWorkflowGraph, type WorkflowGraph } from '../../../nodes/HostCloud/helpers/graph/workflow-graph';
 import { parseMultipart, type SimRequest } from '../../../simulator/shared/core';
 import { metadataPreviewFrame, previewFrame, textFrame } from '../../../simulator/cloud/ws';
 import { txt2img } from '../../support/cloud';

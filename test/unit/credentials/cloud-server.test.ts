@@ -3,7 +3,7 @@
  * entries as job records.
  */
 import { cloudServerOf } from '../../../credentials/cloud-server';
-import { queuedIds, recordFromHistory } from '../../../nodes/HostCloud/helpers/jobs/lookup';
+import { queuedIds, recordFromHistory } from '../../../nodes/HostCloud/helpers/job-reports/lookup';
 
 describe('cloudServerOf', () => {
 	test('a credential saved before the Server choice existed is the cloud, with its key as the header and the secret', () => {

@@ -3,7 +3,7 @@ import { NodeOperationError, updateDisplayOptions } from 'n8n-workflow';
 
 import { clipText } from '../../../shared/transport/service-values';
 import { booleanValue, isRecord, maxCharacters, optionalText, requiredText } from '../../../shared/items/validation';
-import { cancelJobs } from '../../helpers/jobs/lookup';
+import { cancelJobs } from '../../helpers/job-reports/lookup';
 import { thisInstanceId } from '../../helpers/ownership/job-tag';
 import { ENDED_BEFORE_CANCEL, isAwaitedOnly, isQueueAnswer, jobsOfExecution, type ExecutionJob } from '../../helpers/ownership/own-jobs';
 import { readQueue } from '../../transport/cloud-api';

@@ -2,8 +2,8 @@ import type { IDataObject, IExecuteFunctions, INodeExecutionData, INodePropertie
 import { updateDisplayOptions } from 'n8n-workflow';
 
 import { runsAsTool } from '../../../shared/tools/tool-use';
-import { cancelJobs } from '../../helpers/jobs/lookup';
-import { type PromptIdList, readPromptIdList } from '../../helpers/jobs/prompt-id';
+import { cancelJobs } from '../../helpers/job-reports/lookup';
+import { type PromptIdList, readPromptIdList } from '../../helpers/job-reports/prompt-id';
 import { thisWorkflow } from '../../helpers/ownership/job-tag';
 import { cancellableByThisWorkflow, ENDED_BEFORE_CANCEL } from '../../helpers/ownership/own-jobs';
 import { readQueue } from '../../transport/cloud-api';

@@ -2,7 +2,7 @@ import type { IDataObject, IExecuteFunctions, INodeExecutionData, INodePropertie
 import { updateDisplayOptions } from 'n8n-workflow';
 
 import { oneOf } from '../../../shared/items/validation';
-import { readPromptIdList } from '../../helpers/jobs/prompt-id';
+import { readPromptIdList } from '../../helpers/job-reports/prompt-id';
 import { selfHostedServer } from '../../helpers/server/controls';
 import { HISTORY_IDS, historyOf, recentHistory } from '../../helpers/server/history';
 import { deleteHistory } from '../../transport/cloud-api';

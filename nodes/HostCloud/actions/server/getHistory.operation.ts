@@ -3,7 +3,7 @@ import { updateDisplayOptions } from 'n8n-workflow';
 
 import { checkedOrDefault, fieldProperty, type FieldDefinition } from '../../../shared/items/fields';
 import { oneOf } from '../../../shared/items/validation';
-import { readPromptIdList } from '../../helpers/jobs/prompt-id';
+import { readPromptIdList } from '../../helpers/job-reports/prompt-id';
 import { selfHostedServer } from '../../helpers/server/controls';
 import { HISTORY_IDS, historyEntryJson, historyOf, MAX_HISTORY_ITEMS, recentHistory } from '../../helpers/server/history';
 import { promptIdListProperty } from '../common.descriptions';

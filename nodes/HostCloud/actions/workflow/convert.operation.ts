@@ -1,7 +1,7 @@
 import type { IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
 import { updateDisplayOptions } from 'n8n-workflow';
 
-import { workflowWithInputs } from '../../helpers/graph/prepare-workflow';
+import { workflowWithInputs } from '../../helpers/submit/prepare-workflow';
 import { conversionNotes } from '../../helpers/graph/workflow-graph';
 import { toolDescriptionProperty } from '../../../shared/descriptions/tool-options';
 import { overridesProperty, workflowProperty } from '../common.descriptions';

@@ -3,12 +3,12 @@ import { NodeOperationError, updateDisplayOptions } from 'n8n-workflow';
 
 import { Slots } from '../../../shared/items/concurrent-items';
 import { checkEachItem, errorForItem } from '../../../shared/items/items';
-import { prepareWorkflow, readDefinitionsEarly, uploadInputImages, type PreparedWorkflow } from '../../helpers/graph/prepare-workflow';
-import { submitWorkflow } from '../../helpers/graph/submit-workflow';
+import { prepareWorkflow, readDefinitionsEarly, uploadInputImages, type PreparedWorkflow } from '../../helpers/submit/prepare-workflow';
+import { submitWorkflow } from '../../helpers/submit/submit-workflow';
 import { describeToolAnswer } from '../../../shared/tools/tool-result';
 import { JobRun, readJobRunSettings, type ItemJob } from '../../helpers/jobs/run-jobs';
 import type { FinishedJob } from '../../helpers/jobs/tracked-job';
-import { isCancelledByNode } from '../../helpers/jobs/errors';
+import { isCancelledByNode } from '../../helpers/job-reports/errors';
 import { cancelOwnJobs } from '../../helpers/jobs/recovery';
 import { forgetSubmit, jobsToTakeOver, keepSubmit, type EarlierTry } from '../../helpers/ownership/item-submits';
 import { lostJobsThatAppeared } from '../../helpers/ownership/lost-submit';

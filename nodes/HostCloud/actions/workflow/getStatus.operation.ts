@@ -3,12 +3,12 @@ import { updateDisplayOptions } from 'n8n-workflow';
 
 import { runPerItem } from '../../../shared/items/items';
 import { clipText } from '../../../shared/transport/service-values';
-import { cloudJobStateOf } from '../../helpers/jobs/job-state';
+import { cloudJobStateOf } from '../../helpers/job-reports/job-state';
 import { describeToolAnswer } from '../../../shared/tools/tool-result';
 import { runsAsTool } from '../../../shared/tools/tool-use';
-import { filesItem } from '../../helpers/jobs/job-item';
-import { lookUpJobRecord, lookUpJobStatus } from '../../helpers/jobs/lookup';
-import { readPromptId } from '../../helpers/jobs/prompt-id';
+import { filesItem } from '../../helpers/job-reports/files-item';
+import { lookUpJobRecord, lookUpJobStatus } from '../../helpers/job-reports/lookup';
+import { readPromptId } from '../../helpers/job-reports/prompt-id';
 import { followJobs } from '../../helpers/jobs/run-jobs';
 import { NOT_AS_TOOL, toolDescriptionProperty, toolWaitProperty } from '../../../shared/descriptions/tool-options';
 import { promptIdProperty, WAIT_FIELDS } from '../common.descriptions';

@@ -2,8 +2,8 @@ import type { IDataObject, IExecuteFunctions, INodeExecutionData, INodePropertie
 import { updateDisplayOptions } from 'n8n-workflow';
 
 import { runsAsTool } from '../../../shared/tools/tool-use';
-import { prepareWorkflow, uploadInputImages } from '../../helpers/graph/prepare-workflow';
-import { submitWorkflow } from '../../helpers/graph/submit-workflow';
+import { prepareWorkflow, uploadInputImages } from '../../helpers/submit/prepare-workflow';
+import { submitWorkflow } from '../../helpers/submit/submit-workflow';
 import { runningJobForTool } from '../../helpers/jobs/job-item';
 import { jobsToTakeOver } from '../../helpers/ownership/item-submits';
 import { toolDescriptionProperty } from '../../../shared/descriptions/tool-options';

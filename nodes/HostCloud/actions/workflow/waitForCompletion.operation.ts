@@ -3,7 +3,7 @@ import { updateDisplayOptions } from 'n8n-workflow';
 
 import { checkedOrDefault, fieldProperty, type FieldDefinition } from '../../../shared/items/fields';
 import { describeToolAnswer } from '../../../shared/tools/tool-result';
-import { CANCEL_STARTED_ELSEWHERE } from '../../helpers/jobs/errors';
+import { CANCEL_STARTED_ELSEWHERE } from '../../helpers/job-reports/errors';
 import { followJobs } from '../../helpers/jobs/run-jobs';
 import { toolDescriptionProperty, toolWaitProperty } from '../../../shared/descriptions/tool-options';
 import { promptIdProperty, downloadFilesProperties, rawOutputsProperty, waitProperties, WAIT_FIELDS } from '../common.descriptions';

@@ -1,7 +1,7 @@
 /**
  * files/: output files, uploads and the File operations' fields. It may call transport/,
- * nodes/shared and graph/workflow-graph's model; never jobs/ or ui-format/ (jobs/ calls this
- * file for the files a job's outputs name).
+ * nodes/shared and the graph model (graph/, but node-definitions.ts); no other helper folder:
+ * job-reports/ calls this file for the files a job's outputs name, submit/ calls uploads.ts.
  *
  * Output files of a job: finding the file references in `executed` outputs (whatever key a node
  * uses: images, video, videos, gifs, audio...), and each file's address and bytes.

@@ -11,12 +11,12 @@ import type { IDataObject, ITriggerFunctions } from 'n8n-workflow';
 import { NodeApiError, NodeOperationError } from 'n8n-workflow';
 
 import { Naps, pause } from '../../../shared/waits/pause';
-import { cloudJobStateOf } from '../jobs/job-state';
+import { cloudJobStateOf } from '../job-reports/job-state';
 import { isRecord } from '../../../shared/items/validation';
 import { progressSocketAddress, readQueue } from '../../transport/cloud-api';
-import { errorInfoFrom } from '../jobs/errors';
-import { JobNotOnServerError, lookUpJobRecord, lookUpJobStatus } from '../jobs/lookup';
-import { JobSocket, type JobMessage, type SocketListener } from '../jobs/progress-socket';
+import { errorInfoFrom } from '../job-reports/execution-errors';
+import { JobNotOnServerError, lookUpJobRecord, lookUpJobStatus } from '../job-reports/lookup';
+import { JobSocket, type JobMessage, type SocketListener } from '../progress-socket/progress-socket';
 import { entriesOf, isQueueAnswer, usablePromptId } from '../ownership/own-jobs';
 import { endOf, entryFacts, passesFilters, type EndedJob, type JobEnd } from './ended-job';
 import { HeardJobs, type HeardJob } from './heard-jobs';

@@ -3,16 +3,17 @@
  * job that ended anywhere on the account or server, whether the trigger's filters pass it on, and
  * the item it starts a flow with. `cloud-listener.ts` hears the cloud's jobs end on the account's
  * WebSocket; `history-poller.ts` reads a self-hosted server's history; `settings.ts` reads the
- * trigger's parameters and `memory.ts` what it remembers. The folder may call jobs/, files/ (output
- * files only), ownership/ (the job tag), transport/ and nodes/shared.
+ * trigger's parameters and `memory.ts` what it remembers. The folder may call job-reports/ (a job
+ * as the server reports it, shared with Execute), progress-socket/, ownership/ (the job tag),
+ * transport/ and nodes/shared; never jobs/, which is Execute's.
  */
 import type { IDataObject, INodeExecutionData, ITriggerFunctions } from 'n8n-workflow';
 
 import { placeOf, type ServerKind } from '../../../../credentials/cloud-server';
 import { clipText, clipTextsDeep } from '../../../shared/transport/service-values';
 import { isRecord, ownValue } from '../../../shared/items/validation';
-import { describeExecutionError, type ExecutionErrorInfo } from '../jobs/errors';
-import { filesItem } from '../jobs/job-item';
+import { describeExecutionError, type ExecutionErrorInfo } from '../job-reports/execution-errors';
+import { filesItem } from '../job-reports/files-item';
 import { jobTagOf, madeByThisInstall } from '../ownership/job-tag';
 import type { TriggerSettings } from './settings';
 

@@ -11,8 +11,8 @@
 import type { IDataObject } from 'n8n-workflow';
 
 import { isRecord } from '../../../shared/items/validation';
-import type { ExecutionErrorInfo } from '../jobs/errors';
-import { collectExecuted } from '../jobs/tracked-job';
+import type { ExecutionErrorInfo } from '../job-reports/execution-errors';
+import { collectExecuted } from '../job-reports/executed-outputs';
 import type { JobEnd, JobFacts } from './ended-job';
 
 const MAX_HEARD_JOBS = 2_000;

@@ -7,8 +7,8 @@ import type { IDataObject, ITriggerFunctions } from 'n8n-workflow';
 
 import { isRecord } from '../../../shared/items/validation';
 import { readRecentHistory } from '../../transport/cloud-api';
-import { errorInfoFrom } from '../jobs/errors';
-import { recordFromHistory } from '../jobs/lookup';
+import { errorInfoFrom } from '../job-reports/execution-errors';
+import { recordFromHistory } from '../job-reports/lookup';
 import { usablePromptId } from '../ownership/own-jobs';
 import { endOf, entryFacts, passesFilters, type EndedJob } from './ended-job';
 import type { TriggerMemory } from './memory';

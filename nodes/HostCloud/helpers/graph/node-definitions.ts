@@ -6,7 +6,7 @@
 import type { IExecuteFunctions, ILoadOptionsFunctions } from 'n8n-workflow';
 
 import { readNodeDefinitions } from '../../transport/cloud-api';
-import type { NodeDefinitions } from './workflow-graph';
+import type { NodeDefinitions } from './class-definitions';
 
 const readsByRun = new WeakMap<object, Promise<NodeDefinitions>>();
 

@@ -6,17 +6,17 @@
 import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
 import { NodeApiError } from 'n8n-workflow';
 
-import { cloudJobStateOf, type CloudJobState } from './job-state';
+import { cloudJobStateOf, type CloudJobState } from '../job-reports/job-state';
 import { isRecord } from '../../../shared/items/validation';
 import { readQueue } from '../../transport/cloud-api';
-import { errorInfoFrom, type ExecutionErrorInfo } from './errors';
+import { errorInfoFrom, type ExecutionErrorInfo } from '../job-reports/execution-errors';
 import { pause } from '../../../shared/waits/pause';
 import { queuedByRequestId, queuedJobOf, type SubmitToFind } from '../ownership/find-by-request';
 import { forgetSubmit } from '../ownership/item-submits';
 import { SECOND_LOOK_MS } from '../ownership/lost-submit';
 import { thisExecutionId, thisWorkflow } from '../ownership/job-tag';
 import { jobsOfExecution } from '../ownership/own-jobs';
-import { AnswerAboutAnotherJobError, cancelJobs, JobNotOnServerError, lookUpJobRecord, lookUpJobStatus } from './lookup';
+import { AnswerAboutAnotherJobError, cancelJobs, JobNotOnServerError, lookUpJobRecord, lookUpJobStatus } from '../job-reports/lookup';
 import type { WatchSettings } from './tracked-job';
 
 /**

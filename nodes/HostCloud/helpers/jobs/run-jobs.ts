@@ -1,9 +1,10 @@
 /**
- * jobs/: following cloud jobs from submit to output item: the progress socket, the watcher, each
- * job's state, recovery and lookups, failures in words, the wait settings, the output item. It
- * may call transport/, nodes/shared, ownership/ and files/output-files (the files a job's outputs
- * name); never graph/ or ui-format/: Execute submits (graph/submit-workflow) and hands the watcher
- * the submit's answer.
+ * jobs/: Execute's and Wait for Completion's watch of cloud jobs, from submit to output item: the
+ * watcher and its share of the progress socket, each job's phase, recovery, the wait settings,
+ * the output item. It may call job-reports/ (what the server reports of a job, shared with the
+ * trigger), progress-socket/, ownership/, transport/ and nodes/shared; never graph/, submit/ or
+ * ui-format/: Execute submits (submit/submit-workflow) and hands the watcher the submit's answer.
+ * No other helper folder calls it.
  *
  * Runs the items of Execute and Wait for Completion as cloud jobs followed by one watcher: the
  * operation checks every item before anything is sent, jobs run concurrently up to a limit, each
@@ -19,10 +20,11 @@ import { PUT_FILES_IN_FIELD, readResultFiles } from '../../../shared/binary/resu
 import { readToolWaitMs, runsAsTool } from '../../../shared/tools/tool-use';
 import { invalidField } from '../../../shared/items/validation';
 import { ConcurrentItems, type Slots } from '../../../shared/items/concurrent-items';
-import { asJobFailure, isStillRunning } from './errors';
-import { completedJobForTool, finishedJobItem, PREVIEW_FIELD, runningJobForTool, type FileDownload } from './job-item';
+import { asJobFailure, isStillRunning } from '../job-reports/errors';
+import { completedJobForTool, finishedJobItem, PREVIEW_FIELD, runningJobForTool } from './job-item';
+import type { FileDownload } from '../job-reports/files-item';
 import { JobWatcher } from './watcher';
-import { readPromptId } from './prompt-id';
+import { readPromptId } from '../job-reports/prompt-id';
 import type { FinishedJob } from './tracked-job';
 import { readWaitOptions, toolWaitOptions, type WaitFields, type WaitOptions } from './wait-settings';
 

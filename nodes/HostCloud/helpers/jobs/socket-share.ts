@@ -12,8 +12,14 @@ import { createHash, randomUUID } from 'crypto';
 
 import type { Logger } from 'n8n-workflow';
 
-import { JOB_MESSAGE_TYPES, JobSocket, type JobMessage, type SocketListener, type SocketSettings } from './progress-socket';
-import type { PreviewImage } from './preview-frames';
+import {
+	JOB_MESSAGE_TYPES,
+	JobSocket,
+	type JobMessage,
+	type SocketListener,
+	type SocketSettings,
+} from '../progress-socket/progress-socket';
+import type { PreviewImage } from '../progress-socket/preview-frames';
 
 /** What a node run hears from its share. */
 export interface ShareEvents {

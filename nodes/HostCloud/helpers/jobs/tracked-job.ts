@@ -4,11 +4,10 @@
  */
 import type { IDataObject } from 'n8n-workflow';
 
-import { isRecord, ownValue, setOwn } from '../../../shared/items/validation';
-import { errorInfoFrom, type ExecutionErrorInfo } from './errors';
-import type { JobMessage } from './progress-socket';
-import { mergeNodeOutput } from '../files/output-files';
-import type { PreviewImage } from './preview-frames';
+import { errorInfoFrom, type ExecutionErrorInfo } from '../job-reports/execution-errors';
+import type { JobMessage } from '../progress-socket/progress-socket';
+import { collectExecuted } from '../job-reports/executed-outputs';
+import type { PreviewImage } from '../progress-socket/preview-frames';
 
 export interface WatchSettings {
 	/** Use the WebSocket when the runtime has one (false: poll only). */
@@ -130,14 +129,6 @@ export function checkSoon(jobs: Iterable<TrackedJob>): void {
 
 /** Whether a job's wait is over (read after an await, where the compiler's narrowing no longer holds). */
 export const isDone = (job: TrackedJob): boolean => job.phase === 'done';
-
-/** Adds the outputs an `executed` message reports to those collected by node id. */
-export function collectExecuted(outputs: Record<string, IDataObject>, data: Record<string, unknown>): void {
-	// A node id is a name from outside: kept as an own key (`__proto__` included), never "[object Object]".
-	const node = data.node ?? data.display_node;
-	const nodeId = typeof node === 'string' || typeof node === 'number' ? String(node) : '';
-	if (nodeId && isRecord(data.output)) setOwn(outputs, nodeId, mergeNodeOutput(ownValue(outputs, nodeId), data.output as IDataObject));
-}
 
 /**
  * Applies one progress message to its job: outputs of `executed` are collected; the answer says

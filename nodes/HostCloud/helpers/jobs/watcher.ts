@@ -12,11 +12,12 @@ import type { IExecuteFunctions } from 'n8n-workflow';
 import { NodeOperationError } from 'n8n-workflow';
 
 import { Naps } from '../../../shared/waits/pause';
-import type { CloudJobState } from './job-state';
+import type { CloudJobState } from '../job-reports/job-state';
 import { progressSocketAddress } from '../../transport/cloud-api';
-import { asJobFailure, executionFailure, jobFailure, type JobFailureMessage, jobFailureMessages } from './errors';
+import { asJobFailure, executionFailure, jobFailure, jobFailureMessages } from '../job-reports/errors';
+import type { JobFailureMessage } from '../job-reports/execution-errors';
 import { cancelOwnJobs, cancelUnansweredSubmissions, failureFromRecord, fateAtMaxWait, outputsFromRecord, readJobState } from './recovery';
-import { JobSocket, type JobMessage } from './progress-socket';
+import { JobSocket, type JobMessage } from '../progress-socket/progress-socket';
 import { shareJobSocket, type SocketShare } from './socket-share';
 import {
 	isDone,
@@ -31,7 +32,7 @@ import {
 	type TrackedJob,
 	type WatchSettings,
 } from './tracked-job';
-import type { PreviewImage } from './preview-frames';
+import type { PreviewImage } from '../progress-socket/preview-frames';
 
 export class JobWatcher {
 	private socket?: SocketShare;

@@ -2,7 +2,8 @@
  * ownership/: whose a cloud job is. This file is the folder's entry: the tag every submit carries
  * in `extra_data.n8n`, and reading it back from a queue entry. `own-jobs.ts` uses it to keep a tool
  * to the jobs of its own workflow. The folder may call transport/ and nodes/shared, and no other
- * helper folder: graph/ (the submit) and the queue operations both read it.
+ * helper folder: submit/, the job library (job-reports/, jobs/, finished-jobs/) and the queue
+ * operations all read it.
  *
  * The tag names the n8n execution, workflow, node and item that submitted the job, and a request
  * id made per submit, so that a job whose execution died can be found (and cancelled), and a

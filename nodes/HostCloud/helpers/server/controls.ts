@@ -3,8 +3,8 @@
  * Get History, Delete History): they are controls of a self-hosted ComfyUI-compatible server, which
  * the cloud does not offer. The node cannot hide operations by credential, so each refuses a cloud
  * credential by name before anything is sent. It may call transport/, nodes/shared, and of the
- * other helper folders jobs/ (a history entry in the package's job words, with its files) and
- * ownership/ (which ids can name a job); none of them calls it.
+ * other helper folders job-reports/ (a history entry in the package's job words, with its files)
+ * and ownership/ (which ids can name a job); none of them calls it.
  */
 import type { IDataObject, IExecuteFunctions, ILoadOptionsFunctions } from 'n8n-workflow';
 import { NodeOperationError } from 'n8n-workflow';

@@ -10,10 +10,10 @@ import { placeOf } from '../../../../credentials/cloud-server';
 import { clipTextsDeep } from '../../../shared/transport/service-values';
 import { isRecord } from '../../../shared/items/validation';
 import { readHistory, readRecentHistory } from '../../transport/cloud-api';
-import { describeExecutionError, errorInfoFrom } from '../jobs/errors';
-import { historyEntryOf, recordFromHistory } from '../jobs/lookup';
-import type { PromptIdList } from '../jobs/prompt-id';
-import { filesItem } from '../jobs/job-item';
+import { describeExecutionError, errorInfoFrom } from '../job-reports/execution-errors';
+import { historyEntryOf, recordFromHistory } from '../job-reports/lookup';
+import type { PromptIdList } from '../job-reports/prompt-id';
+import { filesItem } from '../job-reports/files-item';
 import { usablePromptId } from '../ownership/own-jobs';
 
 /**

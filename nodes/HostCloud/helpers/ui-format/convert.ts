@@ -1,7 +1,7 @@
 /**
- * ui-format/: the UI-format converter; this file is its entry, and only graph/prepare-workflow calls
- * it. It may read graph/workflow-graph's model and nodes/shared, nothing else: no transport (the
- * node definitions are passed in), no jobs/ or files/.
+ * ui-format/: the UI-format converter; this file is its entry, and only submit/prepare-workflow calls
+ * it. It may read the graph model (graph/, but node-definitions.ts) and nodes/shared, nothing else:
+ * no transport (the node definitions are passed in), no submit/, jobs/ or files/.
  *
  * A workflow as the ComfyUI editor saves it (UI format) turned into the API format the server runs,
  * with the server's own node definitions, by the editor's rules: subgraph and group node instances
@@ -29,14 +29,8 @@ import { ConversionNotes } from './notes';
 import { readProxyWidgets } from './proxy-widgets';
 import { applyHostValues, bindHostInputs, noHostValues, type HostValues } from './subgraph-hosts';
 import { apiValue, readWidgetValues } from './widgets';
-import {
-	asLink,
-	setConversionNotes,
-	type GraphNode,
-	type GraphResult,
-	type NodeDefinitions,
-	type WorkflowGraph,
-} from '../graph/workflow-graph';
+import { asLink, setConversionNotes, type GraphNode, type GraphResult, type WorkflowGraph } from '../graph/workflow-graph';
+import type { NodeDefinitions } from '../graph/class-definitions';
 
 /**
  * What one conversion may cost. A saved workflow of a few kilobytes can nest subgraph instances

@@ -8,7 +8,8 @@
 import { isRecord, ownValue } from '../../../shared/items/validation';
 import { readNode, type UiLink, type UiNode, type UiSubgraph } from './graph';
 import { socketInputs, widgetLayout, withoutForcedValues } from './widgets';
-import type { GraphProblem, NodeDefinitions } from '../graph/workflow-graph';
+import type { GraphProblem } from '../graph/workflow-graph';
+import type { NodeDefinitions } from '../graph/class-definitions';
 
 type SlotMap = Map<number, Map<number, true>>;
 
@@ -82,6 +83,31 @@ function spreadValues(nodes: UiNode[], definitions: NodeDefinitions, linksFrom: 
 	}
 }
 
+/** The inner nodes of group node `name`, unlinked (their links are rebuilt from the group's), or the first that cannot be read. */
+function innerNodes(name: string, group: Record<string, unknown>): UiNode[] | GraphProblem {
+	const nodes: UiNode[] = [];
+	for (const [index, raw] of (Array.isArray(group.nodes) ? group.nodes : []).entries()) {
+		const node = readNode(raw, index, `group node "${name}"`, String(index));
+		if ('message' in node) return node;
+		// Ids saved on the inner nodes belong to another graph.
+		node.inputs = node.inputs.map((input) => ({ ...input, link: null }));
+		nodes.push(node);
+	}
+	return nodes;
+}
+
+/** The inner output slots the group's saved `external` list says are used outside it. */
+function externalSlots(group: Record<string, unknown>): SlotMap {
+	const external: SlotMap = new Map();
+	for (const entry of Array.isArray(group.external) ? group.external : []) {
+		if (!Array.isArray(entry)) continue;
+		const [node, slot] = entry as unknown[];
+		const index = typeof node === 'number' ? node : isRecord(node) && typeof node.index === 'number' ? node.index : undefined;
+		if (index !== undefined && typeof slot === 'number') mark(external, index, slot);
+	}
+	return external;
+}
+
 /** The instance `instance` of group node `name`, as a subgraph of its own. */
 export function groupNodeSubgraph(
 	instance: UiNode,
@@ -89,14 +115,8 @@ export function groupNodeSubgraph(
 	group: Record<string, unknown>,
 	definitions: NodeDefinitions,
 ): UiSubgraph | GraphProblem {
-	const nodes: UiNode[] = [];
-	for (const [index, raw] of (Array.isArray(group.nodes) ? group.nodes : []).entries()) {
-		const node = readNode(raw, index, `group node "${name}"`, String(index));
-		if ('message' in node) return node;
-		// Inner links are rebuilt below; ids saved on the inner nodes belong to another graph.
-		node.inputs = node.inputs.map((input) => ({ ...input, link: null }));
-		nodes.push(node);
-	}
+	const nodes = innerNodes(name, group);
+	if (!Array.isArray(nodes)) return nodes;
 	const links = new Map<number, UiLink>();
 	const linksTo: SlotMap = new Map();
 	const linksFrom: SlotMap = new Map();
@@ -116,13 +136,7 @@ export function groupNodeSubgraph(
 		mark(linksFrom, origin, originSlot);
 		connect({ originId: String(origin), originSlot, targetId: String(target), targetSlot, type: String(type ?? '*') });
 	}
-	const external: SlotMap = new Map();
-	for (const entry of Array.isArray(group.external) ? group.external : []) {
-		if (!Array.isArray(entry)) continue;
-		const [node, slot] = entry as unknown[];
-		const index = typeof node === 'number' ? node : isRecord(node) && typeof node.index === 'number' ? node.index : undefined;
-		if (index !== undefined && typeof slot === 'number') mark(external, index, slot);
-	}
+	const external = externalSlots(group);
 	if (Array.isArray(instance.widgetsValues)) spreadValues(nodes, definitions, linksFrom, instance.widgetsValues);
 
 	const ports = groupPorts(nodes, definitions, linksTo, linksFrom, external);

@@ -13,7 +13,7 @@ import { ConversionProblem, describeNode, SUBGRAPH_INPUT_ID, VIRTUAL_TYPES, type
 import { clip, quotedNames, type ConversionNotes } from './notes';
 import { readProxyWidgets, type ProxyEntry } from './proxy-widgets';
 import { misfit, valueWidget, widgetLayout, type WidgetSlot } from './widgets';
-import type { NodeDefinitions } from '../graph/workflow-graph';
+import type { NodeDefinitions } from '../graph/class-definitions';
 
 /** For each input of the definition, the index of the host's saved input bound to it (or none). */
 export type InputBinding = Array<number | undefined>;

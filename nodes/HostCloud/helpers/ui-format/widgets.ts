@@ -5,7 +5,7 @@
  * control after a seed, the control and filter after a combo that has one, the upload button).
  */
 import { isRecord } from '../../../shared/items/validation';
-import type { ClassDefinition } from '../graph/workflow-graph';
+import type { ClassDefinition } from '../graph/class-definitions';
 
 /** Input types the editor draws as widgets; any other type is a socket only. */
 const WIDGET_TYPES = new Set([

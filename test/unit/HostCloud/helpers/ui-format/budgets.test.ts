@@ -3,7 +3,8 @@
  * million nodes are refused, naming the budget; reroute chains are walked once, without recursion.
  */
 import { CONVERSION_BUDGETS, convertUiWorkflow } from '../../../../../nodes/HostCloud/helpers/ui-format/convert';
-import { conversionNotes, type NodeDefinitions } from '../../../../../nodes/HostCloud/helpers/graph/workflow-graph';
+import { conversionNotes } from '../../../../../nodes/HostCloud/helpers/graph/workflow-graph';
+import type { NodeDefinitions } from '../../../../../nodes/HostCloud/helpers/graph/class-definitions';
 import { nestedSubgraphs, rerouteChain, wideSubgraph } from '../../../../support/hostile-ui-workflows';
 
 const DEFINITIONS: NodeDefinitions = {

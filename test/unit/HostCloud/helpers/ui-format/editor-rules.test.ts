@@ -6,7 +6,8 @@
  * Each also checks the note a user reads in Convert to API Format.
  */
 import { convertUiWorkflow } from '../../../../../nodes/HostCloud/helpers/ui-format/convert';
-import { conversionNotes, type NodeDefinitions, type WorkflowGraph } from '../../../../../nodes/HostCloud/helpers/graph/workflow-graph';
+import { conversionNotes, type WorkflowGraph } from '../../../../../nodes/HostCloud/helpers/graph/workflow-graph';
+import type { NodeDefinitions } from '../../../../../nodes/HostCloud/helpers/graph/class-definitions';
 import { uiNode as node } from '../../../../support/ui-workflows';
 
 type Spec = [unknown, Record<string, unknown>?];

@@ -10,7 +10,8 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 
 import { convertUiWorkflow } from '../../../../../nodes/HostCloud/helpers/ui-format/convert';
-import { conversionNotes, type NodeDefinitions } from '../../../../../nodes/HostCloud/helpers/graph/workflow-graph';
+import { conversionNotes } from '../../../../../nodes/HostCloud/helpers/graph/workflow-graph';
+import type { NodeDefinitions } from '../../../../../nodes/HostCloud/helpers/graph/class-definitions';
 import { assetFiles, EXPECTED, MORE_CORE_DEFINITIONS } from '../../../../support/frontend-assets';
 import { describeWithShared } from '../../../../support/shared-data';
 

@@ -5,7 +5,8 @@
  * hand-written graph each.
  */
 import { convertUiWorkflow } from '../../../../../nodes/HostCloud/helpers/ui-format/convert';
-import { conversionNotes, type NodeDefinitions, type WorkflowGraph } from '../../../../../nodes/HostCloud/helpers/graph/workflow-graph';
+import { conversionNotes, type WorkflowGraph } from '../../../../../nodes/HostCloud/helpers/graph/workflow-graph';
+import type { NodeDefinitions } from '../../../../../nodes/HostCloud/helpers/graph/class-definitions';
 import { uiNode as node } from '../../../../support/ui-workflows';
 
 const DEFINITIONS: NodeDefinitions = {

@@ -7,7 +7,8 @@
  * here are written for these tests, in the shapes the editor and the server use.
  */
 import { convertUiWorkflow } from '../../../../../nodes/HostCloud/helpers/ui-format/convert';
-import type { GraphResult, NodeDefinitions, WorkflowGraph } from '../../../../../nodes/HostCloud/helpers/graph/workflow-graph';
+import type { GraphResult, WorkflowGraph } from '../../../../../nodes/HostCloud/helpers/graph/workflow-graph';
+import type { NodeDefinitions } from '../../../../../nodes/HostCloud/helpers/graph/class-definitions';
 import { uiNode } from '../../../../support/ui-workflows';
 
 type Spec = [unknown, Record<string, unknown>?];

@@ -9,7 +9,8 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 
 import { convertUiWorkflow } from '../../../../../nodes/HostCloud/helpers/ui-format/convert';
-import type { GraphResult, NodeDefinitions, WorkflowGraph } from '../../../../../nodes/HostCloud/helpers/graph/workflow-graph';
+import type { GraphResult, WorkflowGraph } from '../../../../../nodes/HostCloud/helpers/graph/workflow-graph';
+import type { NodeDefinitions } from '../../../../../nodes/HostCloud/helpers/graph/class-definitions';
 import { describeWithShared } from '../../../../support/shared-data';
 
 const FIELD = 'Workflow';

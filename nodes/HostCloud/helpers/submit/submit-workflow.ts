@@ -16,8 +16,8 @@ import { submitPrompt, type SubmitBody } from '../../transport/cloud-api';
 import { JOB_TAG_KEY, jobTagFor } from '../ownership/job-tag';
 import { forgetSubmit, rememberSubmit, submitAnswered } from '../ownership/item-submits';
 import { answerMayBeLost, findLostSubmit } from '../ownership/lost-submit';
-import { hasKnownPartnerNodes, hasPartnerNodes } from './workflow-graph';
-import { nodeDefinitionsIfReadable } from './node-definitions';
+import { hasKnownPartnerNodes, hasPartnerNodes } from '../graph/class-definitions';
+import { nodeDefinitionsIfReadable } from '../graph/node-definitions';
 import { operationError, type PreparedWorkflow } from './prepare-workflow';
 
 /** Where extra_data carries the partner key: the cloud's name, and the name the upstream server reads. */

@@ -1,4 +1,11 @@
 /**
+ * job-reports/: a job as the server reports it, read the same way by Execute's watcher (jobs/),
+ * the trigger (finished-jobs/), Get History (server/) and the job operations: its prompt_id, its
+ * state, its status and record (and cancelling it), its outputs and their files item, and its
+ * failure in words. It may call transport/, nodes/shared, ownership/ (whose jobs are whose) and
+ * files/output-files (the files a job's outputs name); never jobs/ or finished-jobs/, which
+ * call it, nor the progress socket (progress-socket/), which only carries what this reads.
+ *
  * A job's status and record, and cancelling jobs, wherever the credential's server keeps them. The
  * cloud has a status route, a job record and a queue delete that cancels running jobs too. A
  * self-hosted ComfyUI-compatible server has none of the first two: a job is pending or running

@@ -1,8 +1,10 @@
 /**
- * graph/: the workflow graph and its inputs; this file is the folder's entry. workflow-graph.ts is
- * the model (API format) and imports nothing of Host Cloud, so ui-format/ and files/ may read it.
- * This file may call transport/, files/uploads (Input Images) and ui-format/convert (a pasted
- * UI-format workflow); `submit-workflow.ts` sends what it prepared; nothing in graph/ calls jobs/.
+ * submit/: the workflow a user runs, from its parameters to the server's answer; this file is the
+ * folder's entry. It is its own folder because it is the one place that ties the others together:
+ * it reads the graph model (graph/), converts a pasted UI-format workflow (ui-format/convert, the
+ * only caller of ui-format/), uploads Input Images (files/uploads) and tags the submit
+ * (ownership/), while graph/, ui-format/ and files/ call none of it. It may call transport/ and
+ * nodes/shared too; never jobs/: Execute hands the watcher what `submit-workflow.ts` answered.
  *
  * Preparing the workflow a user runs (Execute, Submit, Convert to API Format): reading its
  * parameters (declared in actions/common.descriptions.ts), reading it (a UI-format workflow is converted with the server's node definitions) and checking
@@ -14,18 +16,11 @@ import { NodeOperationError } from 'n8n-workflow';
 import { notForTools, runsAsTool } from '../../../shared/tools/tool-use';
 import { checkedField, checkedOrDefault, fieldLabel, type FieldDefinition } from '../../../shared/items/fields';
 import { invalidField, ownValue } from '../../../shared/items/validation';
-import {
-	applyInputOverrides,
-	graphNodeChoices,
-	hasKnownPartnerNodes,
-	isImageLoader,
-	parseWorkflowGraph,
-	type GraphProblem,
-	type InputOverride,
-	type NodeDefinitions,
-	type WorkflowGraph,
-} from './workflow-graph';
-import { nodeDefinitions } from './node-definitions';
+import { applyInputOverrides, type InputOverride } from '../graph/input-overrides';
+import { graphNodeChoices } from '../graph/node-choices';
+import { hasKnownPartnerNodes, type NodeDefinitions } from '../graph/class-definitions';
+import { isImageLoader, parseWorkflowGraph, type GraphProblem, type WorkflowGraph } from '../graph/workflow-graph';
+import { nodeDefinitions } from '../graph/node-definitions';
 import { convertUiWorkflow } from '../ui-format/convert';
 import { binaryToUpload, loadImageValue, uploadBinary } from '../files/uploads';
 import { JOB_TAG_KEY } from '../ownership/job-tag';

@@ -1,11 +1,15 @@
 /**
- * A progress WebSocket: connecting (with a time limit), reconnecting with back-off, decoding text
- * frames (JSON) and binary frames (previews), handing each job's messages to the listeners that
- * watch that job, and keeping the messages of jobs whose submit has not answered yet (a short job
- * can finish before its prompt_id is known). Node runs share one per process and credential
- * (`socket-share.ts`); the trigger has its own. It knows nothing of what a message means for a
- * job: the watcher does. Timers are the package's `pause` with AbortControllers (no setTimeout in
- * community nodes).
+ * progress-socket/: the service's progress WebSocket, which Execute's watcher (jobs/) and the
+ * trigger (finished-jobs/) both listen on. It carries messages and knows nothing of what one
+ * means for a job: job-reports/ and the watcher do. It may call nodes/shared and no helper folder
+ * (its address comes from transport/ through its callers).
+ *
+ * A progress WebSocket: connecting (with a time limit, `open-socket.ts`), reconnecting with
+ * back-off, decoding text frames (JSON) and binary frames (previews, `preview-frames.ts`), handing
+ * each job's messages to the listeners that watch that job, and keeping the messages of jobs whose
+ * submit has not answered yet (`kept-messages.ts`). Node runs share one per process and credential
+ * (`jobs/socket-share.ts`); the trigger has its own. Timers are the package's `pause` with
+ * AbortControllers (no setTimeout in community nodes).
  */
 import type { Logger } from 'n8n-workflow';
 
@@ -14,6 +18,8 @@ import { redact, redactDeep } from '../../../shared/transport/redaction';
 import { jittered } from '../../../shared/transport/retry';
 import { isRecord } from '../../../shared/items/validation';
 import { JSON_LIMITS, jsonValueProblem, readJson } from '../../../shared/transport/json-reader';
+import { KeptMessages } from './kept-messages';
+import { openSocket } from './open-socket';
 import { parsePreviewFrame, type PreviewImage } from './preview-frames';
 import { runtimeWebSocket, SOCKET_CLOSED, SOCKET_OPEN, type RuntimeWebSocket } from './runtime-websocket';
 
@@ -47,7 +53,7 @@ export interface SocketSettings {
 }
 
 /**
- * The message types a job's watcher reads (`tracked-job.ts` `readMessage`), and so keeps for a
+ * The message types a job's watcher reads (`jobs/tracked-job.ts` `readMessage`), and so keeps for a
  * prompt_id it does not know yet. Progress messages (many per job) are neither redacted nor handed on.
  */
 export const JOB_MESSAGE_TYPES: ReadonlySet<string> = new Set([
@@ -57,9 +63,6 @@ export const JOB_MESSAGE_TYPES: ReadonlySet<string> = new Set([
 	'execution_interrupted',
 	'executing',
 ]);
-/** The kept messages' bounds, for all submits under way together (the oldest jobs' go first). */
-const KEPT_LIMIT = 5000;
-const KEPT_CHARS = 32 * 1024 * 1024;
 /** How long a restart waits for the old connection to close before opening the new one. */
 const CLOSE_WAIT_MS = 2000;
 /**
@@ -91,13 +94,8 @@ export class JobSocket {
 	lastMessageAt = Date.now();
 	/** Counts frames and opens: a listener that fell silent at one count is heard again once it moves. */
 	heard = 0;
-	/** Submits under way: while there are some, messages of unknown jobs are kept. */
-	private submitting = 0;
-	private readonly kept = new Map<string, { messages: JobMessage[]; chars: number }>();
-	private keptCount = 0;
-	private keptChars = 0;
-	/** Kept jobs dropped to stay within the bounds, ever: a submit during which it grew cannot trust what is kept. */
-	private drops = 0;
+	/** The messages of jobs nobody watches yet, kept while submits are under way. */
+	private readonly kept = new KeptMessages<JobMessage>();
 	/** The connection a restart dropped, until it has closed (`closeWait` ends the wait). */
 	private closing?: Promise<void>;
 	private closeWait?: AbortController;
@@ -145,81 +143,57 @@ export class JobSocket {
 		if (this.open) return Promise.resolve(true);
 		if (this.connecting) return this.connecting;
 		if (!Socket || this.closed) return Promise.resolve(false);
-		const closing = this.closing;
-		if (closing) {
-			this.closing = undefined;
-			this.connecting = closing.then(() => {
-				this.connecting = undefined;
-				return this.connect();
-			});
-			return this.connecting;
-		}
-		let settled = false;
-		const attempt = new Promise<boolean>((resolve) => {
-			const timer = new AbortController();
-			const finish = (ok: boolean) => {
-				if (settled) return;
-				settled = true;
-				if (this.connecting === attempt) this.connecting = undefined;
-				this.opening = undefined;
-				timer.abort();
-				// The back-off starts again only once a connection lasted (a server that closes each one at once is not hammered).
-				if (ok) this.openedAt = Date.now();
-				else {
-					this.shortTries++;
-					this.scheduleReconnect();
-				}
-				resolve(ok);
+		if (this.closing) return this.connectAfterClose(this.closing);
+		const { attempt, socket } = openSocket(Socket, this.url, this.settings.headers ?? {}, this.settings.connectTimeoutMs ?? 10_000, {
+			opened: (opened) => this.opened(opened),
+			frame: (from, data) => {
+				if (this.socket === from) this.onFrame(data);
+			},
+			ended: (from, error) => {
+				if (this.socket === from && !(error && from.readyState === SOCKET_OPEN)) this.lost();
+			},
+			settled: (settled, ok) => this.settled(settled, ok),
+			changed: () => {
 				for (const listener of this.listeners) listener.onChange();
-			};
-			let socket: RuntimeWebSocket;
-			try {
-				const headers = this.settings.headers ?? {};
-				socket = Object.keys(headers).length > 0 ? new Socket(this.url, { headers }) : new Socket(this.url);
-				socket.binaryType = 'arraybuffer';
-				this.opening = socket;
-			} catch {
-				finish(false);
-				return;
-			}
-			socket.onopen = () => {
-				if (this.closed) {
-					socket.close();
-					finish(false);
-					return;
-				}
-				this.socket = socket;
-				this.lastMessageAt = Date.now();
-				this.heard++;
-				finish(true);
-			};
-			socket.onmessage = (event) => {
-				if (this.socket === socket) this.onFrame(event.data);
-			};
-			socket.onclose = () => {
-				if (!settled) finish(false);
-				else if (this.socket === socket) this.lost();
-			};
-			socket.onerror = () => {
-				// A refused handshake may end with an error and no close event.
-				if (!settled) {
-					socket.onclose = null;
-					finish(false);
-				} else if (this.socket === socket && socket.readyState !== SOCKET_OPEN) this.lost();
-			};
-			pause(this.settings.connectTimeoutMs ?? 10_000, timer.signal).then(
-				() => {
-					if (settled) return;
-					socket.onclose = null;
-					socket.close();
-					finish(false);
-				},
-				() => undefined,
-			);
+			},
 		});
 		// A socket that could not even be made has settled already: nothing is under way.
-		if (!settled) this.connecting = attempt;
+		if (socket) {
+			this.opening = socket;
+			this.connecting = attempt;
+		}
 		return attempt;
+	}
+
+	/** A restart dropped the connection: the new one opens once the old one has closed (or CLOSE_WAIT_MS passed). */
+	private connectAfterClose(closing: Promise<void>): Promise<boolean> {
+		this.closing = undefined;
+		this.connecting = closing.then(() => {
+			this.connecting = undefined;
+			return this.connect();
+		});
+		return this.connecting;
+	}
+
+	/** The socket opened: it is the connection now, unless the socket was closed for good meanwhile. */
+	private opened(socket: RuntimeWebSocket): boolean {
+		if (this.closed) return false;
+		this.socket = socket;
+		this.lastMessageAt = Date.now();
+		this.heard++;
+		return true;
+	}
+
+	/** A connect ended, open or not. */
+	private settled(attempt: Promise<boolean>, ok: boolean): void {
+		if (this.connecting === attempt) this.connecting = undefined;
+		this.opening = undefined;
+		// The back-off starts again only once a connection lasted (a server that closes each one at once is not hammered).
+		if (ok) this.openedAt = Date.now();
+		else {
+			this.shortTries++;
+			this.scheduleReconnect();
+		}
 	}
 
 	/**
@@ -254,18 +228,12 @@ export class JobSocket {
 
 	/** A submit starts: from now on, messages of jobs nobody watches yet are kept. Answers the mark `takeKept` wants. */
 	beginSubmission(): number {
-		this.submitting++;
-		return this.drops;
+		return this.kept.begin();
 	}
 
 	/** A submit ended (answered or failed); when none is left, nothing more needs keeping. */
 	endSubmission(): void {
-		this.submitting = Math.max(0, this.submitting - 1);
-		if (this.submitting === 0) {
-			this.kept.clear();
-			this.keptCount = 0;
-			this.keptChars = 0;
-		}
+		this.kept.end();
 	}
 
 	/**
@@ -274,13 +242,7 @@ export class JobSocket {
 	 * of them may have been this job's, whose outputs must then come from its record.
 	 */
 	takeKept(promptId: string, mark: number): { messages: JobMessage[]; whole: boolean } {
-		const entry = this.kept.get(promptId);
-		const whole = this.drops === mark;
-		if (!entry) return { messages: [], whole };
-		this.kept.delete(promptId);
-		this.keptCount -= entry.messages.length;
-		this.keptChars -= entry.chars;
-		return { messages: entry.messages, whole };
+		return this.kept.take(promptId, mark);
 	}
 
 	private scheduleReconnect(): void {
@@ -347,7 +309,7 @@ export class JobSocket {
 		const type = typeof unread.type === 'string' ? unread.type : '';
 		const watchers = [...this.listeners].filter((listener) => listener.watches(promptId) && (listener.reads?.has(type) ?? true));
 		const watched = watchers.length > 0;
-		const keep = !watched && this.submitting > 0 && JOB_MESSAGE_TYPES.has(type);
+		const keep = !watched && this.kept.wanted && JOB_MESSAGE_TYPES.has(type);
 		// Every message of the account comes down every socket: most are other runs' and go unread, so
 		// only what is read or kept is redacted (the deep redaction was most of a message's cost).
 		if (!watched && !keep) return;
@@ -361,24 +323,7 @@ export class JobSocket {
 			for (const listener of watchers) listener.onJobMessage(promptId, message);
 			return;
 		}
-		const entry = this.kept.get(promptId) ?? { messages: [], chars: 0 };
-		if (entry.messages.length === 0) this.kept.set(promptId, entry);
-		entry.messages.push(message);
-		entry.chars += chars;
-		this.keptCount++;
-		this.keptChars += chars;
-		this.pruneKept();
-	}
-
-	/** Other jobs of the account fill the store too: keep it small, dropping the oldest jobs' messages first. */
-	private pruneKept(): void {
-		for (const [promptId, entry] of this.kept) {
-			if (this.keptCount <= KEPT_LIMIT && this.keptChars <= KEPT_CHARS) return;
-			this.kept.delete(promptId);
-			this.keptCount -= entry.messages.length;
-			this.keptChars -= entry.chars;
-			this.drops++;
-		}
+		this.kept.keep(promptId, message, chars);
 	}
 
 	private onBinary(data: ArrayBuffer | ArrayBufferView): void {
