@@ -1,7 +1,17 @@
-/** The shared field checks (lists, whole numbers, booleans, enums, JSON objects), as Host Registry uses them. */
+/** The shared field checks: lists, whole numbers, booleans, enums and JSON objects (as Host Registry uses them), texts counted in code points, URLs and JSON text (as Host Media uses them). */
 import type { INode } from 'n8n-workflow';
 
-import { booleanValue, integerInRange, jsonObject, oneOf, stringList } from '../../../../nodes/shared/items/validation';
+import {
+	booleanValue,
+	charCount,
+	httpUrl,
+	integerInRange,
+	jsonObject,
+	jsonText,
+	maxCharacters,
+	oneOf,
+	stringList,
+} from '../../../../nodes/shared/items/validation';
 import { failure } from '../../../support/thrown';
 
 const context = { getNode: () => ({ name: 'Host Registry' }) as INode };
@@ -25,5 +35,38 @@ describe('shared field checks', () => {
 		expect(failure(() => oneOf(context, 0, 'Status', 'c', ['a', 'b'])).message).toBe('Status must be one of a, b (got "c")');
 		expect(jsonObject(context, 0, 'Translations', '{"de":{}}')).toEqual({ de: {} });
 		expect(failure(() => jsonObject(context, 0, 'Translations', '[1]')).message).toBe('Translations must be a JSON object (got "[1]")');
+	});
+});
+
+describe('text checks', () => {
+	const context = { getNode: () => ({ name: 'Host Media' }) as never };
+
+	it('counts characters as code points', () => {
+		expect(charCount('abc')).toBe(3);
+		expect(charCount('\u{1F3B5}\u{1F3B5}')).toBe(2);
+		expect(charCount('a\ud800b')).toBe(3);
+	});
+
+	it('maxCharacters names the field and the count', () => {
+		expect(maxCharacters(context, 0, 'Prompt (prompt)', '\u{1F3B5}'.repeat(3), 3)).toHaveLength(6);
+		expect(() => maxCharacters(context, 0, 'Prompt (prompt)', 'abcd', 3)).toThrow(
+			'Prompt (prompt) must be at most 3 characters (it has 4)',
+		);
+	});
+
+	it('httpUrl takes http(s) only, https only when asked', () => {
+		expect(httpUrl(context, 0, 'URL', ' https://a.example/x ')).toBe('https://a.example/x');
+		expect(httpUrl(context, 0, 'URL', 'http://a.example/x')).toBe('http://a.example/x');
+		expect(() => httpUrl(context, 0, 'URL', 'http://a.example/x', true)).toThrow(
+			'URL must be a full https:// URL (got "http://a.example/x")',
+		);
+		expect(() => httpUrl(context, 0, 'URL', 'ftp://a.example/x')).toThrow(/URL must be a full http:\/\/ or https:\/\/ URL/);
+		expect(() => httpUrl(context, 0, 'URL', 42)).toThrow(/got "42"/);
+	});
+
+	it('jsonText keeps valid JSON text and refuses the rest', () => {
+		expect(jsonText(context, 0, 'Metadata', '{"a":1}')).toBe('{"a":1}');
+		expect(jsonText(context, 0, 'Metadata', { a: 1 })).toBe('{"a":1}');
+		expect(() => jsonText(context, 0, 'Metadata', '{a:1')).toThrow('Metadata must be JSON text');
 	});
 });
