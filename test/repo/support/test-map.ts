@@ -49,14 +49,17 @@ export function operationOf(source: string): { node: string; resource: string; o
 }
 
 /**
- * Whether a test's text names the resource and operation values together, the way a run's
- * parameters do (`resource: 'image', operation: 'relight'`, `run('file', 'uploadMask', …)`,
- * `['queue', 'interrupt']`): the two quoted values with at most a key between them.
+ * Whether a test's text names the resource and operation values the way a run's parameters do:
+ * side by side (`resource: 'image', operation: 'relight'`, `run('file', 'uploadMask', …)`,
+ * `['queue', 'interrupt']`: the two quoted values with at most a key between them), or both as
+ * parameters of the file (`resource: 'server'` in a helper, `operation: 'getSystemStats'` in a case).
  */
 export function namesOperation(testText: string, resource: string, operation: string): boolean {
 	const quoted = (value: string) => `['"\`]${value}['"\`]`;
 	const between = `[\\s,:\\w]{0,24}?`;
-	return new RegExp(`${quoted(resource)}${between}${quoted(operation)}|${quoted(operation)}${between}${quoted(resource)}`).test(testText);
+	const sideBySide = new RegExp(`${quoted(resource)}${between}${quoted(operation)}|${quoted(operation)}${between}${quoted(resource)}`);
+	const parameter = (name: string, value: string) => new RegExp(`\\b${name}\\s*:\\s*${quoted(value)}`).test(testText);
+	return sideBySide.test(testText) || (parameter('resource', resource) && parameter('operation', operation));
 }
 
 /** Files whose imports fan out to every operation: reaching them says nothing of which operation a test runs. */
@@ -105,20 +108,35 @@ export function packageMap(root: string, typeNames = registeredTypeNames(root)):
 	return { root, imports, typeNames, operationNodes };
 }
 
-/** The sources a test imports. */
-function importedBy(map: PackageMap, test: string): string[] {
-	return (importGraph([join(map.root, test)]).get(join(map.root, test)) ?? []).map((file) => relative(map.root, file));
+/** The package's sources a test imports, and the test support modules it imports (directly or through other support). */
+function importedBy(map: PackageMap, test: string): { sources: string[]; support: string[] } {
+	const importsOf = (file: string) =>
+		(importGraph([join(map.root, file)]).get(join(map.root, file)) ?? []).map((to) => relative(map.root, to));
+	const imported = importsOf(test);
+	const support = new Set<string>();
+	const queue = imported.filter((file) => file.startsWith('test/support/'));
+	while (queue.length > 0) {
+		const file = queue.pop()!;
+		if (support.has(file)) continue;
+		support.add(file);
+		queue.push(...importsOf(file).filter((to) => to.startsWith('test/support/')));
+	}
+	return { sources: imported.filter((file) => /^(nodes|credentials)\//.test(file)), support: [...support] };
 }
 
-/** The sources a test runs by naming them: the operations whose values it names (with their node), the node and credential types it names. */
-function namedBy(map: PackageMap, text: string): string[] {
-	const operations = [...map.imports.keys()].flatMap((source) => {
+/** The operations whose values a test's text names, each with the node that runs it. */
+function operationsNamedBy(map: PackageMap, text: string): string[] {
+	return [...map.imports.keys()].flatMap((source) => {
 		const named = operationOf(source);
 		if (!named || !namesOperation(text, named.resource, named.operation)) return [];
 		return [source, map.operationNodes.get(named.node) ?? source];
 	});
-	const types = [...map.typeNames].filter(([name]) => new RegExp(`['"\`](?:n8n-nodes-host\\.)?${name}['"\`]`).test(text));
-	return [...operations, ...types.map(([, file]) => file)];
+}
+
+/** The nodes and credentials whose type names the texts name (a test, or the support it runs a node with: `new ListeningTrigger(…)`). */
+function typesNamedBy(map: PackageMap, texts: string[]): string[] {
+	const named = (name: string) => texts.some((text) => new RegExp(`['"\`](?:n8n-nodes-host\\.)?${name}['"\`]`).test(text));
+	return [...map.typeNames].filter(([name]) => named(name)).map(([, file]) => file);
 }
 
 /** Everything the sources import, directly or through others (never through a router), and the sources themselves. */
@@ -151,8 +169,10 @@ function reachOf(map: PackageMap, test: string): TestReach {
 	let reach = cache.get(test);
 	if (!reach) {
 		const text = readFileSync(join(map.root, test), 'utf8');
-		const imported = importedBy(map, test);
-		reach = { text, imported, reached: closure(map, [...imported, ...namedBy(map, text)]) };
+		const { sources, support } = importedBy(map, test);
+		const supportTexts = support.map((file) => readFileSync(join(map.root, file), 'utf8'));
+		const starts = [...sources, ...operationsNamedBy(map, text), ...typesNamedBy(map, [text, ...supportTexts])];
+		reach = { text, imported: sources, reached: closure(map, starts) };
 		cache.set(test, reach);
 	}
 	return reach;
@@ -169,4 +189,27 @@ export function howExercised(map: PackageMap, source: string, test: string): Exe
 	const named = operationOf(source);
 	if (named && namesOperation(text, named.resource, named.operation)) return 'names';
 	return reached.has(source) ? 'reaches' : undefined;
+}
+
+/** The sources with logic, as paths from the root. */
+export function sourcesWithLogic(root: string): string[] {
+	return packageSources(root).filter((file) => hasLogic(file, readFileSync(join(root, file), 'utf8')));
+}
+
+/** What is wrong with an index entry: a source or test that does not exist, a test that does not exercise the source (an operation file's must import it or name it). */
+export function entryProblems(map: PackageMap, source: string, tests: string[]): string[] {
+	if (!existsSync(join(map.root, source))) return [`${source}: no such source file (moved or deleted? update the index)`];
+	if (tests.length === 0) return [`${source}: names no test`];
+	return tests.flatMap((test) => {
+		if (!existsSync(join(map.root, test))) return [`${source}: ${test} does not exist`];
+		const how = howExercised(map, source, test);
+		if (!how) return [`${source}: ${test} neither imports it nor runs anything that reaches it`];
+		if (operationOf(source) && how === 'reaches') return [`${source}: ${test} does not name its resource and operation values`];
+		return [];
+	});
+}
+
+/** The sources with logic that have neither a mirrored test nor an index entry. */
+export function untestedSources(root: string, index: Record<string, string[]>, known: string[] = []): string[] {
+	return sourcesWithLogic(root).filter((file) => !existsSync(join(root, mirroredTest(file))) && !(file in index) && !known.includes(file));
 }
