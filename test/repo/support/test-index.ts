@@ -219,48 +219,115 @@ export const TEST_INDEX: Record<string, string[]> = {
 		'test/unit/HostCloud/transport/refused-workflow.test.ts',
 		'test/engine/HostCloud/self-hosted.test.ts',
 	],
-};
 
-/**
- * TEMPORARY, issue 44: Host Cloud's helpers are being moved (graph/, jobs/ and prepare/submit into
- * new folders) while this index is written; their entries are added after those moves merge, and
- * each file leaves this list as it gets a mirrored test or an entry (the structure test fails on a
- * file listed here that has one, or that no longer exists).
- */
-export const HOST_CLOUD_HELPERS_NOT_YET_INDEXED: string[] = [
-	'nodes/HostCloud/helpers/files/file-fields.ts',
-	'nodes/HostCloud/helpers/files/uploads.ts',
-	'nodes/HostCloud/helpers/finished-jobs/cloud-listener.ts',
-	'nodes/HostCloud/helpers/finished-jobs/ended-job.ts',
-	'nodes/HostCloud/helpers/finished-jobs/heard-jobs.ts',
-	'nodes/HostCloud/helpers/finished-jobs/history-poller.ts',
-	'nodes/HostCloud/helpers/finished-jobs/listen.ts',
-	'nodes/HostCloud/helpers/finished-jobs/memory.ts',
-	'nodes/HostCloud/helpers/finished-jobs/settings.ts',
-	'nodes/HostCloud/helpers/graph/node-definitions.ts',
-	'nodes/HostCloud/helpers/graph/prepare-workflow.ts',
-	'nodes/HostCloud/helpers/graph/submit-workflow.ts',
-	'nodes/HostCloud/helpers/jobs/job-item.ts',
-	'nodes/HostCloud/helpers/jobs/progress-socket.ts',
-	'nodes/HostCloud/helpers/jobs/prompt-id.ts',
-	'nodes/HostCloud/helpers/jobs/recovery.ts',
-	'nodes/HostCloud/helpers/jobs/run-jobs.ts',
-	'nodes/HostCloud/helpers/jobs/runtime-websocket.ts',
-	'nodes/HostCloud/helpers/jobs/tracked-job.ts',
-	'nodes/HostCloud/helpers/jobs/wait-settings.ts',
-	'nodes/HostCloud/helpers/jobs/watcher.ts',
-	'nodes/HostCloud/helpers/ownership/find-by-request.ts',
-	'nodes/HostCloud/helpers/ownership/item-submits.ts',
-	'nodes/HostCloud/helpers/ownership/lost-submit.ts',
-	'nodes/HostCloud/helpers/server/controls.ts',
-	'nodes/HostCloud/helpers/server/history.ts',
-	'nodes/HostCloud/helpers/server/model-folders.ts',
-	'nodes/HostCloud/helpers/ui-format/convert.ts',
-	'nodes/HostCloud/helpers/ui-format/graph.ts',
-	'nodes/HostCloud/helpers/ui-format/group-nodes.ts',
-	'nodes/HostCloud/helpers/ui-format/links.ts',
-	'nodes/HostCloud/helpers/ui-format/notes.ts',
-	'nodes/HostCloud/helpers/ui-format/proxy-widgets.ts',
-	'nodes/HostCloud/helpers/ui-format/subgraph-hosts.ts',
-	'nodes/HostCloud/helpers/ui-format/widgets.ts',
-];
+	// Host Cloud's helpers
+	'nodes/HostCloud/helpers/files/file-fields.ts': [
+		'test/engine/HostCloud/operations.test.ts',
+		'test/engine/HostCloud/download-retry.test.ts',
+	],
+	'nodes/HostCloud/helpers/files/uploads.ts': ['test/engine/HostCloud/operations.test.ts', 'test/engine/HostCloud/inputs.test.ts'],
+	'nodes/HostCloud/helpers/finished-jobs/cloud-listener.ts': [
+		'test/engine/HostCloud/trigger/trigger.test.ts',
+		'test/engine/HostCloud/trigger/hostile-socket.test.ts',
+		'test/engine/HostCloud/trigger/hostile-liveness.test.ts',
+	],
+	'nodes/HostCloud/helpers/finished-jobs/ended-job.ts': [
+		'test/engine/HostCloud/trigger/trigger.test.ts',
+		'test/engine/HostCloud/trigger/hostile-records.test.ts',
+	],
+	'nodes/HostCloud/helpers/finished-jobs/heard-jobs.ts': [
+		'test/engine/HostCloud/trigger/hostile-size.test.ts',
+		'test/engine/HostCloud/trigger/hostile-duplicate.test.ts',
+	],
+	'nodes/HostCloud/helpers/finished-jobs/history-poller.ts': [
+		'test/engine/HostCloud/trigger/hostile-self-hosted.test.ts',
+		'test/engine/HostCloud/trigger/trigger.test.ts',
+	],
+	'nodes/HostCloud/helpers/finished-jobs/listen.ts': ['test/engine/HostCloud/trigger/trigger.test.ts'],
+	'nodes/HostCloud/helpers/finished-jobs/memory.ts': [
+		'test/engine/HostCloud/trigger/trigger.test.ts',
+		'test/engine/HostCloud/trigger/hostile-duplicate.test.ts',
+	],
+	'nodes/HostCloud/helpers/finished-jobs/settings.ts': ['test/engine/HostCloud/trigger/trigger.test.ts'],
+	'nodes/HostCloud/helpers/graph/node-definitions.ts': [
+		'test/engine/HostCloud/execute.test.ts',
+		'test/engine/HostCloud/silent-service.test.ts',
+	],
+	'nodes/HostCloud/helpers/graph/prepare-workflow.ts': [
+		'test/engine/HostCloud/execute.test.ts',
+		'test/engine/HostCloud/inputs.test.ts',
+		'test/engine/HostCloud/ui-format.test.ts',
+	],
+	'nodes/HostCloud/helpers/graph/submit-workflow.ts': [
+		'test/engine/HostCloud/execute.test.ts',
+		'test/engine/HostCloud/lost-submit.test.ts',
+		'test/engine/HostCloud/duplicate-prompt-id.test.ts',
+	],
+	'nodes/HostCloud/helpers/jobs/job-item.ts': ['test/engine/HostCloud/execute-places.test.ts', 'test/engine/HostCloud/execute.test.ts'],
+	'nodes/HostCloud/helpers/jobs/progress-socket.ts': ['test/engine/HostCloud/shared-socket.test.ts', 'test/engine/HostCloud/wait.test.ts'],
+	'nodes/HostCloud/helpers/jobs/prompt-id.ts': [
+		'test/engine/HostCloud/operations.test.ts',
+		'test/engine/HostCloud/duplicate-prompt-id.test.ts',
+	],
+	'nodes/HostCloud/helpers/jobs/recovery.ts': [
+		'test/engine/HostCloud/wait.test.ts',
+		'test/engine/HostCloud/wait-for-completion-timeout.test.ts',
+		'test/engine/HostCloud/lost-submit.test.ts',
+	],
+	'nodes/HostCloud/helpers/jobs/run-jobs.ts': ['test/engine/HostCloud/execute.test.ts', 'test/engine/HostCloud/wait.test.ts'],
+	'nodes/HostCloud/helpers/jobs/runtime-websocket.ts': [
+		'test/engine/HostCloud/shared-socket.test.ts',
+		'test/engine/HostCloud/wait.test.ts',
+	],
+	'nodes/HostCloud/helpers/jobs/tracked-job.ts': ['test/engine/HostCloud/wait.test.ts', 'test/engine/HostCloud/shared-socket.test.ts'],
+	'nodes/HostCloud/helpers/jobs/wait-settings.ts': ['test/engine/HostCloud/wait.test.ts', 'test/engine/HostCloud/tools.test.ts'],
+	'nodes/HostCloud/helpers/jobs/watcher.ts': ['test/engine/HostCloud/wait.test.ts', 'test/engine/HostCloud/shared-socket.test.ts'],
+	'nodes/HostCloud/helpers/ownership/find-by-request.ts': [
+		'test/engine/HostCloud/lost-submit.test.ts',
+		'test/engine/HostCloud/lost-submit-retry.test.ts',
+	],
+	'nodes/HostCloud/helpers/ownership/item-submits.ts': [
+		'test/engine/HostCloud/lost-submit-retry.test.ts',
+		'test/engine/HostCloud/stop-lost-submit.test.ts',
+	],
+	'nodes/HostCloud/helpers/ownership/lost-submit.ts': [
+		'test/engine/HostCloud/lost-submit.test.ts',
+		'test/engine/HostCloud/stop-lost-submit.test.ts',
+	],
+	'nodes/HostCloud/helpers/server/controls.ts': [
+		'test/engine/HostCloud/server-controls.test.ts',
+		'test/engine/HostCloud/list-models-bounds.test.ts',
+	],
+	'nodes/HostCloud/helpers/server/history.ts': [
+		'test/engine/HostCloud/answers-about-another-job.test.ts',
+		'test/engine/HostCloud/trigger/hostile-self-hosted.test.ts',
+	],
+	'nodes/HostCloud/helpers/server/model-folders.ts': ['test/engine/HostCloud/input-choices.test.ts'],
+	'nodes/HostCloud/helpers/ui-format/convert.ts': [
+		'test/unit/HostCloud/helpers/ui-format/workflow-rules.test.ts',
+		'test/unit/HostCloud/helpers/ui-format/editor-rules.test.ts',
+		'test/engine/HostCloud/ui-format.test.ts',
+	],
+	'nodes/HostCloud/helpers/ui-format/graph.ts': [
+		'test/unit/HostCloud/helpers/ui-format/workflow-rules.test.ts',
+		'test/unit/HostCloud/helpers/ui-format/editor-rules.test.ts',
+	],
+	'nodes/HostCloud/helpers/ui-format/group-nodes.ts': ['test/unit/HostCloud/helpers/ui-format/workflow-rules.test.ts'],
+	'nodes/HostCloud/helpers/ui-format/links.ts': [
+		'test/unit/HostCloud/helpers/ui-format/workflow-rules.test.ts',
+		'test/unit/HostCloud/helpers/ui-format/editor-rules.test.ts',
+	],
+	'nodes/HostCloud/helpers/ui-format/notes.ts': [
+		'test/unit/HostCloud/helpers/ui-format/workflow-rules.test.ts',
+		'test/unit/HostCloud/helpers/ui-format/budgets.test.ts',
+	],
+	'nodes/HostCloud/helpers/ui-format/proxy-widgets.ts': [
+		'test/unit/HostCloud/helpers/ui-format/editor-rules.test.ts',
+		'test/unit/HostCloud/helpers/ui-format/host-values.test.ts',
+	],
+	'nodes/HostCloud/helpers/ui-format/subgraph-hosts.ts': ['test/unit/HostCloud/helpers/ui-format/host-values.test.ts'],
+	'nodes/HostCloud/helpers/ui-format/widgets.ts': [
+		'test/unit/HostCloud/helpers/ui-format/workflow-rules.test.ts',
+		'test/unit/HostCloud/helpers/ui-format/editor-rules.test.ts',
+	],
+};

@@ -108,8 +108,8 @@ export function packageMap(root: string, typeNames = registeredTypeNames(root)):
 	return { root, imports, typeNames, operationNodes };
 }
 
-/** The package's sources a test imports, and the test support modules it imports (directly or through other support). */
-function importedBy(map: PackageMap, test: string): { sources: string[]; support: string[] } {
+/** The package's sources a test imports, and the test support modules it imports (`direct`ly, or through other support). */
+function importedBy(map: PackageMap, test: string): { sources: string[]; direct: string[]; support: string[] } {
 	const importsOf = (file: string) =>
 		(importGraph([join(map.root, file)]).get(join(map.root, file)) ?? []).map((to) => relative(map.root, to));
 	const imported = importsOf(test);
@@ -121,7 +121,8 @@ function importedBy(map: PackageMap, test: string): { sources: string[]; support
 		support.add(file);
 		queue.push(...importsOf(file).filter((to) => to.startsWith('test/support/')));
 	}
-	return { sources: imported.filter((file) => /^(nodes|credentials)\//.test(file)), support: [...support] };
+	const direct = imported.filter((file) => file.startsWith('test/support/'));
+	return { sources: imported.filter((file) => /^(nodes|credentials)\//.test(file)), direct, support: [...support] };
 }
 
 /** The operations whose values a test's text names, each with the node that runs it. */
@@ -169,9 +170,11 @@ function reachOf(map: PackageMap, test: string): TestReach {
 	let reach = cache.get(test);
 	if (!reach) {
 		const text = readFileSync(join(map.root, test), 'utf8');
-		const { sources, support } = importedBy(map, test);
-		const supportTexts = support.map((file) => readFileSync(join(map.root, file), 'utf8'));
-		const starts = [...sources, ...operationsNamedBy(map, text), ...typesNamedBy(map, [text, ...supportTexts])];
+		const { sources, direct, support } = importedBy(map, test);
+		const read = (file: string) => readFileSync(join(map.root, file), 'utf8');
+		// A run is often built by the support the test calls (`executeTxt2img()`): the operations it names count for what the test reaches.
+		const operations = [text, ...direct.map(read)].flatMap((named) => operationsNamedBy(map, named));
+		const starts = [...sources, ...operations, ...typesNamedBy(map, [text, ...support.map(read)])];
 		reach = { text, imported: sources, reached: closure(map, starts) };
 		cache.set(test, reach);
 	}
@@ -210,6 +213,6 @@ export function entryProblems(map: PackageMap, source: string, tests: string[]):
 }
 
 /** The sources with logic that have neither a mirrored test nor an index entry. */
-export function untestedSources(root: string, index: Record<string, string[]>, known: string[] = []): string[] {
-	return sourcesWithLogic(root).filter((file) => !existsSync(join(root, mirroredTest(file))) && !(file in index) && !known.includes(file));
+export function untestedSources(root: string, index: Record<string, string[]>): string[] {
+	return sourcesWithLogic(root).filter((file) => !existsSync(join(root, mirroredTest(file))) && !(file in index));
 }
