@@ -113,15 +113,9 @@ function importedBy(map: PackageMap, test: string): { sources: string[]; direct:
 	const importsOf = (file: string) =>
 		(importGraph([join(map.root, file)]).get(join(map.root, file)) ?? []).map((to) => relative(map.root, to));
 	const imported = importsOf(test);
-	const support = new Set<string>();
-	const queue = imported.filter((file) => file.startsWith('test/support/'));
-	while (queue.length > 0) {
-		const file = queue.pop()!;
-		if (support.has(file)) continue;
-		support.add(file);
-		queue.push(...importsOf(file).filter((to) => to.startsWith('test/support/')));
-	}
-	const direct = imported.filter((file) => file.startsWith('test/support/'));
+	const isSupport = (file: string) => file.startsWith('test/support/');
+	const direct = imported.filter(isSupport);
+	const support = reachable(direct, (file) => importsOf(file).filter(isSupport));
 	return { sources: imported.filter((file) => /^(nodes|credentials)\//.test(file)), direct, support: [...support] };
 }
 
@@ -140,15 +134,15 @@ function typesNamedBy(map: PackageMap, texts: string[]): string[] {
 	return [...map.typeNames].filter(([name]) => named(name)).map(([, file]) => file);
 }
 
-/** Everything the sources import, directly or through others (never through a router), and the sources themselves. */
-function closure(map: PackageMap, starts: string[]): Set<string> {
+/** The files reachable from `starts` by `next` (the starts included). */
+function reachable(starts: string[], next: (file: string) => string[]): Set<string> {
 	const seen = new Set<string>();
 	const queue = [...starts];
 	while (queue.length > 0) {
 		const file = queue.pop()!;
 		if (seen.has(file)) continue;
 		seen.add(file);
-		queue.push(...(map.imports.get(file) ?? []));
+		queue.push(...next(file));
 	}
 	return seen;
 }
@@ -175,7 +169,7 @@ function reachOf(map: PackageMap, test: string): TestReach {
 		// A run is often built by the support the test calls (`executeTxt2img()`): the operations it names count for what the test reaches.
 		const operations = [text, ...direct.map(read)].flatMap((named) => operationsNamedBy(map, named));
 		const starts = [...sources, ...operations, ...typesNamedBy(map, [text, ...support.map(read)])];
-		reach = { text, imported: sources, reached: closure(map, starts) };
+		reach = { text, imported: sources, reached: reachable(starts, (file) => map.imports.get(file) ?? []) };
 		cache.set(test, reach);
 	}
 	return reach;
