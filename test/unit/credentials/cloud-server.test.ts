@@ -1,9 +1,7 @@
 /**
- * Reading a Host Cloud API credential (cloud or self-hosted) and a self-hosted server's history
- * entries as job records.
+ * Reading a Host Cloud API credential (cloud or self-hosted), and its WebSocket address.
  */
-import { cloudServerOf } from '../../../credentials/cloud-server';
-import { queuedIds, recordFromHistory } from '../../../nodes/HostCloud/helpers/job-reports/lookup';
+import { cloudServerOf, socketBaseUrl } from '../../../credentials/cloud-server';
 
 describe('cloudServerOf', () => {
 	test('a credential saved before the Server choice existed is the cloud, with its key as the header and the secret', () => {
@@ -60,40 +58,11 @@ describe('cloudServerOf', () => {
 	});
 });
 
-describe('a history entry as a job record', () => {
-	const outputs = { '9': { images: [{ filename: 'a.png', subfolder: '', type: 'output' }] } };
-
-	test('success is completed with its outputs', () => {
-		expect(recordFromHistory({ outputs, status: { status_str: 'success', completed: true, messages: [] } })).toEqual({
-			status: 'completed',
-			outputs,
-		});
-	});
-
-	test('an entry without a readable status is no success: unknown, read again', () => {
-		expect(recordFromHistory({ outputs })).toEqual({ status: 'unknown' });
-		for (const word of ['toString', '__proto__', 'constructor', 'SUCCESS ', 1, null])
-			expect(recordFromHistory({ outputs, status: { status_str: word } as never })).toEqual({ status: 'unknown' });
-	});
-
-	test('an error is failed with the execution_error the server kept; an interrupt is cancelled', () => {
-		const error = { node_id: '4', node_type: 'KSampler', exception_type: 'OOMError', exception_message: 'out of memory' };
-		const failed = {
-			status_str: 'error',
-			completed: false,
-			messages: [
-				['execution_start', {}],
-				['execution_error', error],
-			],
-		};
-		expect(recordFromHistory({ outputs: {}, status: failed })).toEqual({ status: 'failed', outputs: {}, execution_error: error });
-		const interrupted = { status_str: 'error', completed: false, messages: [['execution_interrupted', { node_id: '4' }]] };
-		expect(recordFromHistory({ outputs: {}, status: interrupted })).toMatchObject({ status: 'cancelled' });
-	});
-
-	test('queue entries give the running and pending prompt_ids, whatever else they hold', () => {
-		const queue = { queue_running: [[0, 'run-1', {}, {}, []]], queue_pending: [[1, 'wait-1', {}, {}, []], 'junk', [2]] };
-		expect(queuedIds(queue)).toEqual({ running: ['run-1'], pending: ['wait-1'] });
-		expect(queuedIds(undefined)).toEqual({ running: [], pending: [] });
+describe('socketBaseUrl', () => {
+	test('the WebSocket address comes from the credential or the base URL', () => {
+		expect(socketBaseUrl('https://cloud.example/', '')).toBe('wss://cloud.example');
+		expect(socketBaseUrl('http://127.0.0.1:8188')).toBe('ws://127.0.0.1:8188');
+		expect(socketBaseUrl('https://cloud.example', 'wss://socket.example/ws/')).toBe('wss://socket.example');
+		expect(socketBaseUrl('HTTPS://cloud.example/base')).toBe('wss://cloud.example/base');
 	});
 });

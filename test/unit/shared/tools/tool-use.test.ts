@@ -1,8 +1,7 @@
 /**
  * The nodes as tools, checked from their descriptions: every operation either describes itself to
  * a model (a "Tool Description" shown only on the tool type) or says why a tool call cannot use it
- * (and is hidden on the tool type); tool mode is recognised both ways n8n runs a tool; the compact
- * answer's pieces.
+ * (and is hidden on the tool type); tool mode is recognised both ways n8n runs a tool.
  */
 import type { IExecuteFunctions, INodeProperties, INodePropertyOptions, INodeType } from 'n8n-workflow';
 
@@ -13,13 +12,6 @@ import { resources as mediaResources } from '../../../../nodes/HostMedia/actions
 import { HostRegistry } from '../../../../nodes/HostRegistry/HostRegistry.node';
 import { resources as registryResources } from '../../../../nodes/HostRegistry/actions/router';
 import type { NodeResources, Operation } from '../../../../nodes/shared/items/items';
-import {
-	completedForTool,
-	describeToolAnswer,
-	mimeTypeOfLink,
-	runningForTool,
-	toolOutput,
-} from '../../../../nodes/shared/tools/tool-result';
 import { runsAsTool } from '../../../../nodes/shared/tools/tool-use';
 
 const shownFor = (property: INodeProperties, resource: string, operation: string): boolean =>
@@ -79,39 +71,5 @@ describe('tool mode', () => {
 	test('a regular node is not a tool', () => {
 		expect(runsAsTool(context('n8n-nodes-host.hostCloud', false))).toBe(false);
 		expect(runsAsTool(context('n8n-nodes-host.hostMedia'))).toBe(false);
-	});
-});
-
-describe('the compact answer', () => {
-	test('an output: its link, kind, MIME type and how long the link is good for', () => {
-		expect(toolOutput({ url: 'https://s/x.png', kind: 'image', mimeType: 'image/png' })).toEqual({
-			kind: 'image',
-			mime_type: 'image/png',
-			url: 'https://s/x.png',
-			url_valid_for: 'not stated by the service: the link expires, so fetch it or pass it on soon',
-		});
-	});
-
-	test('MIME types come from the link’s path, never its query', () => {
-		expect(mimeTypeOfLink('https://s/o/a/b.mp4?expires=1&signature=c.png', 'x/y')).toBe('video/mp4');
-		expect(mimeTypeOfLink('https://s/o/a/b?name=c.png', 'application/octet-stream')).toBe('application/octet-stream');
-		expect(mimeTypeOfLink('https://s/photo.JPEG', 'x/y')).toBe('image/jpeg');
-	});
-
-	test('completed and running', () => {
-		expect(completedForTool({ prompt_id: 'p1' }, [])).toEqual({ status: 'completed', prompt_id: 'p1', outputs: [] });
-		expect(runningForTool({ prompt_id: 'p1' }, 'Call X.', 40_000)).toEqual({
-			status: 'running',
-			prompt_id: 'p1',
-			message: 'Still running after 40 s. It goes on running on the service (it was not cancelled). Call X.',
-		});
-		expect(runningForTool({ task_id: 't' }, 'Call Y.').message).toMatch(/^Started\. /);
-	});
-
-	test('the descriptions name the shapes the tools answer', () => {
-		const words = describeToolAnswer(['task_id', 'task_type'], 'the status tool');
-		expect(words).toContain('{"status": "completed", "task_id", "task_type", "outputs": [{"kind", "mime_type", "url", "url_valid_for"}]}');
-		expect(words).toContain('{"status": "running", "task_id", "task_type", "message"}');
-		expect(words).toContain('the status tool with the same task_id and task_type collects it');
 	});
 });

@@ -1,5 +1,4 @@
 import { keptValue, MusicEventLog } from '../../../../../nodes/HostMedia/helpers/music/events';
-import { clipText } from '../../../../../nodes/shared/transport/service-values';
 
 const SECRET = 'secret-token-0123456789';
 
@@ -9,14 +8,7 @@ const kept = (log: MusicEventLog) => log.json().events as Array<Record<string, u
 /** `event` with the size of its line. */
 const line = (event: Record<string, unknown>): [Record<string, unknown>, number] => [event, Buffer.byteLength(JSON.stringify(event))];
 
-describe('clipText / keptValue', () => {
-	it('keeps short texts whole and clips long ones with a marker, never inside a surrogate pair', () => {
-		expect(clipText('short')).toBe('short');
-		expect(clipText('x'.repeat(600), 500)).toBe(`${'x'.repeat(500)}… [cut: 600 characters in all]`);
-		expect(clipText('x'.repeat(1200))).toBe(`${'x'.repeat(1000)}… [cut: 1200 characters in all]`);
-		expect(clipText(`${'x'.repeat(4)}😀😀`, 5)).toBe('xxxx… [cut: 8 characters in all]');
-	});
-
+describe('keptValue', () => {
 	it('replaces a secret before cutting, so no part of it survives at the edge', () => {
 		const text = `${'x'.repeat(490)}${SECRET}`;
 		expect(keptValue(text, [SECRET])).toBe(`${'x'.repeat(490)}***`);

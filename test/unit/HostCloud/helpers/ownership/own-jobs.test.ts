@@ -3,7 +3,6 @@
  * whose extra_data.n8n names the tool's workflow and this n8n install; anything else, whatever its
  * shape, is not its own (a tag without an install id included).
  */
-import { taggedWorkflowId } from '../../../../../nodes/HostCloud/helpers/ownership/job-tag';
 import {
 	cancellableByThisWorkflow,
 	NOT_QUEUED,
@@ -29,14 +28,6 @@ const queue = {
 		{ prompt_id: 'not-a-tuple', extra_data: { n8n: { workflow_id: 'wf-1' } } },
 	],
 };
-
-test('a tag is read only from an own n8n object with a non-empty workflow_id', () => {
-	expect(taggedWorkflowId({ n8n: { workflow_id: 'wf-1' } })).toBe('wf-1');
-	for (const extra of [undefined, null, [], 'wf-1', { n8n: 'wf-1' }, { n8n: { workflow_id: '' } }, { n8n: { workflow_id: 7 } }]) {
-		expect(taggedWorkflowId(extra)).toBeUndefined();
-	}
-	expect(taggedWorkflowId(Object.create({ n8n: { workflow_id: 'wf-1' } }))).toBeUndefined();
-});
 
 test('ownQueue keeps this workflow’s entries and counts every other one', () => {
 	const own = ownQueue(queue, THIS);
