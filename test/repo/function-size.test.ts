@@ -22,7 +22,9 @@ function overLong(files: Array<[string, string]>): string[] {
 }
 
 test(`no function in nodes/ or credentials/ is over ${MOST_LINES} lines (the list: file:line name length)`, () => {
-	const files = sourceFiles(ROOT, ['nodes', 'credentials']).map((file) => [relative(ROOT, file), readFileSync(file, 'utf8')] as [string, string]);
+	const files = sourceFiles(ROOT, ['nodes', 'credentials']).map(
+		(file) => [relative(ROOT, file), readFileSync(file, 'utf8')] as [string, string],
+	);
 	expect(files.length).toBeGreaterThan(100);
 	expect(overLong(files)).toEqual([]);
 });

@@ -23,7 +23,10 @@ function ownName(node: ts.Node): string | undefined {
 	if (ts.isConstructorDeclaration(node)) return 'constructor';
 	// An arrow or function expression takes the name of what it is assigned to.
 	const parent = node.parent;
-	if ((ts.isVariableDeclaration(parent) || ts.isPropertyAssignment(parent) || ts.isPropertyDeclaration(parent)) && ts.isIdentifier(parent.name))
+	if (
+		(ts.isVariableDeclaration(parent) || ts.isPropertyAssignment(parent) || ts.isPropertyDeclaration(parent)) &&
+		ts.isIdentifier(parent.name)
+	)
 		return parent.name.text;
 	return undefined;
 }
