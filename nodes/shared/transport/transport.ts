@@ -144,14 +144,13 @@ async function attemptOnce<T>(call: Call, tries: Tries): Promise<HostResponse<T>
 		return AGAIN;
 	};
 	const giveUp = new AbortController();
-	let sent: Sent;
-	try {
-		sent = await sendOnce(call, idleMs, giveUp);
-	} catch (error) {
-		if (error instanceof AnswerOverBound) throw overBoundAnswer(context, error.problem, request);
+	const sent = await sendOnce(call, idleMs, giveUp);
+	if ('failure' in sent) {
+		const { failure } = sent;
+		if (failure instanceof AnswerOverBound) throw overBoundAnswer(context, failure.problem, request);
 		if (signal?.aborted) throw cancelledError(context, request);
 		if (retryAllowed()) return await retry();
-		throw networkError(context, error, { ...request, timeout: call.limits.idleMs }, call.secrets);
+		throw networkError(context, failure, { ...request, timeout: call.limits.idleMs }, call.secrets);
 	}
 	const { response } = sent;
 	if (asksToSlowDown(response.statusCode, response.headers as IDataObject, request)) {
@@ -170,8 +169,8 @@ interface Sent {
 	answer: unknown;
 }
 
-/** Sends the request once and reads a success's body (a stream's is left to its caller); a failure closes the connection. */
-async function sendOnce(call: Call, idleMs: number, giveUp: AbortController): Promise<Sent> {
+/** Sends the request once and reads a success's body (a stream's is left to its caller); a failure closes the connection and is answered. */
+async function sendOnce(call: Call, idleMs: number, giveUp: AbortController): Promise<Sent | { failure: unknown }> {
 	const { context, request, signal } = call;
 	call.options.timeout = idleMs;
 	// n8n's helper attaches the context's cancel signal to the request it sends: this attempt's is the
@@ -190,9 +189,9 @@ async function sendOnce(call: Call, idleMs: number, giveUp: AbortController): Pr
 				? await readAnswer(response.body, { idleMs, totalMs: call.deadline - Date.now() }, signal)
 				: undefined;
 		return { response, answer };
-	} catch (error) {
+	} catch (failure) {
 		abandon(response?.body, giveUp);
-		throw error;
+		return { failure };
 	}
 }
 
