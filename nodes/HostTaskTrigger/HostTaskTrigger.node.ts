@@ -14,7 +14,7 @@ import { NodeConnectionTypes } from 'n8n-workflow';
 
 import { redactDeep } from '../shared/transport/redaction';
 import { clipTextsDeep } from '../shared/transport/service-values';
-import { normaliseTask, refuseOverBoundNotification } from '../shared/tasks/task-status';
+import { normaliseTask, type NormalisedTask, refuseOverBoundNotification } from '../shared/tasks/task-status';
 import { newestWithin, REMEMBERED_KEYS } from '../shared/tasks/trigger-memory';
 
 interface TriggerState {
@@ -76,6 +76,39 @@ function triggerSettings(context: IWebhookFunctions): { secret: string; location
 	const events = context.getNodeParameter('events', 'final') as unknown;
 	if (!EVENTS.includes(events as string)) return `The trigger's Events is "${String(events)}"; use final, succeeded or all`;
 	return { secret, location: location as string, events: events as string };
+}
+
+/** Answers the notification with `status` and the error in words; no workflow starts. */
+function refused(context: IWebhookFunctions, status: number, error: string, message: string): IWebhookResponseData {
+	context.getResponseObject().status(status).json({ error, message });
+	return { noWebhookResponse: true };
+}
+
+/** Whether the notification carries the shared secret where the trigger expects it (always, when none is set). */
+function secretMatches(context: IWebhookFunctions, settings: { secret: string; location: string }): boolean {
+	if (!settings.secret) return true;
+	const given =
+		settings.location === 'header'
+			? String(context.getHeaderData()['x-host-secret'] ?? '')
+			: String((context.getQueryData() as IDataObject).secret ?? '');
+	return safeEqual(given, settings.secret);
+}
+
+/** Why a valid notification starts nothing (a status not selected, a task not in the filter, a repeat), or undefined when it starts the workflow. */
+function whyIgnored(context: IWebhookFunctions, task: NormalisedTask, events: string): string | undefined {
+	if ((events === 'final' && !task.final) || (events === 'succeeded' && task.status !== 'succeeded'))
+		return `status ${task.raw_status} is not selected`;
+	const ids = context.getNodeParameter('taskIds', '') as unknown;
+	const filter = (Array.isArray(ids) ? ids.map((id) => String(id ?? '')) : String(ids ?? '').split(','))
+		.map((id) => id.trim())
+		.filter(Boolean);
+	if (filter.length > 0 && !filter.includes(task.task_id)) return 'task id not in the filter';
+	// Only read here: n8n (2.41) does not save what a webhook call changes in the static data once
+	// the workflow has some, so the execution records what was passed on (execute, below).
+	const seen = rememberedKeys(context).seen;
+	if ((context.getNodeParameter('ignoreRepeated', true) as boolean) && Array.isArray(seen) && seen.includes(repeatKey(task)))
+		return 'repeated notification';
+	return undefined;
 }
 
 export class HostTaskTrigger implements INodeType {
@@ -213,80 +246,38 @@ export class HostTaskTrigger implements INodeType {
 	};
 
 	async webhook(this: IWebhookFunctions): Promise<IWebhookResponseData> {
-		const res = this.getResponseObject();
 		const settings = triggerSettings(this);
-		if (typeof settings === 'string') {
-			// A notification must not start a workflow that reads its settings wrongly (every change
-			// for a misspelt Events, "[object Object]" as the secret): answered 500, so the service
-			// retries once the trigger is fixed.
-			res.status(500).json({ error: 'trigger_misconfigured', message: settings });
-			return { noWebhookResponse: true };
-		}
-		const { secret, location, events } = settings;
-		if (secret) {
-			const given =
-				location === 'header'
-					? String(this.getHeaderData()['x-host-secret'] ?? '')
-					: String((this.getQueryData() as IDataObject).secret ?? '');
-			if (!safeEqual(given, secret)) {
-				res.status(401).json({ error: 'unauthorized', message: 'Missing or wrong shared secret' });
-				return { noWebhookResponse: true };
-			}
-		}
-
+		// A notification must not start a workflow that reads its settings wrongly (every change
+		// for a misspelt Events, "[object Object]" as the secret): answered 500, so the service
+		// retries once the trigger is fixed.
+		if (typeof settings === 'string') return refused(this, 500, 'trigger_misconfigured', settings);
+		if (!secretMatches(this, settings)) return refused(this, 401, 'unauthorized', 'Missing or wrong shared secret');
 		const overBound = refuseOverBoundNotification(this);
 		if (overBound) return overBound;
 		// A service that echoes the shared secret must not put it into the workflow's data.
-		const body = redactDeep(this.getBodyData(), [secret]);
+		const body = redactDeep(this.getBodyData(), [settings.secret]);
 		const task = normaliseTask(body);
-		if (!task) {
-			res.status(400).json({
-				error: 'invalid_notification',
-				message: 'Expected a task notification: a JSON object with task_id and status, task_status or state',
-			});
-			return { noWebhookResponse: true };
-		}
-
+		if (!task)
+			return refused(
+				this,
+				400,
+				'invalid_notification',
+				'Expected a task notification: a JSON object with task_id and status, task_status or state',
+			);
 		// Only web addresses are passed on: a notification naming a result elsewhere (javascript:, file:) starts nothing.
 		if (task.refused_addresses) {
-			res.status(400).json({
-				error: 'invalid_notification',
-				message: `${task.refused_addresses} of the notification's result addresses ${task.refused_addresses === 1 ? 'is' : 'are'} not an http(s) web address`,
-			});
-			return { noWebhookResponse: true };
+			const are = task.refused_addresses === 1 ? 'is' : 'are';
+			return refused(
+				this,
+				400,
+				'invalid_notification',
+				`${task.refused_addresses} of the notification's result addresses ${are} not an http(s) web address`,
+			);
 		}
-
-		if ((events === 'final' && !task.final) || (events === 'succeeded' && task.status !== 'succeeded')) {
-			return { webhookResponse: { received: true, ignored: `status ${task.raw_status} is not selected` } };
-		}
-		const ids = this.getNodeParameter('taskIds', '') as unknown;
-		const filter = (Array.isArray(ids) ? ids.map((id) => String(id ?? '')) : String(ids ?? '').split(','))
-			.map((id) => id.trim())
-			.filter(Boolean);
-		if (filter.length > 0 && !filter.includes(task.task_id)) {
-			return { webhookResponse: { received: true, ignored: 'task id not in the filter' } };
-		}
-		// Only read here: n8n (2.41) does not save what a webhook call changes in the static data once
-		// the workflow has some, so the execution records what was passed on (execute, below).
-		const seen = rememberedKeys(this).seen;
-		if ((this.getNodeParameter('ignoreRepeated', true) as boolean) && Array.isArray(seen) && seen.includes(repeatKey(task))) {
-			return { webhookResponse: { received: true, ignored: 'repeated notification' } };
-		}
-
-		return {
-			webhookResponse: { received: true },
-			workflowData: [
-				[
-					{
-						json: {
-							...task,
-							received_at: new Date().toISOString(),
-							body: keptBody(body),
-						} as unknown as IDataObject,
-					},
-				],
-			],
-		};
+		const ignored = whyIgnored(this, task, settings.events);
+		if (ignored) return { webhookResponse: { received: true, ignored } };
+		const json = { ...task, received_at: new Date().toISOString(), body: keptBody(body) } as unknown as IDataObject;
+		return { webhookResponse: { received: true }, workflowData: [[{ json }]] };
 	}
 
 	/**

@@ -14,8 +14,9 @@ import { networkFailureReason } from '../../shared/transport/network-failure';
 import { pause } from '../../shared/waits/pause';
 import { REDACTED } from '../../shared/transport/redaction';
 import { RETRY_DELAYS_MS } from '../../shared/transport/retry';
-import { abandon, readStorageText, retryFits, storageIdleMs, storageReadMs, storageRequest } from '../../shared/transport/transport';
-import { asksToSlowDown, retryAfterMs, slowDownPlan, waitForService, waitSeconds } from '../../shared/transport/slow-down';
+import { abandon, readStorageText, storageRequest } from '../../shared/transport/transport';
+import { retryFits, storageIdleMs, storageSlowDownPlan } from '../../shared/transport/request-limits';
+import { slowDownAsked, type SlowDownAnswer, waitForService, waitSeconds } from '../../shared/transport/slow-down';
 
 /** A whole archive is sent again on each try: two retries, not three. */
 const UPLOAD_ATTEMPTS = 3;
@@ -55,6 +56,68 @@ function storageText(text: string): string {
 		.slice(0, 200);
 }
 
+/** Why the registry's upload address cannot be used (nothing is sent to it), or undefined when it can. */
+function unusableAddress(signedUrl: string): string | undefined {
+	// A malformed answer is no network trouble: nothing to send, nothing to retry (and the address is not repeated).
+	const unusable = notAWebAddress(signedUrl, 'uploaded to');
+	if (unusable) return `the upload address the registry gave is unusable: ${unusable}`;
+	// The answer was redacted: a secret of the credential, in any spelling, became *** in the address.
+	if (signedUrl.includes(REDACTED))
+		return 'the upload address the registry gave holds a secret of the credential, which must not reach the storage host';
+	return undefined;
+}
+
+/** What one PUT came to: uploaded, or why not, whether another try may fare better, and a "slow down" the host asked for. */
+interface PutOutcome {
+	uploaded: boolean;
+	/** The status the host answered (absent when no answer came). */
+	statusCode?: number;
+	reason?: string;
+	retryable: boolean;
+	slowDown?: SlowDownAnswer;
+	cancelled?: boolean;
+}
+
+/** The archive to send and where: a signed address and the size the PUT declares. */
+interface ArchiveTarget {
+	signedUrl: string;
+	archive: IBinaryData;
+	bytes: number;
+}
+
+/** Sends the archive once; the host's answer is its status, read on only for its words, then the connection is closed. */
+async function putArchive(context: IExecuteFunctions, itemIndex: number, target: ArchiveTarget, signal?: AbortSignal): Promise<PutOutcome> {
+	let statusCode: number | undefined;
+	try {
+		const giveUp = new AbortController();
+		const response = await storageRequest(context, {
+			method: 'PUT',
+			url: target.signedUrl,
+			body: await archiveBody(context, itemIndex, target.archive),
+			headers: { 'Content-Type': 'application/zip', 'Content-Length': target.bytes },
+			stop: giveUp.signal,
+		});
+		statusCode = response.statusCode;
+		if (statusCode >= 200 && statusCode < 300) {
+			abandon(response.body, giveUp);
+			return { uploaded: true, statusCode, retryable: false };
+		}
+		const said = storageText(await readStorageText(response.body, signal));
+		abandon(response.body, giveUp);
+		const reason = `the storage host answered HTTP ${statusCode}${said ? ` (${said})` : ''}`;
+		const slowDown = slowDownAsked(statusCode, response.headers as IDataObject, 'PUT');
+		return { uploaded: false, statusCode, reason, retryable: statusCode >= 500, slowDown };
+	} catch (error) {
+		if (signal?.aborted)
+			return { uploaded: false, statusCode, reason: 'the execution was cancelled during the upload', retryable: false, cancelled: true };
+		return { uploaded: false, statusCode, reason: networkFailureReason(error, 'the storage host', storageIdleMs()), retryable: true };
+	}
+}
+
+/**
+ * Sends the archive to the signed address, trying again after a 5xx or a network failure while the
+ * read limit allows, and waiting as asked when the host says to slow down (that wait is no failed try).
+ */
 export async function uploadArchive(
 	context: IExecuteFunctions,
 	itemIndex: number,
@@ -64,77 +127,51 @@ export async function uploadArchive(
 ): Promise<ArchiveUploadResult> {
 	const signal = context.getExecutionCancelSignal();
 	const result: ArchiveUploadResult = { uploaded: false, bytes, fileName: archive.fileName, attempts: 0 };
-	// A malformed answer is no network trouble: nothing to send, nothing to retry (and the address is not repeated).
-	const unusable = notAWebAddress(signedUrl, 'uploaded to');
-	if (unusable) return { ...result, reason: `the upload address the registry gave is unusable: ${unusable}` };
-	// The answer was redacted: a secret of the credential, in any spelling, became *** in the address.
-	if (signedUrl.includes(REDACTED))
-		return {
-			...result,
-			reason: 'the upload address the registry gave holds a secret of the credential, which must not reach the storage host',
-		};
+	const unusable = unusableAddress(signedUrl);
+	if (unusable) return { ...result, reason: unusable };
 	const startedAt = Date.now();
-	let slowDowns = 0;
-	for (let attempt = 1; attempt <= UPLOAD_ATTEMPTS; attempt++) {
-		// Every PUT counts as an attempt; a wait the host asked for does not use up a try.
+	const tries = { failed: 0, slowDowns: 0 };
+	for (;;) {
+		// Every PUT counts as an attempt.
 		result.attempts++;
-		let retryable = false;
-		let waitMs: number | undefined;
-		try {
-			// The storage host's answer is its status: what follows is read only for its words, then the connection is closed.
-			const giveUp = new AbortController();
-			const response = await storageRequest(context, {
-				method: 'PUT',
-				url: signedUrl,
-				body: await archiveBody(context, itemIndex, archive),
-				headers: { 'Content-Type': 'application/zip', 'Content-Length': bytes },
-				stop: giveUp.signal,
-			});
-			result.statusCode = response.statusCode;
-			if (response.statusCode >= 200 && response.statusCode < 300) {
-				abandon(response.body, giveUp);
-				result.uploaded = true;
-				delete result.reason;
-				return result;
-			}
-			const said = storageText(await readStorageText(response.body, signal));
-			abandon(response.body, giveUp);
-			result.reason = `the storage host answered HTTP ${response.statusCode}${said ? ` (${said})` : ''}`;
-			retryable = response.statusCode >= 500;
-			// A host that asks to slow down did not take the archive: it is sent again after the wait it asks, no failed try.
-			if (asksToSlowDown(response.statusCode, response.headers as IDataObject, { method: 'PUT' })) {
-				const asked = retryAfterMs((response.headers as IDataObject)['retry-after']);
-				const plan = slowDownPlan(asked, ++slowDowns, { readDeadline: startedAt + storageReadMs() - storageIdleMs() });
-				if (plan && 'tooLong' in plan)
-					result.reason = `${result.reason}; it asked to wait ${waitSeconds(plan.tooLong.askedMs)} s, more than the upload may take`;
-				else if (plan) waitMs = plan.waitMs;
-			}
-		} catch (error) {
-			if (signal?.aborted) {
-				result.reason = 'the execution was cancelled during the upload';
-				return result;
-			}
-			result.reason = networkFailureReason(error, 'the storage host', storageIdleMs());
-			retryable = true;
+		const put = await putArchive(context, itemIndex, { signedUrl, archive, bytes }, signal);
+		if (put.statusCode !== undefined) result.statusCode = put.statusCode;
+		if (put.uploaded) {
+			result.uploaded = true;
+			delete result.reason;
+			return result;
 		}
-		if (waitMs !== undefined) {
-			try {
-				await waitForService(context, itemIndex, waitMs, signal);
-			} catch {
-				result.reason = `${result.reason}; the execution was cancelled before a retry`;
-				break;
-			}
-			attempt--;
-			continue;
-		}
-		// Another try only where its pause and a whole idle limit still fit the read limit.
-		if (!retryable || attempt >= UPLOAD_ATTEMPTS || !retryFits(startedAt, attempt)) break;
+		result.reason = put.reason;
+		if (put.cancelled) return result;
+		const next = nextPut(put, tries, startedAt);
+		if (next.note) result.reason = `${result.reason}; ${next.note}`;
+		if (next.waitMs === undefined) return result;
 		try {
-			await pause(RETRY_DELAYS_MS[attempt - 1]!, signal);
+			// A wait the host asked for counts as the item's wait for the service; a retry's pause does not.
+			if (next.asked) await waitForService(context, itemIndex, next.waitMs, signal);
+			else await pause(next.waitMs, signal);
 		} catch {
 			result.reason = `${result.reason}; the execution was cancelled before a retry`;
-			break;
+			return result;
 		}
 	}
-	return result;
+}
+
+/**
+ * The wait before the next PUT after one that failed: the one the host asked for (no failed try),
+ * or the retry table's pause; none when the upload ends here. `note` adds to the reason.
+ */
+function nextPut(
+	put: PutOutcome,
+	tries: { failed: number; slowDowns: number },
+	startedAt: number,
+): { waitMs?: number; asked?: boolean; note?: string } {
+	// A host that asks to slow down did not take the archive: it is sent again after the wait it asks.
+	const plan = put.slowDown && storageSlowDownPlan(put.slowDown.askedMs, ++tries.slowDowns, startedAt);
+	if (plan && 'waitMs' in plan) return { waitMs: plan.waitMs, asked: true };
+	const note = plan ? `it asked to wait ${waitSeconds(plan.tooLong.askedMs)} s, more than the upload may take` : undefined;
+	tries.failed++;
+	// Another try only where its pause and a whole idle limit still fit the read limit.
+	if (!put.retryable || tries.failed >= UPLOAD_ATTEMPTS || !retryFits(startedAt, tries.failed)) return { note };
+	return { waitMs: RETRY_DELAYS_MS[tries.failed - 1]!, note };
 }

@@ -10,9 +10,10 @@ import { NodeOperationError } from 'n8n-workflow';
 import { extensionFor, mimeTypeForExtension, sniffMimeType, SNIFF_BYTES } from './file-types';
 import { isRedirectLoop, networkFailureReason } from '../transport/network-failure';
 import { pauseBeforeRetry, RETRY_DELAYS_MS } from '../transport/retry';
-import { asksToSlowDown, retryAfterMs, serviceWaitTooLongError, slowDownPlan, waitForService } from '../transport/slow-down';
+import { serviceWaitTooLongError, slowDownAsked, type SlowDownAnswer, waitForService } from '../transport/slow-down';
 import { discardBody, isAsyncIterable, peek, readableClassOf, readableFrom, withIdleTimeout } from './streams';
-import { abandon, retryFits, type RunContext, storageIdleMs, storageReadMs, storageRequest } from '../transport/transport';
+import { abandon, type RunContext, storageRequest } from '../transport/transport';
+import { retryFits, storageIdleMs, storageReadMs, storageSlowDownPlan } from '../transport/request-limits';
 import { notAWebAddress } from '../transport/service-values';
 import { ownValue } from '../items/validation';
 
@@ -34,7 +35,7 @@ export interface DownloadOptions {
 const transientFailures = new WeakSet<object>();
 
 /** Failures that were a storage host's "slow down" (429, 503 with Retry-After): what it asked to wait. */
-const slowDownAnswers = new WeakMap<object, { statusCode: number; askedMs?: number }>();
+const slowDownAnswers = new WeakMap<object, SlowDownAnswer>();
 
 function transient<T extends object>(error: T): T {
 	transientFailures.add(error);
@@ -88,8 +89,10 @@ export async function retryingDownload(
 	const attempts = options.retry ? RETRY_DELAYS_MS.length + 1 : 1;
 	const signal = 'getExecutionCancelSignal' in context ? context.getExecutionCancelSignal() : undefined;
 	const startedAt = Date.now();
+	// Failed tries and the host's "slow down" answers are counted apart: a wait it asked for is no failed try.
+	let failed = 0;
 	let slowDowns = 0;
-	for (let tried = 1; ; tried++) {
+	for (;;) {
 		let failure: unknown;
 		try {
 			return await attempt();
@@ -99,8 +102,7 @@ export async function retryingDownload(
 		if (signal?.aborted) throw failure;
 		const slowDown = slowDownAnswers.get(failure as object);
 		if (slowDown) {
-			const readDeadline = startedAt + storageReadMs() - storageIdleMs();
-			const plan = slowDownPlan(slowDown.askedMs, ++slowDowns, { readDeadline });
+			const plan = storageSlowDownPlan(slowDown.askedMs, ++slowDowns, startedAt);
 			if (plan && 'tooLong' in plan)
 				throw serviceWaitTooLongError(context, slowDown.statusCode, plan.tooLong, {
 					...options,
@@ -109,13 +111,13 @@ export async function retryingDownload(
 				});
 			if (plan) {
 				await waitForService(context, options.itemIndex, plan.waitMs, signal);
-				tried--;
 				continue;
 			}
 		}
-		if (tried >= attempts || !transientFailures.has(failure as object)) throw failure;
-		if (!retryFits(startedAt, tried)) throw failure;
-		await pauseBeforeRetry(tried, signal);
+		failed++;
+		if (failed >= attempts || !transientFailures.has(failure as object)) throw failure;
+		if (!retryFits(startedAt, failed)) throw failure;
+		await pauseBeforeRetry(failed, signal);
 	}
 }
 
@@ -164,11 +166,8 @@ export async function responseToBinary(
 				? 'The storage link was refused: it may have expired. Run the status operation again to get fresh links.'
 				: 'The storage host did not serve the file. Try again later.',
 		});
-		if (asksToSlowDown(response.statusCode, response.headers as IDataObject, { method: 'GET' }))
-			slowDownAnswers.set(failure, {
-				statusCode: response.statusCode,
-				askedMs: retryAfterMs((response.headers as IDataObject)['retry-after']),
-			});
+		const slowDown = slowDownAsked(response.statusCode, response.headers as IDataObject, 'GET');
+		if (slowDown) slowDownAnswers.set(failure, slowDown);
 		throw response.statusCode >= 500 ? transient(failure) : failure;
 	}
 	const body = response.body;

@@ -91,31 +91,8 @@ export function fieldProperty(field: FieldDefinition): INodeProperties {
 	};
 	switch (field.kind) {
 		case 'integer':
-			return {
-				...common,
-				type: 'number',
-				default: field.default ?? Math.max(field.min, Math.min(field.max, 0)),
-				typeOptions: {
-					// Unbounded sides get no limit in the editor.
-					...(field.min > Number.MIN_SAFE_INTEGER ? { minValue: field.min } : {}),
-					...(field.max < Number.MAX_SAFE_INTEGER ? { maxValue: field.max } : {}),
-					numberPrecision: 0,
-				},
-			};
 		case 'number':
-			return {
-				...common,
-				type: 'number',
-				default: field.default ?? 0,
-				// No numberPrecision: the editor would show 30 minutes as "30.00"; decimals can still be typed.
-				typeOptions:
-					field.min !== undefined || field.max !== undefined
-						? {
-								...(field.min !== undefined ? { minValue: field.min } : {}),
-								...(field.max !== undefined ? { maxValue: field.max } : {}),
-							}
-						: undefined,
-			};
+			return { ...common, ...numberShape(field) };
 		case 'boolean':
 			return { ...common, type: 'boolean', default: field.default ?? false };
 		case 'options':
@@ -144,6 +121,35 @@ export function fieldProperty(field: FieldDefinition): INodeProperties {
 		case 'custom':
 			return { ...common, ...field.parameter };
 	}
+}
+
+/** A number field's type, default and editor bounds: an integer shows whole numbers, within the sides it has. */
+function numberShape(
+	field: Extract<FieldDefinition, { kind: 'integer' | 'number' }>,
+): Pick<INodeProperties, 'type' | 'default' | 'typeOptions'> {
+	if (field.kind === 'integer')
+		return {
+			type: 'number',
+			default: field.default ?? Math.max(field.min, Math.min(field.max, 0)),
+			typeOptions: {
+				// Unbounded sides get no limit in the editor.
+				...(field.min > Number.MIN_SAFE_INTEGER ? { minValue: field.min } : {}),
+				...(field.max < Number.MAX_SAFE_INTEGER ? { maxValue: field.max } : {}),
+				numberPrecision: 0,
+			},
+		};
+	return {
+		type: 'number',
+		default: field.default ?? 0,
+		// No numberPrecision: the editor would show 30 minutes as "30.00"; decimals can still be typed.
+		typeOptions:
+			field.min !== undefined || field.max !== undefined
+				? {
+						...(field.min !== undefined ? { minValue: field.min } : {}),
+						...(field.max !== undefined ? { maxValue: field.max } : {}),
+					}
+				: undefined,
+	};
 }
 
 /** Parameters for a collection, sorted by display name as n8n lists them. */

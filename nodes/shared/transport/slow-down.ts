@@ -60,6 +60,18 @@ export function asksToSlowDown(statusCode: number, headers: IDataObject, request
 	return statusCode === 503 && read && retryAfterMs(headers['retry-after']) !== undefined;
 }
 
+/** An answer's "slow down": its status and the wait it asked for (none when it named none). */
+export interface SlowDownAnswer {
+	statusCode: number;
+	askedMs?: number;
+}
+
+/** The "slow down" of an answer to a `method` request (a storage host's), or undefined when it asks none. */
+export function slowDownAsked(statusCode: number, headers: IDataObject, method: IHttpRequestMethods): SlowDownAnswer | undefined {
+	if (!asksToSlowDown(statusCode, headers, { method })) return undefined;
+	return { statusCode, askedMs: retryAfterMs(headers['retry-after']) };
+}
+
 /** Where a request's waits must end: its read limit, and the item's Max Wait when it has one. */
 export interface WaitBounds {
 	readDeadline: number;

@@ -11,11 +11,13 @@
  * the same limits, with no credential at all, since they carry their own signature and the
  * credentialed call would send the API key or token to the storage host. No other file of the
  * package calls n8n's HTTP helpers (a structure test holds it).
+ *
+ * What a call may ask is `host-request.ts`; how long a request may take, and whether another try
+ * fits, `request-limits.ts`.
  */
 import type { IDataObject, IHttpRequestMethods, IHttpRequestOptions, IN8nHttpFullResponse, JsonObject } from 'n8n-workflow';
 import { NodeApiError } from 'n8n-workflow';
 
-import { DEFAULT_TIME_LIMIT_SECONDS, REQUEST_TIME_LIMIT } from '../../../credentials/time-limit';
 import { containsSecret, redactDeep, secretsOfCredential } from './redaction';
 import { httpError, networkError, overBoundAnswer, redirectError, secretLocationError, unexpectedAnswer } from './request-errors';
 import { pauseBeforeRetry, RETRY_DELAYS_MS } from './retry';
@@ -24,72 +26,12 @@ import { isPlainObject } from '../items/validation';
 import { discardBody } from '../binary/streams';
 import { AnswerOverBound, readAnswer, readBoundedText, readErrorBody } from './answer-reading';
 import type { HostContext, RunContext, ServiceApi, ServiceTarget } from './service-api';
+import type { HostRequest, HostResponse } from './host-request';
+import { REQUEST_TIME_LIMIT, retryPauseMs, storageIdleMs, timeLimitsFor } from './request-limits';
 
 export type { HostContext, RunContext, ServiceApi } from './service-api';
-
-export interface HostRequest {
-	method: IHttpRequestMethods;
-	/** Path below the base URL the API description reads from the credential. */
-	path: string;
-	qs?: IDataObject;
-	body?: IHttpRequestOptions['body'];
-	headers?: IDataObject;
-	/** Send `body` as JSON (default true when the body is a plain object). */
-	json?: boolean;
-	/** Answer a stream instead of parsed JSON (music NDJSON). */
-	stream?: boolean;
-	/**
-	 * The caller reads `Location` of a redirect (signed output URLs). Without it a redirect is an
-	 * error: no redirect is ever followed, since that would send the credential to another address.
-	 */
-	manualRedirect?: boolean;
-	/**
-	 * The answer the API describes for this call: a JSON object. Anything else (an HTML page, an
-	 * empty or cut-off body, null, a list) is an error that says what came, never data.
-	 */
-	answer?: 'object';
-	/**
-	 * Retry 5xx answers and network errors with back-off. Only for calls that are safe to repeat.
-	 * (Every call waits out a 429, and a read a 503 with Retry-After, as the service asks: `slow-down.ts`.)
-	 */
-	retry?: boolean;
-	/**
-	 * When a wait the service asks for (429, 503 with Retry-After) must be over: the item's Max Wait,
-	 * which its poller knows. The read limit bounds every such wait in any case.
-	 */
-	deadline?: number;
-	timeout?: number;
-	/** Item the call is made for (error messages carry it). */
-	itemIndex?: number;
-	/** What the call does, for error messages ("submitting the workflow"). */
-	action?: string;
-	/** Extra values to blank out of any error text (body secrets such as the publishing token). */
-	secrets?: string[];
-	/**
-	 * What a status means for this call, when it differs from the general meaning (e.g. a 401 when
-	 * claiming a node may be the code-hosting token, not the access token). Replaces the general
-	 * headline and hint for those statuses only.
-	 */
-	statusAdvice?: Partial<Record<number, { headline: string; hint: string }>>;
-	/**
-	 * Send even after the execution was cancelled: clean-up calls made because of the cancellation
-	 * (cancelling the node's own queued jobs). Give these a short `timeout`.
-	 */
-	ignoreCancel?: boolean;
-	/**
-	 * Ends the request when this aborts, as the execution's cancel signal does: a caller that gives
-	 * up on a silent service closes the connection at once (destroying a stream cannot while a read waits).
-	 */
-	stop?: AbortSignal;
-}
-
-export interface HostResponse<T> {
-	statusCode: number;
-	headers: Record<string, string | string[] | undefined>;
-	body: T;
-	/** A streamed answer: stops reading it and closes its connection at once. */
-	abandon?: () => void;
-}
+export type { HostRequest, HostResponse } from './host-request';
+export { REQUEST_TIME_LIMIT };
 
 /** Where a request goes with the credential it is made with, the secrets to keep out, and its Time Limit; read once a request. */
 async function targetOf(
@@ -102,17 +44,6 @@ async function targetOf(
 	return { ...api.target(context, credentials, itemIndex), secrets, timeLimitSeconds: credentials.timeLimitSeconds };
 }
 
-export { REQUEST_TIME_LIMIT };
-
-/** The limits for one request: the credential's Time Limit (seconds) where it raises the defaults, a call's own `timeout` only shortening them. */
-export function timeLimitsFor(credentialSeconds: unknown, timeout?: number): { idleMs: number; readMs: number } {
-	// The setting is in the stated seconds (60 by default); it scales the limits, which tests shorten.
-	const seconds = Number(credentialSeconds);
-	const scale = Number.isFinite(seconds) && seconds > DEFAULT_TIME_LIMIT_SECONDS ? seconds / DEFAULT_TIME_LIMIT_SECONDS : 1;
-	const idleMs = REQUEST_TIME_LIMIT.ms * scale;
-	return { idleMs: Math.min(timeout ?? idleMs, idleMs), readMs: REQUEST_TIME_LIMIT.readMs * scale };
-}
-
 /** Sends a request and answers the parsed body, or throws a NodeApiError a user can act on. */
 export async function hostRequest<T = unknown>(context: HostContext, api: ServiceApi, request: HostRequest): Promise<T> {
 	return (await hostRequestFull<T>(context, api, request)).body;
@@ -120,15 +51,70 @@ export async function hostRequest<T = unknown>(context: HostContext, api: Servic
 
 /** Like hostRequest, with the status and headers (redirects, streams). */
 export async function hostRequestFull<T = unknown>(context: HostContext, api: ServiceApi, request: HostRequest): Promise<HostResponse<T>> {
-	const itemIndex = request.itemIndex ?? 0;
-	const host = await targetOf(context, api, itemIndex);
-	const { baseUrl } = host;
-	const secrets = [...host.secrets, ...(request.secrets ?? [])];
+	const call = await prepareCall(context, api, request);
+	// Answers that asked to slow down are counted apart from failed tries: their waits are not retries of a failure.
+	const tries: Tries = { failed: 0, slowDowns: 0 };
+	for (;;) {
+		const outcome = await attemptOnce<T>(call, tries);
+		if (outcome !== AGAIN) return outcome;
+	}
+}
+
+/** What every attempt of one request shares: its target, its limits, its options and the signals that end it. */
+interface Call {
+	context: HostContext;
+	api: ServiceApi;
+	request: HostRequest;
+	host: ServiceTarget;
+	/** The credential's secrets and the call's own, kept out of everything the node shows. */
+	secrets: string[];
+	limits: { idleMs: number; readMs: number };
+	options: IHttpRequestOptions;
+	/** The execution's cancel signal (none for a clean-up call made because of the cancellation). */
+	signal?: AbortSignal;
+	/** Ends a pause before another try: the cancel signal or the caller's stop. */
+	pauseEnds?: AbortSignal;
+	/** When the read, its retries and waits included, must be over. */
+	deadline: number;
+	attempts: number;
+}
+
+/** A request's failed tries, and the answers that asked it to slow down. */
+interface Tries {
+	failed: number;
+	slowDowns: number;
+}
+
+/** An attempt that ended in a pause or a wait the service asked for: the request is sent again. */
+const AGAIN = Symbol('again');
+
+/** Reads the credential once and fixes what every attempt of the request shares. */
+async function prepareCall(context: HostContext, api: ServiceApi, request: HostRequest): Promise<Call> {
+	const host = await targetOf(context, api, request.itemIndex ?? 0);
 	// A stream's own idle limit is the user's (music's Idle Timeout): it may be longer than the default.
 	const limits = timeLimitsFor(host.timeLimitSeconds, request.stream ? undefined : request.timeout);
 	if (request.stream && request.timeout !== undefined)
 		Object.assign(limits, { idleMs: request.timeout, readMs: Math.max(limits.readMs, request.timeout) });
-	const options: IHttpRequestOptions = {
+	const signal = !request.ignoreCancel && 'getExecutionCancelSignal' in context ? context.getExecutionCancelSignal() : undefined;
+	return {
+		context,
+		api,
+		request,
+		host,
+		secrets: [...host.secrets, ...(request.secrets ?? [])],
+		limits,
+		options: requestOptions(host.baseUrl, request, limits.idleMs),
+		signal,
+		// A caller that stopped the call (a trigger closed, a stream gone idle) wants no further try, nor a pause before one.
+		pauseEnds: anySignal([signal, request.stop]),
+		deadline: Date.now() + limits.readMs,
+		attempts: request.retry ? RETRY_DELAYS_MS.length + 1 : 1,
+	};
+}
+
+/** n8n's request options for `request`: every status answered, no redirect followed, the body left a stream. */
+function requestOptions(baseUrl: string, request: HostRequest, idleMs: number): IHttpRequestOptions {
+	return {
 		method: request.method,
 		url: `${baseUrl}${request.path}`,
 		qs: request.qs,
@@ -140,85 +126,119 @@ export async function hostRequestFull<T = unknown>(context: HostContext, api: Se
 		disableFollowRedirect: true,
 		// Every answer is read as a stream: n8n's helper would buffer and parse any size and depth.
 		encoding: 'stream',
-		timeout: limits.idleMs,
+		timeout: idleMs,
 	};
-	const signal = !request.ignoreCancel && 'getExecutionCancelSignal' in context ? context.getExecutionCancelSignal() : undefined;
-	// A caller that stopped the call (a trigger closed, a stream gone idle) wants no further try, nor a pause before one.
-	const pauseEnds = anySignal([signal, request.stop]);
-	const attempts = request.retry ? RETRY_DELAYS_MS.length + 1 : 1;
-	const deadline = Date.now() + limits.readMs;
-	// Answers that asked to slow down: their waits are not retries of a failure.
-	let slowDowns = 0;
-	for (let tries = 1; ; tries++) {
-		const attempt = tries - slowDowns;
-		// No attempt (nor its silence) runs past the read's deadline.
-		const idleMs = Math.max(1, Math.min(limits.idleMs, deadline - Date.now()));
-		options.timeout = idleMs;
-		// Asked when the attempt has failed: the time it took is spent (no retry starts past the deadline).
-		const retryAllowed = () => attempt < attempts && !request.stop?.aborted && deadline - Date.now() > retryPauseMs(attempt);
-		// n8n's helper attaches the context's cancel signal to the request it sends: this attempt's is the
-		// execution's (not for a clean-up call made because of the cancellation), the caller's `stop`,
-		// and its own, fired when the node stops reading the answer, which closes the connection at once.
-		const giveUp = new AbortController();
-		const caller = withCancelSignal(context, anySignal([signal, request.stop, giveUp.signal])!);
-		let response: IN8nHttpFullResponse | undefined;
-		let answer: unknown;
-		try {
-			response = (await context.helpers.httpRequestWithAuthentication.call(caller, api.credentialType, options)) as IN8nHttpFullResponse;
-			if (!request.stream && response.statusCode < 300)
-				answer = await readAnswer(response.body, { idleMs, totalMs: deadline - Date.now() }, signal);
-		} catch (error) {
-			abandon(response?.body, giveUp);
-			if (error instanceof AnswerOverBound) throw overBoundAnswer(context, error.problem, request);
-			if (signal?.aborted) throw cancelledError(context, request);
-			if (retryAllowed()) {
-				await pauseBeforeRetry(attempt, pauseEnds);
-				continue;
-			}
-			throw networkError(context, error, { ...request, timeout: limits.idleMs }, secrets);
-		}
-		const statusCode = response.statusCode;
-		if (asksToSlowDown(statusCode, response.headers as IDataObject, request)) {
-			const bounds = { readDeadline: deadline - limits.idleMs, maxWaitDeadline: request.deadline };
-			const plan = slowDownPlan(retryAfterMs((response.headers as IDataObject)['retry-after']), ++slowDowns, bounds);
-			if (plan) {
-				abandon(response.body, giveUp);
-				if ('tooLong' in plan) throw serviceWaitTooLongError(context, statusCode, plan.tooLong, request);
-				await waitAsAsked(context, request, plan.waitMs, { signal, pauseEnds });
-				continue;
-			}
-		}
-		if (statusCode >= 500 && retryAllowed()) {
-			abandon(response.body, giveUp);
-			await pauseBeforeRetry(attempt, pauseEnds);
-			continue;
-		}
-		if (statusCode >= 400) {
-			const body = await readErrorBody(response.body, { idleMs, totalMs: deadline - Date.now() }, signal);
-			abandon(response.body, giveUp);
-			if (signal?.aborted) throw cancelledError(context, request);
-			throw httpError(context, statusCode, body, host.errors, request, secrets);
-		}
-		if (statusCode >= 300 && !request.manualRedirect) {
-			abandon(response.body, giveUp);
-			throw redirectError(context, statusCode, response.headers as IDataObject, options.url, request, secrets);
-		}
-		const headers = response.headers as HostResponse<T>['headers'];
-		if (statusCode >= 300 && containsSecret(String(headers.location ?? ''), secrets)) {
-			abandon(response.body, giveUp);
-			throw secretLocationError(context, statusCode, request);
-		}
-		// A redirect the caller reads is only its Location.
-		if (statusCode >= 300 && !request.stream) abandon(response.body, giveUp);
-		const body = request.stream ? response.body : redactDeep(answer, secrets);
-		if (request.answer === 'object' && statusCode < 300 && !isPlainObject(body)) throw unexpectedAnswer(context, statusCode, body, request);
-		return {
-			statusCode,
-			headers: redactDeep(headers, secrets),
-			body: body as T,
-			...(request.stream ? { abandon: () => abandon(response?.body, giveUp) } : {}),
-		};
+}
+
+/** One attempt: the answer, an error in words, or AGAIN once the pause before a retry or the wait the service asked is over. */
+async function attemptOnce<T>(call: Call, tries: Tries): Promise<HostResponse<T> | typeof AGAIN> {
+	const { context, request, signal } = call;
+	const attempt = tries.failed + 1;
+	// No attempt (nor its silence) runs past the read's deadline.
+	const idleMs = Math.max(1, Math.min(call.limits.idleMs, call.deadline - Date.now()));
+	// Asked when the attempt has failed: the time it took is spent (no retry starts past the deadline).
+	const retryAllowed = () => attempt < call.attempts && !request.stop?.aborted && call.deadline - Date.now() > retryPauseMs(attempt);
+	const retry = async (): Promise<typeof AGAIN> => {
+		tries.failed++;
+		await pauseBeforeRetry(attempt, call.pauseEnds);
+		return AGAIN;
+	};
+	const giveUp = new AbortController();
+	const sent = await sendOnce(call, idleMs, giveUp);
+	if ('failure' in sent) {
+		const { failure } = sent;
+		if (failure instanceof AnswerOverBound) throw overBoundAnswer(context, failure.problem, request);
+		if (signal?.aborted) throw cancelledError(context, request);
+		if (retryAllowed()) return await retry();
+		throw networkError(context, failure, { ...request, timeout: call.limits.idleMs }, call.secrets);
 	}
+	const { response } = sent;
+	if (asksToSlowDown(response.statusCode, response.headers as IDataObject, request)) {
+		if (await waitedAsAsked(call, response, ++tries.slowDowns, giveUp)) return AGAIN;
+	}
+	if (response.statusCode >= 500 && retryAllowed()) {
+		abandon(response.body, giveUp);
+		return await retry();
+	}
+	return await finalAnswer<T>(call, sent, idleMs, giveUp);
+}
+
+/** An answer as it came: the response, and its parsed body when it was a success read whole. */
+interface Sent {
+	response: IN8nHttpFullResponse;
+	answer: unknown;
+}
+
+/** Sends the request once and reads a success's body (a stream's is left to its caller); a failure closes the connection and is answered. */
+async function sendOnce(call: Call, idleMs: number, giveUp: AbortController): Promise<Sent | { failure: unknown }> {
+	const { context, request, signal } = call;
+	call.options.timeout = idleMs;
+	// n8n's helper attaches the context's cancel signal to the request it sends: this attempt's is the
+	// execution's (not for a clean-up call made because of the cancellation), the caller's `stop`,
+	// and its own, fired when the node stops reading the answer, which closes the connection at once.
+	const caller = withCancelSignal(context, anySignal([signal, request.stop, giveUp.signal])!);
+	let response: IN8nHttpFullResponse | undefined;
+	try {
+		response = (await context.helpers.httpRequestWithAuthentication.call(
+			caller,
+			call.api.credentialType,
+			call.options,
+		)) as IN8nHttpFullResponse;
+		const answer =
+			!request.stream && response.statusCode < 300
+				? await readAnswer(response.body, { idleMs, totalMs: call.deadline - Date.now() }, signal)
+				: undefined;
+		return { response, answer };
+	} catch (failure) {
+		abandon(response?.body, giveUp);
+		return { failure };
+	}
+}
+
+/**
+ * Waits out an answer that asked to slow down, when the wait fits (true: send again); throws when
+ * the wait asked is longer than the request may take, and answers false when none is left to make.
+ */
+async function waitedAsAsked(call: Call, response: IN8nHttpFullResponse, refusal: number, giveUp: AbortController): Promise<boolean> {
+	const { context, request } = call;
+	const bounds = { readDeadline: call.deadline - call.limits.idleMs, maxWaitDeadline: request.deadline };
+	const plan = slowDownPlan(retryAfterMs((response.headers as IDataObject)['retry-after']), refusal, bounds);
+	if (!plan) return false;
+	abandon(response.body, giveUp);
+	if ('tooLong' in plan) throw serviceWaitTooLongError(context, response.statusCode, plan.tooLong, request);
+	await waitAsAsked(context, request, plan.waitMs, { signal: call.signal, pauseEnds: call.pauseEnds });
+	return true;
+}
+
+/** The answer no retry follows: an error in words for a refusal, a redirect not asked for or a wrong body; else the answer, its secrets blanked. */
+async function finalAnswer<T>(call: Call, { response, answer }: Sent, idleMs: number, giveUp: AbortController): Promise<HostResponse<T>> {
+	const { context, request, secrets, signal } = call;
+	const statusCode = response.statusCode;
+	if (statusCode >= 400) {
+		const body = await readErrorBody(response.body, { idleMs, totalMs: call.deadline - Date.now() }, signal);
+		abandon(response.body, giveUp);
+		if (signal?.aborted) throw cancelledError(context, request);
+		throw httpError(context, statusCode, body, call.host.errors, request, secrets);
+	}
+	if (statusCode >= 300 && !request.manualRedirect) {
+		abandon(response.body, giveUp);
+		throw redirectError(context, statusCode, response.headers as IDataObject, call.options.url, request, secrets);
+	}
+	const headers = response.headers as HostResponse<T>['headers'];
+	if (statusCode >= 300 && containsSecret(String(headers.location ?? ''), secrets)) {
+		abandon(response.body, giveUp);
+		throw secretLocationError(context, statusCode, request);
+	}
+	// A redirect the caller reads is only its Location.
+	if (statusCode >= 300 && !request.stream) abandon(response.body, giveUp);
+	const body = request.stream ? response.body : redactDeep(answer, secrets);
+	if (request.answer === 'object' && statusCode < 300 && !isPlainObject(body)) throw unexpectedAnswer(context, statusCode, body, request);
+	return {
+		statusCode,
+		headers: redactDeep(headers, secrets),
+		body: body as T,
+		...(request.stream ? { abandon: () => abandon(response.body, giveUp) } : {}),
+	};
 }
 
 /** Stops reading an answer: its connection is closed at once (destroying a stream cannot while a read waits on it). */
@@ -245,9 +265,6 @@ async function waitAsAsked(
 	const message = `The request was stopped by the node${request.action ? ` while ${request.action}` : ''}`;
 	throw new NodeApiError(context.getNode(), { message } as JsonObject, { message, itemIndex: request.itemIndex });
 }
-
-/** The longest pause before attempt `attempt + 1` (its jitter included). */
-const retryPauseMs = (attempt: number): number => (RETRY_DELAYS_MS[attempt - 1] ?? 0) * 1.2;
 
 function cancelledError(context: HostContext, request: HostRequest): NodeApiError {
 	return new NodeApiError(context.getNode(), { message: 'The execution was cancelled' } as JsonObject, {
@@ -288,23 +305,6 @@ export async function storageRequest(context: RunContext, request: StorageReques
 		// The plain helper attaches no cancel signal of its own: the execution's, and the caller's stop.
 		abortSignal: anySignal(['getExecutionCancelSignal' in context ? context.getExecutionCancelSignal() : undefined, request.stop]),
 	})) as IN8nHttpFullResponse;
-}
-
-/**
- * The idle limit of a storage request, for its body's reading and its words. Signed storage keeps
- * the stated limits: a credential's Time Limit is for the service it belongs to.
- */
-export const storageIdleMs = (): number => timeLimitsFor(undefined).idleMs;
-
-/** The read limit of a storage request (a download's pace is judged after it). */
-export const storageReadMs = (): number => timeLimitsFor(undefined).readMs;
-
-/**
- * Whether a repeatable read that started at `startedAt` may make attempt `attempt + 1`: its pause
- * and a whole idle limit of silence must fit in the read limit (a read with its retries ends within it).
- */
-export function retryFits(startedAt: number, attempt: number, limits = timeLimitsFor(undefined)): boolean {
-	return Date.now() + retryPauseMs(attempt) + limits.idleMs <= startedAt + limits.readMs;
 }
 
 /** The words of a storage answer (an error page), read within the idle limit and the error bound, as text. */

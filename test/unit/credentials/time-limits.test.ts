@@ -11,7 +11,7 @@ import type { INodeProperties } from 'n8n-workflow';
 import { HostApi } from '../../../credentials/HostApi.credentials';
 import { HostCloudApi } from '../../../credentials/HostCloudApi.credentials';
 import { DEFAULT_TIME_LIMIT_SECONDS, REQUEST_TIME_LIMIT } from '../../../credentials/time-limit';
-import { timeLimitsFor } from '../../../nodes/shared/transport/transport';
+import { timeLimitsFor } from '../../../nodes/shared/transport/request-limits';
 
 const credentials = [new HostCloudApi(), new HostApi()];
 

@@ -7,19 +7,17 @@
  */
 import { randomUUID } from 'crypto';
 
-import type { IDataObject, ITriggerFunctions } from 'n8n-workflow';
-import { NodeApiError, NodeOperationError } from 'n8n-workflow';
+import type { ITriggerFunctions } from 'n8n-workflow';
+import { NodeOperationError } from 'n8n-workflow';
 
 import { Naps, pause } from '../../../shared/waits/pause';
-import { cloudJobStateOf } from '../job-reports/job-state';
-import { isRecord } from '../../../shared/items/validation';
 import { progressSocketAddress, readQueue } from '../../transport/cloud-api';
 import { errorInfoFrom } from '../job-reports/execution-errors';
-import { JobNotOnServerError, lookUpJobRecord, lookUpJobStatus } from '../job-reports/lookup';
 import { JobSocket, type JobMessage, type SocketListener } from '../progress-socket/progress-socket';
 import { entriesOf, isQueueAnswer, usablePromptId } from '../ownership/own-jobs';
-import { endOf, entryFacts, passesFilters, type EndedJob, type JobEnd } from './ended-job';
+import { entryFacts, passesFilters, type EndedJob, type JobEnd } from './ended-job';
 import { HeardJobs, type HeardJob } from './heard-jobs';
+import { endFromStatus, statusOf, withRecord } from './job-lookups';
 import type { TriggerMemory } from './memory';
 import type { TriggerSettings } from './settings';
 
@@ -37,8 +35,6 @@ const LEARN_EVERY_MS = 1_000;
 const DEAF_AFTER_MS = 20_000;
 /** Connects in a row that did not last (closed at once, or never opened) while the queue answers: the socket cannot be used, and the trigger says so. */
 const SOCKET_TRIES = 4;
-
-const statusOf = (error: unknown): number => (error instanceof NodeApiError ? Number(error.httpCode) : 0);
 
 /** A refusal that asking again will not change (a key or account problem): the trigger cannot work. */
 export function isRefusal(error: unknown): boolean {
@@ -123,7 +119,7 @@ export class CloudJobListener {
 	async endedJob(promptId: string): Promise<EndedJob | undefined> {
 		const end = await this.endFromStatus(promptId);
 		if (!end) return undefined;
-		return await this.withRecord({ promptId, end }, false);
+		return await withRecord(this.context, { promptId, end }, false, this.stopped.signal);
 	}
 
 	private async listen(): Promise<void> {
@@ -320,25 +316,9 @@ export class CloudJobListener {
 
 	/** How a job ended, from its status; undefined while it runs. A job the service does not know is forgotten. */
 	private async endFromStatus(promptId: string): Promise<JobEnd | undefined> {
-		const action = `reading the status of job ${promptId}`;
-		const answer = await lookUpJobStatus(this.context, promptId, { retry: true, action, stop: this.stopped.signal }).then(
-			(body) => ({ body }),
-			(error: Error) => ({ error }),
-		);
-		// Closed meanwhile: the read was ended on purpose, nothing to say of it.
-		if (this.stopped.signal.aborted) return undefined;
-		if ('body' in answer) return endOf(cloudJobStateOf(answer.body.status));
-		const status = statusOf(answer.error);
-		// Only a refused key is the account's problem; a job the service does not know, or will not
-		// tell of, is forgotten; any other failure is asked again at the next look.
-		if (status === 401) throw answer.error;
-		if (status >= 400 && status < 500 && status !== 408 && status !== 429) {
-			if (!(answer.error instanceof JobNotOnServerError) && status !== 404)
-				this.context.logger.warn(`Host Cloud Trigger: job ${promptId} is no longer followed: ${answer.error.message}`);
-			this.forget(promptId);
-		} else if (!(answer.error instanceof JobNotOnServerError)) {
-			this.context.logger.warn(`Host Cloud Trigger: ${answer.error.message}; asking again at the next look`);
-		} else this.forget(promptId);
+		const end = await endFromStatus(this.context, promptId, this.stopped.signal);
+		if (end !== 'unknown') return end;
+		this.forget(promptId);
 		return undefined;
 	}
 
@@ -359,31 +339,11 @@ export class CloudJobListener {
 		const job = this.heard.get(promptId);
 		if (this.memory.isDone(promptId)) return this.forget(promptId);
 		if (!job?.ended) return;
-		const ended = await this.withRecord({ promptId, ...job.ended, ...job.facts }, job.whole ? job.outputs : undefined);
+		const heardOutputs = job.whole ? job.outputs : undefined;
+		const ended = await withRecord(this.context, { promptId, ...job.ended, ...job.facts }, heardOutputs, this.stopped.signal);
 		this.forget(promptId);
 		// Remembered before the flow starts: n8n saves the memory as the trigger starts it.
 		this.memory.markDone([promptId]);
 		if (passesFilters(ended, this.settings)) await this.onJob(ended);
-	}
-
-	/** The job with its outputs (those heard, else its record's) and, for a failure, its record's words when none came. */
-	private async withRecord(job: EndedJob, heardOutputs: Record<string, IDataObject> | false | undefined): Promise<EndedJob> {
-		if (heardOutputs && (job.end !== 'failed' || job.error)) return { ...job, outputs: heardOutputs };
-		let record: IDataObject | undefined;
-		try {
-			record = await lookUpJobRecord(this.context, job.promptId, {
-				retry: true,
-				action: `reading the record of job ${job.promptId}`,
-				stop: this.stopped.signal,
-			});
-		} catch {
-			// No record (the service may keep none, or answered about another job): the outputs are unknown, and said so.
-		}
-		// Only a record that says the job ended gives outputs (lookUpJobRecord answers none of another job's).
-		const fromRecord = record && isRecord(record.outputs) && endOf(cloudJobStateOf(record.status));
-		const outputs = heardOutputs || (fromRecord ? (record!.outputs as Record<string, unknown>) : undefined);
-		const details = record?.execution_error ?? record?.error;
-		const error = job.error ?? (job.end === 'failed' && isRecord(details) ? errorInfoFrom(details) : undefined);
-		return { ...job, outputs, ...(error ? { error } : {}) };
 	}
 }

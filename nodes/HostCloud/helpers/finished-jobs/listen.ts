@@ -14,7 +14,7 @@ import { CloudJobListener, isRefusal } from './cloud-listener';
 import { endedJobItem, passesFilters, type EndedJob } from './ended-job';
 import { HistoryPoller } from './history-poller';
 import { TriggerMemory } from './memory';
-import { readTriggerSettings } from './settings';
+import { readTriggerSettings, type TriggerSettings } from './settings';
 
 /** How long an activation waits for its first look before it goes on listening in the background. */
 const FIRST_LOOK_MS = 20_000;
@@ -51,6 +51,18 @@ function executionKey(context: ITriggerFunctions, promptId: string): string {
 	return `host-cloud-job:${of.digest('hex')}`;
 }
 
+/** What the trigger's two ways of finding jobs share: its settings and memory, how a job found starts a flow, and how it stops. */
+interface TriggerRun {
+	context: ITriggerFunctions;
+	settings: TriggerSettings;
+	/** A test run ("Fetch Test Event"): it shows one job and remembers nothing. */
+	manual: boolean;
+	memory: TriggerMemory;
+	stopped: AbortController;
+	emitJob: (job: EndedJob) => Promise<void>;
+	fail: (error: Error) => void;
+}
+
 export async function listenForEndedJobs(context: ITriggerFunctions): Promise<ITriggerResponse> {
 	const settings = readTriggerSettings(context);
 	const server = await hostCloudServer(context);
@@ -72,61 +84,77 @@ export async function listenForEndedJobs(context: ITriggerFunctions): Promise<IT
 	const fail = (error: Error) => {
 		if (!stopped.signal.aborted) context.emitError(error);
 	};
+	const run: TriggerRun = { context, settings, manual, memory, stopped, emitJob, fail };
+	return server.kind === 'cloud' ? await listenOnCloud(run) : await pollHistory(run);
+}
 
-	if (server.kind === 'cloud') {
-		const listener = new CloudJobListener(context, settings, memory, emitJob, fail);
-		const closeFunction = async () => {
-			stopped.abort();
-			listener.close();
-		};
-		if (!manual) {
-			await withinFirstLook(listener.start(), fail);
-			return { closeFunction };
-		}
-		const manualTriggerFunction = async () => {
-			// The job that last started a flow passed the filters whose facts (its tag, its graph) the service no longer tells.
-			const last = memory.lastPassed;
-			const known = last ? await listener.endedJob(last).catch(() => undefined) : undefined;
-			if (known && passesFilters(known, settings)) await emitJob(known);
-			else await listener.start();
-		};
-		return { closeFunction, manualTriggerFunction };
+/** On the cloud: the listener hears jobs end; a test run shows the job that last started a flow, when the service still knows it. */
+async function listenOnCloud(run: TriggerRun): Promise<ITriggerResponse> {
+	const { memory, settings, emitJob } = run;
+	const listener = new CloudJobListener(run.context, settings, memory, emitJob, run.fail);
+	const closeFunction = async () => {
+		run.stopped.abort();
+		listener.close();
+	};
+	if (!run.manual) {
+		await withinFirstLook(listener.start(), run.fail);
+		return { closeFunction };
 	}
+	const manualTriggerFunction = async () => {
+		// The job that last started a flow passed the filters whose facts (its tag, its graph) the service no longer tells.
+		const last = memory.lastPassed;
+		const known = last ? await listener.endedJob(last).catch(() => undefined) : undefined;
+		if (known && passesFilters(known, settings)) await emitJob(known);
+		else await listener.start();
+	};
+	return { closeFunction, manualTriggerFunction };
+}
 
-	const poller = new HistoryPoller(context, settings, memory, emitJob, stopped.signal);
+/** On a self-hosted server: the history read every Poll Every seconds; a test run shows the latest finished job, or the next. */
+async function pollHistory(run: TriggerRun): Promise<ITriggerResponse> {
+	const { context, stopped } = run;
+	const poller = new HistoryPoller(context, run.settings, run.memory, run.emitJob, stopped.signal);
 	const closeFunction = async () => {
 		stopped.abort();
 	};
-	const pollForever = async () => {
-		while (!stopped.signal.aborted) {
-			await pause(settings.pollMs, stopped.signal).catch(() => undefined);
-			if (stopped.signal.aborted) return;
-			try {
-				await poller.poll();
-			} catch (error) {
-				if (stopped.signal.aborted) return;
-				if (isRefusal(error)) return fail(error as Error);
-				context.logger.warn(`Host Cloud Trigger: ${(error as Error).message}; reading the history again in ${settings.pollMs / 1000} s`);
-			}
-		}
-	};
-	if (!manual) {
+	if (!run.manual) {
 		// The first read is the activation's: a refused server fails it, and what had ended is remembered
 		// before n8n saves the activation. A server that does not answer is read again later.
 		await withinFirstLook(
 			poller.poll().catch((error: Error) => {
 				if (isRefusal(error)) throw error;
-				context.logger.warn(`Host Cloud Trigger: ${error.message}; reading the history again in ${settings.pollMs / 1000} s`);
+				warnReadAgain(run, error);
 			}),
-			fail,
+			run.fail,
 		);
-		void pollForever();
+		void pollUntilStopped(run, poller);
 		return { closeFunction };
 	}
 	const manualTriggerFunction = async () => {
 		const latest = await poller.latest();
-		if (latest) return await emitJob(latest);
-		void pollForever();
+		if (latest) return await run.emitJob(latest);
+		void pollUntilStopped(run, poller);
 	};
 	return { closeFunction, manualTriggerFunction };
+}
+
+/** Reads the history every Poll Every seconds until the trigger closes; a refusal ends it as the trigger's error, any other failure is read again. */
+async function pollUntilStopped(run: TriggerRun, poller: HistoryPoller): Promise<void> {
+	const { stopped } = run;
+	while (!stopped.signal.aborted) {
+		await pause(run.settings.pollMs, stopped.signal).catch(() => undefined);
+		if (stopped.signal.aborted) return;
+		try {
+			await poller.poll();
+		} catch (error) {
+			if (stopped.signal.aborted) return;
+			if (isRefusal(error)) return run.fail(error as Error);
+			warnReadAgain(run, error as Error);
+		}
+	}
+}
+
+/** A history read that failed and is made again: n8n's log says so, the trigger goes on. */
+function warnReadAgain(run: TriggerRun, error: Error): void {
+	run.context.logger.warn(`Host Cloud Trigger: ${error.message}; reading the history again in ${run.settings.pollMs / 1000} s`);
 }

@@ -12,51 +12,22 @@
 import type { IBinaryData, IDataObject, IExecuteFunctions } from 'n8n-workflow';
 import { NodeOperationError } from 'n8n-workflow';
 
-import { declaredFileBytes, extensionFor, sniffMimeType, SNIFF_BYTES } from '../../../shared/binary/file-types';
 import { errorForItem } from '../../../shared/items/items';
 import { isNetworkFailure, networkFailureReason } from '../../../shared/transport/network-failure';
-import {
-	ByteChannel,
-	IdleTimeoutError,
-	isAsyncIterable,
-	readableClassOf,
-	readableFrom,
-	TotalTimeoutError,
-	withIdleTimeout,
-} from '../../../shared/binary/streams';
+import { IdleTimeoutError, isAsyncIterable, readableClassOf, TotalTimeoutError, withIdleTimeout } from '../../../shared/binary/streams';
 import { credentialSecrets } from '../../../shared/transport/redaction';
 import { HOST_API } from '../../../shared/transport/host-api';
 import type { OpenStream } from '../../transport/media-api';
 import { holeError, NOTHING_STARTED, overdueError, silentError } from './errors';
 import { keptText, keptValue, MusicEventLog } from './events';
 import { isBase64, readNdjson } from './ndjson';
+import { abandonTakes, addAudio, type AudioStore, isWhole, LENGTH_HEAD_BYTES, newTake, startStoring, type Take, takeFacts } from './takes';
 
 /**
  * Takes one stream may announce: the real service makes a few per prompt, and each take is an
  * output item of its own, so a stream naming thousands of them must not become thousands of items.
  */
 const MAX_TAKES = 32;
-
-/** Bytes of a file that say how long it is (RIFF), read from each take's first chunks. */
-const LENGTH_HEAD_BYTES = 8;
-
-interface Take {
-	streamIndex: number;
-	title?: string;
-	displayTags?: IDataObject[string];
-	copyIndex?: IDataObject[string];
-	promptIndex?: IDataObject[string];
-	/** The first LENGTH_HEAD_BYTES of its audio, and the file length they declare, if they do. */
-	lead: Buffer;
-	declaredBytes?: number;
-	head: Buffer[];
-	headBytes: number;
-	channel?: ByteChannel;
-	store?: Promise<IBinaryData>;
-	mimeType?: string;
-	bytes: number;
-	chunks: number;
-}
 
 export interface MusicTake {
 	json: IDataObject;
@@ -73,17 +44,6 @@ export interface MusicStreamOptions {
 	maxWaitMs: number;
 	/** Pass on takes that may have a hole, marked so, instead of failing (the user opted in). */
 	acceptIncomplete?: boolean;
-}
-
-function fileBase(take: Take): string {
-	const slug = (take.title ?? '')
-		.normalize('NFKD')
-		.replace(/[^\w\s-]/g, '')
-		.trim()
-		.replace(/\s+/g, '-')
-		.toLowerCase()
-		.slice(0, 60);
-	return slug || `music-take-${take.streamIndex + 1}`;
 }
 
 const indexOf = (value: unknown): number | undefined =>
@@ -116,7 +76,8 @@ class MusicStreamReader {
 	private durationSec: number | undefined;
 	private completed = false;
 	private failure: { message: string; code: string } | undefined;
-	private readonly Readable: NonNullable<ReturnType<typeof readableClassOf>>;
+	/** Where the takes' audio is written. */
+	private readonly store: AudioStore;
 	private readonly body: AsyncIterable<Buffer>;
 
 	constructor(
@@ -133,7 +94,7 @@ class MusicStreamReader {
 			stream.close();
 			throw new NodeOperationError(context.getNode(), 'The music service did not answer with a stream', { itemIndex: options.itemIndex });
 		}
-		this.Readable = Readable;
+		this.store = { context, Readable, keepAudio: options.keepAudio };
 		this.body = body;
 	}
 
@@ -203,7 +164,7 @@ class MusicStreamReader {
 	 */
 	private mayHaveHole(take: Take): boolean {
 		if (take.bytes === 0) return true;
-		return take.declaredBytes === undefined ? this.malformed > 0 : take.bytes !== take.declaredBytes;
+		return isWhole(take) === undefined ? this.malformed > 0 : !isWhole(take);
 	}
 
 	private chunkCount(): number {
@@ -217,7 +178,7 @@ class MusicStreamReader {
 	private progress(): string {
 		const takes = [...this.takes.values()];
 		if (takes.length === 0) return NOTHING_STARTED;
-		const complete = takes.filter((take) => take.declaredBytes !== undefined && take.bytes === take.declaredBytes).length;
+		const complete = takes.filter((take) => isWhole(take) === true).length;
 		const unknown = takes.filter((take) => take.bytes >= LENGTH_HEAD_BYTES && take.declaredBytes === undefined).length;
 		return (
 			`Complete takes: ${complete} of ${takes.length} (a take is complete when the audio its WAV header announces has arrived, no less and no more)` +
@@ -240,7 +201,7 @@ class MusicStreamReader {
 					description: 'The service makes a few takes per prompt; a stream naming more is not read further. Try again.',
 				});
 			}
-			take = { streamIndex, lead: Buffer.alloc(0), head: [], headBytes: 0, bytes: 0, chunks: 0 };
+			take = newTake(streamIndex);
 			this.takes.set(streamIndex, take);
 		}
 		return take;
@@ -261,7 +222,7 @@ class MusicStreamReader {
 					this.malformed++;
 					return;
 				}
-				await this.audio(this.take(streamIndex), bytes);
+				await addAudio(this.store, this.take(streamIndex), bytes);
 				return;
 			}
 			case 'title': {
@@ -305,48 +266,14 @@ class MusicStreamReader {
 		this.events.add(event, lineBytes);
 	}
 
-	/** One decoded chunk: held until the format can be recognised, then written through. */
-	private async audio(take: Take, bytes: Buffer): Promise<void> {
-		if (take.bytes < LENGTH_HEAD_BYTES) {
-			take.lead = Buffer.concat([take.lead, bytes.subarray(0, LENGTH_HEAD_BYTES - take.bytes)]);
-			if (take.lead.length === LENGTH_HEAD_BYTES) take.declaredBytes = declaredFileBytes(take.lead);
-		}
-		take.bytes += bytes.length;
-		take.chunks++;
-		if (!this.options.keepAudio || bytes.length === 0) return;
-		if (take.channel) return await take.channel.write(bytes);
-		take.head.push(bytes);
-		take.headBytes += bytes.length;
-		if (take.headBytes >= SNIFF_BYTES) await this.open(take);
-	}
-
-	/** Starts storing a take: from now on its chunks flow straight into n8n's binary data. */
-	private async open(take: Take): Promise<void> {
-		const head = Buffer.concat(take.head);
-		take.head = [];
-		take.mimeType = sniffMimeType(head) ?? 'application/octet-stream';
-		const extension = extensionFor(take.mimeType) ?? 'bin';
-		const channel = new ByteChannel();
-		take.channel = channel;
-		take.store = this.context.helpers.prepareBinaryData(
-			readableFrom(this.Readable, channel),
-			`${fileBase(take)}.${extension}`,
-			take.mimeType,
-		);
-		// If storing fails, stop feeding it; the error is reported when the store is awaited.
-		take.store.catch(() => channel.close());
-		await channel.write(head);
-	}
-
 	/** Stops every take's file (error or cancellation) and lets the stores settle. */
 	private async abandon(): Promise<void> {
-		const reason = new Error('music stream abandoned');
-		for (const take of this.takes.values()) take.channel?.fail(reason);
-		await Promise.allSettled([...this.takes.values()].map(async (take) => await take.store));
+		await abandonTakes(this.takes.values());
 	}
 
 	private async finish(): Promise<MusicTake[]> {
-		for (const take of this.takes.values()) if (!take.channel && take.headBytes > 0 && this.options.keepAudio) await this.open(take);
+		for (const take of this.takes.values())
+			if (!take.channel && take.headBytes > 0 && this.options.keepAudio) await startStoring(this.store, take);
 		for (const take of this.takes.values()) take.channel?.end();
 		const out: MusicTake[] = [];
 		const takes = [...this.takes.values()].sort((a, b) => a.streamIndex - b.streamIndex);
@@ -370,17 +297,7 @@ class MusicStreamReader {
 	}
 
 	private takeJson(take: Take | undefined): IDataObject {
-		const json: IDataObject = {};
-		if (take) {
-			json.stream_index = take.streamIndex;
-			if (take.title !== undefined) json.title = take.title;
-			if (take.displayTags !== undefined) json.display_tags = take.displayTags;
-			if (take.copyIndex !== undefined) json.copy_index = take.copyIndex;
-			if (take.promptIndex !== undefined) json.prompt_index = take.promptIndex;
-			json.audio_bytes = take.bytes;
-			json.audio_chunks = take.chunks;
-			if (take.mimeType) json.mime_type = take.mimeType;
-		}
+		const json: IDataObject = take ? takeFacts(take) : {};
 		if (this.durationSec !== undefined) json.duration_sec = this.durationSec;
 		json.takes = this.takes.size;
 		json.malformed_lines = this.malformed;
