@@ -18,7 +18,12 @@ const cloud = cloudForSuite();
 
 type Run = Partial<Omit<WorkflowNodeSpec, 'name' | 'type' | 'parameters'>>;
 
-function execute(parameters: Record<string, unknown>, items: Array<{ json: object }>, more: Run = {}, signal?: AbortSignal) {
+function execute(
+	parameters: Record<string, unknown>,
+	items: Array<{ json: Record<string, unknown> }>,
+	more: Run = {},
+	signal?: AbortSignal,
+) {
 	return cloud.harness.runNode(
 		{
 			type: 'hostCloud',
