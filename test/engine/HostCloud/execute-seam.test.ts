@@ -4,26 +4,24 @@
  * stopped the run, whatever failed (a submit the service refused, an upload, a finished job's
  * files), so an item waiting for that place is not submitted and the node's error is the failed
  * item's; an execution stopped before an item's turn submits nothing for it and leaves an earlier
- * try's memory as it was; a Retry On Fail follows an earlier try's job still running, in a place.
+ * try's memory as it was; a Retry On Fail follows an earlier try's job still running, in a place;
+ * an item's Input Images are uploaded in its place, so a run uploads for no more items at once
+ * than it runs jobs.
  * execute-places.test.ts holds the cases of a job failing on the cloud and of Stop.
  */
 import * as cloudApi from '../../../nodes/HostCloud/transport/cloud-api';
 import * as jobItem from '../../../nodes/HostCloud/helpers/jobs/job-item';
 import * as prepareWorkflow from '../../../nodes/HostCloud/helpers/graph/prepare-workflow';
 import * as itemSubmits from '../../../nodes/HostCloud/helpers/ownership/item-submits';
-import { cloudForSuite, FAST_WAIT, txt2img, waitUntil } from '../../support/cloud';
+import { cloudForSuite, FAST_WAIT, TINY_PNG, txt2img, waitUntil } from '../../support/cloud';
 import type { WorkflowNodeSpec } from '../../support/engine';
+import type { HarnessItem } from '../../support/items-node';
 
 const cloud = cloudForSuite();
 
 type Run = Partial<Omit<WorkflowNodeSpec, 'name' | 'type' | 'parameters'>>;
 
-function execute(
-	parameters: Record<string, unknown>,
-	items: Array<{ json: Record<string, unknown> }>,
-	more: Run = {},
-	signal?: AbortSignal,
-) {
+function execute(parameters: Record<string, unknown>, items: HarnessItem[], more: Run = {}, signal?: AbortSignal) {
 	return cloud.harness.runNode(
 		{
 			type: 'hostCloud',
@@ -98,6 +96,38 @@ describe('Max Concurrent Jobs 1, no Continue On Fail: a failure stops the items 
 		expect(submittedItems()).toEqual([0, 1]);
 		await waitUntil(() => jobs()[1]!.status === 'cancelled');
 	});
+});
+
+test('Max Concurrent Jobs 1: the next item’s Input Images are uploaded once the running job has ended, in its place', async () => {
+	cloud.sim.options.nodeMs = 500;
+	const graph = {
+		'1': { class_type: 'LoadImage', inputs: { image: 'placeholder.png' } },
+		'2': { class_type: 'SaveImage', inputs: { images: ['1', 0], filename_prefix: 'x' } },
+	};
+	const unfinished = () => jobs().filter((job) => ['pending', 'in_progress'].includes(job.status)).length;
+	const seen: number[] = [];
+	const original = cloudApi.uploadFile;
+	jest.spyOn(cloudApi, 'uploadFile').mockImplementation(async (context, upload, options) => {
+		// The second upload looks once the first job is on the cloud (or after 3 s): is it still running?
+		if (seen.length === 1) await waitUntil(() => jobs().length >= 1, 3000).catch(() => undefined);
+		seen.push(unfinished());
+		return await original(context, upload, options);
+	});
+	const image = { data: { data: TINY_PNG.toString('base64'), fileName: 'cat.png', mimeType: 'image/png' } };
+	const result = await execute(
+		{
+			workflow: JSON.stringify(graph),
+			inputImages: { values: [{ binaryPropertyName: 'data', nodeId: '1' }] },
+			additionalFields: { maxConcurrentJobs: 1 },
+		},
+		[
+			{ json: {}, binaryBase64: image },
+			{ json: {}, binaryBase64: image },
+		],
+	);
+	expect(result.status).toBe('success');
+	expect(seen).toEqual([0, 0]);
+	expect(submittedItems()).toEqual([0, 1]);
 });
 
 describe('Retry On Fail', () => {
