@@ -32,7 +32,7 @@ export interface WatchSettings {
 	connectTimeoutMs?: number;
 	/** Whether stopping early (cancelled execution, failed item) cancels the jobs on the cloud (default true: the node started them). */
 	cancelOnAbandon?: boolean;
-	/** At most this many jobs at once (`run-places.ts`); none: no bound. */
+	/** At most this many jobs at once (`RunPlaces`, nodes/shared/items/concurrent-items.ts); none: no bound. */
 	places?: number;
 	/** Runs as a tool: a job left running at Tool Wait is the tool's answer, not a failure. */
 	asTool?: boolean;
@@ -98,7 +98,7 @@ export interface TrackedJob {
 	polling: boolean;
 	resolve(job: FinishedJob): void;
 	reject(error: Error): void;
-	/** Gives the job's place back (`run-places.ts`), once it settles. */
+	/** Gives the job's place back (`RunPlaces`, nodes/shared/items/concurrent-items.ts), once it settles. */
 	giveBack: () => void;
 }
 
