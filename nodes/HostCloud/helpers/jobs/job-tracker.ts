@@ -7,8 +7,7 @@
  * back (`RunPlaces`), a failed one after the run has learnt of its failure. `watcher.ts` is its
  * face to the items: the socket, their submits and follows, abandoning.
  */
-import type { IExecuteFunctions } from 'n8n-workflow';
-import type { NodeOperationError } from 'n8n-workflow';
+import type { IExecuteFunctions, NodeOperationError } from 'n8n-workflow';
 
 import { RunPlaces } from '../../../shared/items/concurrent-items';
 import { Naps } from '../../../shared/waits/pause';
