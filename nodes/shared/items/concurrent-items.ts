@@ -1,14 +1,14 @@
 /**
- * Items of a run several at once (up to a limit), for operations that mostly wait on the service.
- * Outputs keep item order and their pairedItem; "Continue On Fail" is honoured per item. Without
- * it, the first failure stops new items from starting, `stop` fires so running ones can give up,
- * and that failure is thrown with its item index (or, when the execution was canceled, one
- * "canceled" error).
+ * Places taken in turn (`Slots`, `createLimiter`), and a run's places for items that mostly wait on
+ * the service (`RunPlaces`): an item waits its turn for a place; "Continue On Fail" is honoured per
+ * item; without it the run's first failure stops the run before that item's place is given back,
+ * so an item waiting for the place is refused, not started, and that failure is thrown with its
+ * item index (or, when the execution was canceled, one "canceled" error).
  */
 import type { IExecuteFunctions, INodeExecutionData } from 'n8n-workflow';
 import { NodeOperationError } from 'n8n-workflow';
 
-import { errorForItem, failedItem } from './items';
+import { errorForItem } from './items';
 
 /**
  * At most `limit` holders at a time; the others wait their turn in call order. `take` answers the
@@ -48,68 +48,56 @@ export function createLimiter(limit: number): <T>(task: () => Promise<T>) => Pro
 	};
 }
 
-export interface ConcurrentRunOptions {
-	/** The output item of a failed item under "Continue On Fail" (default: `failedItem`). */
-	failed?: (context: IExecuteFunctions, error: unknown, itemIndex: number) => INodeExecutionData;
-	/** Called once when an item fails without "Continue On Fail", before the others are awaited. */
-	onFatal?: (error: unknown, itemIndex: number) => void;
-}
-
 /**
- * The bookkeeping of items run at once: an item `enter`s (waits for its place; false once the run
- * has failed), ends with its outputs or `fail`s, and `leave`s; `results` gives the run's output.
- * A caller runs every item at once (`Promise.all`); the places keep them to the limit.
+ * The places of a run and its first failure. The caller gives an item's place back only after
+ * telling `failed` of the item's failure, so that `stop` (which the caller makes refuse new items)
+ * has fired before another item can take the place.
  */
-export class ConcurrentItems {
-	private readonly places: Slots;
-	private readonly stopper = new AbortController();
+export class RunPlaces {
+	private readonly slots: Slots;
 	private readonly continueOnFail: boolean;
-	private fatal?: { error: unknown; itemIndex: number };
+	private first?: { error: unknown; itemIndex: number };
 
+	/** `limit` places (none: no bound); `forgiven` errors end an item without failing the run. */
 	constructor(
 		private readonly context: IExecuteFunctions,
-		limit: number,
-		private readonly options: ConcurrentRunOptions = {},
+		limit: number | undefined,
+		private readonly stop: () => void,
+		private readonly forgiven: (error: unknown) => boolean = () => false,
 	) {
-		this.places = new Slots(Math.max(1, limit));
+		this.slots = new Slots(limit ?? Number.POSITIVE_INFINITY);
 		this.continueOnFail = context.continueOnFail();
 	}
 
-	/** Fires when the run has failed: running items can give up. */
-	get stop(): AbortSignal {
-		return this.stopper.signal;
+	/** Waits for a place; answers the function that gives it back (once). */
+	async take(): Promise<() => void> {
+		return await this.slots.take();
 	}
 
-	/** Waits for the item's place; answers the function that gives it back, or undefined once the run has failed (the item does not start). */
-	async enter(): Promise<(() => void) | undefined> {
-		const leave = await this.places.take();
-		if (!this.fatal) return leave;
-		leave();
-		return undefined;
-	}
-
-	/** An item's failure: its failure item under Continue On Fail; otherwise the run's first failure is kept and the item has no output. */
-	fail(error: unknown, itemIndex: number): INodeExecutionData[] {
-		if (this.continueOnFail) return [(this.options.failed ?? failedItem)(this.context, error, itemIndex)];
-		if (!this.fatal) {
-			this.fatal = { error, itemIndex };
-			this.stopper.abort();
-			this.options.onFatal?.(error, itemIndex);
-		}
-		return [];
+	/** An item failed: without Continue On Fail, the run's first failure is kept and stops the run. */
+	failed(error: unknown, itemIndex: number): void {
+		if (this.continueOnFail || this.first || this.forgiven(error)) return;
+		this.first = { error, itemIndex };
+		this.stop();
 	}
 
 	/** The outputs of every item in item order, or the run's first failure thrown. */
 	results(outputs: INodeExecutionData[][]): INodeExecutionData[] {
-		const { fatal } = this;
-		if (fatal && this.context.getExecutionCancelSignal()?.aborted) {
+		const { first } = this;
+		if (!first) return outputs.flat();
+		if (this.context.getExecutionCancelSignal()?.aborted) {
 			// One "canceled" error (the word n8n marks a stopped execution by), whatever each item saw.
 			throw new NodeOperationError(this.context.getNode(), 'The execution was canceled', {
-				itemIndex: fatal.itemIndex,
-				description: (fatal.error as Error)?.message,
+				itemIndex: first.itemIndex,
+				description: (first.error as Error)?.message,
 			});
 		}
-		if (fatal) throw errorForItem(this.context, fatal.error, fatal.itemIndex);
-		return outputs.flat();
+		throw errorForItem(this.context, first.error, first.itemIndex);
 	}
+}
+
+/** An item the run no longer wants: the execution was stopped, or (`stopped`) another item failed it; undefined while it is wanted. */
+export function notSubmitted(context: IExecuteFunctions, itemIndex: number, stopped: boolean): NodeOperationError | undefined {
+	const reason = context.getExecutionCancelSignal()?.aborted ? 'the execution was canceled' : stopped ? 'another item failed' : undefined;
+	return reason ? new NodeOperationError(context.getNode(), `This item was not submitted: ${reason}`, { itemIndex }) : undefined;
 }

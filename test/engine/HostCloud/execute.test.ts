@@ -122,8 +122,8 @@ describe('many items', () => {
 });
 
 describe('the code path of an item', () => {
-	// docs/architecture.md walks this path; a maintainer reads it in six functions, as in n8n's own vendor nodes.
-	test('from the node’s execute() to the submit request is six functions of the package', async () => {
+	// docs/architecture.md walks this path; a maintainer reads it straight down, as in n8n's own vendor nodes.
+	test('from the node’s execute() to the submit request: six functions of the package and the item loop, in four files', async () => {
 		let stack = '';
 		const submit = jest.spyOn(cloudApi, 'submitPrompt');
 		submit.mockImplementationOnce(async (...args) => {
@@ -133,10 +133,16 @@ describe('the code path of an item', () => {
 		});
 		const result = await execute({ workflow: JSON.stringify(txt2img()) });
 		expect(result.status).toBe('success');
-		const ours = stack
-			.split('\n')
-			.filter((line) => line.includes('/nodes/'))
-			.map((line) => /at (?:async )?(?:\w+\.)?([\w<>$]+) \(/.exec(line)?.[1] ?? line.trim());
-		expect(ours).toEqual(['submitWorkflow', 'runItem', 'item', 'executeAll', 'router', 'execute']);
+		const ours = stack.split('\n').filter((line) => line.includes('/nodes/'));
+		// executeAll's loop over its items is an arrow function without a name.
+		const names = ours.map((line) => /at (?:async )?(?:\w+\.)?([\w<>$]+) \(/.exec(line)?.[1] ?? 'the item loop');
+		expect(names).toEqual(['submitWorkflow', 'submitAndWait', 'jobOfItem', 'the item loop', 'executeAll', 'router', 'execute']);
+		const files = new Set(ours.map((line) => /\/nodes\/([^:]+):/.exec(line)?.[1]));
+		expect([...files]).toEqual([
+			'HostCloud/helpers/graph/submit-workflow.ts',
+			'HostCloud/actions/workflow/execute.operation.ts',
+			'shared/items/items.ts',
+			'HostCloud/HostCloud.node.ts',
+		]);
 	});
 });

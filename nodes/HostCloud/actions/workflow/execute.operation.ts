@@ -1,12 +1,12 @@
 import type { IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
-import { NodeOperationError, updateDisplayOptions } from 'n8n-workflow';
+import { updateDisplayOptions } from 'n8n-workflow';
 
-import { Slots } from '../../../shared/items/concurrent-items';
 import { checkEachItem, errorForItem } from '../../../shared/items/items';
 import { prepareWorkflow, readDefinitionsEarly, uploadInputImages, type PreparedWorkflow } from '../../helpers/submit/prepare-workflow';
 import { submitWorkflow } from '../../helpers/submit/submit-workflow';
 import { describeToolAnswer } from '../../../shared/tools/tool-result';
-import { JobRun, readJobRunSettings, type ItemJob } from '../../helpers/jobs/run-jobs';
+import { checkedItem, itemFailure, jobOutput, readJobRunSettings, startJobRun, type JobRun } from '../../helpers/jobs/run-jobs';
+import type { JobWatcher } from '../../helpers/jobs/watcher';
 import type { FinishedJob } from '../../helpers/jobs/tracked-job';
 import { isCancelledByNode } from '../../helpers/job-reports/errors';
 import { cancelOwnJobs } from '../../helpers/jobs/recovery';
@@ -37,82 +37,106 @@ export const description = updateDisplayOptions({ show: { resource: ['workflow']
 
 /**
  * Submits every item's workflow and waits for all of them over one WebSocket, up to "Max
- * Concurrent Jobs" at a time; results come back in item order. On a Retry On Fail, an item whose
- * earlier try's job is still queued or running follows that job instead of submitting again.
- * A lost submit whose job was not found is looked for once more as the run ends, and cancelled if
- * it appeared: no job of this node runs on unwatched.
+ * Concurrent Jobs" at a time (the watcher's places); results come back in item order. On a Retry
+ * On Fail, an item whose earlier try's job is still queued or running follows that job instead of
+ * submitting again. A lost submit whose job was not found is looked for once more as the run ends,
+ * and cancelled if it appeared: no job of this node runs on unwatched.
  */
 export async function executeAll(this: IExecuteFunctions, items: INodeExecutionData[]): Promise<INodeExecutionData[]> {
 	const settings = readJobRunSettings(this, WAIT_FIELDS);
 	const checked = await checkEachItem(this, items.length, async (itemIndex) => await prepareWorkflow(this, itemIndex, SUBMIT_FIELDS));
 	readDefinitionsEarly(this, [...checked.passed.values()]);
-	const { maxConcurrentJobs, cancelOnTimeout } = settings.options;
-	// "Max Concurrent Jobs" counts jobs on the cloud; fetching a finished job's files does not hold
-	// a place, so the next job starts while they download.
-	const onCloud = new Slots(maxConcurrentJobs);
-	// One queue read for the whole run, made only when an item has an earlier try's job to look for.
-	let earlierJobs: Promise<Map<number, EarlierTry>> | undefined;
-	// The items that failed, and when the last did: their lost submits get one more look at the end.
-	const failed: number[] = [];
-	let lastFailedAt = 0;
-
-	const runItem: ItemJob<PreparedWorkflow> = async (watcher, itemIndex, workflow, { stop, hold }) => {
-		// Not yet the item's own submit: a failure here leaves an earlier try's memory as it was.
-		stillWanted(this, itemIndex, stop);
-		earlierJobs ??= jobsToTakeOver(
-			this,
-			items.map((_, index) => index),
-			{ answered: false },
-		);
-		const earlier = (await earlierJobs).get(itemIndex);
-		try {
-			if (earlier && 'error' in earlier) throw earlier.error;
-			let finished: FinishedJob;
-			if (earlier) {
-				// Its job is on the cloud already: followed like one submitted elsewhere (its messages went to an earlier socket).
-				await hold(onCloud);
-				finished = await watcher.follow(earlier.promptId, itemIndex);
-			} else {
-				await uploadInputImages(this, workflow, itemIndex);
-				await hold(onCloud);
-				stillWanted(this, itemIndex, stop);
-				const submit = watcher.openSubmit(itemIndex);
-				try {
-					// A job left running at Max Wait is meant to be collected later: its tag says so (no orphan).
-					const sendWith = { ...submit.sendWith, leftRunningAtMaxWait: !cancelOnTimeout };
-					const answer = await submitWorkflow(this, workflow, itemIndex, sendWith);
-					finished = await watcher.waitForSubmitted(submit, answer.prompt_id);
-				} finally {
-					watcher.closeSubmit(submit);
-				}
-			}
-			forgetSubmit(this, itemIndex);
-			return finished;
-		} catch (error) {
-			// A job the node cancelled may be listed a moment longer: a retry must submit anew, not follow it.
-			if (isCancelledByNode(error)) forgetSubmit(this, itemIndex);
-			else keepSubmit(this, itemIndex);
-			failed.push(itemIndex);
-			lastFailedAt = Date.now();
-			throw errorForItem(this, error, itemIndex);
-		}
-	};
-
-	const run = await JobRun.start(this, settings, checked, { ownsJobs: true, concurrency: maxConcurrentJobs * 2 });
+	const run = await startJobRun(this, settings, checked, { ownsJobs: true, places: settings.options.maxConcurrentJobs });
+	const tries = new ItemTries(this, items.length);
 	try {
-		return run.results(await Promise.all(items.map((_, itemIndex) => run.item(itemIndex, runItem))));
+		const outputs = await Promise.all(
+			items.map(async (_, itemIndex) => {
+				try {
+					const finished = await jobOfItem(this, run, tries, itemIndex);
+					return await jobOutput(this, run, finished, itemIndex);
+				} catch (error) {
+					return itemFailure(this, run, error, itemIndex);
+				}
+			}),
+		);
+		return run.watcher.results(outputs);
 	} finally {
-		await run.close();
-		await cancelOwnJobs(this, [...(await lostJobsThatAppeared(this, failed, lastFailedAt)).values()]);
+		await run.watcher.close();
+		await cancelOwnJobs(this, [...(await lostJobsThatAppeared(this, tries.failed, tries.lastFailedAt)).values()]);
 	}
 }
 
-/** An item whose turn comes after a Stop, or after another item failed the run, is not submitted. */
-function stillWanted(context: IExecuteFunctions, itemIndex: number, stop: AbortSignal): void {
-	const reason = context.getExecutionCancelSignal()?.aborted
-		? 'the execution was canceled'
-		: stop.aborted
-			? 'another item failed'
-			: undefined;
-	if (reason) throw new NodeOperationError(context.getNode(), `This item was not submitted: ${reason}`, { itemIndex });
+/** What earlier tries left (one queue read for the run, made only when an item has an earlier try's job to look for), and the items that failed. */
+class ItemTries {
+	private earlierJobs?: Promise<Map<number, EarlierTry>>;
+	/** The items that failed, and when the last did: their lost submits get one more look at the end. */
+	readonly failed: number[] = [];
+	lastFailedAt = 0;
+
+	constructor(
+		private readonly context: IExecuteFunctions,
+		private readonly count: number,
+	) {}
+
+	async earlier(itemIndex: number): Promise<EarlierTry | undefined> {
+		const every = Array.from({ length: this.count }, (_, index) => index);
+		this.earlierJobs ??= jobsToTakeOver(this.context, every, { answered: false });
+		return (await this.earlierJobs).get(itemIndex);
+	}
+
+	/** The item's try failed: its submit is kept for a retry, unless the node cancelled its job (a retry must submit anew, not follow it). */
+	fail(itemIndex: number, error: unknown): void {
+		if (isCancelledByNode(error)) forgetSubmit(this.context, itemIndex);
+		else keepSubmit(this.context, itemIndex);
+		this.failed.push(itemIndex);
+		this.lastFailedAt = Date.now();
+	}
+}
+
+/** The item's job to its end: an earlier try's followed, or the item's workflow submitted, each in a place of the watcher. */
+async function jobOfItem(
+	context: IExecuteFunctions,
+	run: JobRun<PreparedWorkflow>,
+	tries: ItemTries,
+	itemIndex: number,
+): Promise<FinishedJob> {
+	const workflow = checkedItem(run, itemIndex);
+	// Not yet the item's own submit: a refusal here leaves an earlier try's memory as it was.
+	run.watcher.refuseIfStopped(itemIndex);
+	const earlier = await tries.earlier(itemIndex);
+	try {
+		if (earlier && 'error' in earlier) throw earlier.error;
+		// Its job is on the cloud already: followed like one submitted elsewhere (its messages went to an earlier socket).
+		const finished = earlier
+			? await run.watcher.follow(earlier.promptId, itemIndex)
+			: await submitAndWait(context, run.watcher, workflow, itemIndex, !run.settings.options.cancelOnTimeout);
+		forgetSubmit(context, itemIndex);
+		return finished;
+	} catch (error) {
+		tries.fail(itemIndex, error);
+		throw errorForItem(context, error, itemIndex);
+	}
+}
+
+/** Uploads the item's inputs and submits its workflow in a place of the watcher, then waits for its job. */
+async function submitAndWait(
+	context: IExecuteFunctions,
+	watcher: JobWatcher,
+	workflow: PreparedWorkflow,
+	itemIndex: number,
+	leftRunningAtMaxWait: boolean,
+): Promise<FinishedJob> {
+	const submit = await watcher.openSubmit(itemIndex);
+	try {
+		// In the place: a run uploads for as many items at once as it runs jobs.
+		await uploadInputImages(context, workflow, itemIndex);
+		// A job left running at Max Wait is meant to be collected later: its tag says so (no orphan).
+		const sendWith = { ...watcher.sendWith(submit), leftRunningAtMaxWait };
+		const answer = await submitWorkflow(context, workflow, itemIndex, sendWith);
+		return await watcher.waitForSubmitted(submit, answer.prompt_id);
+	} catch (error) {
+		// The run learns of the failure before the place comes back.
+		watcher.closeSubmit(submit, error);
+		throw errorForItem(context, error, itemIndex);
+	}
 }

@@ -27,7 +27,7 @@ export function executionFailure(
 }
 
 /** What the wait knew of a job when Max Wait ended it. */
-interface TimeoutFacts {
+export interface TimeoutFacts {
 	maxWaitMs: number;
 	lastStatus?: string;
 	lastProblem?: string;

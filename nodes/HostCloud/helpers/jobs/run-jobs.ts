@@ -6,11 +6,12 @@
  * ui-format/: Execute submits (submit/submit-workflow) and hands the watcher the submit's answer.
  * No other helper folder calls it.
  *
- * Runs the items of Execute and Wait for Completion as cloud jobs followed by one watcher: the
- * operation checks every item before anything is sent, jobs run concurrently up to a limit, each
- * finished job becomes an output item paired with its input, and "Continue On Fail" is honoured per item.
- * Called as a tool, a job is waited for at most Tool Wait and left running after it, nothing is
- * downloaded, and the answer is compact (`tool-result.ts`).
+ * The run of Execute and Wait for Completion: its settings, its checked items and the watcher that
+ * follows their jobs (`startJobRun`); the operation loops over its items, each item's finished job
+ * becomes its output item paired with it (`jobOutput`), a failure its failure item under "Continue
+ * On Fail" or the run's stop without it (`itemFailure`). Called as a tool, a job is waited for at
+ * most Tool Wait and left running after it, nothing is downloaded, and the answer is compact
+ * (`tool-result.ts`).
  */
 import type { IDataObject, IExecuteFunctions, INodeExecutionData } from 'n8n-workflow';
 
@@ -19,7 +20,6 @@ import { checkEachItem, errorForItem, failedItem, paired, type CheckedItems } fr
 import { PUT_FILES_IN_FIELD, readResultFiles } from '../../../shared/binary/result-files';
 import { readToolWaitMs, runsAsTool } from '../../../shared/tools/tool-use';
 import { invalidField } from '../../../shared/items/validation';
-import { ConcurrentItems, type Slots } from '../../../shared/items/concurrent-items';
 import { asJobFailure, isStillRunning } from '../job-reports/errors';
 import { completedJobForTool, finishedJobItem, PREVIEW_FIELD, runningJobForTool } from './job-item';
 import type { FileDownload } from '../job-reports/files-item';
@@ -77,132 +77,93 @@ export function readJobRunSettings(context: IExecuteFunctions, waitFields: WaitF
 	return { asTool, options, waitFields, download: asTool ? undefined : readJobFiles(context, options.includePreview) };
 }
 
-export interface JobRunShape {
-	/** Whether the node started the jobs (so stopping early cancels them on the cloud). */
-	ownsJobs: boolean;
-	/** How many items run at once. */
-	concurrency: number;
+/** A run of cloud jobs over one watcher: what it read before anything was sent, and its checked items. */
+export interface JobRun<T> {
+	settings: JobRunSettings;
+	checked: CheckedItems<T>;
+	watcher: JobWatcher;
+	/** The watcher could not start (under Continue On Fail): every item that passed its check fails with this. */
+	startFailure?: { error: unknown };
 }
-
-/** What an item's job is given besides its watcher: the run's stop, and a way to hold a place on the cloud. */
-export interface ItemTurn {
-	/** Fires when the run has failed: an item not yet submitted gives up. */
-	stop: AbortSignal;
-	/**
-	 * Takes a place of `slots` for the item, which the run gives back: once the job has ended
-	 * (before its files are fetched), or once its failure has stopped the run, so that an item
-	 * waiting for the place sees the stop and is not submitted.
-	 */
-	hold: (slots: Slots) => Promise<void>;
-}
-
-/** The job of one checked item, from submit (or follow) to its end, over the run's watcher. */
-export type ItemJob<T> = (watcher: JobWatcher, itemIndex: number, checked: T, turn: ItemTurn) => Promise<FinishedJob>;
 
 /**
- * A run of cloud jobs over one watcher: the operation starts it, runs every item through `item`
- * at once (`shape.concurrency` of them go on together), takes `results`, and closes it. Each
- * finished job becomes an output item paired with its input; an item that failed its check fails
- * there (on its own under Continue On Fail).
+ * Opens the run's watcher (its socket), unless no item passed its check. `ownsJobs`: the node
+ * started the jobs (stopping early cancels them); `places`: at most this many jobs at once.
  */
-export class JobRun<T> {
-	private readonly items: ConcurrentItems;
-	private startFailure?: { error: unknown };
-
-	private constructor(
-		private readonly context: IExecuteFunctions,
-		private readonly settings: JobRunSettings,
-		private readonly checked: CheckedItems<T>,
-		readonly watcher: JobWatcher,
-		concurrency: number,
-	) {
-		this.items = new ConcurrentItems(context, concurrency, { failed: failedJobItem, onFatal: () => watcher.abandon('failed') });
-	}
-
-	/** Opens the run's watcher (its socket), unless no item passed its check. */
-	static async start<T>(
-		context: IExecuteFunctions,
-		settings: JobRunSettings,
-		checked: CheckedItems<T>,
-		shape: JobRunShape,
-	): Promise<JobRun<T>> {
-		const watcher = new JobWatcher(context, { ...settings.options, cancelOnAbandon: shape.ownsJobs });
-		const run = new JobRun(context, settings, checked, watcher, shape.concurrency);
-		if (checked.passed.size === 0) return run;
-		try {
-			await watcher.start();
-		} catch (error) {
-			// A credential that cannot be used fails every item alike (each its own, under Continue On Fail).
-			if (!context.continueOnFail()) {
-				await watcher.close();
-				throw errorForItem(context, error, 0);
-			}
-			run.startFailure = { error };
+export async function startJobRun<T>(
+	context: IExecuteFunctions,
+	settings: JobRunSettings,
+	checked: CheckedItems<T>,
+	shape: { ownsJobs: boolean; places?: number },
+): Promise<JobRun<T>> {
+	const { places, ownsJobs } = shape;
+	const watcher = new JobWatcher(context, { ...settings.options, cancelOnAbandon: ownsJobs, places, asTool: settings.asTool });
+	const run: JobRun<T> = { settings, checked, watcher };
+	if (checked.passed.size === 0) return run;
+	try {
+		await watcher.start();
+	} catch (error) {
+		// A credential that cannot be used fails every item alike (each its own, under Continue On Fail).
+		if (!context.continueOnFail()) {
+			await watcher.close();
+			throw errorForItem(context, error, 0);
 		}
-		return run;
+		run.startFailure = { error };
 	}
+	return run;
+}
 
-	/** One item: its job (`job`, when it passed its check) waited for in its turn, then its output item. */
-	async item(itemIndex: number, job: ItemJob<T>): Promise<INodeExecutionData[]> {
-		const leave = await this.items.enter();
-		if (!leave) return [];
-		const { passed, failures } = this.checked;
-		const { asTool, options, waitFields, download } = this.settings;
-		const held: Array<() => void> = [];
-		const giveBack = () => held.splice(0).forEach((release) => release());
-		const turn: ItemTurn = { stop: this.items.stop, hold: async (slots) => void held.push(await slots.take()) };
-		try {
-			if (!passed.has(itemIndex)) throw failures.get(itemIndex);
-			if (this.startFailure) throw this.startFailure.error;
-			let finished: FinishedJob;
-			try {
-				finished = await job(this.watcher, itemIndex, passed.get(itemIndex) as T, turn);
-			} catch (error) {
-				// Tool Wait is over: the tool answers "running", and the job goes on.
-				if (!(asTool && isStillRunning(error))) throw errorForItem(this.context, error, itemIndex);
-				return paired(
-					[runningJobForTool(String((error as { context: IDataObject }).context.prompt_id), itemIndex, options.maxWaitMs)],
-					itemIndex,
-					this.context,
-				);
-			}
-			// The job has ended: fetching its files holds no place on the cloud.
-			giveBack();
-			const additional = this.context.getNodeParameter('additionalFields', itemIndex, {}) as IDataObject;
-			const includeRawOutputs = checkedField(this.context, itemIndex, waitFields.includeRawOutputs, additional.includeRawOutputs) === true;
-			try {
-				if (asTool) return paired([await completedJobForTool(this.context, finished, itemIndex)], itemIndex, this.context);
-				const result = { download, includePreview: options.includePreview, includeRawOutputs };
-				return paired([await finishedJobItem(this.context, finished, itemIndex, result)], itemIndex, this.context);
-			} catch (error) {
-				// A file of a finished job could not be read: the failed item still names its job.
-				throw asJobFailure(this.context.getNode(), { promptId: finished.promptId, itemIndex }, error, []);
-			}
-		} catch (error) {
-			return this.items.fail(error, itemIndex);
-		} finally {
-			// After fail(): the run's first failure has fired the stop before another item can take the place.
-			giveBack();
-			leave();
-		}
-	}
+/** What the item's check answered; throws why it cannot run (its check failed, or the watcher could not start). */
+export function checkedItem<T>(run: JobRun<T>, itemIndex: number): T {
+	const { passed, failures } = run.checked;
+	if (!passed.has(itemIndex)) throw failures.get(itemIndex);
+	if (run.startFailure) throw run.startFailure.error;
+	return passed.get(itemIndex) as T;
+}
 
-	/** The output items in item order, or the run's first failure thrown (without Continue On Fail). */
-	results(outputs: INodeExecutionData[][]): INodeExecutionData[] {
-		return this.items.results(outputs);
-	}
-
-	/** Closes the watcher: its socket, and the cancelling of jobs it abandoned. */
-	async close(): Promise<void> {
-		await this.watcher.close();
+/** The output item of the item's finished job (its files fetched outside its place on the cloud). */
+export async function jobOutput(
+	context: IExecuteFunctions,
+	run: JobRun<unknown>,
+	finished: FinishedJob,
+	itemIndex: number,
+): Promise<INodeExecutionData[]> {
+	const { asTool, options, waitFields, download } = run.settings;
+	const additional = context.getNodeParameter('additionalFields', itemIndex, {}) as IDataObject;
+	const includeRawOutputs = checkedField(context, itemIndex, waitFields.includeRawOutputs, additional.includeRawOutputs) === true;
+	try {
+		if (asTool) return paired([await completedJobForTool(context, finished, itemIndex)], itemIndex, context);
+		const result = { download, includePreview: options.includePreview, includeRawOutputs };
+		return paired([await finishedJobItem(context, finished, itemIndex, result)], itemIndex, context);
+	} catch (error) {
+		// A file of a finished job could not be read: the failed item still names its job.
+		throw asJobFailure(context.getNode(), { promptId: finished.promptId, itemIndex }, error, []);
 	}
 }
 
 /**
- * Waits for jobs submitted earlier (one prompt_id per item) over one WebSocket. Their earlier
- * messages were never seen, so their outputs are read from the job record once they complete.
- * These jobs were started elsewhere: a cancelled execution or a failed item stops the wait only,
- * and Max Wait cancels (On Timeout) only one this execution submitted, unless `cancelStartedElsewhere`.
+ * What an item that failed outputs: a tool's job still running at Tool Wait is its answer
+ * ("running"); under Continue On Fail the failure is its own item; otherwise nothing, and the
+ * run's first failure stops the run (`results` throws it).
+ */
+export function itemFailure(context: IExecuteFunctions, run: JobRun<unknown>, error: unknown, itemIndex: number): INodeExecutionData[] {
+	const { asTool, options } = run.settings;
+	if (asTool && isStillRunning(error)) {
+		const promptId = String((error as { context: IDataObject }).context.prompt_id);
+		return paired([runningJobForTool(promptId, itemIndex, options.maxWaitMs)], itemIndex, context);
+	}
+	const failure = errorForItem(context, error, itemIndex);
+	if (context.continueOnFail()) return [failedJobItem(context, failure, itemIndex)];
+	run.watcher.itemFailed(failure, itemIndex);
+	return [];
+}
+
+/**
+ * Waits for jobs submitted earlier (one prompt_id per item) over one WebSocket, every item at once
+ * (waiting costs the cloud nothing). Their earlier messages were never seen, so their outputs are
+ * read from the job record once they complete. These jobs were started elsewhere: a cancelled
+ * execution or a failed item stops the wait only, and Max Wait cancels (On Timeout) only one this
+ * execution submitted, unless `cancelStartedElsewhere`.
  */
 export async function followJobs(
 	context: IExecuteFunctions,
@@ -213,11 +174,20 @@ export async function followJobs(
 	const read = readJobRunSettings(context, waitFields);
 	const settings = { ...read, options: { ...read.options, cancelStartedElsewhere } };
 	const checked = await checkEachItem(context, items.length, (itemIndex) => readPromptId(context, itemIndex));
-	const run = await JobRun.start(context, settings, checked, { ownsJobs: false, concurrency: items.length });
+	const run = await startJobRun(context, settings, checked, { ownsJobs: false });
 	try {
-		const follow: ItemJob<string> = async (watcher, itemIndex, promptId) => await watcher.follow(promptId, itemIndex);
-		return run.results(await Promise.all(items.map((_, itemIndex) => run.item(itemIndex, follow))));
+		const outputs = await Promise.all(
+			items.map(async (_, itemIndex) => {
+				try {
+					const finished = await run.watcher.follow(checkedItem(run, itemIndex), itemIndex);
+					return await jobOutput(context, run, finished, itemIndex);
+				} catch (error) {
+					return itemFailure(context, run, error, itemIndex);
+				}
+			}),
+		);
+		return run.watcher.results(outputs);
 	} finally {
-		await run.close();
+		await run.watcher.close();
 	}
 }

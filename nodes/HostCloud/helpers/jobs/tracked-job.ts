@@ -31,12 +31,25 @@ export interface WatchSettings {
 	connectTimeoutMs?: number;
 	/** Whether stopping early (cancelled execution, failed item) cancels the jobs on the cloud (default true: the node started them). */
 	cancelOnAbandon?: boolean;
+	/** At most this many jobs at once (`RunPlaces`, nodes/shared/items/concurrent-items.ts); none: no bound. */
+	places?: number;
+	/** Runs as a tool: a job left running at Tool Wait is the tool's answer, not a failure. */
+	asTool?: boolean;
 }
 
-/** A submit under way (the watcher's `openSubmit`): what it is sent with, and what the watcher noted as it began. */
+/**
+ * An item's submit (the watcher's `openSubmit`): its place, given back once (its job holds it from
+ * the submit's answer on), and, once it is sent (`sendWith`), what it was sent with and what the
+ * watcher noted then.
+ */
 export interface Submit {
-	sendWith: { clientId: string; requestId: string };
 	itemIndex: number;
+	giveBack: () => void;
+	sent?: SentSubmit;
+}
+
+export interface SentSubmit {
+	sendWith: { clientId: string; requestId: string };
 	/** The socket's drop count (`takeKept`), the gap epoch, and whether the socket was open. */
 	mark: number;
 	epoch: number;
@@ -84,6 +97,8 @@ export interface TrackedJob {
 	polling: boolean;
 	resolve(job: FinishedJob): void;
 	reject(error: Error): void;
+	/** Gives the job's place back (`RunPlaces`, nodes/shared/items/concurrent-items.ts), once it settles. */
+	giveBack: () => void;
 }
 
 /** A job the watcher starts following: its gap epoch now, whether messages were missed, whether to poll at once. */
@@ -94,6 +109,8 @@ export interface NewJob {
 	gapFromStart: boolean;
 	pollNow: boolean;
 	unheard?: boolean;
+	/** The place it holds, given back when it settles. */
+	giveBack?: () => void;
 }
 
 /** A job the watcher starts following now. */
@@ -115,6 +132,7 @@ export function newTrackedJob(
 		nextPollAt: job.pollNow ? now : now + settings.pollIntervalMs,
 		checkSoon: job.pollNow,
 		polling: false,
+		giveBack: job.giveBack ?? (() => undefined),
 		...settle,
 	};
 }

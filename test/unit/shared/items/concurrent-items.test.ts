@@ -1,10 +1,10 @@
 /**
- * Items several at once: the places keep them to the limit in call order, a place is given back
- * once, and without Continue On Fail the first failure stops the items that have not started.
+ * Places taken in turn: the places keep holders to the limit in call order, a place is given back
+ * once, and without Continue On Fail a run's first failure stops it before its place comes back.
  */
 import type { IExecuteFunctions } from 'n8n-workflow';
 
-import { ConcurrentItems, Slots } from '../../../../nodes/shared/items/concurrent-items';
+import { notSubmitted, RunPlaces, Slots } from '../../../../nodes/shared/items/concurrent-items';
 
 function fakeContext(continueOnFail: boolean, canceled = false): IExecuteFunctions {
 	const cancel = new AbortController();
@@ -38,34 +38,51 @@ test('Slots: at most the limit at once, the next in call order, a place given ba
 	expect(order).toEqual([0, 1, 2, 3]);
 });
 
-test('ConcurrentItems: the first failure stops items that have not started, and is thrown with its item', async () => {
-	const items = new ConcurrentItems(fakeContext(false), 1);
+test('RunPlaces: the first failure stops the run before its place comes back, so the item waiting for it is refused', async () => {
+	let stopped = false;
+	const context = fakeContext(false);
+	const places = new RunPlaces(context, 1, () => (stopped = true));
 	const started: number[] = [];
 	const run = async (itemIndex: number) => {
-		const leave = await items.enter();
-		if (!leave) return [];
-		started.push(itemIndex);
+		const giveBack = await places.take();
 		try {
+			const refused = notSubmitted(context, itemIndex, stopped);
+			if (refused) throw refused;
+			started.push(itemIndex);
 			if (itemIndex === 0) throw new Error('first item broke');
 			return [{ json: { itemIndex } }];
 		} catch (error) {
-			return items.fail(error, itemIndex);
+			places.failed(error, itemIndex);
+			return [];
 		} finally {
-			leave();
+			giveBack();
 		}
 	};
 	const outputs = await Promise.all([0, 1, 2].map(run));
 	expect(started).toEqual([0]);
-	expect(items.stop.aborted).toBe(true);
-	expect(() => items.results(outputs)).toThrow('first item broke');
+	expect(stopped).toBe(true);
+	expect(() => places.results(outputs)).toThrow('first item broke');
 });
 
-test('ConcurrentItems: under Continue On Fail a failure is its own item; a stopped execution fails as canceled', () => {
-	const forgiving = new ConcurrentItems(fakeContext(true), 2);
-	expect(forgiving.fail(new Error('bad'), 1)).toEqual([expect.objectContaining({ json: { error: 'bad' }, pairedItem: { item: 1 } })]);
-	expect(forgiving.stop.aborted).toBe(false);
+test('RunPlaces: under Continue On Fail a failure stops nothing; a forgiven error neither; a stopped execution fails as canceled', () => {
+	let stops = 0;
+	const forgiving = new RunPlaces(fakeContext(true), 2, () => stops++);
+	forgiving.failed(new Error('bad'), 1);
+	expect(forgiving.results([[{ json: { error: 'bad' } }]])).toEqual([{ json: { error: 'bad' } }]);
+	const forgiven = new RunPlaces(
+		fakeContext(false),
+		2,
+		() => stops++,
+		(error) => (error as Error).message === 'still running',
+	);
+	forgiven.failed(new Error('still running'), 0);
+	expect(stops).toBe(0);
 
-	const stopped = new ConcurrentItems(fakeContext(false, true), 2);
-	stopped.fail(new Error('socket closed'), 2);
+	const stopped = new RunPlaces(fakeContext(false, true), undefined, () => stops++);
+	stopped.failed(new Error('socket closed'), 2);
+	expect(stops).toBe(1);
 	expect(() => stopped.results([])).toThrow('The execution was canceled');
+	expect(notSubmitted(fakeContext(false, true), 0, false)?.message).toBe('This item was not submitted: the execution was canceled');
+	expect(notSubmitted(fakeContext(false), 0, true)?.message).toBe('This item was not submitted: another item failed');
+	expect(notSubmitted(fakeContext(false), 0, false)).toBeUndefined();
 });
