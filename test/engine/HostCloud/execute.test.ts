@@ -5,7 +5,6 @@
  */
 import axios from 'axios';
 
-import * as cloudApi from '../../../nodes/HostCloud/transport/cloud-api';
 import { readBinary } from '../../support/engine';
 import { cloudForSuite, type Graph, txt2img } from '../../support/cloud';
 
@@ -118,31 +117,5 @@ describe('many items', () => {
 		const perJob = sim.requestsTo(undefined, '/api/').length / 20;
 		expect(perJob).toBeLessThanOrEqual(2.1);
 		expect(sim.requestsTo('GET', '/api/job')).toHaveLength(0);
-	});
-});
-
-describe('the code path of an item', () => {
-	// docs/architecture.md walks this path; a maintainer reads it straight down, as in n8n's own vendor nodes.
-	test('from the node’s execute() to the submit request: six functions of the package and the item loop, in four files', async () => {
-		let stack = '';
-		const submit = jest.spyOn(cloudApi, 'submitPrompt');
-		submit.mockImplementationOnce(async (...args) => {
-			stack = String(new Error().stack);
-			submit.mockRestore();
-			return await cloudApi.submitPrompt(...args);
-		});
-		const result = await execute({ workflow: JSON.stringify(txt2img()) });
-		expect(result.status).toBe('success');
-		const ours = stack.split('\n').filter((line) => line.includes('/nodes/'));
-		// executeAll's loop over its items is an arrow function without a name.
-		const names = ours.map((line) => /at (?:async )?(?:\w+\.)?([\w<>$]+) \(/.exec(line)?.[1] ?? 'the item loop');
-		expect(names).toEqual(['submitWorkflow', 'submitAndWait', 'jobOfItem', 'the item loop', 'executeAll', 'router', 'execute']);
-		const files = new Set(ours.map((line) => /\/nodes\/([^:]+):/.exec(line)?.[1]));
-		expect([...files]).toEqual([
-			'HostCloud/helpers/graph/submit-workflow.ts',
-			'HostCloud/actions/workflow/execute.operation.ts',
-			'shared/items/items.ts',
-			'HostCloud/HostCloud.node.ts',
-		]);
 	});
 });

@@ -284,6 +284,11 @@ export const TEST_INDEX: Record<string, string[]> = {
 		'test/unit/HostCloud/helpers/progress-socket/progress-socket.test.ts',
 		'test/engine/HostCloud/shared-socket.test.ts',
 	],
+	'nodes/HostCloud/helpers/jobs/job-tracker.ts': [
+		'test/engine/HostCloud/wait.test.ts',
+		'test/engine/HostCloud/execute-places.test.ts',
+		'test/engine/HostCloud/execute-seam.test.ts',
+	],
 	'nodes/HostCloud/helpers/jobs/job-item.ts': ['test/engine/HostCloud/execute-places.test.ts', 'test/engine/HostCloud/execute.test.ts'],
 	'nodes/HostCloud/helpers/progress-socket/progress-socket.ts': [
 		'test/engine/HostCloud/shared-socket.test.ts',
