@@ -175,7 +175,8 @@ export async function responseToBinary(
 		stopReading();
 		throw new NodeOperationError(context.getNode(), `Could not download ${options.what} (HTTP ${response.statusCode}): ${partly}`, {
 			itemIndex: options.itemIndex,
-			description: 'Nothing was kept. Run the status operation again to get fresh links; if it persists, the storage host is misconfigured.',
+			description:
+				'Nothing was kept. Run the status operation again to get fresh links; if it persists, the storage host is misconfigured.',
 		});
 	}
 	const body = response.body;

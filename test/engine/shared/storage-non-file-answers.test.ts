@@ -67,7 +67,9 @@ describe('a storage answer that is not the file is no file', () => {
 		};
 		const item = await downloadOutput();
 		expect(item.binary).toBeUndefined();
-		expect(String(item.json.error)).toMatch(new RegExp(`^Could not download output file "out\\.png" \\(HTTP ${status}\\): the host answered`));
+		expect(String(item.json.error)).toMatch(
+			new RegExp(`^Could not download output file "out\\.png" \\(HTTP ${status}\\): the host answered`),
+		);
 		expect(storage.seen).toHaveLength(1);
 	});
 
