@@ -78,7 +78,6 @@ export interface WaitBounds {
 	maxWaitDeadline?: number;
 }
 
-/** The next wait: how long, or a wait the service asked for that cannot fit, or none (fail as answered). */
 /** A wait that cannot fit: what the service asked, and the node's least pause when that is longer (a "0" asked again and again). */
 export interface TooLongWait {
 	askedMs: number;
@@ -87,6 +86,7 @@ export interface TooLongWait {
 	leastMs?: number;
 }
 
+/** The next wait: how long, or a wait the service asked for that cannot fit, or none (fail as answered). */
 export type SlowDownPlan = { waitMs: number } | { tooLong: TooLongWait } | undefined;
 
 /**
