@@ -4,7 +4,9 @@
  * did not ask for any of these (no conditional, no range), so none is the file: the item fails
  * saying what the host answered, and no file is passed on as whole.
  */
+import { randomBytes } from 'node:crypto';
 import type { ServerResponse } from 'node:http';
+import { gzipSync } from 'node:zlib';
 
 import { REQUEST_TIME_LIMIT } from '../../../nodes/shared/transport/transport';
 import { EngineHarness } from '../../support/engine';
@@ -92,5 +94,36 @@ describe('a storage answer that is not the file is no file', () => {
 		const item = await downloadOutput();
 		expect(item.binary).toBeUndefined();
 		expect(String(item.json.error)).toMatch(/broke off/);
+	});
+
+	it('a chunked body cut before its last chunk (the connection closed early) is no file', async () => {
+		storageAnswer = (_req, res) => {
+			res.writeHead(200, { 'Content-Type': 'image/png' });
+			res.write(PNG_HEAD);
+			setImmediate(() => res.socket?.destroy());
+		};
+		const item = await downloadOutput();
+		expect(item.binary).toBeUndefined();
+		expect(String(item.json.error)).toMatch(/broke off/);
+	});
+
+	it('a host that compresses when offered, and whose answer is cut short, passes no file', async () => {
+		const file = Buffer.concat([PNG_HEAD, randomBytes(64 * 1024)]);
+		storageAnswer = (req, res) => {
+			// As CDNs do: compressed only for a client that says it takes it. n8n's client would unpack
+			// a gzip body cut short (its Content-Length that of the cut part) as a smaller file.
+			if (/gzip/.test(String(req.headers['accept-encoding']))) {
+				const cut = gzipSync(file).subarray(0, 32 * 1024);
+				res.writeHead(200, { 'Content-Type': 'image/png', 'Content-Encoding': 'gzip', 'Content-Length': String(cut.length) });
+				res.end(cut);
+				return;
+			}
+			res.writeHead(200, { 'Content-Type': 'image/png', 'Content-Length': String(file.length) });
+			res.write(file.subarray(0, 32 * 1024));
+			setImmediate(() => res.destroy());
+		};
+		const item = await downloadOutput();
+		expect(item.binary).toBeUndefined();
+		expect(String(item.json.error)).toMatch(/^The download of output file "out\.png" broke off before the whole file arrived/);
 	});
 });
