@@ -13,7 +13,8 @@ import type {
 import { NodeConnectionTypes } from 'n8n-workflow';
 
 import { redactDeep } from '../shared/transport/redaction';
-import { clipTextsDeep } from '../shared/transport/service-values';
+import { clipTextsDeep, webAddress } from '../shared/transport/service-values';
+import { isRecord, ownValue } from '../shared/items/validation';
 import { normaliseTask, type NormalisedTask, refuseOverBoundNotification } from '../shared/tasks/task-status';
 import { newestWithin, REMEMBERED_KEYS } from '../shared/tasks/trigger-memory';
 
@@ -54,6 +55,33 @@ function safeEqual(given: string, expected: string): boolean {
 	const a = Buffer.from(given);
 	const b = Buffer.from(expected);
 	return a.length === b.length && timingSafeEqual(a, b);
+}
+
+/** A field's value as a list: a list as it is, one value as a list of it, nothing as none. */
+const asList = (value: unknown): unknown[] => (Array.isArray(value) ? value : value === undefined ? [] : [value]);
+
+/** Whether a value is given (as the task reader counts addresses: empty ones are no address). */
+const given = (value: unknown): boolean => value !== undefined && value !== null && value !== '';
+
+/**
+ * The result addresses that are not http(s) web addresses, wherever the notification names them:
+ * its own fields and its `data`'s, as a list or a single value. The item keeps the body as it came,
+ * so an address the task's fields leave out (one not in a list, or beside the `data` they are read
+ * from) would still reach the workflow.
+ */
+function refusedAddressesIn(body: unknown): number {
+	if (!isRecord(body)) return 0;
+	let refused = 0;
+	for (const layer of isRecord(body.data) ? [body, body.data] : [body]) {
+		for (const entry of asList(ownValue(layer, 'generated'))) if (given(entry) && !webAddress(entry)) refused++;
+		for (const creation of asList(ownValue(layer, 'creations'))) {
+			if (!isRecord(creation)) continue;
+			const cover = ownValue(creation, 'cover_url');
+			if (!webAddress(ownValue(creation, 'url'))) refused++;
+			if (given(cover) && !webAddress(cover)) refused++;
+		}
+	}
+	return refused;
 }
 
 const EVENTS = ['final', 'succeeded', 'all'];
@@ -265,13 +293,14 @@ export class HostTaskTrigger implements INodeType {
 				'Expected a task notification: a JSON object with task_id and status, task_status or state',
 			);
 		// Only web addresses are passed on: a notification naming a result elsewhere (javascript:, file:) starts nothing.
-		if (task.refused_addresses) {
-			const are = task.refused_addresses === 1 ? 'is' : 'are';
+		const refusedAddresses = refusedAddressesIn(body);
+		if (refusedAddresses) {
+			const are = refusedAddresses === 1 ? 'is' : 'are';
 			return refused(
 				this,
 				400,
 				'invalid_notification',
-				`${task.refused_addresses} of the notification's result addresses ${are} not an http(s) web address`,
+				`${refusedAddresses} of the notification's result addresses ${are} not an http(s) web address`,
 			);
 		}
 		const ignored = whyIgnored(this, task, settings.events);

@@ -16,7 +16,7 @@ import { REDACTED } from '../../shared/transport/redaction';
 import { RETRY_DELAYS_MS } from '../../shared/transport/retry';
 import { abandon, readStorageText, storageRequest } from '../../shared/transport/transport';
 import { retryFits, storageIdleMs, storageSlowDownPlan } from '../../shared/transport/request-limits';
-import { slowDownAsked, type SlowDownAnswer, waitForService, waitSeconds } from '../../shared/transport/slow-down';
+import { slowDownAsked, type SlowDownAnswer, tooLongWords, waitForService, waitSeconds } from '../../shared/transport/slow-down';
 
 /** A whole archive is sent again on each try: two retries, not three. */
 const UPLOAD_ATTEMPTS = 3;
@@ -169,7 +169,9 @@ function nextPut(
 	// A host that asks to slow down did not take the archive: it is sent again after the wait it asks.
 	const plan = put.slowDown && storageSlowDownPlan(put.slowDown.askedMs, ++tries.slowDowns, startedAt);
 	if (plan && 'waitMs' in plan) return { waitMs: plan.waitMs, asked: true };
-	const note = plan ? `it asked to wait ${waitSeconds(plan.tooLong.askedMs)} s, more than the upload may take` : undefined;
+	const note = plan
+		? `it asked to wait ${waitSeconds(plan.tooLong.askedMs)} s${tooLongWords(plan.tooLong)} of the time the upload may take`
+		: undefined;
 	tries.failed++;
 	// Another try only where its pause and a whole idle limit still fit the read limit.
 	if (!put.retryable || tries.failed >= UPLOAD_ATTEMPTS || !retryFits(startedAt, tries.failed)) return { note };

@@ -125,7 +125,10 @@ async function downloadOnce(context: RunContext, url: string, options: DownloadO
 	let response: IN8nHttpFullResponse;
 	const giveUp = new AbortController();
 	try {
-		response = await storageRequest(context, { method: 'GET', url, followRedirects: true, stop: giveUp.signal });
+		// The file as it is stored: n8n's client unpacks a compressed body it was offered without
+		// noticing one cut short, while an uncompressed body's length is checked against the answer's.
+		const headers = { 'Accept-Encoding': 'identity' };
+		response = await storageRequest(context, { method: 'GET', url, headers, followRedirects: true, stop: giveUp.signal });
 	} catch (error) {
 		// A redirect loop is the host's answer, not a network failure: trying again would only loop again.
 		if (isRedirectLoop(error)) {
@@ -170,6 +173,15 @@ export async function responseToBinary(
 		if (slowDown) slowDownAnswers.set(failure, slowDown);
 		throw response.statusCode >= 500 ? transient(failure) : failure;
 	}
+	const partly = notTheWholeFile(response.statusCode);
+	if (partly) {
+		stopReading();
+		throw new NodeOperationError(context.getNode(), `Could not download ${options.what} (HTTP ${response.statusCode}): ${partly}`, {
+			itemIndex: options.itemIndex,
+			description:
+				'Nothing was kept. Run the status operation again to get fresh links; if it persists, the storage host is misconfigured.',
+		});
+	}
 	const body = response.body;
 	const Readable = readableClassOf(body);
 	if (!Readable || !isAsyncIterable(body)) {
@@ -198,6 +210,17 @@ export async function responseToBinary(
 			),
 		);
 	}
+}
+
+/**
+ * Why a success answer to a plain GET is not the whole file, or undefined when it is (200, or 203
+ * from a proxy): the node asks no range and no condition, and follows every redirect that names an address.
+ */
+function notTheWholeFile(statusCode: number): string | undefined {
+	if (statusCode === 200 || statusCode === 203) return undefined;
+	if (statusCode === 206) return 'the host sent only a part of the file';
+	if (statusCode >= 300) return 'the host answered a redirect with no address to follow, not the file';
+	return 'the host answered without the file';
 }
 
 /** The least average pace of a download once its first read limit has passed (a trickle is no transfer). */

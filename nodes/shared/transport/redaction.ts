@@ -7,7 +7,7 @@
  * A service may echo a secret in another spelling than it was sent in, so secrets are matched on
  * normalised text: each character of a secret matches itself or any escape of its bytes
  * (percent-encoding in either case, percent-encoding applied again, a form's `+` for a space, JSON's
- * `\uXXXX` and `\/`), in any mix, and so do the Base64 spellings of the secret (standard and
+ * `\uXXXX` and `\/`), in any mix and any letter case, and so do the Base64 spellings of the secret (standard and
  * URL-safe, at any of the three byte alignments inside a longer text). Redaction and the refusal of
  * addresses use the same matcher, so what one finds the other finds.
  */
@@ -74,7 +74,9 @@ function secretMatcher(secret: string): RegExp {
 	const cached = matcherCache.get(secret);
 	if (cached) return cached;
 	const forms = secretForms(secret).map((form) => [...form].map(characterPattern).join(''));
-	const matcher = new RegExp(forms.join('|'), 'g');
+	// In any letter case too: a service that lowers what it quotes (or a host name, which URLs
+	// write in lower case) still shows most of the secret.
+	const matcher = new RegExp(forms.join('|'), 'gi');
 	// A run handles a few secrets; the cache only spares rebuilding them for every string.
 	if (matcherCache.size > 256) matcherCache.clear();
 	matcherCache.set(secret, matcher);

@@ -78,8 +78,16 @@ export interface WaitBounds {
 	maxWaitDeadline?: number;
 }
 
+/** A wait that cannot fit: what the service asked, and the node's least pause when that is longer (a "0" asked again and again). */
+export interface TooLongWait {
+	askedMs: number;
+	leftMs: number;
+	byMaxWait: boolean;
+	leastMs?: number;
+}
+
 /** The next wait: how long, or a wait the service asked for that cannot fit, or none (fail as answered). */
-export type SlowDownPlan = { waitMs: number } | { tooLong: { askedMs: number; leftMs: number; byMaxWait: boolean } } | undefined;
+export type SlowDownPlan = { waitMs: number } | { tooLong: TooLongWait } | undefined;
 
 /**
  * The wait after the `refusal`-th "slow down" answer (from 1) of a request. With Retry-After, at
@@ -99,7 +107,10 @@ export function slowDownPlan(
 	const baseMs = Math.max(askedMs ?? 0, tablePause);
 	const byMaxWait = bounds.maxWaitDeadline !== undefined && bounds.maxWaitDeadline < bounds.readDeadline;
 	const leftMs = Math.max(0, Math.min(bounds.readDeadline, bounds.maxWaitDeadline ?? Infinity) - now);
-	if (baseMs > leftMs) return askedMs === undefined ? undefined : { tooLong: { askedMs, leftMs, byMaxWait } };
+	if (baseMs > leftMs)
+		return askedMs === undefined
+			? undefined
+			: { tooLong: { askedMs, leftMs, byMaxWait, ...(baseMs > askedMs ? { leastMs: baseMs } : {}) } };
 	return { waitMs: baseMs + Math.min(random() * JITTER_SHARE * baseMs, leftMs - baseMs) };
 }
 
@@ -115,13 +126,13 @@ export const isServiceWaitTooLong = (error: unknown): boolean => typeof error ==
 export function serviceWaitTooLongError(
 	context: HostContext,
 	statusCode: number,
-	tooLong: { askedMs: number; leftMs: number; byMaxWait: boolean },
+	tooLong: TooLongWait,
 	request: { action?: string; itemIndex?: number; method: IHttpRequestMethods },
 ): NodeApiError {
 	const bound = tooLong.byMaxWait ? 'of Max Wait' : 'of the time a request may take with its retries';
 	const message = `The service asked to wait ${waitSeconds(tooLong.askedMs)} s before trying again (HTTP ${statusCode})${
 		request.action ? ` while ${request.action}` : ''
-	}, more than the ${waitSeconds(tooLong.leftMs)} s left ${bound}; the node did not wait`;
+	}${tooLongWords(tooLong)} ${bound}; the node did not wait`;
 	const nothingMade = statusCode === 429 && request.method !== 'GET' ? ' The service did not take the request: nothing was made.' : '';
 	// A NodeApiError as any other answer's (its kind is marked aside, not in its name, which n8n shows).
 	const error = new NodeApiError(context.getNode(), { statusCode, message } as JsonObject, {
@@ -132,6 +143,13 @@ export function serviceWaitTooLongError(
 	});
 	waitsTooLong.add(error);
 	return error;
+}
+
+/** Why the wait does not fit: the one asked, or the node's least pause when the service asks less (it does not hammer). */
+export function tooLongWords(tooLong: TooLongWait): string {
+	const left = `${waitSeconds(tooLong.leftMs)} s left`;
+	if (tooLong.leastMs === undefined) return `, more than the ${left}`;
+	return `; the node pauses at least ${waitSeconds(tooLong.leastMs)} s before another try, more than the ${left}`;
 }
 
 /** The seconds each item of a run waited for the service, by the run's context (one per node run). */

@@ -88,7 +88,12 @@ function parseLine(bytes: Buffer, base64Field?: string): NdjsonLine | undefined 
 	const value = reading.value;
 	if (typeof value === 'object' && value !== null && !Array.isArray(value)) {
 		const event = value as Record<string, unknown>;
-		if (extracted && base64Field) event[base64Field] = extracted.data;
+		if (extracted && base64Field) {
+			// The value cut out was the event's own only if its place is now empty: else it was a nested
+			// object's field of that name (or a repeated key), and the line is read as it came.
+			if (event[base64Field] !== '') return parseLine(bytes);
+			event[base64Field] = extracted.data;
+		}
 		return { event, bytes: bytes.length };
 	}
 	return { malformed: 'not a JSON object' };
