@@ -226,7 +226,7 @@ describe('media tasks that never finish', () => {
 		expect(sim.proxy.imageTasks.get(image)!.history.map((h) => h.status)).toEqual(['CREATED', 'IN_PROGRESS']);
 
 		const later = await upscaleTask();
-		await waitUntil(() => sim.proxy.imageTasks.get(later)!.status === 'COMPLETED', 2000);
+		await waitUntil(() => sim.proxy.imageTasks.get(later)!.status === 'COMPLETED', 30_000);
 		expect((await imageStatus(later)).data.data.generated).toHaveLength(1);
 	});
 });
