@@ -129,7 +129,7 @@ describe('messages kept for submits under way', () => {
 		const send = async (frames: string[]) => {
 			const expected = markers + 1;
 			for (const frame of [...frames, message('executing', 'marker')]) socket.send(frame);
-			await waitUntil(() => markers === expected, 10_000);
+			await waitUntil(() => markers === expected, 60_000);
 		};
 		return { share, send };
 	}
