@@ -12,7 +12,16 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 
 import { EngineHarness, readBinary } from '../test/support/engine';
-import { benchFlavour, type Figures, flavourTag, report, ROOT, startHostCloudSimulator, startRetainedSampler, startRssSampler } from './support';
+import {
+	benchFlavour,
+	type Figures,
+	flavourTag,
+	report,
+	ROOT,
+	startHostCloudSimulator,
+	startRetainedSampler,
+	startRssSampler,
+} from './support';
 
 const SIZE = Number(process.env.BENCH_DOWNLOAD_MIB ?? 512) * 1024 * 1024;
 const graph = readFileSync(join(ROOT, 'test/fixtures/txt2img-api.json'), 'utf8');

@@ -23,7 +23,9 @@ class SummaryReporter {
 function slowestFiles(files, count) {
 	const timed = files.map((file) => ({ seconds: (file.perfStats.end - file.perfStats.start) / 1000, path: file.testFilePath }));
 	timed.sort((a, b) => b.seconds - a.seconds);
-	const lines = timed.slice(0, count).map(({ seconds, path }) => `${seconds.toFixed(1).padStart(7)} s  ${path.replace(`${process.cwd()}/`, '')}`);
+	const lines = timed
+		.slice(0, count)
+		.map(({ seconds, path }) => `${seconds.toFixed(1).padStart(7)} s  ${path.replace(`${process.cwd()}/`, '')}`);
 	return `\nslowest test files:\n${lines.join('\n')}\n`;
 }
 

@@ -94,7 +94,6 @@ function badSegmentIn(url: string): string | undefined {
 	return undefined;
 }
 
-
 /** What one run showed: what it threw, the words a user reads, what it output, what it sent. */
 export interface Shown {
 	error: unknown;
