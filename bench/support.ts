@@ -109,12 +109,13 @@ export async function startHostCloudSimulator(
 }
 
 /**
- * Run with --expose-gc (else undefined): every `intervalMs` a full collection, then what this
+ * Run with --expose-gc (else undefined): every `intervalMs` (half a second: a full collection of a
+ * heap with n8n in it is tens of ms) a full collection, then what this
  * process still holds, its heap and its Buffers; `maxDeltaMiB` is the most over the start. Garbage
  * is not counted, so a busy machine (collecting later, or less) cannot raise it as it can resident
  * memory: this is the figure the tests hold to a bound.
  */
-export function startRetainedSampler(intervalMs = 100): { stop(): { maxDeltaMiB: number } } | undefined {
+export function startRetainedSampler(intervalMs = 500): { stop(): { maxDeltaMiB: number } } | undefined {
 	const gc = (globalThis as { gc?: () => void }).gc;
 	if (!gc) return undefined;
 	const held = () => {
