@@ -12,7 +12,16 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 
 import { EngineHarness, readBinary } from '../test/support/engine';
-import { benchFlavour, type Figures, flavourTag, report, ROOT, startHostCloudSimulator, startRssSampler } from './support';
+import {
+	benchFlavour,
+	type Figures,
+	flavourTag,
+	report,
+	ROOT,
+	startHostCloudSimulator,
+	startRetainedSampler,
+	startRssSampler,
+} from './support';
 
 const SIZE = Number(process.env.BENCH_DOWNLOAD_MIB ?? 512) * 1024 * 1024;
 const graph = readFileSync(join(ROOT, 'test/fixtures/txt2img-api.json'), 'utf8');
@@ -37,8 +46,10 @@ async function main(): Promise<void> {
 
 	const started = Date.now();
 	const sampler = startRssSampler();
+	const retained = startRetainedSampler();
 	const result = await run(graph);
 	const memory = sampler.stop();
+	const held = retained?.stop();
 	const seconds = (Date.now() - started) / 1000;
 	if (result.status !== 'success') throw new Error(`download failed: ${result.error('Node')?.message}`);
 	const binaries = Object.values(result.items[0]!.binary ?? {});
@@ -53,6 +64,8 @@ async function main(): Promise<void> {
 		// Not rounded: a file short by a byte does not show as its whole size.
 		[`binary_download${tag}_file_mib`]: bytes / 1024 / 1024,
 		[`binary_download${tag}_seconds`]: Math.round(seconds * 10) / 10,
+		// With --expose-gc: what the process held at most, after forced collections, while the file came.
+		...(held ? { [`binary_download${tag}_retained_mib_max`]: held.maxDeltaMiB } : {}),
 	};
 	// Signed storage URLs are the cloud's: a self-hosted server serves its files itself.
 	if (flavour === 'cloud') figures.storage_credential_attempts = counters.storageCredentialAttempts;

@@ -4,7 +4,7 @@
  * simulator streams from its own process, so only the node's memory is measured.
  */
 import { EngineHarness, readBinary } from '../test/support/engine';
-import { report, startRemoteSimulator, startRssSampler } from './support';
+import { report, startRemoteSimulator, startRetainedSampler, startRssSampler } from './support';
 
 // BENCH_MUSIC_MIB sizes the stream (a test runs it small; the benchmark uses 512 MiB).
 const AUDIO_BYTES = Number(process.env.BENCH_MUSIC_MIB ?? 512) * 1024 * 1024;
@@ -26,8 +26,10 @@ async function main(): Promise<void> {
 
 	const started = Date.now();
 	const sampler = startRssSampler();
+	const retained = startRetainedSampler();
 	const result = await run();
 	const memory = sampler.stop();
+	const held = retained?.stop();
 	const seconds = (Date.now() - started) / 1000;
 	if (result.status !== 'success') throw new Error(`music run failed: ${result.error('Node')?.message}`);
 	const binary = result.items[0]!.binary!.data!;
@@ -37,6 +39,8 @@ async function main(): Promise<void> {
 		music_stream_peak_rss_delta_mib: Math.round(memory.peakDeltaMiB * 10) / 10,
 		music_stream_audio_mib: Math.round((size / 1024 / 1024) * 10) / 10,
 		music_stream_seconds: Math.round(seconds * 10) / 10,
+		// With --expose-gc: what the process held at most, after forced collections, while the stream came.
+		...(held ? { music_stream_retained_mib_max: held.maxDeltaMiB } : {}),
 	});
 }
 

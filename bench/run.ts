@@ -24,6 +24,7 @@ const SELF_HOSTED = { BENCH_FLAVOUR: 'self-hosted' };
 
 const BENCHMARKS: Benchmark[] = [
 	{ name: 'package-load', file: 'package-load.ts', runs: 5 },
+	{ name: 'conversion-budgets', file: 'conversion-budgets.ts', runs: 1 },
 	{ name: 'latency', file: 'latency.ts', runs: 1 },
 	{ name: 'latency-self-hosted', file: 'latency.ts', runs: 1, env: SELF_HOSTED },
 	{ name: 'batch', file: 'batch.ts', runs: 3 },

@@ -108,6 +108,32 @@ export async function startHostCloudSimulator(
 	return { sim, credential: hostCloudCredential({ flavour, baseUrl: sim.baseUrl, apiKey: sim.apiKey, proxy }) };
 }
 
+/**
+ * Run with --expose-gc (else undefined): every `intervalMs` (half a second: a full collection of a
+ * heap with n8n in it is tens of ms) a full collection, then what this
+ * process still holds, its heap and its Buffers; `maxDeltaMiB` is the most over the start. Garbage
+ * is not counted, so a busy machine (collecting later, or less) cannot raise it as it can resident
+ * memory: this is the figure the tests hold to a bound.
+ */
+export function startRetainedSampler(intervalMs = 500): { stop(): { maxDeltaMiB: number } } | undefined {
+	const gc = (globalThis as { gc?: () => void }).gc;
+	if (!gc) return undefined;
+	const held = () => {
+		gc();
+		const { heapUsed, arrayBuffers } = process.memoryUsage();
+		return heapUsed + arrayBuffers;
+	};
+	const baseline = held();
+	let most = baseline;
+	const timer = setInterval(() => (most = Math.max(most, held())), intervalMs);
+	return {
+		stop() {
+			clearInterval(timer);
+			return { maxDeltaMiB: Math.round(((most - baseline) / (1024 * 1024)) * 10) / 10 };
+		},
+	};
+}
+
 /** Samples this process's resident memory every few ms; `peakDeltaMiB` is growth over the start. */
 export function startRssSampler(intervalMs = 5): { stop(): { baselineMiB: number; peakMiB: number; peakDeltaMiB: number } } {
 	const baseline = process.memoryUsage().rss;

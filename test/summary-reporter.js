@@ -1,8 +1,11 @@
 // Ends a Jest run with one plain line, "N passed, N failed", that CI reads as the run's verdict.
 // Before it, once each, the reason of every suite skipped for missing outside data
 // (test/support/shared-data.ts titles those "skipped: …"): several files may skip for one data set.
+// TEST_TIMES=n also lists the n slowest files (seconds from their start to their end, in their worker).
 class SummaryReporter {
 	onRunComplete(_contexts, results) {
+		const slowest = Number(process.env.TEST_TIMES);
+		if (slowest > 0) process.stdout.write(slowestFiles(results.testResults, slowest));
 		const reasons = new Set();
 		for (const file of results.testResults) {
 			for (const test of file.testResults) {
@@ -15,4 +18,15 @@ class SummaryReporter {
 		process.stdout.write(`\n${skipped}${results.numPassedTests} passed, ${failed} failed\n`);
 	}
 }
+
+/** The `count` slowest test files, one a line: seconds, then the path from the project's folder. */
+function slowestFiles(files, count) {
+	const timed = files.map((file) => ({ seconds: (file.perfStats.end - file.perfStats.start) / 1000, path: file.testFilePath }));
+	timed.sort((a, b) => b.seconds - a.seconds);
+	const lines = timed
+		.slice(0, count)
+		.map(({ seconds, path }) => `${seconds.toFixed(1).padStart(7)} s  ${path.replace(`${process.cwd()}/`, '')}`);
+	return `\nslowest test files:\n${lines.join('\n')}\n`;
+}
+
 module.exports = SummaryReporter;

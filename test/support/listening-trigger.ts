@@ -106,8 +106,8 @@ export class ListeningTrigger {
 		await this.activate();
 	}
 
-	/** Waits until the trigger has started `count` flows in all. */
-	async flows(count: number, timeoutMs = 10_000): Promise<INodeExecutionData[]> {
+	/** Waits until the trigger has started `count` flows in all (up to 30 s unless told: a hang guard, which a busy machine needs). */
+	async flows(count: number, timeoutMs = 30_000): Promise<INodeExecutionData[]> {
 		await waitUntil(() => this.items.length >= count, timeoutMs).catch(() => {
 			throw new Error(`the trigger started ${this.items.length} flows, not ${count}`);
 		});

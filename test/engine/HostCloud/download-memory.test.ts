@@ -5,24 +5,27 @@
  */
 import { runBenchScript } from '../../../bench/support';
 
-const MIB = 256;
+const MIB = 64;
 
-// Memory is measured in a fresh process with the simulator in another one (the benchmark's
-// script), as for the music stream: in a shared Jest worker, V8's heap headroom (tens of MB) drowns
-// the signal, so the file is 256 MiB and holding it would show far above the limit.
+// Memory is measured in a fresh process with the simulator in another one (the benchmark's script,
+// with --expose-gc): what the process still holds after forced collections while the file comes, at
+// most. Garbage is not counted, so a busy machine cannot raise it (resident memory it could: that
+// figure, and its goal for 512 MiB, are the bench's). Holding the file would show as up to 64 MiB.
+const WITH_GC = { NODE_OPTIONS: '--experimental-websocket --expose-gc' };
 it.each([
 	{ server: 'the cloud', flavour: 'cloud', figure: 'binary_download' },
 	{ server: 'a self-hosted server', flavour: 'self-hosted', figure: 'binary_download_self_hosted' },
 ])(
-	'an output file of 256 MiB from $server arrives whole and grows the n8n process by well under half of that (fresh process)',
+	'an output file of 64 MiB from $server arrives whole, the n8n process holding well under half of it at any time (fresh process)',
 	({ flavour, figure }) => {
 		const figures = runBenchScript(
 			'binary-download.ts',
-			{ BENCH_FLAVOUR: flavour, BENCH_DOWNLOAD_MIB: String(MIB), N8N_DEFAULT_BINARY_DATA_MODE: 'filesystem' },
-			90_000,
+			{ ...WITH_GC, BENCH_FLAVOUR: flavour, BENCH_DOWNLOAD_MIB: String(MIB), N8N_DEFAULT_BINARY_DATA_MODE: 'filesystem' },
+			240_000,
 		);
 		expect(figures[`${figure}_file_mib`]).toBe(MIB);
-		expect(figures[`${figure}_peak_rss_delta_mib`]).toBeLessThan(MIB / 2);
+		expect(figures[`${figure}_retained_mib_max`]).toBeLessThan(MIB / 2);
 	},
-	120_000,
+	// Hang guards: the download takes seconds on a quiet machine.
+	300_000,
 );

@@ -53,7 +53,7 @@ describe.each([
 		const lookups = cloud.sim.requests.filter((request) => request.method === 'GET' && /\/api\/job|\/history/.test(request.path));
 		expect(lookups).toEqual([]);
 		// Closed with the last run.
-		await waitUntil(() => cloud.sim.cloud.openSockets() === 0, 5000);
+		await waitUntil(() => cloud.sim.cloud.openSockets() === 0, 30_000);
 	}, 30_000);
 
 	test('a run on another server has a socket of its own', async () => {

@@ -30,6 +30,11 @@ const MUSIC_PATH = '/proxy/music/t2m/generate';
 const MUSIC = { resource: 'music', operation: 'generate', prompt: 'calm piano' };
 /** Half a second of silence is enough to end a test's stream. */
 const IDLE = { waitOptions: { idleTimeoutSeconds: 0.5 } };
+/**
+ * Where a test counts what arrived before the silence, 2 s: the headers and the first lines must reach
+ * the node before the Idle Timeout, which half a second on a busy machine did not always leave room for.
+ */
+const IDLE_AFTER_LINES = { waitOptions: { idleTimeoutSeconds: 2 } };
 const MiB = 1024 * 1024;
 
 const harness = new EngineHarness();
@@ -73,9 +78,9 @@ function run(
 	);
 }
 
-/** Open connections at the service once they settle (the client closes its side asynchronously). */
+/** Open connections at the service once they settle (the client closes its side asynchronously; up to 10 s, a hang guard). */
 async function openConnectionsSettled(): Promise<number> {
-	for (let i = 0; i < 100 && (await service.openConnections()) > 0; i++) await new Promise((resolve) => setTimeout(resolve, 20));
+	for (let i = 0; i < 500 && (await service.openConnections()) > 0; i++) await new Promise((resolve) => setTimeout(resolve, 20));
 	return await service.openConnections();
 }
 
@@ -88,10 +93,10 @@ const wholeTake = (streamIndex: number): string[] => [
 describe('a music stream that goes silent', () => {
 	it('one line, then silence: the item fails after the Idle Timeout, saying so, and the connection is closed', async () => {
 		answer = () => ({ lines: [musicTitleLine(0)], then: 'stall' });
-		const result = await run(IDLE);
+		const result = await run(IDLE_AFTER_LINES);
 		expect(result.status).toBe('error');
 		expect(result.error('Node')?.message).toBe(
-			'The music stream went silent: nothing arrived for 0.5 seconds, so the node closed the connection. ' +
+			'The music stream went silent: nothing arrived for 2 seconds, so the node closed the connection. ' +
 				'Complete takes: 0 of 1 (a take is complete when the audio its WAV header announces has arrived, no less and no more); audio chunks received: 0.',
 		);
 		expect((result.error('Node') as { description?: string }).description).toMatch(/Idle Timeout \(Seconds\)/);
@@ -110,13 +115,12 @@ describe('a music stream that goes silent', () => {
 
 	it('Max Wait bounds the wait for the first byte too, when it is shorter than the Idle Timeout', async () => {
 		answer = () => ({ lines: 'no answer', then: 'stall' });
-		const started = Date.now();
+		// An Idle Timeout of 30 s outlasts the test's 15: only Max Wait can end the item in time.
 		const result = await run({ waitOptions: { idleTimeoutSeconds: 30, maxWaitMinutes: 0.01 } });
 		expect(result.status).toBe('error');
 		expect(result.error('Node')?.message).toBe(
 			'The music stream went silent: nothing arrived for 0.6 seconds, so the node closed the connection. No take had started; audio chunks received: 0.',
 		);
-		expect(Date.now() - started).toBeLessThan(5000);
 		expect(await openConnectionsSettled()).toBe(0);
 	}, 15_000);
 
@@ -124,9 +128,9 @@ describe('a music stream that goes silent', () => {
 		// Take 1 whole (4 chunks), take 2 only its first chunk; no "complete".
 		const second = musicChunkLines(1, musicTakeAudio(1));
 		answer = () => ({ lines: [...wholeTake(0), musicTitleLine(1), second[0]!], then: 'stall' });
-		const result = await run(IDLE);
+		const result = await run(IDLE_AFTER_LINES);
 		expect(result.status).toBe('error');
-		expect(result.error('Node')?.message).toMatch(/nothing arrived for 0\.5 seconds/);
+		expect(result.error('Node')?.message).toMatch(/nothing arrived for 2 seconds/);
 		expect(result.error('Node')?.message).toMatch(/Complete takes: 1 of 2 .*; audio chunks received: 5\.$/);
 		expect(result.items).toHaveLength(0);
 		expect(await openConnectionsSettled()).toBe(0);
@@ -135,7 +139,7 @@ describe('a music stream that goes silent', () => {
 	it('audio in a format that does not announce its length is counted as such', async () => {
 		const mp3ish = Buffer.concat([Buffer.from('ID3'), Buffer.alloc(5000, 7)]);
 		answer = () => ({ lines: [musicTitleLine(0), ...musicChunkLines(0, mp3ish)], then: 'stall' });
-		const result = await run(IDLE);
+		const result = await run(IDLE_AFTER_LINES);
 		expect(result.error('Node')?.message).toMatch(/Complete takes: 0 of 1 \(.*\), 1 of unknown length .*; audio chunks received: 2\.$/);
 	}, 15_000);
 

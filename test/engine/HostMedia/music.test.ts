@@ -190,12 +190,19 @@ describe('Host Media: music', () => {
 		}
 	}, 60_000);
 
-	// Memory is measured in a fresh process with the simulator in another one (the benchmark's
-	// script): in a shared Jest worker, V8's heap headroom (tens of MB) drowns a 40 MB signal, so the
-	// stream is 256 MiB and holding it, or its Base64, would show far above the limit.
-	it('a 256 MiB stream grows the n8n process by well under half of that (fresh process)', () => {
-		const figures = runBenchScript('music-stream.ts', { BENCH_MUSIC_MIB: '256', N8N_DEFAULT_BINARY_DATA_MODE: 'filesystem' }, 120_000);
-		expect(figures.music_stream_audio_mib).toBe(256);
-		expect(figures.music_stream_peak_rss_delta_mib).toBeLessThan(128);
-	}, 60_000);
+	// Memory is measured in a fresh process with the simulator in another one (the benchmark's script,
+	// with --expose-gc): what the process still holds after forced collections while the stream comes,
+	// at most (about 15 MiB whatever the length). Garbage is not counted, so a busy machine cannot raise
+	// it (resident memory it could: that figure, and its goal for 512 MiB, are the bench's). Holding
+	// the audio, or its Base64, would show as up to 64 MiB or more.
+	it('a 64 MiB stream: the n8n process holds well under half of it at any time (fresh process)', () => {
+		const figures = runBenchScript(
+			'music-stream.ts',
+			{ NODE_OPTIONS: '--experimental-websocket --expose-gc', BENCH_MUSIC_MIB: '64', N8N_DEFAULT_BINARY_DATA_MODE: 'filesystem' },
+			240_000,
+		);
+		expect(figures.music_stream_audio_mib).toBe(64);
+		expect(figures.music_stream_retained_mib_max).toBeLessThan(32);
+		// Hang guards: the stream takes seconds on a quiet machine.
+	}, 300_000);
 });

@@ -80,9 +80,8 @@ describe('an image task', () => {
 	test('a task that outlasts Tool Wait answers "running", and the status tool collects it', async () => {
 		env.sim.proxy.holdFinalStatus = true;
 		const [upscale, status] = await toolsOf(upscaleTool({ toolWaitSeconds: 1 }), imageStatusTool({ toolWaitSeconds: 1 }));
-		const started = Date.now();
+		// The task's end is held back: only Tool Wait can end the call, and "running" shows it did.
 		const running = answerOf(await upscale!.invoke({ image_url: IMAGE_URL }));
-		expect(Date.now() - started).toBeLessThan(2500);
 		expect(running).toMatchObject({ status: 'running', task_type: 'image-upscaler' });
 		expect(running.message).toContain(
 			`"Get Task Status" tool (image) with task_id "${String(running.task_id)}" and task type "image-upscaler"`,

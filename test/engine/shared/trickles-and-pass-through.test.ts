@@ -27,8 +27,6 @@ const FLOOD = 'w'.repeat(2 * MiB);
 const ITEM_BOUND = 64 * 1024;
 const LIMIT_MS = 400;
 const DEFAULTS = { ...REQUEST_TIME_LIMIT };
-/** How long a trickling peer keeps going before the test ends it (the node should have given up long before). */
-const TRICKLE_FOR_MS = 8000;
 
 /** Answers held open, and trickle timers, ended after each test. */
 const held: ServerResponse[] = [];
@@ -39,26 +37,17 @@ let service: HostileService;
 let cloud: string;
 let api: string;
 
-/** `status`, then `start`, then one byte of `byte` every `everyMs` (inside the idle limit) until TRICKLE_FOR_MS, then `end`. */
-function trickle(
-	res: ServerResponse,
-	status: number,
-	start: string | Buffer,
-	byte: string | Buffer,
-	end: string | Buffer,
-	type = 'application/json',
-): void {
+/**
+ * `status`, then `start`, then one byte of `byte` every half idle limit, for ever: the answer never
+ * ends, so only the node's read limit can end the item (Jest's timeout is the hang guard; no test
+ * here times the node, which a busy machine stretches).
+ */
+function trickle(res: ServerResponse, status: number, start: string | Buffer, byte: string | Buffer, type = 'application/json'): void {
 	res.writeHead(status, { 'Content-Type': type });
 	res.write(start);
 	held.push(res);
-	const started = Date.now();
 	const timer = setInterval(() => {
 		if (res.destroyed || res.writableEnded) return clearInterval(timer);
-		if (Date.now() - started > TRICKLE_FOR_MS) {
-			clearInterval(timer);
-			res.end(end);
-			return;
-		}
 		res.write(byte);
 	}, LIMIT_MS / 2);
 	timers.push(timer);
@@ -72,8 +61,6 @@ beforeAll(async () => {
 });
 
 beforeEach(() => {
-	REQUEST_TIME_LIMIT.ms = LIMIT_MS;
-	REQUEST_TIME_LIMIT.readMs = 3 * LIMIT_MS;
 	service.seen.length = 0;
 });
 
@@ -87,62 +74,52 @@ afterAll(async () => {
 	await service.close();
 });
 
-async function timed<T>(body: () => Promise<T>): Promise<{ value: T; ms: number }> {
-	const started = Date.now();
-	const value = await body();
-	return { value, ms: Date.now() - started };
-}
-
-/** The read limit with room for the engine: a read with its retries ends within it. */
-const READ_BOUND_MS = 3 * LIMIT_MS + 2000;
-
 describe('a body that trickles ends at the read limit', () => {
+	// Short limits only here: the answers of 2 MiB below are read whole within the real ones, which a
+	// busy machine's slow reading cannot outlast.
+	beforeEach(() => {
+		REQUEST_TIME_LIMIT.ms = LIMIT_MS;
+		REQUEST_TIME_LIMIT.readMs = 3 * LIMIT_MS;
+	});
+
 	it('a successful answer trickled one byte at a time (Get Node Definitions) ends at the read limit', async () => {
-		answer = (_req, res) => trickle(res, 200, '{"KSampler": {"description": "', 'x', '"}}');
-		const { ms } = await timed(() =>
-			harness.runNode({
-				type: 'hostCloud',
-				parameters: { resource: 'system', operation: 'getNodeDefinitions' } as never,
-				credentials: { hostCloudApi: cloud },
-				continueOnFail: true,
-			}),
-		);
+		answer = (_req, res) => trickle(res, 200, '{"KSampler": {"description": "', 'x');
+		const result = await harness.runNode({
+			type: 'hostCloud',
+			parameters: { resource: 'system', operation: 'getNodeDefinitions' } as never,
+			credentials: { hostCloudApi: cloud },
+			continueOnFail: true,
+		});
 		// Before, a body of 64 MiB sent a byte every 59 s was read for ~120 years.
-		expect(ms).toBeLessThan(READ_BOUND_MS);
+		expect(String(result.items[0]!.json.error)).toMatch(/^The service sent nothing for .* while reading the node definitions/);
 	}, 20_000);
 
 	it('an error answer trickled one byte at a time (Host Cloud Submit, 400) ends at the read limit, with its status', async () => {
-		answer = (_req, res) => trickle(res, 400, '{"error": {"type": "bad_request", "message": "', 'x', '"}}');
-		const { value: result, ms } = await timed(() =>
-			harness.runNode({
-				type: 'hostCloud',
-				parameters: { resource: 'workflow', operation: 'submit', workflow: JSON.stringify(txt2img()) } as never,
-				credentials: { hostCloudApi: cloud },
-				continueOnFail: true,
-			}),
-		);
+		answer = (_req, res) => trickle(res, 400, '{"error": {"type": "bad_request", "message": "', 'x');
+		const result = await harness.runNode({
+			type: 'hostCloud',
+			parameters: { resource: 'workflow', operation: 'submit', workflow: JSON.stringify(txt2img()) } as never,
+			credentials: { hostCloudApi: cloud },
+			continueOnFail: true,
+		});
 		expect(String(result.items[0]!.json.error)).toMatch(/400/);
 		expect(service.seen.filter((request) => request.method === 'POST')).toHaveLength(1);
-		expect(ms).toBeLessThan(READ_BOUND_MS);
 	}, 20_000);
 
 	it('a result file whose storage host trickles (Host Media upscale, Poll) ends by the least pace of a download', async () => {
 		const png = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]);
 		answer = (req, res) => {
-			if (req.url.startsWith('/files/')) return trickle(res, 200, png, Buffer.from([0]), Buffer.from([0]), 'image/png');
+			if (req.url.startsWith('/files/')) return trickle(res, 200, png, Buffer.from([0]), 'image/png');
 			sendJson(res, 200, { data: { task_id: 'trickle-task-1', status: 'COMPLETED', generated: [`${service.url}/files/result.png`] } });
 		};
-		const { value: result, ms } = await timed(() =>
-			harness.runNode({
-				type: 'hostMedia',
-				parameters: upscaleFromUrl({ waitMode: 'poll', waitOptions: { pollIntervalSeconds: 0.01, maxWaitMinutes: 0.5 } }) as never,
-				credentials: { hostApi: api },
-				continueOnFail: true,
-			}),
-		);
+		const result = await harness.runNode({
+			type: 'hostMedia',
+			parameters: upscaleFromUrl({ waitMode: 'poll', waitOptions: { pollIntervalSeconds: 0.01, maxWaitMinutes: 0.5 } }) as never,
+			credentials: { hostApi: api },
+			continueOnFail: true,
+		});
 		// Before, a download had no bound on its whole time: a host that never stopped sending held the item for ever.
 		expect(String(result.items[0]!.json.error)).toMatch(/the storage host sent it too slowly \(\d+ bytes a second\)/);
-		expect(ms).toBeLessThan(READ_BOUND_MS);
 	}, 20_000);
 });
 

@@ -9,7 +9,7 @@
  * Oracle (test/support/hostile-structures.ts): the item ends within its bound; an error is in words
  * (no raw TypeError/RangeError text); no secret shows; no request carries a path segment that is
  * not one, or "[object Object]"; a text input of the workflow is sent as text or refused by name;
- * a value refused by the node's own checks sent nothing; the heap stays bounded. Replay a run with
+ * a value refused by the node's own checks sent nothing. Replay a run with
  * BAD_INPUT_SEED (printed in the test names).
  */
 import type { ServerResponse } from 'node:http';

@@ -9,8 +9,8 @@
  * services on loopback.
  *
  * Oracle (test/support/hostile-structures.ts): the item ends within its bound; an error is in
- * words; no secret shows; no request carries a path segment that is not one; the heap stays
- * bounded; and an answer that is not what the spec says never yields a success: an answer over
+ * words; no secret shows; no request carries a path segment that is not one; and
+ * an answer that is not what the spec says never yields a success: an answer over
  * the bounds fails every operation, a status read without a readable status is no success, a job
  * gets its own outputs and no other, and a take with a hole is never passed on. Replay a run with
  * BAD_INPUT_SEED (printed in the test names).

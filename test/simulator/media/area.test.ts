@@ -1171,18 +1171,19 @@ describe('music', () => {
 		expect(sim.proxy.musicStats).toMatchObject({ started: 1, completed: 1, aborted: 0 });
 	});
 
-	// Measured in a fresh process (support/music-stream-memory.ts): in a shared Jest worker V8's heap
-	// grows by tens of MB or more before collecting, whatever the stream's size.
-	test('a 256 MiB stream leaves the process memory well under half of that higher (fresh process)', async () => {
+	// Measured in a fresh process (support/music-stream-memory.ts, with --expose-gc): in a shared Jest
+	// worker V8's heap grows by tens of MB or more before collecting, whatever the stream's size. What
+	// is held after forced collections is counted, not resident memory, which a busy machine raises.
+	test('a 64 MiB stream: the process holds well under half of it at any time (fresh process)', async () => {
 		const root = join(__dirname, '..', '..', '..');
 		const { stdout } = await promisify(execFile)(
 			process.execPath,
 			[join(root, 'node_modules/tsx/dist/cli.mjs'), join(__dirname, '../support/music-stream-memory.ts')],
-			{ cwd: root, env: { ...process.env, MUSIC_MIB: '256' }, timeout: 120_000 },
+			{ cwd: root, env: { ...process.env, NODE_OPTIONS: '--experimental-websocket --expose-gc', MUSIC_MIB: '64' }, timeout: 120_000 },
 		);
-		const size = 256 * 1024 * 1024;
+		const size = 64 * 1024 * 1024;
 		const figures = JSON.parse(stdout.trim().split('\n').pop()!) as Json;
 		expect(figures).toMatchObject({ audioBytes: size, riffSize: size - 8, dataSize: size - 44, lastEvent: 'complete' });
-		expect(figures.peakRssDeltaMiB).toBeLessThan(128);
+		expect(figures.retainedMiBMax).toBeLessThan(32);
 	}, 150_000);
 });

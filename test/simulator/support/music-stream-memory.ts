@@ -1,14 +1,16 @@
 /**
  * Run in a fresh process by media/area.test.ts: the simulator streams MUSIC_MIB of audio to a client in
  * the same process that decodes every chunk and keeps none, and the peak resident memory growth is
- * printed as one JSON line. A shared Jest worker's heap is too noisy for this figure (CI saw
- * +166 MiB there for a stream that costs a fresh process a few MiB).
+ * printed as one JSON line, with (under --expose-gc) what the process held at most after forced
+ * collections while it streamed, which garbage and a busy machine cannot raise. A shared Jest
+ * worker's heap is too noisy for either (CI saw +166 MiB there for a stream that costs a fresh
+ * process a few MiB).
  */
 import { request } from 'node:http';
 import { createInterface } from 'node:readline';
 import type { IncomingMessage } from 'node:http';
 
-import { startRssSampler } from '../../../bench/support';
+import { startRetainedSampler, startRssSampler } from '../../../bench/support';
 import { startSimulator, type Simulator } from '../../../simulator/server';
 
 const AUDIO_BYTES = Number(process.env.MUSIC_MIB ?? 256) * 1024 * 1024;
@@ -52,8 +54,10 @@ async function main(): Promise<void> {
 		await readAudio(sim, 'warm-up');
 		sim.proxy.music.audioBytesPerStream = AUDIO_BYTES;
 		const sampler = startRssSampler();
+		const retained = startRetainedSampler();
 		const result = await readAudio(sim, 'long ambient drone');
 		const memory = sampler.stop();
+		const held = retained?.stop();
 		process.stdout.write(
 			`${JSON.stringify({
 				audioBytes: result.bytes,
@@ -61,6 +65,7 @@ async function main(): Promise<void> {
 				dataSize: result.header?.readUInt32LE(40),
 				lastEvent: result.last,
 				peakRssDeltaMiB: memory.peakDeltaMiB,
+				retainedMiBMax: held?.maxDeltaMiB,
 			})}\n`,
 		);
 	} finally {

@@ -32,12 +32,12 @@ test('a job heard ending while its status read is in flight is passed on once, a
 	});
 	trigger = new ListeningTrigger(cloud.harness, cloud.credential, { downloadFiles: false });
 	await trigger.activate();
-	await waitUntil(() => cloud.sockets.size > 0, 5000);
+	await waitUntil(() => cloud.sockets.size > 0, 30_000);
 	cloud.broadcast(msg.start('race'));
 	await sleep(5_500);
 	cloud.dropSockets();
 	await waitUntil(() => cloud.seen.some((line) => line.includes('/api/job/race/status')), 10_000);
-	await waitUntil(() => cloud.sockets.size > 0, 5000);
+	await waitUntil(() => cloud.sockets.size > 0, 30_000);
 	cloud.broadcast(msg.success('race'));
 	await trigger.flows(1);
 	await sleep(2_000);

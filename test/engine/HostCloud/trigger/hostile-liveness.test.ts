@@ -13,7 +13,7 @@ const listening = (parameters?: Record<string, unknown>) => suite.listening(para
 test('sanity: a job heard start to end on the hostile cloud starts one flow', async () => {
 	const trigger = listening();
 	await trigger.activate();
-	await waitUntil(() => suite.cloud.sockets.size > 0, 5000);
+	await waitUntil(() => suite.cloud.sockets.size > 0, 30_000);
 	suite.cloud.broadcast(msg.start('job-sane'));
 	suite.cloud.broadcast(msg.executed('job-sane', '9', { images: [{ filename: 'a.png', subfolder: '', type: 'output' }] }));
 	suite.cloud.broadcast(msg.success('job-sane'));
@@ -35,7 +35,7 @@ test('a busy account (a new job heard faster than a queue read answers) still pa
 	});
 	const trigger = listening();
 	await trigger.activate();
-	await waitUntil(() => suite.cloud.sockets.size > 0, 5000);
+	await waitUntil(() => suite.cloud.sockets.size > 0, 30_000);
 	const readsBefore = queueReadsAt.length;
 	let n = 0;
 	const busy = setInterval(() => suite.cloud.broadcast(msg.start(`other-${n++}`)), 100);
@@ -73,7 +73,7 @@ test.each([400, 403, 410])('one job whose status read answers %i does not deacti
 		id === 'odd-job' ? { code, body: { error: `job ${id}: not for you` } } : { code: 200, body: { status: 'in_progress' } };
 	const trigger = listening();
 	await trigger.activate();
-	await waitUntil(() => suite.cloud.sockets.size > 0, 5000);
+	await waitUntil(() => suite.cloud.sockets.size > 0, 30_000);
 	suite.cloud.broadcast(msg.start('odd-job'));
 	// The job is quiet for 5 s, then the socket drops: the trigger looks the watched job up.
 	await sleep(5_500);
@@ -103,11 +103,11 @@ test('no flow starts after the trigger was closed (n8n deactivated or updated th
 	});
 	const trigger = listening({ downloadFiles: true });
 	await trigger.activate();
-	await waitUntil(() => suite.cloud.sockets.size > 0, 5000);
+	await waitUntil(() => suite.cloud.sockets.size > 0, 30_000);
 	suite.cloud.broadcast(msg.start('job-late'));
 	suite.cloud.broadcast(msg.executed('job-late', '9', { images: [{ filename: 'a.png', subfolder: '', type: 'output' }] }));
 	suite.cloud.broadcast(msg.success('job-late'));
-	await waitUntil(() => storageAsked > 0, 5000);
+	await waitUntil(() => storageAsked > 0, 30_000);
 	await trigger.close();
 	await sleep(3_000);
 	expect(trigger.items.map((item) => item.json.prompt_id)).toEqual([]);

@@ -31,7 +31,7 @@ test("a failed job's item never carries the failure words of a record that names
 	});
 	const trigger = suite.listening({ events: 'finished' });
 	await trigger.activate();
-	await waitUntil(() => suite.cloud.sockets.size > 0, 5000);
+	await waitUntil(() => suite.cloud.sockets.size > 0, 30_000);
 	suite.cloud.broadcast(msg.start('victim'));
 	await sleep(5_500);
 	// A gap: the end message is lost; the trigger looks the job up.
@@ -54,7 +54,7 @@ test("a succeeded job's item never carries the outputs of a record that names an
 	});
 	const trigger = suite.listening();
 	await trigger.activate();
-	await waitUntil(() => suite.cloud.sockets.size > 0, 5000);
+	await waitUntil(() => suite.cloud.sockets.size > 0, 30_000);
 	suite.cloud.broadcast(msg.start('victim'));
 	await sleep(5_500);
 	// A gap: the end message is lost; the trigger looks the job up, and its outputs can only come from the record.
@@ -68,7 +68,7 @@ test("a succeeded job's item never carries the outputs of a record that names an
 test('held: prototype-named ids and node ids, and the API key echoed in spellings, never reach an item', async () => {
 	const trigger = suite.listening({ events: 'finished' });
 	await trigger.activate();
-	await waitUntil(() => suite.cloud.sockets.size > 0, 5000);
+	await waitUntil(() => suite.cloud.sockets.size > 0, 30_000);
 	for (const id of ['__proto__', 'constructor', 'toString']) {
 		suite.cloud.broadcast(msg.start(id));
 		suite.cloud.broadcast(msg.success(id));
@@ -119,7 +119,7 @@ test('held: the API key echoed in a redirect address and in an error answer neve
 		});
 		const trigger = suite.listening();
 		await trigger.activate();
-		await waitUntil(() => suite.cloud.sockets.size > 0, 5000);
+		await waitUntil(() => suite.cloud.sockets.size > 0, 30_000);
 		// A new job heard: its queue read is refused, in words that echo the key.
 		suite.cloud.broadcast(msg.start('job-heard'));
 		await waitUntil(() => queueReads >= 2 && logged.length >= 2, 10_000);

@@ -19,7 +19,7 @@ test('a job that sends many large executed outputs does not grow the trigger wit
 	const adds = jest.spyOn(HeardJobs.prototype, 'add');
 	const trigger = listening();
 	await trigger.activate();
-	await waitUntil(() => suite.cloud.sockets.size > 0, 5000);
+	await waitUntil(() => suite.cloud.sockets.size > 0, 30_000);
 	suite.cloud.broadcast(msg.start('hog'));
 	// 120 `executed` messages of 1 MiB each (a text output a ShowText-like node prints), well under
 	// the 16 MiB message bound and the 1000 messages kept per job; the job keeps running.
@@ -28,8 +28,10 @@ test('a job that sends many large executed outputs does not grow the trigger wit
 		suite.cloud.broadcast(msg.executed('hog', '9', { text: [`${index}${big}`] }));
 		if (index % 10 === 9) await sleep(50);
 	}
-	await sleep(1500);
-	const store = adds.mock.contexts[0] as HeardJobs;
+	// A job started after them: once the trigger holds it, it has read all 120 (one socket keeps the
+	// order). Waited for, not slept: a busy machine reads them later (up to 60 s, a hang guard).
+	suite.cloud.broadcast(msg.start('after'));
+	const store = await waitUntil(() => (adds.mock.contexts as HeardJobs[]).find((heard) => heard.has('after')), 60_000);
 	adds.mockRestore();
 	// A trigger keeps, of a job, only what its item can hold (file references): a text output is none.
 	const hog = store.get('hog');
@@ -61,7 +63,7 @@ test('jobs whose tags and node types are huge: what the trigger keeps of them, c
 	suite.cloud.queue = () => ({ code: 200, body: queue });
 	const trigger = listening({ includeOwnJobs: true, outputNodes: type, events: 'finished' });
 	await trigger.activate();
-	await waitUntil(() => suite.cloud.sockets.size > 0, 5000);
+	await waitUntil(() => suite.cloud.sockets.size > 0, 30_000);
 
 	const store = adds.mock.contexts[0] as HeardJobs;
 	adds.mockRestore();

@@ -14,7 +14,7 @@ const listening = (parameters?: Record<string, unknown>) => suite.listening(para
 test('a service that closes every socket right after its handshake gets back-off (0.1 s doubling to 15 s), not a storm', async () => {
 	const trigger = listening();
 	await trigger.activate();
-	await waitUntil(() => suite.cloud.sockets.size > 0, 5000);
+	await waitUntil(() => suite.cloud.sockets.size > 0, 30_000);
 	const connectsBefore = suite.cloud.wsConnections;
 	const queueBefore = suite.cloud.seen.filter((line) => line.startsWith('GET /api/queue')).length;
 	// From now on every accepted socket is closed at once (a load balancer dropping upgrades it let through).
@@ -66,7 +66,7 @@ test('a socket that stays open but goes silent is opened anew once a job has run
 	suite.cloud.queue = () => ({ code: 200, body: { queue_running: [[0, 'long-job', {}, {}, []]], queue_pending: [] } });
 	const trigger = listening();
 	await trigger.activate();
-	await waitUntil(() => suite.cloud.sockets.size > 0, 5000);
+	await waitUntil(() => suite.cloud.sockets.size > 0, 30_000);
 	const connectionsBefore = suite.cloud.wsConnections;
 	// Documented: 20 s with a running job unheard of; the looks come every 5 s meanwhile.
 	await waitUntil(() => suite.cloud.wsConnections > connectionsBefore, 40_000).catch(() => undefined);

@@ -234,19 +234,22 @@ describe('on the cloud, while its queue does not answer', () => {
 		await trigger.activate();
 		cloud.sim.faults.slow = { ms: 3_000, pathPrefix: '/api/queue' };
 		const first = await submitFromOutside(cloud);
-		const submitted = Date.now();
+		let othersStarted = 0;
 		// Other jobs keep starting while the trigger's read of the queue, to learn whose the first is, waits.
 		const others = (async () => {
 			for (let count = 0; count < 12; count++) {
 				await new Promise((resolve) => setTimeout(resolve, 250));
 				await submitFromOutside(cloud);
+				othersStarted++;
 			}
 		})();
 		const [item] = await trigger.flows(1, 10_000);
-		const waited = Date.now() - submitted;
+		const othersWhenItCame = othersStarted;
 		await others;
 		expect(item!.json).toMatchObject({ prompt_id: first, status: 'succeeded' });
-		// The job's own run and one read limit (0.9 s), not a read for each job that started.
-		expect(waited).toBeLessThan(2_000);
+		// The job's own run and one read limit (0.9 s), not a read for each job that started (12 of
+		// 0.9 s): the flow came while the others were still starting. Counted in jobs, not timed: a busy
+		// machine stretches the reads and the starts alike.
+		expect(othersWhenItCame).toBeLessThan(12);
 	});
 });
