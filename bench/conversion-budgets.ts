@@ -5,7 +5,7 @@
  * Each case is converted once to warm up, then timed; the figure is the median of three.
  */
 import { convertUiWorkflow } from '../nodes/HostCloud/helpers/ui-format/convert';
-import type { NodeDefinitions } from '../nodes/HostCloud/helpers/graph/workflow-graph';
+import type { NodeDefinitions } from '../nodes/HostCloud/helpers/graph/class-definitions';
 import { wideSubgraph } from '../test/support/hostile-ui-workflows';
 import { median, report } from './support';
 
