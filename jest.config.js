@@ -16,4 +16,7 @@ module.exports = {
 	setupFiles: ['<rootDir>/test/setup-env.js'],
 	testTimeout: 30000,
 	maxWorkers: 2,
+	// A worker that has loaded n8n for many test files holds gigabytes and is slow to end (test/worker-exit.js):
+	// one over this after a test file is replaced by a fresh one.
+	workerIdleMemoryLimit: '400MB',
 };

@@ -6,6 +6,8 @@
 const { format } = require('node:util');
 const { TestEnvironment } = require('jest-environment-node');
 
+require('./worker-exit');
+
 const METHODS = ['log', 'info', 'warn', 'error', 'debug', 'trace'];
 
 class QuietEnvironment extends TestEnvironment {
