@@ -153,6 +153,8 @@ export class JobWatcher extends JobTracker {
 	}
 
 	private async followInPlace(promptId: string, itemIndex: number): Promise<FinishedJob> {
+		// An earlier try's job is the item's own: another item's submit answered with its prompt_id fails both.
+		this.claimPromptId(promptId, itemIndex);
 		const giveBack = await this.places.take();
 		// A self-hosted server sends a job's messages only to the client that submitted it: this one is polled.
 		const unheard = this.failureMessages.kind === 'selfHosted';
