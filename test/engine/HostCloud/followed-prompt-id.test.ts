@@ -4,7 +4,8 @@
  * hand one job to two items: both fail, naming it, as two submits answered the same prompt_id do
  * (duplicate-prompt-id.test.ts). Before, the second item returned the followed job's outputs as its
  * own (one after the other), or took the followed job over so the first item's wait never ended
- * and the run hung (at once). Both flavours of the simulator, behind the loopback fault proxy.
+ * and the run hung (at once). The followed job, which no item waits for then, is cancelled: the
+ * node started it. Both flavours of the simulator, behind the loopback fault proxy.
  */
 import * as cloudApi from '../../../nodes/HostCloud/transport/cloud-api';
 import { cloudBehindFaultProxy } from '../../support/cloud-behind-proxy';
@@ -48,6 +49,7 @@ const retried = (maxConcurrentJobs: number, maxWaitMinutes: number) =>
 
 describe.each([{ flavour: 'cloud' as const }, { flavour: 'self-hosted' as const }])('on $flavour', ({ flavour }) => {
 	const { cloud, node, proxy } = cloudBehindFaultProxy(flavour);
+	const jobs = () => [...cloud.sim.cloud.jobs.values()];
 	afterEach(() => jest.restoreAllMocks());
 
 	test('Max Concurrent Jobs 1: item 1’s submit, answered with the job item 0 followed (now ended), fails naming it', async () => {
@@ -65,7 +67,7 @@ describe.each([{ flavour: 'cloud' as const }, { flavour: 'self-hosted' as const 
 		expect(result.error('Node')?.message).toBe(sharedMessage(seen.followed));
 	}, 60_000);
 
-	test('Max Concurrent Jobs 2: item 1’s submit, answered with the job item 0 follows (still running), fails both: the run ends', async () => {
+	test('Max Concurrent Jobs 2: item 1’s submit, answered with the job item 0 follows (still running), fails both: the run ends, the job is cancelled', async () => {
 		cloud.sim.options.nodeMs = 1000;
 		const seen = answerItemOneWithFollowed(proxy(), 2);
 		// Item 1's first submit goes later, so item 0 reaches Max Wait first and the node cancels item 1's first job.
@@ -81,5 +83,12 @@ describe.each([{ flavour: 'cloud' as const }, { flavour: 'self-hosted' as const 
 		expect(seen.itemOneSubmits).toBe(2);
 		expect(result.status).toBe('error');
 		expect(result.error('Node')?.message).toBe(sharedMessage(seen.followed));
+		// The followed job was the node's own (its first try's): no item waits for it, so it is not left running.
+		expect(
+			jobs()
+				.filter((job) => ['pending', 'in_progress'].includes(job.status))
+				.map((job) => job.promptId),
+		).toEqual([]);
+		expect(cloud.sim.cloud.jobs.get(seen.followed!)!.status).toBe('cancelled');
 	}, 40_000);
 });
