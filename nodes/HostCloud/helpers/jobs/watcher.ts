@@ -125,13 +125,21 @@ export class JobWatcher extends JobTracker {
 		return this.places.results(outputs);
 	}
 
-	/** A prompt_id answered for two submits of this run: both items fail, naming it (their results cannot be told apart). */
+	/**
+	 * A prompt_id answered for two submits of this run (the earlier try's job an item follows counts as
+	 * its submit): both items fail, naming it (their results cannot be told apart); the job, which no
+	 * item waits for then, is cancelled when this node started it.
+	 */
 	private claimPromptId(promptId: string, itemIndex: number): void {
 		const earlier = this.submittedBy.get(promptId);
 		if (earlier === undefined) return void this.submittedBy.set(promptId, itemIndex);
 		const failure = this.failureMessages.sharedPromptId(promptId, earlier, itemIndex);
 		const open = this.jobs.get(promptId);
-		if (open && open.phase !== 'done') this.settleWithError(open, this.jobError(promptId, open.itemIndex, failure));
+		if (open && open.phase !== 'done') {
+			this.settleWithError(open, this.jobError(promptId, open.itemIndex, failure));
+			// No item waits for it now, and the run's stop no longer sees it: a job of this node is cancelled here.
+			if (this.ownsJobs) this.cleanups.push(cancelOwnJobs(this.context, [promptId]));
+		}
 		throw this.jobError(promptId, itemIndex, failure);
 	}
 
@@ -153,6 +161,8 @@ export class JobWatcher extends JobTracker {
 	}
 
 	private async followInPlace(promptId: string, itemIndex: number): Promise<FinishedJob> {
+		// An earlier try's job is the item's own: another item's submit answered with its prompt_id fails both.
+		this.claimPromptId(promptId, itemIndex);
 		const giveBack = await this.places.take();
 		// A self-hosted server sends a job's messages only to the client that submitted it: this one is polled.
 		const unheard = this.failureMessages.kind === 'selfHosted';
