@@ -132,7 +132,7 @@ describe.each([{ flavour: 'cloud' as const }, { flavour: 'self-hosted' as const 
 		expect(open()).toEqual([]);
 	}, 60_000);
 
-	test.each([0, 1, 2, 5])(
+	test.each([0, 5])(
 		'Stop as submit %d begins (Max Concurrent Jobs 3, 10 items): nothing more sent, nothing left running',
 		async (at) => {
 			// Quick jobs, so that items 3 and 4 get their places; the run is stopped before the job it would make.
