@@ -5,22 +5,8 @@
  * Each case is converted once to warm up, then timed; the figure is the median of three.
  */
 import { convertUiWorkflow } from '../nodes/HostCloud/helpers/ui-format/convert';
-import type { NodeDefinitions } from '../nodes/HostCloud/helpers/graph/class-definitions';
-import { wideSubgraph } from '../test/support/hostile-ui-workflows';
+import { HOSTILE_DEFINITIONS as DEFINITIONS, wideSubgraph } from '../test/support/hostile-ui-workflows';
 import { median, report } from './support';
-
-const DEFINITIONS: NodeDefinitions = {
-	EmptyLatentImage: {
-		input: { required: { width: ['INT', { default: 512 }], height: ['INT', { default: 512 }], batch_size: ['INT', { default: 1 }] } },
-		input_order: { required: ['width', 'height', 'batch_size'] },
-		output: ['LATENT'],
-	},
-	VAEDecode: {
-		input: { required: { samples: ['LATENT'], vae: ['VAE'] } },
-		input_order: { required: ['samples', 'vae'] },
-		output: ['IMAGE'],
-	},
-};
 
 const CASES: Record<string, Parameters<typeof wideSubgraph>[0]> = {
 	conversion_ms_60k_inputs_reversed: { inputs: 60_000 },

@@ -5,6 +5,7 @@
  * recursive walk could not follow without running out of stack).
  */
 import { uiNode, type UiWorkflowJson } from './ui-workflows';
+import type { NodeDefinitions } from '../../nodes/HostCloud/helpers/graph/class-definitions';
 
 const subgraphId = (level: number) => `00000000-0000-4000-8000-${String(level).padStart(12, '0')}`;
 
@@ -82,3 +83,17 @@ export function wideSubgraph(options: {
 	});
 	return { nodes: hosts, links: [], definitions: { subgraphs: [subgraph] }, version: 0.4 };
 }
+
+/** The node definitions the hostile workflows are converted with (the budgets test and the conversion bench). */
+export const HOSTILE_DEFINITIONS: NodeDefinitions = {
+	EmptyLatentImage: {
+		input: { required: { width: ['INT', { default: 512 }], height: ['INT', { default: 512 }], batch_size: ['INT', { default: 1 }] } },
+		input_order: { required: ['width', 'height', 'batch_size'] },
+		output: ['LATENT'],
+	},
+	VAEDecode: {
+		input: { required: { samples: ['LATENT'], vae: ['VAE'] } },
+		input_order: { required: ['samples', 'vae'] },
+		output: ['IMAGE'],
+	},
+};

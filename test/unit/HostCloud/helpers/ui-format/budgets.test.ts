@@ -4,21 +4,7 @@
  */
 import { CONVERSION_BUDGETS, convertUiWorkflow } from '../../../../../nodes/HostCloud/helpers/ui-format/convert';
 import { conversionNotes } from '../../../../../nodes/HostCloud/helpers/graph/workflow-graph';
-import type { NodeDefinitions } from '../../../../../nodes/HostCloud/helpers/graph/class-definitions';
-import { nestedSubgraphs, rerouteChain, wideSubgraph } from '../../../../support/hostile-ui-workflows';
-
-const DEFINITIONS: NodeDefinitions = {
-	EmptyLatentImage: {
-		input: { required: { width: ['INT', { default: 512 }], height: ['INT', { default: 512 }], batch_size: ['INT', { default: 1 }] } },
-		input_order: { required: ['width', 'height', 'batch_size'] },
-		output: ['LATENT'],
-	},
-	VAEDecode: {
-		input: { required: { samples: ['LATENT'], vae: ['VAE'] } },
-		input_order: { required: ['samples', 'vae'] },
-		output: ['IMAGE'],
-	},
-};
+import { HOSTILE_DEFINITIONS as DEFINITIONS, nestedSubgraphs, rerouteChain, wideSubgraph } from '../../../../support/hostile-ui-workflows';
 
 const convert = (workflow: object) => convertUiWorkflow(workflow as Record<string, unknown>, DEFINITIONS, 'Workflow');
 
