@@ -53,8 +53,9 @@ describe.each([{ flavour: 'cloud' as const }, { flavour: 'self-hosted' as const 
 	afterEach(() => jest.restoreAllMocks());
 
 	test('Max Concurrent Jobs 1: item 1’s submit, answered with the job item 0 followed (now ended), fails naming it', async () => {
-		// Item 0's first job (seven nodes of 600 ms) outlasts Max Wait; every later job is quick.
-		cloud.sim.options.nodeMs = 600;
+		// Item 0's first job (seven nodes of 900 ms) outlasts Max Wait (3 s) and the retry's wait (1 s) with room
+		// for a busy machine (at 600 ms it had about 0.2 s, and the case failed under load); later jobs are quick.
+		cloud.sim.options.nodeMs = 900;
 		const seen = answerItemOneWithFollowed(proxy(), 1, () => (cloud.sim.options.nodeMs = 20));
 		const [parameters, tries] = retried(1, 0.05);
 		const result = await cloud.harness.runNode(node(parameters, tries), [{ json: {} }, { json: {} }]);
