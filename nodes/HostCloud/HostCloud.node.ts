@@ -1,4 +1,4 @@
-import type { IExecuteFunctions, INodeExecutionData, INodeType, INodeTypeDescription } from 'n8n-workflow';
+import type { IExecuteFunctions, INodeExecutionData, INodeProperties, INodeType, INodeTypeDescription } from 'n8n-workflow';
 import { NodeConnectionTypes } from 'n8n-workflow';
 
 import * as file from './actions/file';
@@ -8,6 +8,28 @@ import * as server from './actions/server';
 import * as system from './actions/system';
 import * as workflow from './actions/workflow';
 import { getImageLoaderNodes, getInputValues, getModelFolders, getNodeInputs, getWorkflowNodes } from './methods/load-options';
+
+/** Which generation of the cloud's API the node speaks, and so which credential it takes (v1 for every workflow saved before v2). */
+const apiGenerationProperty: INodeProperties = {
+	displayName: 'API Generation',
+	name: 'apiGeneration',
+	type: 'options',
+	noDataExpression: true,
+	options: [
+		{
+			name: 'V1: Workflow API',
+			value: 'v1',
+			description: 'X-API-Key, /api/prompt and the progress WebSocket: the cloud, or a self-hosted ComfyUI-compatible server',
+		},
+		{
+			name: 'V2: Jobs API',
+			value: 'v2',
+			description: 'Authorization: Bearer and /api/v2/jobs: the cloud, a deployment, or a self-hosted v2 proxy',
+		},
+	],
+	default: 'v1',
+	description: 'The cloud sends new integrations to v2. Operations v2 does not offer say so when they run, before anything is sent.',
+};
 
 export class HostCloud implements INodeType {
 	description: INodeTypeDescription = {
@@ -25,8 +47,13 @@ export class HostCloud implements INodeType {
 		usableAsTool: true,
 		inputs: [NodeConnectionTypes.Main],
 		outputs: [NodeConnectionTypes.Main],
-		credentials: [{ name: 'hostCloudApi', required: true }],
+		// The credential type follows the API generation: one answer shape per credential test (docs/credentials.md).
+		credentials: [
+			{ name: 'hostCloudApi', required: true, displayOptions: { show: { apiGeneration: ['v1'] } } },
+			{ name: 'hostCloudV2Api', required: true, displayOptions: { show: { apiGeneration: ['v2'] } } },
+		],
 		properties: [
+			apiGenerationProperty,
 			{
 				displayName: 'Resource',
 				name: 'resource',

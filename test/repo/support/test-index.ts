@@ -18,6 +18,7 @@ export const TEST_INDEX: Record<string, string[]> = {
 		'test/engine/credentials/addresses.test.ts',
 		'test/unit/credentials/time-limits.test.ts',
 	],
+	'credentials/HostCloudV2Api.credentials.ts': ['test/engine/credentials/v2-test-answers.test.ts'],
 	'credentials/answer-rules.ts': ['test/engine/credentials/test-answers.test.ts'],
 	'credentials/redirect-rules.ts': ['test/engine/credentials/test-redirects.test.ts'],
 
