@@ -59,6 +59,12 @@ export interface HostRequest {
 	 * up on a silent service closes the connection at once (destroying a stream cannot while a read waits).
 	 */
 	stop?: AbortSignal;
+	/**
+	 * Statuses the caller reads itself: answered as they came (headers only, the body closed),
+	 * neither waited out, retried nor thrown. A v2 event stream refused with 429 too_many_streams
+	 * or 501 not_implemented is polled at once instead, not waited for.
+	 */
+	answerStatuses?: number[];
 }
 
 export interface HostResponse<T> {
