@@ -60,14 +60,15 @@ export class EventStreams {
 
 	private write(stream: Stream, e: JobEvent): void {
 		if (!this.streams.has(stream)) return;
-		stream.res.write(`event: ${e.event}\ndata: ${JSON.stringify(this.dataOf(e))}\n\n`);
+		const frame = `event: ${e.event}\ndata: ${JSON.stringify(this.dataOf(e))}\n\n`;
 		stream.sent++;
 		if (e.event === 'status' && isFinished(e.job)) {
 			this.streams.delete(stream);
-			stream.res.end();
+			stream.res.end(frame);
 		} else if (stream.dropAfter !== undefined && stream.sent >= stream.dropAfter) {
+			// Cut once this frame is out: the connection ends without the end of the stream.
 			this.streams.delete(stream);
-			stream.res.destroy();
-		}
+			stream.res.write(frame, () => stream.res.destroy());
+		} else stream.res.write(frame);
 	}
 }
