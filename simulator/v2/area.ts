@@ -18,6 +18,9 @@
  *   leaves), and the 429 carries Retry-After (README.md, "Live events (SSE)").
  * - a self-hosted server with a token wants it on every /api/v2 request; without one, none
  *   (README.md, "Security defaults").
+ * - webhook_url and inputs are refused as 422 invalid_workflow (tests/test_endpoints.py,
+ *   test_reserved_fields_rejected); output assets resolve as core/ASSET references in later
+ *   submissions (test_legitimately_minted_asset_id_round_trips).
  * - extra_data other than {api_key_comfy_org: string} is refused; the proxy says 400
  *   invalid_request (README.md, "Partner (API) node auth"), but the contract lists no 400 for
  *   POST /jobs, so it is 422 invalid_request here.
@@ -27,8 +30,9 @@
  * - Blobs are per account: an upload is a dedup hit (200, created_new false) only over bytes the
  *   same account stored before; from-hash and by-hash see only the caller's blobs (and its jobs'
  *   outputs).
- * - Uploads and from-hash mint a new record each time; from-hash answers 200 with the existing
- *   record when one of the caller's uploads has the same hash and file_path. Records have no
+ * - from-hash answers 200 with an existing record of that hash (and file_path, when given), as
+ *   the proxy does (tests/test_endpoints.py, test_from_hash_and_by_hash); else 201 with a new
+ *   record. Uploads mint a new record each time. Records have no
  *   deadline unless expires_in is given. from-hash has no 422 in the contract: a body without a
  *   hash answers 404 blob_not_found, an out-of-bounds expires_in is ignored.
  * - Upload validation (missing file, content_type or file_path, expires_in out of 60..604800,

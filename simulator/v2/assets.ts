@@ -67,13 +67,17 @@ export class AssetBook {
 		return this.blobs.has(`${accountId}|${hash}`);
 	}
 
-	/** A new record over a blob the account has; undefined when it has none of that hash. An identical live reference is returned as it is. */
+	/**
+	 * A new record over a blob the account has; undefined when it has none of that hash. A live record
+	 * of that hash (and file_path, when one is given) is returned as it is, as the proxy does
+	 * (tests/test_endpoints.py, test_from_hash_and_by_hash).
+	 */
 	fromHash(accountId: string, hash: string, mint: MintRequest): { record: AssetRecord; existed: boolean } | undefined {
 		const key = this.blobs.get(`${accountId}|${hash}`);
 		const object = key ? this.storage.get(key) : undefined;
 		if (!key || !object) return undefined;
 		const same = [...this.records.values()].find(
-			(r) => r.accountId === accountId && r.hash === hash && r.filePath === mint.filePath && r.jobId === null && this.live(r),
+			(r) => r.accountId === accountId && r.hash === hash && (mint.filePath === null || r.filePath === mint.filePath) && this.live(r),
 		);
 		if (same) return { record: same, existed: true };
 		return { record: this.mint(accountId, key, hash, object.contentType, mint), existed: false };

@@ -88,7 +88,8 @@ export function createSubmit(kit: V2Kit): Submit {
 	function check(body: unknown, account: Account): Accepted | Refusal {
 		if (!isPlainObject(body)) return { status: 422, code: 'invalid_request', message: 'The body must be a JSON object with a workflow.' };
 		for (const field of RESERVED) {
-			if (field in body) return { status: 422, code: 'invalid_request', message: `${field} is reserved for a later version and refused today: remove it.` };
+			// invalid_workflow, as the proxy answers (tests/test_endpoints.py, test_reserved_fields_rejected).
+			if (field in body) return { status: 422, code: 'invalid_workflow', message: `${field} is reserved for a later version and refused today: remove it.` };
 		}
 		const extraProblem = extraDataProblem(body.extra_data);
 		if (extraProblem) return { status: 422, code: 'invalid_request', message: extraProblem };

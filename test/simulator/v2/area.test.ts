@@ -90,6 +90,7 @@ describe('assets', () => {
 		const same = await call('POST', '/api/v2/assets/from-hash', { hash, file_path: 'photo.png' });
 		expect(same.status).toBe(200);
 		expect(same.body.id).toBe(uploaded.body.id);
+		expect((await call('POST', '/api/v2/assets/from-hash', { hash })).body.id).toBe(uploaded.body.id);
 		const minted = await call('POST', '/api/v2/assets/from-hash', { hash, file_path: 'again.png', tags: ['input'] });
 		expect(minted.status).toBe(201);
 		expect(minted.body).toMatchObject({ file_path: 'again.png', created_new: false, hash });
@@ -159,9 +160,12 @@ describe('jobs', () => {
 		const ui = await submit({ workflow: { nodes: [], links: [], version: 0.4 } });
 		expect(ui.status).toBe(422);
 		expect(ui.body.error.code).toBe('workflow_format_ui');
+		for (const body of [{ workflow: WORKFLOW, webhook_url: 'https://example.com/hook' }, { workflow: WORKFLOW, inputs: {} }]) {
+			const answer = await submit(body);
+			expect([answer.status, answer.body.error.code]).toEqual([422, 'invalid_workflow']);
+			expect(answer.body.error.message).toMatch(/reserved/);
+		}
 		for (const body of [
-			{ workflow: WORKFLOW, webhook_url: 'https://example.com/hook' },
-			{ workflow: WORKFLOW, inputs: {} },
 			{ workflow: WORKFLOW, extra_data: { client_id: 'x' } },
 			{ workflow: WORKFLOW, extra_data: { api_key_comfy_org: 5 } },
 		]) {
@@ -312,7 +316,7 @@ describe('events', () => {
 	});
 
 	test('past maxStreams a stream is 429 too_many_streams with Retry-After; the slot frees when a stream ends', async () => {
-		sim.options.nodeMs = 100;
+		sim.options.nodeMs = 200;
 		sim.options.v2 = { ...sim.options.v2, maxStreams: 1, retryAfterSeconds: 4 };
 		const { body } = await submit({ workflow: WORKFLOW });
 		const first = await stream(body.id);
