@@ -12,7 +12,15 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from 'node:net';
 
 import { createCloudArea, type CloudArea } from './cloud/area';
-import type { AreaContext, Flavour, ResolvedOptions, SimulatorOptions, SimulatorUrls, V2Faults, V2SimulatorOptions } from './shared/context';
+import type {
+	AreaContext,
+	Flavour,
+	ResolvedOptions,
+	SimulatorOptions,
+	SimulatorUrls,
+	V2Faults,
+	V2SimulatorOptions,
+} from './shared/context';
 import {
 	type Account,
 	type Counters,

@@ -135,7 +135,9 @@ export function createV2Area(ctx: AreaContext): V2Area {
 		(req: SimRequest, res: ServerResponse): void | Promise<void> => {
 			const account = caller(req);
 			if (!account) {
-				const message = req.headers.authorization ? 'The bearer key is not valid here.' : 'Send your API key as Authorization: Bearer <key>.';
+				const message = req.headers.authorization
+					? 'The bearer key is not valid here.'
+					: 'Send your API key as Authorization: Bearer <key>.';
 				return refuse(res, 401, 'unauthorized', message);
 			}
 			return handler(req, res, account);
@@ -148,7 +150,12 @@ export function createV2Area(ctx: AreaContext): V2Area {
 		const now = Date.now();
 		const recent = (reads.get(account.id) ?? []).filter((t) => t > now - Math.max(1, retryAfter(kit)) * 1000);
 		if (recent.length >= limit) {
-			sendRefusal(res, { status: 429, code: 'rate_limited', message: 'Too many requests: wait Retry-After seconds.', retryAfter: retryAfter(kit) });
+			sendRefusal(res, {
+				status: 429,
+				code: 'rate_limited',
+				message: 'Too many requests: wait Retry-After seconds.',
+				retryAfter: retryAfter(kit),
+			});
 			return true;
 		}
 		reads.set(account.id, [...recent, now]);
@@ -166,7 +173,11 @@ export function createV2Area(ctx: AreaContext): V2Area {
 
 	const r = ctx.cloudRouter;
 	registerAssetRoutes(kit, base, authed);
-	r.add('POST', `${base}/jobs`, authed((req, res, account) => submit(req, res, account)));
+	r.add(
+		'POST',
+		`${base}/jobs`,
+		authed((req, res, account) => submit(req, res, account)),
+	);
 	r.add(
 		'GET',
 		`${base}/jobs/:id`,
@@ -179,7 +190,11 @@ export function createV2Area(ctx: AreaContext): V2Area {
 			sendJson(res, 200, job.savedWorkflow ? { workflow: job.savedWorkflow, format: 'save' } : { workflow: job.workflow, format: 'api' }),
 		),
 	);
-	r.add('GET', `${base}/jobs/:id/events`, authed((req, res, account) => openStream(req, res, account)));
+	r.add(
+		'GET',
+		`${base}/jobs/:id/events`,
+		authed((req, res, account) => openStream(req, res, account)),
+	);
 	r.add(
 		'POST',
 		`${base}/jobs/:id/cancel`,

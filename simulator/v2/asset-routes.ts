@@ -19,7 +19,9 @@ function expiresIn(value: unknown): number | undefined | { problem: string } {
 	if (value === undefined) return undefined;
 	const n = typeof value === 'string' && /^-?\d+$/.test(value.trim()) ? Number(value) : value;
 	if (typeof n !== 'number' || !Number.isInteger(n) || n < EXPIRES_MIN || n > EXPIRES_MAX) {
-		return { problem: `expires_in must be a whole number of seconds from ${EXPIRES_MIN} to ${EXPIRES_MAX} (7 days), not ${JSON.stringify(value)}.` };
+		return {
+			problem: `expires_in must be a whole number of seconds from ${EXPIRES_MIN} to ${EXPIRES_MAX} (7 days), not ${JSON.stringify(value)}.`,
+		};
 	}
 	return n;
 }
@@ -39,12 +41,24 @@ function uploadFields(parts: MultipartPart[]): { file: MultipartPart; contentTyp
 }
 
 /** The asset endpoints, registered under `base` ('…/api/v2'). */
-export function registerAssetRoutes(kit: V2Kit, base: string, authed: (handler: AccountHandler) => (req: SimRequest, res: ServerResponse) => void): void {
+export function registerAssetRoutes(
+	kit: V2Kit,
+	base: string,
+	authed: (handler: AccountHandler) => (req: SimRequest, res: ServerResponse) => void,
+): void {
 	const r = kit.ctx.cloudRouter;
 	const { assets, links } = kit;
 
-	r.add('POST', `${base}/assets`, authed((req, res, account) => upload(req, res, account)));
-	r.add('POST', `${base}/assets/from-hash`, authed((req, res, account) => fromHash(req, res, account)));
+	r.add(
+		'POST',
+		`${base}/assets`,
+		authed((req, res, account) => upload(req, res, account)),
+	);
+	r.add(
+		'POST',
+		`${base}/assets/from-hash`,
+		authed((req, res, account) => fromHash(req, res, account)),
+	);
 	r.add(
 		'HEAD',
 		`${base}/assets/by-hash/:hash`,
@@ -141,7 +155,8 @@ export function registerAssetRoutes(kit: V2Kit, base: string, authed: (handler: 
 function serveRange(req: SimRequest, res: ServerResponse, object: StoredObject): void {
 	const range = String(req.headers.range ?? '');
 	const m = /^bytes=(\d*)-(\d*)$/.exec(range.trim());
-	if (!m || !Buffer.isBuffer(object.body) || (m[1] === '' && m[2] === '')) return serveStored(req, res, object, { 'accept-ranges': 'bytes' });
+	if (!m || !Buffer.isBuffer(object.body) || (m[1] === '' && m[2] === ''))
+		return serveStored(req, res, object, { 'accept-ranges': 'bytes' });
 	const size = object.body.length;
 	const start = m[1] === '' ? Math.max(0, size - Number(m[2])) : Number(m[1]);
 	const end = m[1] === '' || m[2] === '' ? size - 1 : Math.min(size - 1, Number(m[2]));

@@ -173,7 +173,8 @@ export class V2JobBook {
 		if (data.prompt_id !== undefined && data.prompt_id !== job.id) return;
 		if (type === 'execution_start') return this.start(job);
 		if ((type === 'executing' && data.node !== null) || type === 'progress') return this.boundary(job);
-		if (type === 'progress_state') return this.progressFrom(job, data.nodes as Record<string, { state: string; value: number; max: number }>);
+		if (type === 'progress_state')
+			return this.progressFrom(job, data.nodes as Record<string, { state: string; value: number; max: number }>);
 		if (type === 'executed') return this.commit(job, String(data.node), data.output as Record<string, Array<Record<string, unknown>>>);
 		if (type === 'execution_success') return this.finish(job, 'succeeded');
 		if (type === 'execution_error') return this.failFrom(job, data);

@@ -35,7 +35,12 @@ export interface Refusal {
 
 export function sendRefusal(res: ServerResponse, refusal: Refusal): void {
 	const { status, code, message, details, retryAfter } = refusal;
-	sendJson(res, status, { error: { code, message, ...(details ? { details } : {}) } }, retryAfter === undefined ? {} : { 'retry-after': String(retryAfter) });
+	sendJson(
+		res,
+		status,
+		{ error: { code, message, ...(details ? { details } : {}) } },
+		retryAfter === undefined ? {} : { 'retry-after': String(retryAfter) },
+	);
 }
 
 export function refuse(res: ServerResponse, status: number, code: string, message: string, details?: Record<string, unknown>): void {

@@ -32,7 +32,11 @@ function nodeErrorsOf(errors: Record<string, NodeErrors>): Record<string, unknow
 	return Object.fromEntries(
 		Object.entries(errors).map(([id, e]) => [
 			id,
-			e.errors.map((err) => ({ field: err.extra_info.input_name ?? err.details, reason: err.type, message: `${err.message}: ${err.details}` })),
+			e.errors.map((err) => ({
+				field: err.extra_info.input_name ?? err.details,
+				reason: err.type,
+				message: `${err.message}: ${err.details}`,
+			})),
 		]),
 	);
 }
@@ -43,7 +47,8 @@ function extraDataProblem(extra: unknown): string | undefined {
 	if (!isPlainObject(extra)) return 'extra_data must be an object.';
 	const unknown = Object.keys(extra).filter((k) => k !== 'api_key_comfy_org');
 	if (unknown.length > 0) return `extra_data accepts only api_key_comfy_org; remove ${unknown.join(', ')}.`;
-	if (extra.api_key_comfy_org !== undefined && typeof extra.api_key_comfy_org !== 'string') return 'extra_data.api_key_comfy_org must be a string.';
+	if (extra.api_key_comfy_org !== undefined && typeof extra.api_key_comfy_org !== 'string')
+		return 'extra_data.api_key_comfy_org must be a string.';
 	return undefined;
 }
 
@@ -55,7 +60,10 @@ export function createSubmit(kit: V2Kit): Submit {
 	let readySince = Date.now();
 
 	/** Replaces every core/ASSET reference of the workflow's inputs by the asset's file name; a refusal when one is not the caller's. */
-	function resolveAssets(workflow: Record<string, unknown>, account: Account): { graph: Record<string, unknown>; names: string[] } | Refusal {
+	function resolveAssets(
+		workflow: Record<string, unknown>,
+		account: Account,
+	): { graph: Record<string, unknown>; names: string[] } | Refusal {
 		const graph: Record<string, unknown> = {};
 		const names: string[] = [];
 		for (const [id, node] of Object.entries(workflow)) {
@@ -72,7 +80,8 @@ export function createSubmit(kit: V2Kit): Submit {
 				const assetId = isPlainObject(value.info) && typeof value.info.id === 'string' ? value.info.id : undefined;
 				const record = assetId === undefined ? undefined : kit.assets.get(account.id, assetId);
 				if (!record) {
-					const what = assetId === undefined ? 'a core/ASSET reference without info.id' : `asset ${assetId}, which does not exist or is not yours`;
+					const what =
+						assetId === undefined ? 'a core/ASSET reference without info.id' : `asset ${assetId}, which does not exist or is not yours`;
 					const message = `Node ${id} input '${name}' names ${what}: upload the file with POST /api/v2/assets and use its id.`;
 					return { status: 422, code: 'missing_asset', message, details: { node_id: id, input: name } };
 				}
@@ -89,12 +98,14 @@ export function createSubmit(kit: V2Kit): Submit {
 		if (!isPlainObject(body)) return { status: 422, code: 'invalid_request', message: 'The body must be a JSON object with a workflow.' };
 		for (const field of RESERVED) {
 			// invalid_workflow, as the proxy answers (tests/test_endpoints.py, test_reserved_fields_rejected).
-			if (field in body) return { status: 422, code: 'invalid_workflow', message: `${field} is reserved for a later version and refused today: remove it.` };
+			if (field in body)
+				return { status: 422, code: 'invalid_workflow', message: `${field} is reserved for a later version and refused today: remove it.` };
 		}
 		const extraProblem = extraDataProblem(body.extra_data);
 		if (extraProblem) return { status: 422, code: 'invalid_request', message: extraProblem };
 		const workflow = body.workflow;
-		if (!isPlainObject(workflow)) return { status: 422, code: 'invalid_workflow', message: 'workflow is required: the API-format workflow object.' };
+		if (!isPlainObject(workflow))
+			return { status: 422, code: 'invalid_workflow', message: 'workflow is required: the API-format workflow object.' };
 		if (looksLikeUiExport(workflow)) {
 			const message = "workflow is a UI-format export (it has 'nodes' and 'links'): export the workflow in API format and send that.";
 			return { status: 422, code: 'workflow_format_ui', message };
@@ -104,7 +115,9 @@ export function createSubmit(kit: V2Kit): Submit {
 		const checked = checkSubmission({ prompt: resolved.graph }, buildCatalogue(resolved.names));
 		if (!checked.ok) {
 			const node = /^Node ID '#(.+)'$/.exec(checked.details)?.[1];
-			const nodeErrors = node ? { [node]: [{ field: 'class_type', reason: checked.type, message: checked.message }] } : nodeErrorsOf(checked.nodeErrors);
+			const nodeErrors = node
+				? { [node]: [{ field: 'class_type', reason: checked.type, message: checked.message }] }
+				: nodeErrorsOf(checked.nodeErrors);
 			return { status: 422, code: 'invalid_workflow', message: checked.message, details: { node_errors: nodeErrors } };
 		}
 		const key = isPlainObject(body.extra_data) ? body.extra_data.api_key_comfy_org : undefined;
@@ -115,14 +128,24 @@ export function createSubmit(kit: V2Kit): Submit {
 	function platformRefusal(account: Account): Refusal | undefined {
 		const o = kit.ctx.options.v2;
 		if (kit.surface === 'deployment' && o.notReadyForMs !== undefined && Date.now() < readySince + o.notReadyForMs) {
-			return { status: 429, code: 'deployment_not_ready', message: 'The deployment is still starting: retry after Retry-After.', retryAfter: retryAfter(kit) };
+			return {
+				status: 429,
+				code: 'deployment_not_ready',
+				message: 'The deployment is still starting: retry after Retry-After.',
+				retryAfter: retryAfter(kit),
+			};
 		}
 		if (isHosted(kit) && account.credits <= 0) {
 			return { status: 402, code: 'insufficient_credits', message: 'Your account has no credits left: add credits to run workflows.' };
 		}
 		const unfinished = [...kit.book.jobs.values()].filter((j) => j.accountId === account.id && !isFinished(j)).length;
 		if (o.queueLimit !== undefined && unfinished >= o.queueLimit) {
-			return { status: 429, code: 'queue_full', message: `${unfinished} of your jobs are unfinished, the most the queue takes: retry later.`, retryAfter: retryAfter(kit) };
+			return {
+				status: 429,
+				code: 'queue_full',
+				message: `${unfinished} of your jobs are unfinished, the most the queue takes: retry later.`,
+				retryAfter: retryAfter(kit),
+			};
 		}
 		return undefined;
 	}
@@ -170,12 +193,22 @@ export function createSubmit(kit: V2Kit): Submit {
 		const fail = faults.v2FailNextJob;
 		if (fail) {
 			delete faults.v2FailNextJob;
-			kit.board.failNextJob({ exception_type: 'RuntimeError', exception_message: fail.message ?? 'The node failed (injected fault).', nodeId: fail.nodeId });
+			kit.board.failNextJob({
+				exception_type: 'RuntimeError',
+				exception_message: fail.message ?? 'The node failed (injected fault).',
+				nodeId: fail.nodeId,
+			});
 		}
 		const expire = faults.v2ExpireNextJob;
 		delete faults.v2ExpireNextJob;
 		kit.book.expect(accepted.workflow, expire?.afterNodes);
-		const engine = kit.board.submit({ account, graph: accepted.graph, order: accepted.order, extraData: {}, partnerAuthorised: accepted.partnerAuthorised });
+		const engine = kit.board.submit({
+			account,
+			graph: accepted.graph,
+			order: accepted.order,
+			extraData: {},
+			partnerAuthorised: accepted.partnerAuthorised,
+		});
 		return kit.book.adopt(engine);
 	}
 

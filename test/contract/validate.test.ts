@@ -5,15 +5,7 @@
  */
 import { readFileSync } from 'node:fs';
 
-import {
-	CONTRACT_PATH,
-	contract,
-	findOperation,
-	validateRequest,
-	validateResponse,
-	validateSchema,
-	validateValue,
-} from './validate';
+import { CONTRACT_PATH, contract, findOperation, validateRequest, validateResponse, validateSchema, validateValue } from './validate';
 
 const job = {
 	id: 'j1',
@@ -47,14 +39,27 @@ test('a valid job passes; wrong types, missing fields, bad enums, nulls, bounds 
 	expect(validateSchema('Job', { ...job, created_at: 'yesterday' })[0]).toMatch(/is not a date-time/);
 	expect(validateSchema('Job', { ...job, queue_position: 1.5 })[0]).toMatch(/should be an integer/);
 	expect(validateSchema('Job', { ...job, progress: { value: 2, nodes_done: 1, nodes_total: 2 } })[0]).toMatch(/above the maximum 1/);
-	expect(validateSchema('Job', { ...job, progress: { value: 0.5 } })).toEqual(['body.progress.nodes_done is required', 'body.progress.nodes_total is required']);
+	expect(validateSchema('Job', { ...job, progress: { value: 0.5 } })).toEqual([
+		'body.progress.nodes_done is required',
+		'body.progress.nodes_total is required',
+	]);
 	expect(validateSchema('Job', { ...job, outputs: [{ node_id: '9' }] }).length).toBeGreaterThan(5);
 	expect(validateSchema('Job', { ...job, error: { code: 'x' } })).toEqual(['body.error.message is required']);
 	expect(validateSchema('Job', { ...job, metrics: { queue_ms: 'slow' } })[0]).toMatch(/metrics.queue_ms should be an integer/);
 });
 
 test('formats: uri must be absolute, uri-reference may be host-relative', () => {
-	const output = { node_id: '9', name: 'a.png', type: 'image', content_type: 'image/png', size_bytes: 1, id: 'a', hash: null, url: '/relative', url_expires_at: '2026-12-02T06:00:00Z' };
+	const output = {
+		node_id: '9',
+		name: 'a.png',
+		type: 'image',
+		content_type: 'image/png',
+		size_bytes: 1,
+		id: 'a',
+		hash: null,
+		url: '/relative',
+		url_expires_at: '2026-12-02T06:00:00Z',
+	};
 	expect(validateSchema('Output', output)[0]).toMatch(/body.url is not an absolute URI/);
 	expect(validateSchema('Output', { ...output, url: 'https://x/y' })).toEqual([]);
 	expect(validateSchema('Output', { ...output, type: 'picture' })[0]).toMatch(/not one of image/);
@@ -79,18 +84,30 @@ test('responses: the status must be listed for the operation, and the body valid
 	expect(validateResponse('GET', '/api/v2/jobs/abc', 404, 'application/json', { error: { code: 'not_found' } })).toEqual([
 		'GET /api/v2/jobs/{id} 404: body.error.message is required',
 	]);
-	expect(validateResponse('GET', '/api/v2/jobs/abc', 404, 'text/plain', 'nope')[0]).toMatch(/content type text\/plain is not one of application\/json/);
-	expect(validateResponse('GET', '/api/v2/jobs/abc', 429, 'application/json', { error: { code: 'rate_limited', message: 'm' } }, { 'retry-after': 'soon' })[0]).toMatch(
-		/header Retry-After should be an integer/,
+	expect(validateResponse('GET', '/api/v2/jobs/abc', 404, 'text/plain', 'nope')[0]).toMatch(
+		/content type text\/plain is not one of application\/json/,
 	);
-	expect(validateResponse('GET', '/api/v2/nothing', 404, 'application/json', {})).toEqual(['GET /api/v2/nothing is no operation of the contract']);
+	expect(
+		validateResponse(
+			'GET',
+			'/api/v2/jobs/abc',
+			429,
+			'application/json',
+			{ error: { code: 'rate_limited', message: 'm' } },
+			{ 'retry-after': 'soon' },
+		)[0],
+	).toMatch(/header Retry-After should be an integer/);
+	expect(validateResponse('GET', '/api/v2/nothing', 404, 'application/json', {})).toEqual([
+		'GET /api/v2/nothing is no operation of the contract',
+	]);
 });
 
 test('SSE bodies: every frame an event of the catalogue with valid data and no id', () => {
 	const path = '/api/v2/jobs/j1/events';
 	const good = `event: status\ndata: {"status":"running","queue_position":null}\n\nevent: progress\ndata: {"value":0,"nodes_done":0,"nodes_total":3}\n\n`;
 	expect(validateResponse('GET', path, 200, 'text/event-stream', good)).toEqual([]);
-	const bad = 'event: status\ndata: {"status":"paused"}\n\nevent: tick\ndata: {}\n\nid: 4\nevent: status\ndata: {"status":"queued"}\n\nevent: preview\ndata: not json\n\n';
+	const bad =
+		'event: status\ndata: {"status":"paused"}\n\nevent: tick\ndata: {}\n\nid: 4\nevent: status\ndata: {"status":"queued"}\n\nevent: preview\ndata: not json\n\n';
 	const breaches = validateResponse('GET', path, 200, 'text/event-stream', bad);
 	expect(breaches).toHaveLength(4);
 	expect(breaches.join('\n')).toMatch(/frame 0 \(status\).data.status is "paused"/);
@@ -102,12 +119,16 @@ test('SSE bodies: every frame an event of the catalogue with valid data and no i
 test('requests: JSON body schema, multipart required fields and typed values, Idempotency-Key a single string, Bearer auth', () => {
 	const json = { 'content-type': 'application/json', authorization: 'Bearer k' };
 	expect(validateRequest('POST', '/api/v2/jobs', { ...json, 'idempotency-key': 'u-1' }, { workflow: {} })).toEqual([]);
-	expect(validateRequest('POST', '/api/v2/jobs', json, { workflow: [] })).toEqual(['POST /api/v2/jobs: body.workflow should be an object (got [])']);
+	expect(validateRequest('POST', '/api/v2/jobs', json, { workflow: [] })).toEqual([
+		'POST /api/v2/jobs: body.workflow should be an object (got [])',
+	]);
 	expect(validateRequest('POST', '/api/v2/jobs', json, undefined)).toEqual(['POST /api/v2/jobs: the body is required']);
 	expect(validateRequest('POST', '/api/v2/jobs', { ...json, 'idempotency-key': ['a', 'b'] }, { workflow: {} })).toEqual([
 		'POST /api/v2/jobs: header Idempotency-Key is sent 2 times',
 	]);
-	expect(validateRequest('GET', '/api/v2/jobs/x', { authorization: 'k' }, undefined)).toEqual(['GET /api/v2/jobs/{id}: Authorization is not "Bearer <key>"']);
+	expect(validateRequest('GET', '/api/v2/jobs/x', { authorization: 'k' }, undefined)).toEqual([
+		'GET /api/v2/jobs/{id}: Authorization is not "Bearer <key>"',
+	]);
 	expect(validateRequest('GET', '/api/v2/jobs/x', {}, { a: 1 })).toEqual(['GET /api/v2/jobs/{id}: the operation takes no body']);
 	const multipart = { 'content-type': 'multipart/form-data; boundary=x' };
 	const form = { fields: { content_type: ['image/png'], file_path: ['a.png'], tags: ['input', 'x'] }, files: ['file'] };
@@ -118,5 +139,7 @@ test('requests: JSON body schema, multipart required fields and typed values, Id
 		'POST /api/v2/assets: form field file_path is required',
 		'POST /api/v2/assets: form field expires_in is 30, below the minimum 60',
 	]);
-	expect(validateRequest('POST', '/api/v2/assets', json, form)[0]).toMatch(/content type application\/json is not one of multipart\/form-data/);
+	expect(validateRequest('POST', '/api/v2/assets', json, form)[0]).toMatch(
+		/content type application\/json is not one of multipart\/form-data/,
+	);
 });

@@ -71,7 +71,8 @@ function objectBreaches(schema: Schema, value: Record<string, unknown>, at: stri
 	for (const [name, item] of Object.entries(value)) {
 		if (properties[name]) out.push(...validateValue(properties[name], item, `${at}.${name}`));
 		else if (schema.additionalProperties === false) out.push(`${at}.${name} is not allowed (closed object)`);
-		else if (typeof schema.additionalProperties === 'object') out.push(...validateValue(schema.additionalProperties as Schema, item, `${at}.${name}`));
+		else if (typeof schema.additionalProperties === 'object')
+			out.push(...validateValue(schema.additionalProperties as Schema, item, `${at}.${name}`));
 	}
 	return out;
 }
@@ -224,7 +225,8 @@ function formBreaches(schema: Schema, form: FormBody): string[] {
 	const out: string[] = [];
 	for (const name of (s.required ?? []) as string[]) {
 		const binary = deref(properties[name] ?? {}).format === 'binary';
-		if (binary ? !form.files.includes(name) : !(name in form.fields)) out.push(`form field ${name} is required${binary ? ' (a file part)' : ''}`);
+		if (binary ? !form.files.includes(name) : !(name in form.fields))
+			out.push(`form field ${name} is required${binary ? ' (a file part)' : ''}`);
 	}
 	for (const [name, values] of Object.entries(form.fields)) {
 		const property = properties[name] ? deref(properties[name]) : undefined;
@@ -245,7 +247,12 @@ function formBreaches(schema: Schema, form: FormBody): string[] {
  * multipart form's required fields and typed values. `body` is the parsed JSON, a FormBody, or
  * undefined for none; `headers` have lower-case names.
  */
-export function validateRequest(method: string, path: string, headers: Record<string, string | string[] | undefined>, body: unknown): string[] {
+export function validateRequest(
+	method: string,
+	path: string,
+	headers: Record<string, string | string[] | undefined>,
+	body: unknown,
+): string[] {
 	const operation = findOperation(method, path);
 	if (!operation) return [`${method} ${path} is no operation of the contract`];
 	const name = `${method.toUpperCase()} ${operation.template}`;
@@ -268,7 +275,11 @@ export function validateRequest(method: string, path: string, headers: Record<st
 		.trim()
 		.toLowerCase();
 	const content = requestBody.content?.[type] as { schema?: Schema } | undefined;
-	if (!content) return [...out, `${name}: content type ${type || '(none)'} is not one of ${Object.keys(requestBody.content ?? {}).join(', ')}`];
-	const breaches = type === 'multipart/form-data' ? formBreaches(content.schema ?? {}, body as FormBody) : validateValue(content.schema ?? {}, body, 'body');
+	if (!content)
+		return [...out, `${name}: content type ${type || '(none)'} is not one of ${Object.keys(requestBody.content ?? {}).join(', ')}`];
+	const breaches =
+		type === 'multipart/form-data'
+			? formBreaches(content.schema ?? {}, body as FormBody)
+			: validateValue(content.schema ?? {}, body, 'body');
 	return [...out, ...breaches.map((b) => `${name}: ${b}`)];
 }

@@ -11,7 +11,9 @@ type Exchanges = Pick<V2View, 'exchanges'>;
 
 /** The breaches of the requests the simulator received (the client's side of the contract). */
 export function requestBreaches(sim: { v2: Exchanges }): string[] {
-	return sim.v2.exchanges.flatMap((x) => validateRequest(x.method, x.path, x.headers, x.body).map((b) => `request ${x.method} ${x.path}: ${b}`));
+	return sim.v2.exchanges.flatMap((x) =>
+		validateRequest(x.method, x.path, x.headers, x.body).map((b) => `request ${x.method} ${x.path}: ${b}`),
+	);
 }
 
 /**

@@ -37,31 +37,57 @@ export function useV2Simulator(options: Omit<V2SimulatorOptions, 'flavour'>, sta
 
 export interface Answer {
 	status: number;
-	headers: Headers;
+	headers: { get(name: string): string | null };
+	/** Parsed JSON, else the text (undefined when empty). */
 	body: any;
+	bytes: Buffer;
 }
 
-/** A v2 client of one simulator: JSON calls with the bearer key (or the headers given). */
-export function v2Client(sim: () => V2Simulator) {
-	const auth = () => ({ authorization: `Bearer ${sim().apiKey}` });
-	async function call(method: string, path: string, body?: unknown, headers: Record<string, string> = auth()): Promise<Answer> {
-		const init: RequestInit = { method, headers: { ...headers }, redirect: 'manual' };
-		if (body instanceof FormData) init.body = body;
-		else if (body !== undefined) {
-			init.body = typeof body === 'string' ? body : JSON.stringify(body);
-			(init.headers as Record<string, string>)['content-type'] = 'application/json';
-		}
-		const url = path.startsWith('http') ? path : `${sim().baseUrl}${path}`;
-		const res = await fetch(url, init);
-		const text = await res.text();
-		let parsed: unknown = text;
-		try {
-			parsed = text === '' ? undefined : JSON.parse(text);
-		} catch {
-			/* not JSON: kept as text */
-		}
-		return { status: res.status, headers: res.headers, body: parsed };
+/**
+ * One request over its own connection (no keep-alive: a pooled socket the server closes between
+ * two tests would reset the next request). A FormData body is sent as multipart.
+ */
+export async function send(method: string, url: string, headers: Record<string, string> = {}, body?: unknown): Promise<Answer> {
+	let payload: Buffer | undefined;
+	const all = { ...headers };
+	if (body instanceof FormData) {
+		const encoded = new Response(body);
+		payload = Buffer.from(await encoded.arrayBuffer());
+		all['content-type'] = encoded.headers.get('content-type')!;
+	} else if (body !== undefined) {
+		payload = Buffer.from(typeof body === 'string' ? body : JSON.stringify(body));
+		all['content-type'] = 'application/json';
 	}
+	return new Promise((resolve, reject) => {
+		const req = request(url, { method, headers: all, agent: false }, (res) => {
+			const chunks: Buffer[] = [];
+			res.on('data', (c: Buffer) => chunks.push(c));
+			res.on('error', reject);
+			res.on('end', () => {
+				const bytes = Buffer.concat(chunks);
+				let parsed: unknown = bytes.length === 0 ? undefined : bytes.toString('utf8');
+				try {
+					parsed = parsed === undefined ? undefined : JSON.parse(parsed as string);
+				} catch {
+					/* not JSON: kept as text */
+				}
+				const get = (name: string) => {
+					const value = res.headers[name.toLowerCase()];
+					return value === undefined ? null : String(value);
+				};
+				resolve({ status: res.statusCode ?? 0, headers: { get }, body: parsed, bytes });
+			});
+		});
+		req.on('error', reject);
+		req.end(payload);
+	});
+}
+
+/** A v2 client of one simulator: calls with the bearer key (or the headers given), paths under its baseUrl. */
+export function v2Client(sim: () => V2Simulator) {
+	const auth = (): Record<string, string> => ({ authorization: `Bearer ${sim().apiKey}` });
+	const call = (method: string, path: string, body?: unknown, headers: Record<string, string> = auth()) =>
+		send(method, path.startsWith('http') ? path : `${sim().baseUrl}${path}`, headers, body);
 	return { call, auth };
 }
 
@@ -85,7 +111,7 @@ export interface Stream {
 
 export function openStream(url: string, headers: Record<string, string>): Promise<Stream> {
 	return new Promise((resolve, reject) => {
-		const req = request(url, { headers: { accept: 'text/event-stream', ...headers } }, (res) => {
+		const req = request(url, { headers: { accept: 'text/event-stream', ...headers }, agent: false }, (res) => {
 			let text = '';
 			res.setEncoding('utf8');
 			res.on('data', (chunk: string) => (text += chunk));

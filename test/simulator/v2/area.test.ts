@@ -10,7 +10,7 @@ import type { V2Simulator } from '../../../simulator/server';
 import { picturePng } from '../../../simulator/shared/png';
 import { contentHash } from '../../../simulator/v2/assets';
 import { waitUntil } from '../../support/wait';
-import { openStream, uploadForm, useV2Simulator, v2Client } from '../support/v2';
+import { openStream, send, uploadForm, useV2Simulator, v2Client } from '../support/v2';
 
 const WORKFLOW = JSON.parse(readFileSync(join(__dirname, '../../fixtures/txt2img-api.json'), 'utf8')) as Record<string, unknown>;
 const BYTES = picturePng(8, 8, 3);
@@ -23,11 +23,13 @@ const other = () => ({ authorization: `Bearer ${sim.accounts[1].apiKey}` });
 const submit = (body: unknown, headers: Record<string, string> = auth()) => call('POST', '/api/v2/jobs', body, headers);
 const jobOf = (id: string) => sim.v2.jobs.get(id)!;
 const finished = (id: string) => waitUntil(() => ['succeeded', 'failed', 'canceled', 'expired'].includes(jobOf(id)?.status) && jobOf(id));
-const upload = async (fields: Record<string, string | string[]> = {}, headers = auth()) => call('POST', '/api/v2/assets', uploadForm(BYTES, fields), headers);
+const upload = async (fields: Record<string, string | string[]> = {}, headers = auth()) =>
+	call('POST', '/api/v2/assets', uploadForm(BYTES, fields), headers);
 
 describe('auth and routes', () => {
 	test('a call without a bearer key, with the v1 X-API-Key header, or with an unknown key is 401 unauthorized', async () => {
-		for (const headers of [{}, { 'x-api-key': sim.apiKey }, { authorization: 'Bearer nope' }]) {
+		const attempts: Array<Record<string, string>> = [{}, { 'x-api-key': sim.apiKey }, { authorization: 'Bearer nope' }];
+		for (const headers of attempts) {
 			const answer = await call('GET', '/api/v2/jobs/any', undefined, headers);
 			expect(answer.status).toBe(401);
 			expect(answer.body.error.code).toBe('unauthorized');
@@ -119,9 +121,9 @@ describe('assets', () => {
 		expect(answer.status).toBe(302);
 		const location = answer.headers.get('location')!;
 		expect(location.startsWith(sim.storageUrl)).toBe(true);
-		expect((await fetch(location, { headers: auth() })).status).toBe(400);
+		expect((await send('GET', location, auth())).status).toBe(400);
 		expect(sim.counters.storageCredentialAttempts).toBe(1);
-		expect(Buffer.from(await (await fetch(location)).arrayBuffer())).toEqual(BYTES);
+		expect((await send('GET', location)).bytes).toEqual(BYTES);
 	});
 });
 
@@ -139,8 +141,7 @@ describe('jobs', () => {
 		expect(output).toMatchObject({ node_id: '9', type: 'image', content_type: 'image/png', job_id: created.body.id });
 		const asset = await call('GET', `/api/v2/assets/${output.id}`);
 		expect(asset.body).toMatchObject({ job_id: created.body.id, size_bytes: output.size_bytes });
-		const bytes = Buffer.from(await (await fetch(output.url)).arrayBuffer());
-		expect(bytes.length).toBe(output.size_bytes);
+		expect((await send('GET', output.url)).bytes.length).toBe(output.size_bytes);
 	});
 
 	test('a graph the engine refuses is 422 invalid_workflow with details.node_errors per node', async () => {
@@ -156,11 +157,14 @@ describe('jobs', () => {
 		expect(sim.v2.jobs.size).toBe(0);
 	});
 
-	test("a UI export is 422 workflow_format_ui; reserved fields and extra_data other than api_key_comfy_org are 422", async () => {
+	test('a UI export is 422 workflow_format_ui; reserved fields and extra_data other than api_key_comfy_org are 422', async () => {
 		const ui = await submit({ workflow: { nodes: [], links: [], version: 0.4 } });
 		expect(ui.status).toBe(422);
 		expect(ui.body.error.code).toBe('workflow_format_ui');
-		for (const body of [{ workflow: WORKFLOW, webhook_url: 'https://example.com/hook' }, { workflow: WORKFLOW, inputs: {} }]) {
+		for (const body of [
+			{ workflow: WORKFLOW, webhook_url: 'https://example.com/hook' },
+			{ workflow: WORKFLOW, inputs: {} },
+		]) {
 			const answer = await submit(body);
 			expect([answer.status, answer.body.error.code]).toEqual([422, 'invalid_workflow']);
 			expect(answer.body.error.message).toMatch(/reserved/);
@@ -177,7 +181,7 @@ describe('jobs', () => {
 		expect(JSON.stringify(sim.v2.exchanges)).not.toContain(sim.apiKey);
 	});
 
-	test('core/ASSET references run with the asset; an unknown one, or another account\'s, is 422 missing_asset', async () => {
+	test("core/ASSET references run with the asset; an unknown one, or another account's, is 422 missing_asset", async () => {
 		const mine = await upload();
 		const theirs = await upload({}, other());
 		const graph = (id: unknown) => ({
@@ -242,7 +246,12 @@ describe('jobs', () => {
 		const failed = await finished(failing.body.id);
 		expect(failed.status).toBe('failed');
 		const read = await call('GET', `/api/v2/jobs/${failing.body.id}`);
-		expect(read.body.error).toMatchObject({ code: 'node_execution_error', message: 'VAE decode ran out of memory', node_id: '8', class_type: 'VAEDecode' });
+		expect(read.body.error).toMatchObject({
+			code: 'node_execution_error',
+			message: 'VAE decode ran out of memory',
+			node_id: '8',
+			class_type: 'VAEDecode',
+		});
 		sim.faults.v2ExpireNextJob = { afterNodes: 2 };
 		const expiring = await submit({ workflow: WORKFLOW });
 		expect((await finished(expiring.body.id)).status).toBe('expired');
@@ -289,7 +298,7 @@ describe('jobs', () => {
 });
 
 describe('events', () => {
-	const stream = (id: string, headers = auth()) => openStream(`${sim.baseUrl}/api/v2/jobs/${id}/events`, headers);
+	const stream = (id: string, headers: Record<string, string> = auth()) => openStream(`${sim.baseUrl}/api/v2/jobs/${id}/events`, headers);
 
 	test('a stream runs to the terminal status and ends; frames have no id; output events come before the end', async () => {
 		sim.options.nodeMs = 30;
@@ -306,7 +315,7 @@ describe('events', () => {
 		expect(sim.v2.openStreams()).toBe(0);
 	});
 
-	test('501 not_implemented when events are off, 404 for another account\'s job, 401 without a key', async () => {
+	test("501 not_implemented when events are off, 404 for another account's job, 401 without a key", async () => {
 		const { body } = await submit({ workflow: WORKFLOW });
 		expect((await stream(body.id, other())).status).toBe(404);
 		expect((await stream(body.id, {})).status).toBe(401);

@@ -24,7 +24,12 @@ test('a whole run by the contract (upload, submit with a key, stream, poll, work
 		'20': { class_type: 'LoadImage', inputs: { image: { __type: 'core/ASSET', info: { id: asset.body.id } } } },
 		'21': { class_type: 'PreviewImage', inputs: { images: ['20', 0] } },
 	};
-	const job = await call('POST', '/api/v2/jobs', { workflow, extra_data: { api_key_comfy_org: sim.apiKey } }, { ...auth(), 'idempotency-key': 'run-1' });
+	const job = await call(
+		'POST',
+		'/api/v2/jobs',
+		{ workflow, extra_data: { api_key_comfy_org: sim.apiKey } },
+		{ ...auth(), 'idempotency-key': 'run-1' },
+	);
 	const events = await openStream(`${sim.baseUrl}/api/v2/jobs/${job.body.id}/events`, auth());
 	expect(await events.done).toBe('end');
 	await waitUntil(() => sim.v2.jobs.get(job.body.id)?.status === 'succeeded');

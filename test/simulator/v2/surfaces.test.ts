@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import type { V2Simulator } from '../../../simulator/server';
 import { picturePng } from '../../../simulator/shared/png';
 import { waitUntil } from '../../support/wait';
-import { uploadForm, useV2Simulator, v2Client } from '../support/v2';
+import { send, uploadForm, useV2Simulator, v2Client } from '../support/v2';
 
 const WORKFLOW = JSON.parse(readFileSync(join(__dirname, '../../fixtures/txt2img-api.json'), 'utf8')) as Record<string, unknown>;
 const BYTES = picturePng(16, 16, 5);
@@ -77,14 +77,14 @@ describe('self-hosted', () => {
 	test('asset urls are the /content route, which serves the bytes, a Range as 206, a range past the end as 416', async () => {
 		const { body } = await call('POST', '/api/v2/assets', uploadForm(BYTES), {});
 		expect(body.url).toBe(`${sim.baseUrl}/api/v2/assets/${body.id}/content`);
-		const whole = await fetch(body.url);
-		expect([whole.status, Buffer.from(await whole.arrayBuffer())]).toEqual([200, BYTES]);
-		const part = await fetch(body.url, { headers: { range: 'bytes=0-7' } });
+		const whole = await send('GET', body.url);
+		expect([whole.status, whole.bytes]).toEqual([200, BYTES]);
+		const part = await send('GET', body.url, { range: 'bytes=0-7' });
 		expect([part.status, part.headers.get('content-range')]).toEqual([206, `bytes 0-7/${BYTES.length}`]);
-		expect(Buffer.from(await part.arrayBuffer())).toEqual(BYTES.subarray(0, 8));
-		const tail = await fetch(body.url, { headers: { range: 'bytes=-4' } });
-		expect(Buffer.from(await tail.arrayBuffer())).toEqual(BYTES.subarray(BYTES.length - 4));
-		const beyond = await fetch(body.url, { headers: { range: `bytes=${BYTES.length}-` } });
+		expect(part.bytes).toEqual(BYTES.subarray(0, 8));
+		const tail = await send('GET', body.url, { range: 'bytes=-4' });
+		expect(tail.bytes).toEqual(BYTES.subarray(BYTES.length - 4));
+		const beyond = await send('GET', body.url, { range: `bytes=${BYTES.length}-` });
 		expect([beyond.status, beyond.headers.get('content-range')]).toEqual([416, `bytes */${BYTES.length}`]);
 	});
 });
