@@ -24,6 +24,7 @@ export interface V2Exchange {
 }
 
 const TEXT_LIMIT = 1024 * 1024;
+const EXCHANGE_LIMIT = 10_000;
 
 /** The request body as the checks read it; the partner key's value masked. */
 function parsedBody(req: SimRequest): unknown {
@@ -61,6 +62,8 @@ export function recordExchange(req: SimRequest, res: ServerResponse, log: V2Exch
 		complete: false,
 	};
 	log.push(exchange);
+	// A long-running CLI simulator keeps the newest ones only.
+	if (log.length > EXCHANGE_LIMIT) log.splice(0, log.length - EXCHANGE_LIMIT);
 	const chunks: string[] = [];
 	let kept = 0;
 	let textual = false;
