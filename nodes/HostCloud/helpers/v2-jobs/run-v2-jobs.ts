@@ -9,6 +9,7 @@ import type { IDataObject, IExecuteFunctions, INodeExecutionData } from 'n8n-wor
 
 import { errorForItem, failedItem, paired, type CheckedItems } from '../../../shared/items/items';
 import { notSubmitted, RunPlaces } from '../../../shared/items/concurrent-items';
+import { runningForTool } from '../../../shared/tools/tool-result';
 import { uploadInputAssets } from '../assets/upload-asset';
 import { earlierSubmitOf, forgetSubmit, keepSubmit } from '../ownership/item-submits';
 import type { PreparedWorkflow } from '../submit/prepare-workflow';
@@ -28,15 +29,30 @@ export interface V2RunSettings {
 	/** Max Concurrent Jobs (Execute); none: every item at once. */
 	places?: number;
 	download?: V2Download;
+	/** Called as a tool: a job still running at Tool Wait (its Max Wait) is the answer, left running. */
+	asTool?: boolean;
 }
 
 /** The run's settings from the wait settings Execute and Wait for Completion read (`jobs/wait-settings.ts`'s shape). */
 export function v2RunSettingsOf(read: {
+	asTool: boolean;
 	options: { pollIntervalMs: number; maxWaitMs: number; cancelOnTimeout: boolean; useWebSocket: boolean };
 	download?: V2Download;
 }): V2RunSettings {
 	const { pollIntervalMs, maxWaitMs, cancelOnTimeout, useWebSocket } = read.options;
-	return { pollIntervalMs, maxWaitMs, cancelOnTimeout, useEvents: useWebSocket, download: read.download };
+	return { pollIntervalMs, maxWaitMs, cancelOnTimeout, useEvents: useWebSocket, download: read.download, asTool: read.asTool };
+}
+
+/** A tool's wait that reached Tool Wait: not a failure of the run. */
+const isToolTimeout = (run: V2Run, error: unknown): error is JobWaitEnded =>
+	run.settings.asTool === true && error instanceof JobWaitEnded && error.context.reason === 'maxWait';
+
+/** A tool's job still running at Tool Wait: its answer (the job goes on), or undefined for any other failure. */
+function stillRunningForTool(run: V2Run, error: unknown, itemIndex: number): INodeExecutionData[] | undefined {
+	if (!isToolTimeout(run, error)) return undefined;
+	const jobId = String(error.context.job_id);
+	const next = `No tool can collect it on API Generation v2 (a v2 job carries no tag to show which workflow started it): its outputs can be collected in n8n with Host Cloud Wait for Completion and this job_id.`;
+	return paired([{ json: runningForTool({ job_id: jobId, prompt_id: jobId }, next, run.settings.maxWaitMs) }], itemIndex, run.context);
 }
 
 /** The fields of a failed item that name its job and what went wrong. */
@@ -86,6 +102,8 @@ async function eachItem<T>(
 					const job = await jobOf(checked.passed.get(itemIndex) as T, itemIndex);
 					return paired([await v2JobItem(context, job, itemIndex, run.settings.download)], itemIndex, context);
 				} catch (error) {
+					const running = stillRunningForTool(run, error, itemIndex);
+					if (running) return running;
 					run.places.failed(error, itemIndex);
 					const context_ = ((error as { context?: IDataObject }).context ?? {}) as IDataObject;
 					const extra = Object.fromEntries(FAILURE_FIELDS.filter((key) => context_[key] !== undefined).map((key) => [key, context_[key]]));
@@ -146,7 +164,7 @@ async function executeItem(run: V2Run, prepared: PreparedWorkflow, itemIndex: nu
 			} else keepSubmit(context, itemIndex);
 		}
 		// The run learns of the failure before the place comes back.
-		run.places.failed(error, itemIndex);
+		if (!isToolTimeout(run, error)) run.places.failed(error, itemIndex);
 		throw errorForItem(context, error, itemIndex);
 	} finally {
 		giveBack();

@@ -12,6 +12,7 @@ import { EngineHarness } from '../../../support/engine';
 import { startScriptedV2, type ScriptedV2 } from '../../../support/scripted-v2';
 import { txt2img } from '../../../support/cloud';
 import { uiTxt2img } from '../../../support/ui-workflows';
+import { registerToolTypes, toolsFor } from '../../../support/tools';
 
 const API_KEY = 'v2-key-3c1f9e';
 const PARTNER_KEY = 'partner-key-77ab20';
@@ -23,6 +24,7 @@ let credential: string;
 beforeAll(async () => {
 	v2 = await startScriptedV2();
 	harness = new EngineHarness();
+	registerToolTypes(harness);
 	credential = harness.addCredential(
 		'hostCloudV2Api',
 		{ baseUrl: v2.url, apiKey: API_KEY, platformApiKey: PARTNER_KEY },
@@ -269,4 +271,39 @@ describe('Submit, Wait for Completion, Get Status and Cancel Jobs on v2', () => 
 		expect(result.items[0]!.json).toEqual({ requested: [id], jobs: [{ job_id: id, prompt_id: id, status: 'canceled' }] });
 		expect(cancels()).toHaveLength(1);
 	});
+});
+
+describe('Execute as a tool on v2', () => {
+	const tool = () => ({
+		name: 'Generate',
+		type: 'hostCloud',
+		parameters: {
+			apiGeneration: 'v2',
+			resource: 'workflow',
+			operation: 'execute',
+			workflow: JSON.stringify(txt2img()),
+			toolWaitSeconds: 1,
+			waitOptions: QUICK,
+		},
+		credentials: { hostCloudV2Api: credential },
+	});
+
+	test('answers its finished job', async () => {
+		const [generate] = await toolsFor(harness, tool());
+		const answer = JSON.parse(await generate!.invoke({}));
+		const [job] = [...v2.jobs.values()];
+		expect(JSON.stringify(answer)).toContain(job!.id);
+		expect(JSON.stringify(answer)).toContain('succeeded');
+	});
+
+	test('a job still running at Tool Wait is answered as running and left running (no cancel)', async () => {
+		v2.script.runsForMs = 60_000;
+		const [generate] = await toolsFor(harness, tool());
+		const answer = await generate!.invoke({});
+		const [job] = [...v2.jobs.values()];
+		expect(answer).toContain('"status":"running"');
+		expect(answer).toContain(job!.id);
+		expect(answer).toContain('Wait for Completion');
+		expect(cancels()).toHaveLength(0);
+	}, 20_000);
 });
