@@ -28,6 +28,8 @@ export interface V2Script {
 	refuseSubmits: Array<'queue_full' | 'insufficient_credits'>;
 	/** Every job read (GET, cancel) answered as another job. */
 	answerAnotherJob: boolean;
+	/** The submit's answer is sent this long after its job was made (a Stop can land in between). */
+	answerSubmitAfterMs?: number;
 	/** Jobs end failed at this node. */
 	failAt?: { node_id: string; class_type: string; message: string };
 }
@@ -103,7 +105,9 @@ export async function startScriptedV2(): Promise<ScriptedV2> {
 		const lost = self.script.loseSubmits.shift();
 		if (lost === 'reset') return void res.socket?.destroy();
 		if (lost === 'upstream_error') return send(res, 500, envelope('upstream_error', 'Something went wrong.'));
-		send(res, 201, JSON.stringify({ ...jobJson(job), status: 'queued' }));
+		const answer = () => send(res, 201, JSON.stringify({ ...jobJson(job), status: 'queued' }));
+		if (self.script.answerSubmitAfterMs) setTimeout(answer, self.script.answerSubmitAfterMs);
+		else answer();
 	};
 	const events = (job: ScriptedJob, res: ServerResponse) => {
 		if (self.script.events === 'not-implemented') return send(res, 501, envelope('not_implemented', 'No streams here.'));

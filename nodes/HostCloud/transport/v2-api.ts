@@ -47,6 +47,8 @@ export async function postJob(context: IExecuteFunctions, body: V2JobBody, idemp
 		...call({ method: 'POST', path: '/api/v2/jobs', action: 'submitting the workflow', answer: 'object' }, { ...options, retry: false }),
 		body,
 		headers: { 'Idempotency-Key': idempotencyKey },
+		// Stop during the submit: its answer still names the job, which the node then cancels.
+		finishOnCancel: true,
 	});
 }
 

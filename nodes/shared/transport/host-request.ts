@@ -65,6 +65,12 @@ export interface HostRequest {
 	 * or 501 not_implemented is polled at once instead, not waited for.
 	 */
 	answerStatuses?: number[];
+	/**
+	 * The exchange under way is not cut by the execution's cancel signal: its answer is read (within
+	 * the idle limit), and no wait or retry starts after the cancel. A submit cut short could leave
+	 * a job nobody can name; finished, its answer names the job the node then cancels.
+	 */
+	finishOnCancel?: boolean;
 }
 
 export interface HostResponse<T> {

@@ -184,7 +184,9 @@ async function sendOnce(call: Call, idleMs: number, giveUp: AbortController): Pr
 	// n8n's helper attaches the context's cancel signal to the request it sends: this attempt's is the
 	// execution's (not for a clean-up call made because of the cancellation), the caller's `stop`,
 	// and its own, fired when the node stops reading the answer, which closes the connection at once.
-	const caller = withCancelSignal(context, anySignal([signal, request.stop, giveUp.signal])!);
+	// A call that must learn its outcome (a submit whose answer names the job to cancel) finishes its exchange after a cancel.
+	const exchange = request.finishOnCancel ? undefined : signal;
+	const caller = withCancelSignal(context, anySignal([exchange, request.stop, giveUp.signal])!);
 	let response: IN8nHttpFullResponse | undefined;
 	try {
 		response = (await context.helpers.httpRequestWithAuthentication.call(
@@ -194,7 +196,7 @@ async function sendOnce(call: Call, idleMs: number, giveUp: AbortController): Pr
 		)) as IN8nHttpFullResponse;
 		const answer =
 			!request.stream && response.statusCode < 300
-				? await readAnswer(response.body, { idleMs, totalMs: call.deadline - Date.now() }, signal)
+				? await readAnswer(response.body, { idleMs, totalMs: call.deadline - Date.now() }, exchange)
 				: undefined;
 		return { response, answer };
 	} catch (failure) {

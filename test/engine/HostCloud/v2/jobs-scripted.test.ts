@@ -212,6 +212,19 @@ describe('Execute on v2', () => {
 		expect(cancels().map((r) => r.url)).toEqual([`/api/v2/jobs/${[...v2.jobs.keys()][0]}/cancel`]);
 	});
 
+	test("n8n's Stop while the submit is under way: its answer is still read, and the job it names is cancelled", async () => {
+		v2.script.runsForMs = 60_000;
+		v2.script.answerSubmitAfterMs = 300;
+		const stop = new AbortController();
+		const running = harness.runNode(execute(), [{ json: {} }], { signal: stop.signal });
+		while (v2.jobs.size === 0) await new Promise((resolve) => setTimeout(resolve, 10));
+		stop.abort();
+		await running;
+		for (let i = 0; i < 100 && cancels().length === 0; i++) await new Promise((resolve) => setTimeout(resolve, 20));
+		expect(cancels().map((r) => r.url)).toEqual([`/api/v2/jobs/${[...v2.jobs.keys()][0]}/cancel`]);
+		expect(submits()).toHaveLength(1);
+	});
+
 	test('Extra Data and a UI-format workflow are refused by name before anything is sent', async () => {
 		const extra = await harness.runNode(execute({ additionalFields: { extraData: '{"client_tag":"x"}' } }), [{ json: {} }]);
 		expect(extra.status).toBe('error');
