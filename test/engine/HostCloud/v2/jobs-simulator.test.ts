@@ -4,6 +4,8 @@
  * deployment behind a gateway's mount prefix, and a self-hosted proxy without a key. Each test ends
  * with every exchange checked against the published contract (`test/support/v2-contract.ts`).
  */
+import type { INodeParameters } from 'n8n-workflow';
+
 import { startSimulator, type V2Simulator, type V2SimulatorOptions } from '../../../../simulator/server';
 import { EngineHarness, readBinary } from '../../../support/engine';
 import { txt2img } from '../../../support/cloud';
@@ -184,4 +186,71 @@ describe('polling without a stream', () => {
 		expect(sim.v2.exchanges.filter((x) => x.path.endsWith('/events'))).toHaveLength(1);
 		expect(contractBreaches(sim)).toEqual([]);
 	});
+});
+
+describe('limits the simulator sets', () => {
+	const started: V2Simulator[] = [];
+	afterAll(async () => await Promise.all(started.map(async (sim) => await sim.close())));
+	async function runOn(options: Omit<V2SimulatorOptions, 'flavour'>, waitOptions: INodeParameters, count: number) {
+		const sim = await startSimulator({ ...options, flavour: 'v2' });
+		started.push(sim);
+		const harness = new EngineHarness();
+		const credential = harness.addCredential('hostCloudV2Api', { baseUrl: sim.baseUrl, apiKey: sim.apiKey }, 'Host Cloud V2 API');
+		const parameters = {
+			apiGeneration: 'v2',
+			resource: 'workflow',
+			operation: 'execute',
+			workflow: JSON.stringify(txt2img()),
+			waitOptions,
+			downloadFiles: false,
+		};
+		const items = Array.from({ length: count }, () => ({ json: {} }));
+		const result = await harness.runNode({ type: 'hostCloud', parameters, credentials: { hostCloudV2Api: credential } }, items);
+		const submits = sim.v2.exchanges.filter((x) => x.method === 'POST' && /\/api\/v2\/jobs$/.test(x.path));
+		return { sim, result, submits };
+	}
+
+	test('429 queue_full is waited out per Retry-After and the same key sent again: one job per item', async () => {
+		const { sim, result, submits } = await runOn(
+			{ nodeMs: 100, v2: { queueLimit: 1, retryAfterSeconds: 1 } },
+			{ ...QUICK, maxConcurrentJobs: 2 },
+			2,
+		);
+
+		expect(result.status).toBe('success');
+		expect(sim.v2.jobs.size).toBe(2);
+		const refused = submits.filter((x) => x.status === 429);
+		expect(refused.length).toBeGreaterThanOrEqual(1);
+		const taken = submits.filter((x) => x.status === 201).map((x) => x.headers['idempotency-key']);
+		for (const x of refused) expect(taken).toContain(x.headers['idempotency-key']);
+		expect(contractBreaches(sim)).toEqual([]);
+	}, 30_000);
+
+	test("a deployment's 429 deployment_not_ready is waited out and the same key sent again", async () => {
+		const { sim, result, submits } = await runOn(
+			{ nodeMs: 5, v2: { surface: 'deployment', mountPrefix: '/deployment/dep-1', notReadyForMs: 500, retryAfterSeconds: 1 } },
+			QUICK,
+			1,
+		);
+
+		expect(result.status).toBe('success');
+		expect(sim.v2.jobs.size).toBe(1);
+		expect(submits.map((x) => x.status)).toEqual([429, 201]);
+		expect(new Set(submits.map((x) => x.headers['idempotency-key'])).size).toBe(1);
+		expect(contractBreaches(sim)).toEqual([]);
+	}, 30_000);
+
+	test('one stream allowed: the other job gets 429 too_many_streams and is polled at once; both finish', async () => {
+		const { sim, result } = await runOn(
+			{ nodeMs: 100, v2: { maxStreams: 1, retryAfterSeconds: 30 } },
+			{ ...QUICK, maxConcurrentJobs: 2 },
+			2,
+		);
+
+		expect(result.status).toBe('success');
+		expect(result.items.map((item) => item.json.status)).toEqual(['succeeded', 'succeeded']);
+		const refused = sim.v2.exchanges.filter((x) => x.path.endsWith('/events') && x.status === 429);
+		expect(refused.length).toBeGreaterThanOrEqual(1);
+		expect(contractBreaches(sim)).toEqual([]);
+	}, 30_000);
 });
