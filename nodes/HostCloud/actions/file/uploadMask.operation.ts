@@ -97,11 +97,13 @@ export async function execute(this: IExecuteFunctions, itemIndex: number): Promi
 	return [{ json: { ...uploaded, load_image_value: loadImageValue(uploaded), original_ref: originalRef } }];
 }
 
-/** The v1 fields set on this item that v2 has no place for (an original image, its subfolder and type, a subfolder, a type). */
-function fieldsV2Lacks(context: IExecuteFunctions, itemIndex: number, fields: IDataObject): string[] {
+/**
+ * The v1 fields set on this item that v2 has no place for (the original image's subfolder and type, a
+ * subfolder, a type). Original Image Name is shown on v1 only, so n8n drops it on v2.
+ */
+function fieldsV2Lacks(fields: IDataObject): string[] {
 	const set = (value: unknown, unset: string) => value !== undefined && value !== null && String(value).trim() !== unset;
 	return [
-		...(set(context.getNodeParameter('originalFilename', itemIndex, ''), '') ? [fieldLabel(ORIGINAL_FILENAME)] : []),
 		...(set(fields.originalSubfolder, '') ? [fieldLabel(ORIGINAL_SUBFOLDER)] : []),
 		...(set(fields.originalType, 'input') ? [fieldLabel(ORIGINAL_TYPE)] : []),
 		...(set(fields.subfolder, '') ? [fieldLabel(SUBFOLDER)] : []),
@@ -111,7 +113,7 @@ function fieldsV2Lacks(context: IExecuteFunctions, itemIndex: number, fields: ID
 
 /** v2: the mask as an asset tagged `mask`; the item carries its record and the reference a graph takes. */
 async function uploadMaskAsset(context: IExecuteFunctions, itemIndex: number, fields: IDataObject): Promise<INodeExecutionData[]> {
-	refuseFieldsV2Lacks(context, itemIndex, 'Upload Mask', fieldsV2Lacks(context, itemIndex, fields));
+	refuseFieldsV2Lacks(context, itemIndex, 'Upload Mask', fieldsV2Lacks(fields));
 	const binaryPropertyName = optionalText(
 		context,
 		itemIndex,

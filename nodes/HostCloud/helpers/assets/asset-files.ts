@@ -195,12 +195,13 @@ function checkedPart(download: Download, part: Part, from: number): number {
 /** A cut connection, a silent or trickling answer, a storage 5xx: another request may go through. n8n's own errors are final. */
 function isResumable(error: unknown): boolean {
 	if (error instanceof PartFailed) return true;
+	// By name: a stream's error may come from another realm than this module's Error.
 	const name = (error as { name?: unknown } | null)?.name;
-	return error instanceof Error && name !== 'NodeApiError' && name !== 'NodeOperationError';
+	return typeof error === 'object' && error !== null && name !== 'NodeApiError' && name !== 'NodeOperationError';
 }
 
 function inWords(download: Download, error: unknown, progress: Progress, resumes: number): Error {
-	if (!isResumable(error) && error instanceof Error) return error;
+	if (!isResumable(error)) return error instanceof Error ? error : new Error(String(error));
 	const reason = error instanceof PartFailed ? error.message : networkFailureReason(error, 'the server', storageIdleMs());
 	const tried = resumes > 0 ? `, after ${resumes} resumed request${resumes === 1 ? '' : 's'}` : '';
 	return finalError(
