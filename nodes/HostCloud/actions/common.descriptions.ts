@@ -320,7 +320,7 @@ export function promptIdListProperty(list: PromptIdList, what: string, displayOp
 /** Shown on one API generation only (a node saved before v2 has none: v1). */
 export const onGeneration = (generation: 'v1' | 'v2'): IDisplayOptions => ({ show: { apiGeneration: [generation] } });
 
-/** v2 names an output file by its asset id; v1 by file name, subfolder and type. */
+/** v2 names an output file by its asset ID; v1 by file name, subfolder and type (fields shown on v1 only). */
 export const assetIdProperty: INodeProperties = {
 	displayName: 'Asset ID',
 	name: 'assetId',
@@ -329,7 +329,7 @@ export const assetIdProperty: INodeProperties = {
 	required: true,
 	displayOptions: onGeneration('v2'),
 	placeholder: 'e.g. 9f8a1c0d-2b3e-4f56-8a7b-1c2d3e4f5a6b',
-	description: 'The id of the asset: the "id" of an output of a v2 job, or of an upload',
+	description: 'The ID of the asset: the ID of an output of a v2 job, or of an upload',
 };
 
 /** v2 only: how long an uploaded asset is kept (the contract's expires_in). */
@@ -339,10 +339,10 @@ export const EXPIRES_IN: FieldDefinition = {
 	kind: 'integer',
 	min: 60,
 	max: 604800,
-	description: 'V2 only: how long the asset is kept, from 60 (a minute) to 604800 (seven days). Leave it out for the account’s default.',
+	description: 'How long the asset is kept, from 60 (a minute) to 604800 (seven days). Leave it out for the account’s default.',
 };
 
-const v1FileReferenceProperties: INodeProperties[] = [
+export const fileReferenceProperties: INodeProperties[] = [
 	{
 		displayName: 'File Name',
 		name: 'filename',
@@ -371,13 +371,7 @@ const v1FileReferenceProperties: INodeProperties[] = [
 		default: 'output',
 		description: 'The type of the file reference',
 	},
-];
-
-/** The file reference fields: v1 only (v2 takes an Asset ID instead). */
-export const fileReferenceProperties: INodeProperties[] = v1FileReferenceProperties.map((property) => ({
-	...property,
-	displayOptions: onGeneration('v1'),
-}));
+].map((property): INodeProperties => ({ ...(property as INodeProperties), displayOptions: onGeneration('v1') }));
 
 export const binaryPropertyProperty: INodeProperties = {
 	displayName: 'Input Binary Field',

@@ -38,7 +38,12 @@ export const description = updateDisplayOptions({ show: { resource: ['file'], op
 export const notAsTool = 'Upload Image takes a file from the binary data of an earlier node, which a tool call does not have.';
 
 function binaryPropertyOf(context: IExecuteFunctions, itemIndex: number): string {
-	return optionalText(context, itemIndex, binaryPropertyProperty.displayName, context.getNodeParameter('binaryPropertyName', itemIndex, 'data'));
+	return optionalText(
+		context,
+		itemIndex,
+		binaryPropertyProperty.displayName,
+		context.getNodeParameter('binaryPropertyName', itemIndex, 'data'),
+	);
 }
 
 /** POST /api/upload/image from an n8n binary property; on v2, POST /api/v2/assets. */

@@ -42,7 +42,12 @@ function assetProblem(answer: unknown, expected: AssetExpectation): string | und
 }
 
 /** The answer as an Asset record (the contract's fields only), or an error naming what is wrong with it. */
-export function checkedAsset(context: IExecuteFunctions | RunContext, itemIndex: number, answer: unknown, expected: AssetExpectation): IDataObject {
+export function checkedAsset(
+	context: IExecuteFunctions | RunContext,
+	itemIndex: number,
+	answer: unknown,
+	expected: AssetExpectation,
+): IDataObject {
 	const problem = assetProblem(answer, expected);
 	if (problem) {
 		throw new NodeOperationError(context.getNode(), `The v2 API's answer to ${expected.what} is not the asset expected: ${problem}`, {
@@ -51,7 +56,11 @@ export function checkedAsset(context: IExecuteFunctions | RunContext, itemIndex:
 		});
 	}
 	const record = answer as Record<string, unknown>;
-	const asset: IDataObject = { id: record.id as string, size_bytes: record.size_bytes as number, content_type: clipText(record.content_type as string, 256) };
+	const asset: IDataObject = {
+		id: record.id as string,
+		size_bytes: record.size_bytes as number,
+		content_type: clipText(record.content_type as string, 256),
+	};
 	for (const field of TEXT_FIELDS) {
 		const value = record[field];
 		if (typeof value === 'string') asset[field] = clipText(value, MAX_ID_CHARS);

@@ -90,9 +90,17 @@ export async function assetToBinary(
 	itemIndex: number,
 	options: { stop?: AbortSignal } = {},
 ): Promise<IBinaryData> {
-	const sized = typeof asset.size_bytes === 'number' ? asset : ((await freshAssetLink(context, asset.id, itemIndex)) as unknown as AssetRef);
+	const sized =
+		typeof asset.size_bytes === 'number' ? asset : ((await freshAssetLink(context, asset.id, itemIndex)) as unknown as AssetRef);
 	const cancel = 'getExecutionCancelSignal' in context ? context.getExecutionCancelSignal() : undefined;
-	const download: Download = { context, asset: sized as Download['asset'], itemIndex, what: `asset ${asset.id}`, stop: options.stop, cancel };
+	const download: Download = {
+		context,
+		asset: sized as Download['asset'],
+		itemIndex,
+		what: `asset ${asset.id}`,
+		stop: options.stop,
+		cancel,
+	};
 	const progress: Progress = { got: 0 };
 	const first = await openPart(download, 0);
 	const Readable = readableClassOf(first.body);
@@ -159,12 +167,12 @@ async function openPart(download: Download, from: number): Promise<Part> {
 	const answer = await readAssetContent(context, asset.id, { itemIndex, action, range, stop: download.stop }).catch((error: unknown) => {
 		throw String((error as { httpCode?: unknown }).httpCode) === '416' ? rangeRefused(download, from) : error;
 	});
-	if (answer.statusCode < 300 || answer.statusCode >= 400)
-		return { ...answer, stop: () => answer.abandon?.(), source: 'the v2 API' };
+	if (answer.statusCode < 300 || answer.statusCode >= 400) return { ...answer, stop: () => answer.abandon?.(), source: 'the v2 API' };
 	answer.abandon?.();
 	const location = answer.headers.location;
 	const address = webAddress(Array.isArray(location) ? location[0] : location);
-	if (!address) throw finalError(download, `the v2 API answered a redirect (HTTP ${answer.statusCode}) without an http(s) address to fetch`);
+	if (!address)
+		throw finalError(download, `the v2 API answered a redirect (HTTP ${answer.statusCode}) without an http(s) address to fetch`);
 	const giveUp = new AbortController();
 	const stop = download.stop ? AbortSignal.any([giveUp.signal, download.stop]) : giveUp.signal;
 	// The signed URL is its own permission: no credential goes with it (the storage host must never see the key).
@@ -180,15 +188,25 @@ function checkedPart(download: Download, part: Part, from: number): number {
 	if (statusCode === 416) throw rangeRefused(download, from);
 	if (statusCode >= 500 || statusCode === 429) throw new PartFailed(`${part.source} answered HTTP ${statusCode}`);
 	if (statusCode === 403 || statusCode === 404)
-		throw finalError(download, `${part.source} refused the link (HTTP ${statusCode}): it may have expired`, 'Run the node again: it asks for a fresh link.');
+		throw finalError(
+			download,
+			`${part.source} refused the link (HTTP ${statusCode}): it may have expired`,
+			'Run the node again: it asks for a fresh link.',
+		);
 	if (statusCode === 200) return from;
 	if (statusCode !== 206) throw finalError(download, `${part.source} answered HTTP ${statusCode} instead of the file`);
 	const raw = part.headers['content-range'];
 	const range = /^bytes (\d+)-(\d+)\/(\d+|\*)$/.exec(String(Array.isArray(raw) ? raw[0] : (raw ?? '')).trim());
 	if (!range || Number(range[1]) !== from)
-		throw finalError(download, `${part.source} sent a part (Content-Range "${clipText(String(raw ?? ''), 80)}") that does not start at byte ${from}, where it was asked to`);
+		throw finalError(
+			download,
+			`${part.source} sent a part (Content-Range "${clipText(String(raw ?? ''), 80)}") that does not start at byte ${from}, where it was asked to`,
+		);
 	if (range[3] !== '*' && Number(range[3]) !== download.asset.size_bytes)
-		throw finalError(download, `${part.source} says the file has ${range[3]} bytes, where its record (size_bytes) gives ${download.asset.size_bytes}`);
+		throw finalError(
+			download,
+			`${part.source} says the file has ${range[3]} bytes, where its record (size_bytes) gives ${download.asset.size_bytes}`,
+		);
 	return 0;
 }
 
@@ -222,7 +240,8 @@ function rangeRefused(download: Download, from: number): NodeOperationError {
 function finalError(download: Download, problem: string, description?: string): NodeOperationError {
 	return new NodeOperationError(download.context.getNode(), `Could not download ${download.what}: ${problem}`, {
 		itemIndex: download.itemIndex,
-		description: description ?? 'Nothing partial was kept. This is a fault of the server (or a proxy in front of it): try again in a moment.',
+		description:
+			description ?? 'Nothing partial was kept. This is a fault of the server (or a proxy in front of it): try again in a moment.',
 	});
 }
 

@@ -53,7 +53,12 @@ export async function uploadAsset(context: IExecuteFunctions, itemIndex: number,
 	const form = multipartBody(fields, [{ name: 'file', data, fileName, contentType }]);
 	const key = randomUUID();
 	const action = `uploading "${fileName}" as an asset`;
-	const answer = await sendOnceMore(context, itemIndex, { fileName, key }, async () => await postAsset(context, form, key, { itemIndex, action }));
+	const answer = await sendOnceMore(
+		context,
+		itemIndex,
+		{ fileName, key },
+		async () => await postAsset(context, form, key, { itemIndex, action }),
+	);
 	return checkedAsset(context, itemIndex, answer, { what: `the upload of "${fileName}"`, sizeBytes: data.length, contentType });
 }
 
@@ -67,25 +72,26 @@ async function sendOnceMore(
 	upload: { fileName: string; key: string },
 	send: () => Promise<IDataObject>,
 ): Promise<IDataObject> {
-	try {
-		return await send();
-	} catch (error) {
-		if (!isUnknownOutcome(error)) throw error;
-	}
-	try {
-		return await send();
-	} catch (error) {
-		if (envelopeCodeOf(error) !== 'idempotency_key_reuse') throw error;
-		throw new NodeOperationError(
-			context.getNode(),
-			`The upload of "${upload.fileName}" reached the server, but its answer was lost, so the new asset's id is unknown (Idempotency-Key ${upload.key})`,
-			{
-				itemIndex,
-				description:
-					'The upload was sent once more with the same key and the server said that key was used already: the first upload arrived. It was not uploaded a second time. Run the item again to upload it anew (the first copy is unused and expires with the account’s retention).',
-			},
+	const settled = async () =>
+		await send().then(
+			(answer) => ({ answer }),
+			(failure: unknown) => ({ failure }),
 		);
-	}
+	const first = await settled();
+	if ('answer' in first) return first.answer;
+	if (!isUnknownOutcome(first.failure)) throw first.failure;
+	const second = await settled();
+	if ('answer' in second) return second.answer;
+	if (envelopeCodeOf(second.failure) !== 'idempotency_key_reuse') throw second.failure;
+	throw new NodeOperationError(
+		context.getNode(),
+		`The upload of "${upload.fileName}" reached the server, but its answer was lost, so the new asset's id is unknown (Idempotency-Key ${upload.key})`,
+		{
+			itemIndex,
+			description:
+				'The upload was sent once more with the same key and the server said that key was used already: the first upload arrived. It was not uploaded a second time. Run the item again to upload it anew (the first copy is unused and expires with the account’s retention).',
+		},
+	);
 }
 
 /** The name an asset is uploaded under (its `file_path`): a file name or a relative path, never one that climbs out. */
@@ -117,7 +123,11 @@ function checkExpiresIn(context: IExecuteFunctions, itemIndex: number, seconds: 
 /** Execute's Input Images on v2: each image uploaded as an asset, its Load Image node pointed at the reference. */
 export async function uploadInputAssets(context: IExecuteFunctions, prepared: PreparedWorkflow, itemIndex: number): Promise<void> {
 	for (const image of prepared.images) {
-		const asset = await uploadAsset(context, itemIndex, { binaryPropertyName: image.binaryPropertyName, field: INPUT_IMAGES_FIELD, tags: ['input'] });
+		const asset = await uploadAsset(context, itemIndex, {
+			binaryPropertyName: image.binaryPropertyName,
+			field: INPUT_IMAGES_FIELD,
+			tags: ['input'],
+		});
 		prepared.graph[image.nodeId].inputs.image = assetReference(asset as { id: string; file_path?: string | null });
 	}
 }

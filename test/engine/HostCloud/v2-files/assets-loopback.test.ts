@@ -69,13 +69,15 @@ function formFields(body: string): Record<string, string[]> {
 	return fields;
 }
 
-const withImage = () => [{ json: {}, binaryBase64: { data: { data: PNG.toString('base64'), fileName: 'cat.png', mimeType: 'image/png' } } }];
+const withImage = () => [
+	{ json: {}, binaryBase64: { data: { data: PNG.toString('base64'), fileName: 'cat.png', mimeType: 'image/png' } } },
+];
 
-function runFile(operation: string, parameters: Record<string, unknown>, items: Array<Record<string, unknown>> = [{ json: {} }]) {
+function runFile(parameters: Record<string, unknown> & { operation: string }, items: Array<Record<string, unknown>> = [{ json: {} }]) {
 	return harness.runNode(
 		{
 			type: 'hostCloud',
-			parameters: { apiGeneration: 'v2', resource: 'file', operation, ...parameters } as never,
+			parameters: { apiGeneration: 'v2', resource: 'file', ...parameters } as never,
 			credentials: { hostCloudV2Api: credential },
 		},
 		items as never,
@@ -110,7 +112,10 @@ function uploads(options: { loseFirstAnswer?: 'reset' | 'upstream_error' } = {})
 describe('Upload Image and Upload Mask on v2', () => {
 	test('the image goes up as an asset tagged input, with a bearer key and a key of its own; the item carries the record and its reference', async () => {
 		const { minted } = uploads();
-		const result = await runFile('uploadImage', { binaryPropertyName: 'data', additionalFields: { expiresIn: 86400 } }, withImage());
+		const result = await runFile(
+			{ operation: 'uploadImage', binaryPropertyName: 'data', additionalFields: { expiresIn: 86400 } },
+			withImage(),
+		);
 		expect(result.error('Node')?.message).toBeUndefined();
 		const [req] = api.seen;
 		expect([req!.method, req!.url, req!.headers.authorization]).toEqual(['POST', '/api/v2/assets', `Bearer ${API_KEY}`]);
@@ -123,27 +128,31 @@ describe('Upload Image and Upload Mask on v2', () => {
 
 	test('the mask goes up tagged mask', async () => {
 		uploads();
-		const result = await runFile('uploadMask', { binaryPropertyName: 'data' }, withImage());
+		const result = await runFile({ operation: 'uploadMask', binaryPropertyName: 'data' }, withImage());
 		expect(result.error('Node')?.message).toBeUndefined();
 		expect(formFields(api.seen[0]!.body).tags).toEqual(['mask']);
 	});
 
 	test.each([
-		['uploadMask', { additionalFields: { originalSubfolder: 'a', originalType: 'output' } }, /Upload Mask on v2 has no place for "Original Image Subfolder", "Original Image Type"/],
+		[
+			'uploadMask',
+			{ additionalFields: { originalSubfolder: 'a', originalType: 'output' } },
+			/Upload Mask on v2 has no place for "Original Image Subfolder", "Original Image Type"/,
+		],
 		['uploadMask', { additionalFields: { subfolder: 'masks', type: 'temp' } }, /no place for "Subfolder", "Type"/],
 		['uploadImage', { additionalFields: { overwrite: true } }, /Upload Image on v2 has no place for "Overwrite"/],
 		['uploadImage', { additionalFields: { expiresIn: 30 } }, /Keep For \(Seconds\)/],
 		['uploadImage', { additionalFields: { fileName: '../secret.png' } }, /File Name "..\/secret.png" is not a relative file name/],
 	])('%s with %j is refused by name, nothing sent', async (operation, parameters, words) => {
 		uploads();
-		const result = await runFile(operation, { binaryPropertyName: 'data', ...parameters }, withImage());
+		const result = await runFile({ operation, binaryPropertyName: 'data', ...parameters }, withImage());
 		expect(result.error('Node')?.message).toMatch(words);
 		expect(api.seen).toHaveLength(0);
 	});
 
 	test('an answer lost after the asset was made: sent once more with the same key, the refusal said in words, one asset', async () => {
 		const { minted } = uploads({ loseFirstAnswer: 'reset' });
-		const result = await runFile('uploadImage', { binaryPropertyName: 'data' }, withImage());
+		const result = await runFile({ operation: 'uploadImage', binaryPropertyName: 'data' }, withImage());
 		const keys = api.seen.map((req) => req.headers['idempotency-key']);
 		expect(keys).toHaveLength(2);
 		expect(keys[1]).toBe(keys[0]);
@@ -156,7 +165,7 @@ describe('Upload Image and Upload Mask on v2', () => {
 
 	test('a 5xx before anything was made: the same key sent once more makes the one asset', async () => {
 		const { minted } = uploads({ loseFirstAnswer: 'upstream_error' });
-		const result = await runFile('uploadImage', { binaryPropertyName: 'data' }, withImage());
+		const result = await runFile({ operation: 'uploadImage', binaryPropertyName: 'data' }, withImage());
 		expect(result.error('Node')?.message).toBeUndefined();
 		expect(new Set(api.seen.map((req) => req.headers['idempotency-key'])).size).toBe(1);
 		expect(api.seen).toHaveLength(2);
@@ -166,7 +175,7 @@ describe('Upload Image and Upload Mask on v2', () => {
 
 	test('an answer that does not match the bytes sent is an error, not data', async () => {
 		apiAnswer = (_req, res) => json(res, 201, assetRecord({ size_bytes: 12, content_type: 'image/png' }));
-		const result = await runFile('uploadImage', { binaryPropertyName: 'data' }, withImage());
+		const result = await runFile({ operation: 'uploadImage', binaryPropertyName: 'data' }, withImage());
 		expect(result.error('Node')?.message).toMatch(new RegExp(`says 12 bytes were stored where ${PNG.length} were sent`));
 	});
 });
@@ -174,14 +183,14 @@ describe('Upload Image and Upload Mask on v2', () => {
 describe('Get Output URL on v2', () => {
 	test('a fresh link of the asset, asked by its id', async () => {
 		apiAnswer = (_req, res) => json(res, 200, assetRecord());
-		const result = await runFile('getOutputUrl', { assetId: ASSET_ID });
+		const result = await runFile({ operation: 'getOutputUrl', assetId: ASSET_ID });
 		expect(api.seen.map((req) => [req.method, req.url])).toEqual([['GET', `/api/v2/assets/${ASSET_ID}`]]);
 		expect(result.items[0]!.json).toMatchObject({ id: ASSET_ID, url: assetRecord().url, size_bytes: FILE.length });
 	});
 
 	test('an answer about another asset is an error that says so', async () => {
 		apiAnswer = (_req, res) => json(res, 200, assetRecord({ id: 'another-asset' }));
-		const result = await runFile('getOutputUrl', { assetId: ASSET_ID });
+		const result = await runFile({ operation: 'getOutputUrl', assetId: ASSET_ID });
 		expect(result.error('Node')?.message).toMatch(/about another asset \(another-asset\)/);
 	});
 });
@@ -211,7 +220,7 @@ describe('Download Output on v2', () => {
 			res.end();
 		});
 		storageAnswer = (req, res) => sendFile(req, res);
-		const result = await runFile('downloadOutput', { assetId: ASSET_ID });
+		const result = await runFile({ operation: 'downloadOutput', assetId: ASSET_ID });
 		expect(result.error('Node')?.message).toBeUndefined();
 		expect((await downloaded(result)).equals(FILE)).toBe(true);
 		expect(result.items[0]!.binary!.data).toMatchObject({ fileName: 'ComfyUI_00001_.png', mimeType: 'image/png' });
@@ -224,7 +233,7 @@ describe('Download Output on v2', () => {
 	test('self-hosted: a 200 cut short is resumed with Range from where it stopped, the whole file kept', async () => {
 		let cuts = 0;
 		assetApi((req, res) => sendFile(req, res, cuts++ === 0 ? 100_000 : undefined));
-		const result = await runFile('downloadOutput', { assetId: ASSET_ID });
+		const result = await runFile({ operation: 'downloadOutput', assetId: ASSET_ID });
 		expect(result.error('Node')?.message).toBeUndefined();
 		const content = api.seen.filter((req) => req.url.endsWith('/content'));
 		expect(content.map((req) => req.headers.range)).toEqual([undefined, 'bytes=100000-']);
@@ -238,7 +247,7 @@ describe('Download Output on v2', () => {
 		});
 		let cuts = 0;
 		storageAnswer = (req, res) => sendFile(req, res, cuts++ === 0 ? 65_536 : undefined);
-		const result = await runFile('downloadOutput', { assetId: ASSET_ID });
+		const result = await runFile({ operation: 'downloadOutput', assetId: ASSET_ID });
 		expect(result.error('Node')?.message).toBeUndefined();
 		expect(storage.seen.map((req) => req.headers.range)).toEqual([undefined, 'bytes=65536-']);
 		expect(storage.seen.every((req) => req.headers.authorization === undefined)).toBe(true);
@@ -252,7 +261,7 @@ describe('Download Output on v2', () => {
 			res.writeHead(206, { 'Content-Range': `bytes 0-${FILE.length - 1}/${FILE.length}` });
 			res.end(FILE);
 		});
-		const result = await runFile('downloadOutput', { assetId: ASSET_ID });
+		const result = await runFile({ operation: 'downloadOutput', assetId: ASSET_ID });
 		expect(result.error('Node')?.message).toMatch(/does not start at byte 100000, where it was asked to/);
 	});
 
@@ -268,14 +277,14 @@ describe('Download Output on v2', () => {
 			},
 			assetRecord({ size_bytes: FILE.length + 10 }),
 		);
-		const result = await runFile('downloadOutput', { assetId: ASSET_ID });
+		const result = await runFile({ operation: 'downloadOutput', assetId: ASSET_ID });
 		expect(result.error('Node')?.message).toMatch(/cannot serve its bytes from byte 300000 on \(HTTP 416/);
 		expect(result.error('Node')?.message).toMatch(/fewer bytes than the 300010 its record \(size_bytes\) gives/);
 	});
 
 	test('more bytes than size_bytes is an error, nothing kept', async () => {
 		assetApi((req, res) => sendFile(req, res), assetRecord({ size_bytes: 1000 }));
-		const result = await runFile('downloadOutput', { assetId: ASSET_ID });
+		const result = await runFile({ operation: 'downloadOutput', assetId: ASSET_ID });
 		expect(result.error('Node')?.message).toMatch(/sent more than the 1000 bytes its record \(size_bytes\) gives/);
 	});
 });

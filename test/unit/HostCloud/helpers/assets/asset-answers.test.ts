@@ -37,7 +37,9 @@ describe('checkedAsset', () => {
 		['no type', { ...ASSET, content_type: 5 }, /gives no content type/],
 		['another type', { ...ASSET, content_type: 'text/html' }, /"text\/html" where "image\/png" was sent/],
 	])('%s is an error that says what is wrong', (_case, answer, words) => {
-		expect(() => checkedAsset(context, 0, answer, { what: 'the upload', id: 'a1', sizeBytes: 10, contentType: 'image/png' })).toThrow(words);
+		expect(() => checkedAsset(context, 0, answer, { what: 'the upload', id: 'a1', sizeBytes: 10, contentType: 'image/png' })).toThrow(
+			words,
+		);
 	});
 
 	test('a link that is not an http(s) address is left out', () => {
@@ -61,7 +63,9 @@ test('an outcome is unknown after a 5xx or a request that may have arrived; not 
 
 test('the envelope code is the error context’s error_code; a 422 about the Idempotency-Key is its reuse', () => {
 	expect(envelopeCodeOf(apiError('402', 'x', { error_code: 'insufficient_credits' }))).toBe('insufficient_credits');
-	expect(envelopeCodeOf(apiError('422', 'The v2 API refused (HTTP 422): This Idempotency-Key was already used'))).toBe('idempotency_key_reuse');
+	expect(envelopeCodeOf(apiError('422', 'The v2 API refused (HTTP 422): This Idempotency-Key was already used'))).toBe(
+		'idempotency_key_reuse',
+	);
 	expect(envelopeCodeOf(apiError('422', 'file_path is required'))).toBeUndefined();
 	expect(envelopeCodeOf(undefined)).toBeUndefined();
 });

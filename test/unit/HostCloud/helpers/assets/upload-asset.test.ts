@@ -32,7 +32,11 @@ function uploadingContext() {
 				sent.push(options);
 				const filePath = /name="file_path"\r\n\r\n([^\r]+)/.exec((options.body as Buffer).toString('latin1'))![1];
 				const asset = { id: `asset-${sent.length}`, hash: null, size_bytes: PNG.length, content_type: 'image/png', file_path: filePath };
-				return { statusCode: 201, headers: { 'content-type': 'application/json' }, body: Readable.from([Buffer.from(JSON.stringify(asset))]) };
+				return {
+					statusCode: 201,
+					headers: { 'content-type': 'application/json' },
+					body: Readable.from([Buffer.from(JSON.stringify(asset))]),
+				};
 			},
 		},
 	} as unknown as IExecuteFunctions;
@@ -65,7 +69,10 @@ test('each Input Image is uploaded as an asset tagged input and its Load Image n
 		['POST', 'http://127.0.0.1:9/api/v2/assets'],
 	]);
 	expect(sent.every((options) => /name="tags"\r\n\r\ninput\r\n/.test((options.body as Buffer).toString('latin1')))).toBe(true);
-	expect(prepared.graph['10']!.inputs).toEqual({ image: { __type: 'core/ASSET', info: { id: 'asset-1', file_path: 'face.png' } }, upload: 'image' });
+	expect(prepared.graph['10']!.inputs).toEqual({
+		image: { __type: 'core/ASSET', info: { id: 'asset-1', file_path: 'face.png' } },
+		upload: 'image',
+	});
 	expect(prepared.graph['11']!.inputs.image).toEqual({ __type: 'core/ASSET', info: { id: 'asset-2', file_path: 'pose.png' } });
 	expect(prepared.graph['3']!.inputs).toEqual({ seed: 1 });
 });
