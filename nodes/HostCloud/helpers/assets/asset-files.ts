@@ -22,6 +22,7 @@ import { pauseBeforeRetry, RETRY_DELAYS_MS } from '../../../shared/transport/ret
 import { abandon, type RunContext, storageRequest } from '../../../shared/transport/transport';
 import { clipText, webAddress } from '../../../shared/transport/service-values';
 import { readAsset, readAssetContent } from '../../transport/v2-api';
+import { fileLimiter } from '../files/output-files';
 import { checkedAsset } from './asset-answers';
 
 /** An asset as the v2 API describes it (an output is one, with its node and kind). */
@@ -90,6 +91,16 @@ export async function assetToBinary(
 	itemIndex: number,
 	options: { stop?: AbortSignal } = {},
 ): Promise<IBinaryData> {
+	// As many at once as v1's files, however many outputs a run has: 1,500 outputs do not open 1,500 requests.
+	return await fileLimiter(context)(async () => await downloadAsset(context, asset, itemIndex, options.stop));
+}
+
+async function downloadAsset(
+	context: IExecuteFunctions | RunContext,
+	asset: AssetRef,
+	itemIndex: number,
+	stop?: AbortSignal,
+): Promise<IBinaryData> {
 	const sized =
 		typeof asset.size_bytes === 'number' ? asset : ((await freshAssetLink(context, asset.id, itemIndex)) as unknown as AssetRef);
 	const cancel = 'getExecutionCancelSignal' in context ? context.getExecutionCancelSignal() : undefined;
@@ -98,7 +109,7 @@ export async function assetToBinary(
 		asset: sized as Download['asset'],
 		itemIndex,
 		what: `asset ${asset.id}`,
-		stop: options.stop,
+		stop,
 		cancel,
 	};
 	const progress: Progress = { got: 0 };
