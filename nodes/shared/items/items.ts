@@ -6,6 +6,7 @@ import type { IDataObject, IExecuteFunctions, INodeExecutionData } from 'n8n-wor
 import { NodeApiError, NodeOperationError } from 'n8n-workflow';
 
 import { MAX_JSON_DEPTH } from '../transport/json-reader';
+import { ERROR_CODE_FIELD } from '../transport/request-errors';
 import { serviceWaitWords, WAITED_FIELD, waitedForService, withServiceWait } from '../transport/slow-down';
 import { notForTools, runsAsTool, type ToolAvailability } from '../tools/tool-use';
 
@@ -14,7 +15,8 @@ export type ItemOperation = (this: IExecuteFunctions, itemIndex: number) => Prom
 
 /**
  * The output item of a failed input item under "Continue On Fail": `error` (the message) and the
- * facts (`errorDetails`, `httpCode`, and `extra` such as a job's `prompt_id`). With "On Error:
+ * facts (`errorDetails`, `httpCode`, `error_code` when the service typed the error, and `extra`
+ * such as a job's `prompt_id`). With "On Error:
  * Continue (using error output)" n8n routes an item to the error output only when its json holds
  * nothing but `error`, `message` and `details`, so there the facts go under `details` (n8n adds
  * the input item's fields). The input's files ride along either way, so none are lost.
@@ -27,6 +29,9 @@ export function failedItem(context: IExecuteFunctions, thrown: unknown, itemInde
 	if (typeof description === 'string' && description) facts.errorDetails = description;
 	const httpCode = (error as { httpCode?: unknown }).httpCode;
 	if (typeof httpCode === 'string' && httpCode) facts.httpCode = httpCode;
+	// The code a service typed the error with (v2's envelope), for an IF or Switch to branch on.
+	const code = (error as { context?: IDataObject }).context?.[ERROR_CODE_FIELD];
+	if (typeof code === 'string') facts[ERROR_CODE_FIELD] = code;
 	const waited = waitedForService(context, itemIndex);
 	if (waited !== undefined) facts[WAITED_FIELD] = waited;
 	Object.assign(facts, extra);

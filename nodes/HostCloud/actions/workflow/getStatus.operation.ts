@@ -12,6 +12,7 @@ import { readPromptId } from '../../helpers/job-reports/prompt-id';
 import { followJobs } from '../../helpers/jobs/run-jobs';
 import { NOT_AS_TOOL, toolDescriptionProperty, toolWaitProperty } from '../../../shared/descriptions/tool-options';
 import { promptIdProperty, WAIT_FIELDS } from '../common.descriptions';
+import { V2_TOOL_SCOPE_LOST } from '../../transport/v2-service';
 
 const TOOL_DESCRIPTION = `Checks a Host Cloud job started earlier (by the tool that generates images, video or audio), given its prompt_id: waits for it to finish, then returns its output files. ${describeToolAnswer(['prompt_id'], 'calling this tool again')}`;
 
@@ -40,6 +41,9 @@ const properties: INodeProperties[] = [
 ];
 
 export const description = updateDisplayOptions({ show: { resource: ['workflow'], operation: ['getStatus'] } }, properties);
+
+/** As a tool on v2: a v2 job names no workflow that started it, so the tool's scope cannot be kept (`router.ts` refuses it there). */
+export const notAsToolOnV2 = V2_TOOL_SCOPE_LOST;
 
 /**
  * Called as a tool, the status of a job is what an agent needs to go on: it waits (up to Tool Wait)
