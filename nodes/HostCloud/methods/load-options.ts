@@ -61,16 +61,16 @@ export async function getNodeInputs(this: ILoadOptionsFunctions): Promise<INodeP
 
 /** Set Inputs → Value From Server List: the values the server's node definition lists for the chosen input. */
 export async function getInputValues(this: ILoadOptionsFunctions): Promise<INodePropertyOptions[]> {
-	const nodeId = String(this.getCurrentNodeParameter('&nodeId') ?? '');
-	const inputName = String(this.getCurrentNodeParameter('&inputName') ?? '');
-	if (!nodeId || !inputName)
-		throw new NodeOperationError(this.getNode(), 'Pick the node and the input first: their values are listed here');
 	refuseOnV2(
 		this,
 		'The values of an input',
 		'they come from node definitions, which the v2 API does not publish',
 		'Type the value in Value instead.',
 	);
+	const nodeId = String(this.getCurrentNodeParameter('&nodeId') ?? '');
+	const inputName = String(this.getCurrentNodeParameter('&inputName') ?? '');
+	if (!nodeId || !inputName)
+		throw new NodeOperationError(this.getNode(), 'Pick the node and the input first: their values are listed here');
 	const node = ownValue(await graphForOptions(this), nodeId);
 	if (!node) throw new NodeOperationError(this.getNode(), `The workflow has no node "${nodeId}"`);
 	const definitions = await nodeDefinitions(this);
