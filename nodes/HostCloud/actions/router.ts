@@ -1,7 +1,7 @@
-import type { IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
+import type { IExecuteFunctions, INodeProperties } from 'n8n-workflow';
 import { NodeOperationError } from 'n8n-workflow';
 
-import { operationRouter, type NodeResources } from '../../shared/items/items';
+import { operationRouter, type NodeResources, type Operation } from '../../shared/items/items';
 import { notForTools, runsAsTool } from '../../shared/tools/tool-use';
 import { apiGenerationOf, type ApiGeneration, type GenerationRefusal } from '../transport/v2-service';
 import * as file from './file';
@@ -23,31 +23,28 @@ export interface GenerationAvailability {
 	notAsToolOnV2?: string;
 }
 
-const runOperation = operationRouter(resources);
-
 /**
- * Picks the operation module from the resource and operation dropdowns, and runs it; an operation
- * the node's API generation cannot serve is refused by name first, before anything is sent.
+ * An operation the node's API generation cannot serve, refused by name before anything is sent
+ * (the node cannot hide operations by credential, so each says so when it runs).
  */
-export async function router(this: IExecuteFunctions): Promise<INodeExecutionData[][]> {
-	const resource = this.getNodeParameter('resource', 0) as string;
-	const operation = this.getNodeParameter('operation', 0) as string;
-	const selected = (resources as Record<string, { operations: Record<string, GenerationAvailability> }>)[resource]?.operations[operation];
+function refuseOnGeneration(context: IExecuteFunctions, resource: string, operation: string, selected: Operation | undefined): void {
+	const module = selected as GenerationAvailability | undefined;
 	// API Generation takes no expression: every item speaks the same one.
-	const generation = apiGenerationOf(this, 0);
-	const refusal = generation === 'v2' ? selected?.notOnV2 : selected?.notOnV1;
-	if (refusal) throw notOnGeneration(this, generation, operationName(resource, operation), refusal);
-	if (generation === 'v2' && selected?.notAsToolOnV2 && runsAsTool(this)) throw notForTools(this, 0, selected.notAsToolOnV2);
-	return await runOperation.call(this);
+	const generation = apiGenerationOf(context, 0);
+	const refusal = generation === 'v2' ? module?.notOnV2 : module?.notOnV1;
+	if (refusal) throw notOnGeneration(context, generation, operationName(resource, operation), refusal);
+	if (generation === 'v2' && module?.notAsToolOnV2 && runsAsTool(context)) throw notForTools(context, 0, module.notAsToolOnV2);
 }
+
+/** Picks the operation module from the resource and operation dropdowns, and runs it, unless its API generation cannot serve it. */
+export const router = operationRouter(resources, refuseOnGeneration);
 
 /** "Queue → Get": the operation as the node's dropdowns name it. */
 function operationName(resource: string, operation: string): string {
 	const described = (resources as Record<string, { description: INodeProperties[] }>)[resource]?.description ?? [];
 	const dropdown = described.find((property) => property.name === 'operation');
 	const option = (dropdown?.options as Array<{ name: string; value: string }> | undefined)?.find((entry) => entry.value === operation);
-	const resourceName = resource.charAt(0).toUpperCase() + resource.slice(1);
-	return `${resourceName} → ${option?.name ?? operation}`;
+	return `${resource.charAt(0).toUpperCase()}${resource.slice(1)} → ${option?.name ?? operation}`;
 }
 
 function notOnGeneration(

@@ -146,17 +146,25 @@ export interface Operation extends ToolAvailability {
 /** A node's resource → operation map: each resource dropdown value, each of its operation values, the module that runs it. */
 export type NodeResources = Readonly<Record<string, { readonly operations: Readonly<Record<string, Operation>> }>>;
 
+/** A node's own check of the operation picked, before it runs (Host Cloud's API generations): throws to refuse it, before anything is sent. */
+export type OperationRefusal = (context: IExecuteFunctions, resource: string, operation: string, selected: Operation | undefined) => void;
+
 /**
  * A node's router: runs the operation the resource and operation dropdowns pick, from the node's
- * table of resources. The node's `execute` calls it, and it calls the operation.
+ * table of resources, once the node's own check (`refuse`) has let it pass. The node's `execute`
+ * calls it, and it calls the operation.
  */
-export function operationRouter(resources: NodeResources): (this: IExecuteFunctions) => Promise<INodeExecutionData[][]> {
+export function operationRouter(
+	resources: NodeResources,
+	refuse?: OperationRefusal,
+): (this: IExecuteFunctions) => Promise<INodeExecutionData[][]> {
 	return async function router(this: IExecuteFunctions): Promise<INodeExecutionData[][]> {
 		const resource = this.getNodeParameter('resource', 0) as string;
 		const operation = this.getNodeParameter('operation', 0) as string;
 		const selected = resources[resource]?.operations[operation];
 		// Hidden on the tool type; a workflow saved with it anyway is refused before anything is sent.
 		if (selected?.notAsTool && runsAsTool(this)) throw notForTools(this, 0, selected.notAsTool);
+		refuse?.(this, resource, operation, selected);
 		if (selected?.executeAll) {
 			try {
 				return [await selected.executeAll.call(this, this.getInputData())];
