@@ -54,8 +54,12 @@ function notOnGeneration(
 	refusal: GenerationRefusal,
 ): NodeOperationError {
 	const credential = generation === 'v2' ? 'Host Cloud V2 API' : 'Host Cloud API';
-	return new NodeOperationError(context.getNode(), `${name} is not available on the ${generation} API: ${refusal.why}`, {
-		itemIndex: 0,
-		description: `${refusal.instead} Nothing was sent with the ${credential} credential.`,
-	});
+	return new NodeOperationError(
+		context.getNode(),
+		`${name} is not available on the ${generation} API (API Generation: ${generation.toUpperCase()}): ${refusal.why}`,
+		{
+			itemIndex: 0,
+			description: `${refusal.instead} Nothing was sent with the ${credential} credential.`,
+		},
+	);
 }

@@ -59,7 +59,7 @@ test.each([
 	const result = await harness.runNode(onV2({ resource, operation, promptIds: 'a1', executionId: '1', workflow: '{}' }));
 	expect(result.status).toBe('error');
 	const error = result.error('Node')!;
-	expect(error.message).toMatch(new RegExp(`^${name} is not available on the v2 API: `));
+	expect(error.message).toMatch(new RegExp(`^${name} is not available on the v2 API \\(API Generation: V2\\): `));
 	expect(error.message).toMatch(why);
 	expect(error.description).toMatch(instead);
 	expect(error.description).toMatch(/Nothing was sent with the Host Cloud V2 API credential/);
@@ -73,7 +73,7 @@ test('Get Job Workflow on v1 is refused by name: nothing is sent with the v1 cre
 		credentials: { hostCloudApi: v1 },
 	});
 	expect(result.error('Node')?.message).toMatch(
-		/^Workflow → Get Job Workflow is not available on the v1 API: it reads the workflow of a v2 job/,
+		/^Workflow → Get Job Workflow is not available on the v1 API \(API Generation: V1\): it reads the workflow of a v2 job/,
 	);
 	expect(result.error('Node')?.description).toMatch(/Set API Generation to V2/);
 	expect(service.seen).toHaveLength(0);
