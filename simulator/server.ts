@@ -1,17 +1,26 @@
 /**
  * Starts the simulator: three loopback listeners standing in for the three hosts of the real
  * service (cloud API + WebSocket, registry + proxy, signed-URL storage). With `flavour:
- * 'self-hosted'` the first one is a ComfyUI-compatible server instead (self-hosted/area.ts). Tests call
+ * 'self-hosted'` the first one is a ComfyUI-compatible server instead (self-hosted/area.ts), with `flavour:
+ * 'v2'` the Comfy API v2 (v2/area.ts; `options.v2` says which surface and limits). Tests call
  * `startSimulator(options)` in-process; `npm run simulator` calls it from cli.ts.
  *
- * This file wires the areas (cloud/ or self-hosted/, registry/, media/) onto shared/'s plumbing;
+ * This file wires the areas (cloud/, self-hosted/ or v2/, registry/, media/) onto shared/'s plumbing;
  * it and cli.ts are the only files that may import every folder.
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 
 import { createCloudArea, type CloudArea } from './cloud/area';
-import type { AreaContext, Flavour, ResolvedOptions, SimulatorOptions, SimulatorUrls } from './shared/context';
+import type {
+	AreaContext,
+	Flavour,
+	ResolvedOptions,
+	SimulatorOptions,
+	SimulatorUrls,
+	V2Faults,
+	V2SimulatorOptions,
+} from './shared/context';
 import {
 	type Account,
 	type Counters,
@@ -32,17 +41,28 @@ import { createRegistryArea, type RegistryArea } from './registry/area';
 import { createSelfHostedArea } from './self-hosted/area';
 import { proxySecretHeaders } from './self-hosted/gate';
 import { SignedStorage } from './shared/storage';
+import { createV2Area, type V2Area, type V2View } from './v2/area';
 
-export type { Flavour, ProxyAuth, ResolvedOptions, SimulatorOptions, SimulatorUrls } from './shared/context';
+export type {
+	Flavour,
+	ProxyAuth,
+	ResolvedOptions,
+	SimulatorOptions,
+	SimulatorUrls,
+	V2Faults,
+	V2Options,
+	V2SimulatorOptions,
+} from './shared/context';
+export type { V2View } from './v2/area';
 
 export interface Simulator extends SimulatorUrls {
 	/** The server at baseUrl: the cloud API, or a self-hosted (ComfyUI-compatible) server. */
 	flavour: Flavour;
 	apiKey: string;
 	accessToken: string;
-	options: ResolvedOptions;
+	options: ResolvedOptions & { flavour: Flavour };
 	/** Flip these at run time to inject faults; reset() clears them. */
-	faults: Faults;
+	faults: Faults & V2Faults;
 	requests: LoggedRequest[];
 	counters: Counters;
 	accounts: Account[];
@@ -58,9 +78,17 @@ export interface Simulator extends SimulatorUrls {
 	close(): Promise<void>;
 }
 
+/** A simulator of the v2 flavour: the Comfy API v2 at baseUrl (which carries any mount prefix). */
+export interface V2Simulator extends Omit<Simulator, 'flavour' | 'options'> {
+	flavour: 'v2';
+	options: ResolvedOptions & { flavour: 'v2' };
+	/** Its jobs, assets and exchanges, and its test hooks. */
+	v2: V2View;
+}
+
 const BODY_LOG_LIMIT = 4096;
 
-function resolveOptions(options: SimulatorOptions): ResolvedOptions {
+function resolveOptions(options: SimulatorOptions | V2SimulatorOptions): ResolvedOptions {
 	return {
 		flavour: options.flavour ?? 'cloud',
 		// Kept as a key even when absent, so a test that sets it at run time has it cleared after.
@@ -81,6 +109,13 @@ function resolveOptions(options: SimulatorOptions): ResolvedOptions {
 		notifyAttempts: options.notifyAttempts ?? 8,
 		notifyBackoffMs: options.notifyBackoffMs ?? 100,
 		signedUrlTtlMs: options.signedUrlTtlMs ?? 15 * 60 * 1000,
+		v2: {
+			...options.v2,
+			surface: options.v2?.surface ?? 'cloud',
+			mountPrefix: (options.v2?.mountPrefix ?? '').replace(/\/+$/, ''),
+			events: options.v2?.events ?? 'on',
+			retryAfterSeconds: options.v2?.retryAfterSeconds ?? 1,
+		},
 		log: options.log,
 	};
 }
@@ -165,9 +200,11 @@ function matchesPrefix(path: string, prefix?: string): boolean {
 	return prefix === undefined || path.startsWith(prefix);
 }
 
-export async function startSimulator(options: SimulatorOptions = {}): Promise<Simulator> {
+export function startSimulator(options: V2SimulatorOptions): Promise<V2Simulator>;
+export function startSimulator(options?: SimulatorOptions): Promise<Simulator>;
+export async function startSimulator(options: SimulatorOptions | V2SimulatorOptions = {}): Promise<Simulator | V2Simulator> {
 	const o = resolveOptions(options);
-	const faults: Faults = {};
+	const faults: Faults & V2Faults = {};
 	const counters: Counters = { storageCredentialAttempts: 0, wsConnections: 0, httpRequests: 0 };
 	const requests: LoggedRequest[] = [];
 	const accounts = makeAccounts(o, options.extraAccounts);
@@ -192,7 +229,7 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
 		log,
 	};
 
-	const cloud = o.flavour === 'self-hosted' ? createSelfHostedArea(ctx) : createCloudArea(ctx);
+	const cloud = o.flavour === 'self-hosted' ? createSelfHostedArea(ctx) : o.flavour === 'v2' ? createV2Area(ctx) : createCloudArea(ctx);
 	const registry = createRegistryArea(ctx);
 	const proxy = createProxyArea(ctx);
 
@@ -273,14 +310,15 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
 	const storagePort = await listen(storageServer, o.host, 0);
 	o.port = cloudPort;
 	const host = o.host.includes(':') ? `[${o.host}]` : o.host;
-	urls.baseUrl = `http://${host}:${cloudPort}`;
+	// A v2 server mounted under a prefix (a deployment behind its gateway) has it in its base URL.
+	urls.baseUrl = `http://${host}:${cloudPort}${o.flavour === 'v2' ? o.v2.mountPrefix : ''}`;
 	urls.wsBaseUrl = `ws://${host}:${cloudPort}`;
 	urls.registryUrl = `http://${host}:${registryPort}`;
 	// "localhost" rather than the IP: the storage host is a different origin by name as well as port.
 	urls.storageUrl = `http://${o.host === '127.0.0.1' ? 'localhost' : host}:${storagePort}`;
 	cloud.attach(cloudServer);
 
-	const sim: Simulator = {
+	const sim: Omit<Simulator, 'flavour' | 'options'> & { flavour: Flavour | 'v2'; options: ResolvedOptions; v2?: V2View } = {
 		...urls,
 		flavour: o.flavour,
 		apiKey: o.apiKey,
@@ -294,6 +332,7 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
 		cloud,
 		registry,
 		proxy,
+		v2: o.flavour === 'v2' ? (cloud as V2Area).v2 : undefined,
 		requestsTo(method, pathPrefix) {
 			return requests.filter((r) => (!method || r.method === method) && matchesPrefix(r.path, pathPrefix));
 		},
@@ -321,5 +360,6 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
 			);
 		},
 	};
-	return sim;
+	// The overloads say which: the options' flavour is the simulator's.
+	return sim as Simulator | V2Simulator;
 }

@@ -2,7 +2,15 @@
  * Jest's node environment with a quiet console: what code under test logs (n8n-core's logger,
  * mostly) is kept per test and printed only when that test (or a hook) fails, so a passing run shows
  * the results and nothing between them.
+ *
+ * Where the suite's time goes, per test file (docs/development.md, "The suite's time"):
+ * TEST_CPU_LOG=file appends one line per test file: CPU seconds (its worker's user+sys, plus the
+ * child processes it started and waited for), the worker's pid, the worker's heap after the file
+ * (MiB), wall seconds, and the file's path. TEST_CPU_PROFILE=folder writes a V8 CPU profile of each
+ * test file there (`<file>.<pid>.cpuprofile`, for Chrome's DevTools).
  */
+const { appendFileSync, readFileSync, writeFileSync } = require('node:fs');
+const { basename, join, relative } = require('node:path');
 const { format } = require('node:util');
 const { TestEnvironment } = require('jest-environment-node');
 
@@ -14,6 +22,9 @@ class QuietEnvironment extends TestEnvironment {
 	constructor(config, context) {
 		super(config, context);
 		this.lines = [];
+		this.testPath = context.testPath;
+		if (process.env.TEST_CPU_LOG) this.started = { cpu: process.cpuUsage(), children: childrenCpu(), wall: Date.now() };
+		if (process.env.TEST_CPU_PROFILE) this.profiler = startProfiler();
 	}
 
 	async setup() {
@@ -21,6 +32,13 @@ class QuietEnvironment extends TestEnvironment {
 		const quiet = { ...this.global.console };
 		for (const method of METHODS) quiet[method] = (...args) => this.lines.push(`${method}: ${format(...args)}`);
 		this.global.console = quiet;
+	}
+
+	async teardown() {
+		await super.teardown();
+		if (this.profiler)
+			await stopProfiler(this.profiler, join(process.env.TEST_CPU_PROFILE, `${basename(this.testPath)}.${process.pid}.cpuprofile`));
+		if (this.started) logCpu(process.env.TEST_CPU_LOG, this.testPath, this.started);
 	}
 
 	async handleTestEvent(event) {
@@ -33,6 +51,45 @@ class QuietEnvironment extends TestEnvironment {
 			this.lines.length = 0;
 		}
 	}
+}
+
+/** CPU seconds of the worker's child processes that have ended (the fresh processes some tests start), from /proc. */
+function childrenCpu() {
+	try {
+		const fields = readFileSync('/proc/self/stat', 'utf8')
+			.replace(/^.*\) /, '')
+			.split(' ');
+		return (Number(fields[13]) + Number(fields[14])) / 100; // cutime and cstime, in clock ticks of 1/100 s
+	} catch {
+		return 0;
+	}
+}
+
+function logCpu(file, testPath, started) {
+	const own = process.cpuUsage(started.cpu);
+	const cpu = (own.user + own.system) / 1e6 + (childrenCpu() - started.children);
+	const heap = Math.round(process.memoryUsage().heapUsed / 2 ** 20);
+	const wall = (Date.now() - started.wall) / 1000;
+	appendFileSync(file, `${cpu.toFixed(2)}\t${process.pid}\t${heap}M\t${wall.toFixed(2)}\t${relative(process.cwd(), testPath)}\n`);
+}
+
+function startProfiler() {
+	const { Session } = require('node:inspector');
+	const session = new Session();
+	session.connect();
+	session.post('Profiler.enable');
+	session.post('Profiler.start');
+	return session;
+}
+
+function stopProfiler(session, file) {
+	return new Promise((resolve) =>
+		session.post('Profiler.stop', (error, result) => {
+			if (!error) writeFileSync(file, JSON.stringify(result.profile));
+			session.disconnect();
+			resolve();
+		}),
+	);
 }
 
 module.exports = QuietEnvironment;

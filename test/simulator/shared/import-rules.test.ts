@@ -1,6 +1,6 @@
 /**
- * The simulator's folders, checked so they stay true: each area (cloud/, self-hosted/, registry/,
- * media/) imports only shared/, and self-hosted/ also cloud/, whose job engine it runs on; shared/
+ * The simulator's folders, checked so they stay true: each area (cloud/, self-hosted/, v2/, registry/,
+ * media/) imports only shared/, and self-hosted/ and v2/ also cloud/, whose job engine they run on; shared/
  * imports no area; only the entry points at the top (server.ts, cli.ts) may import every folder, and
  * nothing imports them back. The simulator stands alone: no import leaves simulator/. Type-only
  * imports count, since they tie the folders together just the same.
@@ -17,6 +17,7 @@ const MAY_IMPORT: Record<string, string[]> = {
 	shared: [],
 	cloud: ['shared'],
 	'self-hosted': ['shared', 'cloud'],
+	v2: ['shared', 'cloud'],
 	registry: ['shared'],
 	media: ['shared'],
 };
