@@ -9,7 +9,7 @@ import { join } from 'node:path';
 
 import axios from 'axios';
 
-import { startSimulator, type Simulator } from '../../simulator/server';
+import { startSimulator, type Simulator, type V2Simulator } from '../../simulator/server';
 import { ROOT } from './support/folder-blocks';
 import { endpointsOf, factsWithoutRoutes, operations, STEPS, type Facts } from './support/operation-steps';
 
@@ -32,7 +32,7 @@ async function routes(base: string, method: string, path: string): Promise<boole
 describe('the recipe for an operation', () => {
 	const all = operations();
 	let facts: Facts;
-	let sims: Simulator[] = [];
+	let sims: Array<Simulator | V2Simulator> = [];
 	beforeAll(async () => {
 		facts = factsWithoutRoutes(WITHOUT_SIMULATOR_TEST);
 		// The v2 flavour routes the v2-only operations (Get Job Workflow); self-hosted, so that a probe without a key reaches its routes.
