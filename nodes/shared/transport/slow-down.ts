@@ -141,7 +141,7 @@ export function serviceWaitTooLongError(
 		request.action ? ` while ${request.action}` : ''
 	}${tooLongWords(tooLong)} ${bound}; the node did not wait`;
 	const nothingMade = statusCode === 429 && request.method !== 'GET' ? ' The service did not take the request: nothing was made.' : '';
-	const why = typed.said ? `It said: ${typed.said}.` : 'The service is busy or limits how often it may be asked.';
+	const why = `The service is busy or limits how often it may be asked${typed.said ? ` (it said: ${typed.said.replace(/\.$/, '')})` : ''}.`;
 	// A NodeApiError as any other answer's (its kind is marked aside, not in its name, which n8n shows).
 	const error = new NodeApiError(context.getNode(), { statusCode, message } as JsonObject, {
 		message,

@@ -120,7 +120,7 @@ test.each(['queue_full', 'deployment_not_ready', 'rate_limited'])(
 		const json = (await getJobWorkflow()).items[0]!.json;
 		expect(json.error).toMatch(new RegExp(`^The service asked to wait 3600 s before trying again \\(HTTP 429 ${code}: `));
 		expect(json.error_code).toBe(code);
-		expect(json.errorDetails).toMatch(new RegExp(`It said: ${code} for \\*+`));
+		expect(json.errorDetails).toMatch(new RegExp(`\\(it said: ${code} for \\*+`));
 		expect(JSON.stringify(json)).not.toContain(API_KEY);
 		expect(service.seen).toHaveLength(1);
 	},
