@@ -27,6 +27,8 @@ const BENCHMARKS: Benchmark[] = [
 	{ name: 'conversion-budgets', file: 'conversion-budgets.ts', runs: 1 },
 	{ name: 'latency', file: 'latency.ts', runs: 1 },
 	{ name: 'latency-self-hosted', file: 'latency.ts', runs: 1, env: SELF_HOSTED },
+	// The v2 jobs API: the event stream and polling, in the same run as v1's latency.
+	{ name: 'latency-v2', file: 'latency-v2.ts', runs: 1 },
 	{ name: 'batch', file: 'batch.ts', runs: 3 },
 	{ name: 'cost-curve', file: 'cost-curve.ts', runs: 3 },
 	{ name: 'binary-download', file: 'binary-download.ts', runs: 3, env: FILESYSTEM },

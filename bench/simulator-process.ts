@@ -3,7 +3,7 @@
  * sends its banner over IPC and answers queries (counters, job timestamps) so the measured process
  * holds only the node's memory.
  */
-import { startSimulator, type Simulator } from '../simulator/server';
+import { startSimulator, type Simulator, type V2Simulator } from '../simulator/server';
 import type { RemoteSimulatorOptions, SimulatorBanner } from './support';
 
 interface Query {
@@ -13,6 +13,8 @@ interface Query {
 	music?: Record<string, number>;
 	outputSize?: number;
 	nodeMs?: number;
+	jobIds?: string[];
+	v2?: Record<string, unknown>;
 }
 
 async function main(): Promise<void> {
@@ -50,6 +52,19 @@ async function main(): Promise<void> {
 			result = true;
 		} else if (message.command === 'outputSize') {
 			sim.cloud.setOutputSize(message.outputSize);
+			result = true;
+		} else if (message.command === 'v2Jobs') {
+			// The v2 flavour: when each job completed, and when it was read by GET (the polls).
+			const v2 = (sim as unknown as V2Simulator).v2;
+			result = (message.jobIds ?? []).map((id) => ({
+				id,
+				completedAt: v2.jobs.get(id)?.completedAt ?? null,
+				reads: sim.requests.filter((r) => r.method === 'GET' && r.path === `/api/v2/jobs/${id}`).map((r) => r.at),
+			}));
+		} else if (message.command === 'v2Options') {
+			// Replaced whole (the flavour reads it per request), over its resolved defaults.
+			const options = sim.options as unknown as { v2: Record<string, unknown> };
+			options.v2 = { ...options.v2, ...message.v2 };
 			result = true;
 		} else if (message.command === 'reset') {
 			sim.reset();

@@ -38,6 +38,8 @@ export interface V2Options {
 export interface V2Faults {
 	/** The next `count` submits create their job, then lose the answer: the connection reset, or 500 upstream_error. */
 	v2SubmitLost?: { count: number; as: 'reset' | 'upstream_error' };
+	/** The next `count` uploads mint their asset, then lose the answer: the connection reset, or 500 upstream_error. */
+	v2UploadLost?: { count: number; as: 'reset' | 'upstream_error' };
 	/** The next event stream opened is cut (connection destroyed) after `afterEvents` events. */
 	v2DropStream?: { afterEvents: number };
 	/** The next submitted job fails at this node (its last when absent): job.error with node_id and class_type. */

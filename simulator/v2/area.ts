@@ -172,7 +172,7 @@ export function createV2Area(ctx: AreaContext): V2Area {
 		});
 
 	const r = ctx.cloudRouter;
-	registerAssetRoutes(kit, base, authed);
+	const uploadKeys = registerAssetRoutes(kit, base, authed);
 	r.add(
 		'POST',
 		`${base}/jobs`,
@@ -255,6 +255,7 @@ export function createV2Area(ctx: AreaContext): V2Area {
 			board.reset();
 			book.reset();
 			assets.reset();
+			uploadKeys.reset();
 			submit.reset();
 			reads.clear();
 			exchanges.length = 0;

@@ -40,14 +40,20 @@ function uploadFields(parts: MultipartPart[]): { file: MultipartPart; contentTyp
 	return { file, contentType, mint: { filePath, tags: text('tags'), expiresIn: expiry }, expected: text('expected_hash')[0] };
 }
 
-/** The asset endpoints, registered under `base` ('…/api/v2'). */
+/**
+ * The asset endpoints, registered under `base` ('…/api/v2'); answers reset(), which forgets the
+ * uploads' claimed keys. An upload's Idempotency-Key is single-use as a submit's is (the contract
+ * lists 422 idempotency_key_reuse for POST /assets): claimed when the upload is read, released when
+ * it definitely fails (a form or hash refusal), kept once an asset was minted.
+ */
 export function registerAssetRoutes(
 	kit: V2Kit,
 	base: string,
 	authed: (handler: AccountHandler) => (req: SimRequest, res: ServerResponse) => void,
-): void {
+): { reset(): void } {
 	const r = kit.ctx.cloudRouter;
 	const { assets, links } = kit;
+	const claims = new Set<string>();
 
 	r.add(
 		'POST',
@@ -99,20 +105,41 @@ export function registerAssetRoutes(
 	}
 
 	function upload(req: SimRequest, res: ServerResponse, account: Account): void {
+		const header = req.headers['idempotency-key'];
+		const key = typeof header === 'string' && header !== '' ? `${account.id}|${header}` : undefined;
+		if (key && claims.has(key)) {
+			return refuse(res, 422, 'idempotency_key_reuse', 'This Idempotency-Key was already used: keys are single-use. Look the asset up instead of uploading again.');
+		}
+		if (key) claims.add(key);
+		const minted = mint(req, res, account);
+		if (!minted) {
+			if (key) claims.delete(key); // a definite failure: no asset was made
+			return;
+		}
+		const lost = kit.ctx.faults.v2UploadLost;
+		if (lost && lost.count > 0) {
+			if (--lost.count === 0) delete kit.ctx.faults.v2UploadLost;
+			if (lost.as === 'reset') return void res.destroy();
+			return refuse(res, 500, 'upstream_error', 'An unexpected error occurred while processing the request.');
+		}
+		sendJson(res, minted.createdNew ? 201 : 200, assetJson(minted.record, links, minted.createdNew));
+	}
+
+	/** The upload's asset, minted; undefined when it was refused (the refusal is sent). */
+	function mint(req: SimRequest, res: ServerResponse, account: Account): { record: AssetRecord; createdNew: boolean } | undefined {
 		const parts = parseMultipart(req);
-		if (!parts) return refuse(res, 422, 'invalid_request', 'Send the upload as multipart/form-data with a file part and its fields.');
+		if (!parts) return void refuse(res, 422, 'invalid_request', 'Send the upload as multipart/form-data with a file part and its fields.');
 		const fields = uploadFields(parts);
-		if (typeof fields === 'string') return refuse(res, 422, 'invalid_request', fields);
+		if (typeof fields === 'string') return void refuse(res, 422, 'invalid_request', fields);
 		const limit = kit.ctx.options.uploadLimitBytes;
 		if (fields.file.data.length > limit) {
-			return refuse(res, 422, 'file_too_large', `The file is ${fields.file.data.length} bytes; the limit is ${limit} bytes.`);
+			return void refuse(res, 422, 'file_too_large', `The file is ${fields.file.data.length} bytes; the limit is ${limit} bytes.`);
 		}
 		const bytes = Buffer.from(fields.file.data);
 		if (fields.expected !== undefined && fields.expected !== contentHash(bytes)) {
-			return refuse(res, 409, 'hash_mismatch', 'expected_hash does not match the hash of the bytes received: no asset was made.');
+			return void refuse(res, 409, 'hash_mismatch', 'expected_hash does not match the hash of the bytes received: no asset was made.');
 		}
-		const { record, createdNew } = assets.upload(account.id, bytes, fields.contentType, fields.mint);
-		sendJson(res, createdNew ? 201 : 200, assetJson(record, links, createdNew));
+		return assets.upload(account.id, bytes, fields.contentType, fields.mint);
 	}
 
 	function fromHash(req: SimRequest, res: ServerResponse, account: Account): void {
@@ -149,6 +176,8 @@ export function registerAssetRoutes(
 		}
 		serveRange(req, res, object);
 	}
+
+	return { reset: () => claims.clear() };
 }
 
 /** Self-hosted bytes: the whole object, or one `bytes=` range (206; 416 when it lies outside). Streamed objects ignore Range. */

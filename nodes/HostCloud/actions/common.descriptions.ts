@@ -317,6 +317,31 @@ export function promptIdListProperty(list: PromptIdList, what: string, displayOp
 }
 
 // The File operations.
+/** Shown on one API generation only (a node saved before v2 has none: v1). */
+export const onGeneration = (generation: 'v1' | 'v2'): IDisplayOptions => ({ show: { apiGeneration: [generation] } });
+
+/** v2 names an output file by its asset ID; v1 by file name, subfolder and type (fields shown on v1 only). */
+export const assetIdProperty: INodeProperties = {
+	displayName: 'Asset ID',
+	name: 'assetId',
+	type: 'string',
+	default: '',
+	required: true,
+	displayOptions: onGeneration('v2'),
+	placeholder: 'e.g. 9f8a1c0d-2b3e-4f56-8a7b-1c2d3e4f5a6b',
+	description: 'The ID of the asset: the ID of an output of a v2 job, or of an upload',
+};
+
+/** v2 only: how long an uploaded asset is kept (the contract's expires_in). */
+export const EXPIRES_IN: FieldDefinition = {
+	name: 'expiresIn',
+	displayName: 'Keep For (Seconds)',
+	kind: 'integer',
+	min: 60,
+	max: 604800,
+	description: 'How long the asset is kept, from 60 (a minute) to 604800 (seven days). Leave it out for the account’s default.',
+};
+
 export const fileReferenceProperties: INodeProperties[] = [
 	{
 		displayName: 'File Name',
@@ -346,7 +371,7 @@ export const fileReferenceProperties: INodeProperties[] = [
 		default: 'output',
 		description: 'The type of the file reference',
 	},
-];
+].map((property): INodeProperties => ({ ...(property as INodeProperties), displayOptions: onGeneration('v1') }));
 
 export const binaryPropertyProperty: INodeProperties = {
 	displayName: 'Input Binary Field',

@@ -21,12 +21,13 @@ function quoted(value: string): string {
 	return `"${value.replace(/"/g, '%22').replace(/\r/g, '%0D').replace(/\n/g, '%0A')}"`;
 }
 
-/** Builds the body and its Content-Type (with the boundary). Text fields come first, then files. */
-export function multipartBody(fields: Record<string, string>, files: MultipartFile[] = []): MultipartBody {
+/** Builds the body and its Content-Type (with the boundary). Text fields come first (a list as one part per value), then files. */
+export function multipartBody(fields: Record<string, string | string[]>, files: MultipartFile[] = []): MultipartBody {
 	const boundary = `----n8n-nodes-host-${randomBytes(12).toString('hex')}`;
 	const chunks: Buffer[] = [];
-	for (const [name, value] of Object.entries(fields)) {
-		chunks.push(Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name=${quoted(name)}\r\n\r\n${value}\r\n`, 'utf8'));
+	for (const [name, values] of Object.entries(fields)) {
+		for (const value of Array.isArray(values) ? values : [values])
+			chunks.push(Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name=${quoted(name)}\r\n\r\n${value}\r\n`, 'utf8'));
 	}
 	for (const file of files) {
 		const head =

@@ -23,6 +23,7 @@ export const TEST_INDEX: Record<string, string[]> = {
 	'credentials/redirect-rules.ts': ['test/engine/credentials/test-redirects.test.ts'],
 
 	// nodes/shared/
+	'nodes/HostCloud/helpers/assets/asset-files.ts': ['test/engine/HostCloud/v2-files/assets-loopback.test.ts'],
 	'nodes/HostCloud/helpers/finished-jobs/job-lookups.ts': [
 		'test/engine/HostCloud/trigger/trigger.test.ts',
 		'test/engine/HostCloud/trigger/hostile-records.test.ts',

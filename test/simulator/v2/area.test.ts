@@ -125,6 +125,30 @@ describe('assets', () => {
 		expect(sim.counters.storageCredentialAttempts).toBe(1);
 		expect((await send('GET', location)).bytes).toEqual(BYTES);
 	});
+
+	test("an upload's Idempotency-Key is single-use: reuse is 422 idempotency_key_reuse; a refused upload releases it", async () => {
+		const key = { ...auth(), 'idempotency-key': 'upload-key-1' };
+		expect((await upload({}, key)).status).toBe(201);
+		const again = await upload({}, key);
+		expect([again.status, again.body.error.code]).toEqual([422, 'idempotency_key_reuse']);
+		const refusedKey = { ...auth(), 'idempotency-key': 'upload-key-2' };
+		expect((await upload({ expires_in: '5' }, refusedKey)).body.error.code).toBe('invalid_request');
+		expect((await upload({}, refusedKey)).status).toBe(200);
+		expect(sim.v2.assets.size).toBe(2);
+	});
+
+	test('a lost upload answer (reset, or 500 upstream_error) still minted its asset, and its key stays claimed', async () => {
+		for (const as of ['reset', 'upstream_error'] as const) {
+			sim.faults.v2UploadLost = { count: 1, as };
+			const key = { ...auth(), 'idempotency-key': `lost-${as}` };
+			const before = sim.v2.assets.size;
+			const lost = await upload({}, key).catch(() => undefined);
+			if (as === 'reset') expect(lost).toBeUndefined();
+			else expect([lost!.status, lost!.body.error.code]).toEqual([500, 'upstream_error']);
+			expect(sim.v2.assets.size).toBe(before + 1);
+			expect((await upload({}, key)).body.error.code).toBe('idempotency_key_reuse');
+		}
+	});
 });
 
 describe('jobs', () => {

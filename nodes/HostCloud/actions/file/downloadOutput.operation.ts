@@ -2,12 +2,15 @@ import type { IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n
 import { updateDisplayOptions } from 'n8n-workflow';
 
 import { downloadOutputFile, fileAddressFor } from '../../helpers/files/output-files';
-import { binaryFieldName } from '../../../shared/items/validation';
+import { binaryFieldName, pathSegmentText } from '../../../shared/items/validation';
 import { readFileReference } from '../../helpers/files/file-fields';
-import { fileReferenceProperties } from '../common.descriptions';
+import { assetToBinary, freshAssetLink, type AssetRef } from '../../helpers/assets/asset-files';
+import { apiGenerationOf } from '../../transport/v2-service';
+import { assetIdProperty, fileReferenceProperties } from '../common.descriptions';
 
 const properties: INodeProperties[] = [
 	...fileReferenceProperties,
+	assetIdProperty,
 	{
 		displayName: 'Put Output File in Field',
 		name: 'binaryPropertyName',
@@ -24,15 +27,15 @@ export const description = updateDisplayOptions({ show: { resource: ['file'], op
 export const notAsTool =
 	'Download Output puts the file into binary data, which an AI agent or MCP client cannot receive; Get Status gives the links of a job’s outputs instead.';
 
-/** GET /api/view, then the signed URL without credentials, streamed into binary data. */
+function outputField(context: IExecuteFunctions, itemIndex: number): string {
+	return binaryFieldName(context, itemIndex, 'Put Output File in Field', context.getNodeParameter('binaryPropertyName', itemIndex, 'data'));
+}
+
+/** GET /api/view, then the signed URL without credentials, streamed into binary data; on v2, the asset's content. */
 export async function execute(this: IExecuteFunctions, itemIndex: number): Promise<INodeExecutionData[]> {
+	if (apiGenerationOf(this, itemIndex) === 'v2') return await downloadAsset(this, itemIndex);
 	const ref = readFileReference(this, itemIndex);
-	const property = binaryFieldName(
-		this,
-		itemIndex,
-		'Put Output File in Field',
-		this.getNodeParameter('binaryPropertyName', itemIndex, 'data'),
-	);
+	const property = outputField(this, itemIndex);
 	const url = await fileAddressFor(this, ref, { itemIndex });
 	const binary = await downloadOutputFile(this, url, ref, { itemIndex });
 	return [
@@ -41,4 +44,13 @@ export async function execute(this: IExecuteFunctions, itemIndex: number): Promi
 			binary: { [property]: binary },
 		},
 	];
+}
+
+/** v2: the asset's record (with a fresh link), then its bytes from /content. */
+async function downloadAsset(context: IExecuteFunctions, itemIndex: number): Promise<INodeExecutionData[]> {
+	const assetId = pathSegmentText(context, itemIndex, assetIdProperty.displayName, context.getNodeParameter('assetId', itemIndex, ''));
+	const property = outputField(context, itemIndex);
+	const asset = await freshAssetLink(context, assetId, itemIndex);
+	const binary = await assetToBinary(context, asset as unknown as AssetRef, itemIndex);
+	return [{ json: { ...asset, mime_type: binary.mimeType }, binary: { [property]: binary } }];
 }

@@ -1,11 +1,13 @@
 import type { IDataObject, IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
 import { updateDisplayOptions } from 'n8n-workflow';
 
-import { additionalFieldsProperty, checkedField, fieldProperty, type FieldDefinition } from '../../../shared/items/fields';
+import { additionalFieldsProperty, checkedField, fieldLabel, fieldProperty, type FieldDefinition } from '../../../shared/items/fields';
 import { optionalText } from '../../../shared/items/validation';
 import { readSubfolder, readUploadType } from '../../helpers/files/file-fields';
 import { loadImageValue, uploadBinary } from '../../helpers/files/uploads';
-import { binaryPropertyProperty, UPLOAD_TYPE } from '../common.descriptions';
+import { assetReference, refuseFieldsV2Lacks, uploadAsset } from '../../helpers/assets/upload-asset';
+import { apiGenerationOf } from '../../transport/v2-service';
+import { binaryPropertyProperty, EXPIRES_IN, onGeneration, UPLOAD_TYPE } from '../common.descriptions';
 
 const ORIGINAL_FILENAME: FieldDefinition = {
 	name: 'originalFilename',
@@ -52,8 +54,12 @@ const SUBFOLDER: FieldDefinition = {
 
 const properties: INodeProperties[] = [
 	binaryPropertyProperty,
-	fieldProperty(ORIGINAL_FILENAME),
-	additionalFieldsProperty([FILE_NAME, ORIGINAL_SUBFOLDER, ORIGINAL_TYPE, SUBFOLDER, UPLOAD_TYPE]),
+	// v2 has no original image to name: the field is v1's.
+	{ ...fieldProperty(ORIGINAL_FILENAME), displayOptions: onGeneration('v1') },
+	additionalFieldsProperty(
+		[FILE_NAME, ORIGINAL_SUBFOLDER, ORIGINAL_TYPE, SUBFOLDER, UPLOAD_TYPE],
+		[{ ...fieldProperty(EXPIRES_IN), displayOptions: { show: { '/apiGeneration': ['v2'] } } }],
+	),
 ];
 
 export const description = updateDisplayOptions({ show: { resource: ['file'], operation: ['uploadMask'] } }, properties);
@@ -61,9 +67,10 @@ export const description = updateDisplayOptions({ show: { resource: ['file'], op
 /** Why a tool call cannot use this operation (it is hidden on the tool type, and refused). */
 export const notAsTool = 'Upload Mask takes a file from the binary data of an earlier node, which a tool call does not have.';
 
-/** POST /api/upload/mask from an n8n binary property, with original_ref naming the image. */
+/** POST /api/upload/mask from an n8n binary property, with original_ref naming the image; on v2, POST /api/v2/assets. */
 export async function execute(this: IExecuteFunctions, itemIndex: number): Promise<INodeExecutionData[]> {
 	const fields = this.getNodeParameter('additionalFields', itemIndex, {}) as IDataObject;
+	if (apiGenerationOf(this, itemIndex) === 'v2') return await uploadMaskAsset(this, itemIndex, fields);
 	const originalRef = {
 		filename: checkedField(this, itemIndex, ORIGINAL_FILENAME, this.getNodeParameter('originalFilename', itemIndex, '')) as string,
 		subfolder: readSubfolder(this, itemIndex, ORIGINAL_SUBFOLDER, fields.originalSubfolder) ?? '',
@@ -88,4 +95,37 @@ export async function execute(this: IExecuteFunctions, itemIndex: number): Promi
 		true,
 	);
 	return [{ json: { ...uploaded, load_image_value: loadImageValue(uploaded), original_ref: originalRef } }];
+}
+
+/**
+ * The v1 fields set on this item that v2 has no place for (the original image's subfolder and type, a
+ * subfolder, a type). Original Image Name is shown on v1 only, so n8n drops it on v2.
+ */
+function fieldsV2Lacks(fields: IDataObject): string[] {
+	const set = (value: unknown, unset: string) => value !== undefined && value !== null && String(value).trim() !== unset;
+	return [
+		...(set(fields.originalSubfolder, '') ? [fieldLabel(ORIGINAL_SUBFOLDER)] : []),
+		...(set(fields.originalType, 'input') ? [fieldLabel(ORIGINAL_TYPE)] : []),
+		...(set(fields.subfolder, '') ? [fieldLabel(SUBFOLDER)] : []),
+		...(set(fields.type, 'input') ? [fieldLabel(UPLOAD_TYPE)] : []),
+	];
+}
+
+/** v2: the mask as an asset tagged `mask`; the item carries its record and the reference a graph takes. */
+async function uploadMaskAsset(context: IExecuteFunctions, itemIndex: number, fields: IDataObject): Promise<INodeExecutionData[]> {
+	refuseFieldsV2Lacks(context, itemIndex, 'Upload Mask', fieldsV2Lacks(fields));
+	const binaryPropertyName = optionalText(
+		context,
+		itemIndex,
+		binaryPropertyProperty.displayName,
+		context.getNodeParameter('binaryPropertyName', itemIndex, 'data'),
+	);
+	const asset = await uploadAsset(context, itemIndex, {
+		binaryPropertyName,
+		field: 'Input Binary Field',
+		tags: ['mask'],
+		fileName: checkedField(context, itemIndex, FILE_NAME, fields.fileName) as string | undefined,
+		expiresIn: checkedField(context, itemIndex, EXPIRES_IN, fields.expiresIn) as number | undefined,
+	});
+	return [{ json: { ...asset, asset_reference: assetReference(asset as { id: string; file_path?: string | null }) } }];
 }

@@ -156,10 +156,10 @@ export const FILE_REQUESTS_AT_ONCE = 6;
 
 type Limiter = ReturnType<typeof createLimiter>;
 
-/** One limiter per node run (n8n gives each run its own context object). */
+/** One limiter per node run (n8n gives each run its own context object), shared by v1 files and v2 assets. */
 const limiters = new WeakMap<object, Limiter>();
 
-function fileLimiter(context: RunContext): Limiter {
+export function fileLimiter(context: RunContext): Limiter {
 	let limiter = limiters.get(context);
 	if (!limiter) limiters.set(context, (limiter = createLimiter(FILE_REQUESTS_AT_ONCE)));
 	return limiter;
