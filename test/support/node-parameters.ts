@@ -30,10 +30,13 @@ function versionMatches(conditions: unknown[], version: number): boolean {
 
 /** Whether `property` shows for `parameters` (unset ones at their defaults) in `version` of the node. */
 export function shows(description: INodeTypeDescription, property: INodeProperties, parameters: Parameters, version: number): boolean {
-	const valueOf = (name: string): unknown =>
-		name in parameters
+	// A collection option's rule may name a top-level parameter by its root path ("/apiGeneration").
+	const valueOf = (path: string): unknown => {
+		const name = path.replace(/^\//, '');
+		return name in parameters
 			? parameters[name]
 			: description.properties.find((p) => p.name === name && shows(description, p, parameters, version))?.default;
+	};
 	const test = (rules: Record<string, unknown[] | undefined> | undefined, wanted: boolean): boolean =>
 		Object.entries(rules ?? {}).every(([name, allowed]) => {
 			const hit = name === '@version' ? versionMatches(allowed ?? [], version) : (allowed ?? []).includes(valueOf(name) as never);
@@ -70,6 +73,8 @@ export function visibleFields(description: INodeTypeDescription, parameters: Par
 		if (property.name === 'resource' || property.name === 'operation' || !shows(description, property, parameters, version)) continue;
 		if (property.type === 'collection') {
 			for (const option of (property.options ?? []) as INodeProperties[]) {
+				// An option hidden here (one for the other API generation) is dropped by n8n: no field of this run.
+				if (!shows(description, option, parameters, version)) continue;
 				fields.push({ property: option, in: property, displayName: option.displayName });
 			}
 		} else {
