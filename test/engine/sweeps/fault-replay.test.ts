@@ -491,6 +491,26 @@ function judgeV2(run: Run, rule: (name: string, text: string) => void): void {
 	if (run.offContract && run.offContract.length > 0) rule('request_off_contract', run.offContract.slice(0, 3).join('; ').slice(0, 400));
 }
 
+/**
+ * Defects of the package the v2 replay found, each kept failing in its own case below
+ * ('v2 defects found by the replay') and in a full run: left out of the seeded sample so that
+ * `npm test` does not turn red at random on a defect already reported. Remove one when it is fixed.
+ */
+const KNOWN_V2_DEFECTS: Array<{ request: RegExp; faults: RegExp }> = [
+	// A silent asset /content is resumed 3 times, each a whole request limit of silence (helpers/assets/asset-files.ts).
+	{ request: /^GET \/api\/v2\/assets\/[^/]+\/content$/, faults: /^stall-\w+ 200$/ },
+	// A silent event stream is believed until Max Wait: no read of the job (helpers/v2-jobs/follow-job.ts, watchEvents).
+	{ request: /^GET \/api\/v2\/jobs\/[^/]+\/events$/, faults: /^stall-\w+ 200$/ },
+];
+const knownDefect = (path: SweepPath, exchange: Exchange | undefined, fault: Fault) =>
+	path.flavour === 'v2' &&
+	exchange !== undefined &&
+	KNOWN_V2_DEFECTS.some(
+		(known) =>
+			known.request.test(`${exchange.method} ${exchange.path}`) &&
+			known.faults.test(`${fault.kind} ${'status' in fault ? fault.status : ''}`),
+	);
+
 /** Paths judged by their clean run alone (refused input, unknown ids, foreign jobs, the memory flood, scope). */
 const judgedClean = (path: SweepPath) => Boolean(path.refused || path.unknownId || path.foreignJob || path.floodMemory || path.scope);
 
@@ -566,6 +586,7 @@ describe(`fault replay, ${FULL ? 'full' : 'seeded sample'} (seed ${SEED}; replay
 							.filter((replay) => faultFits(path, replay.fault));
 			if (KIND_FILTER) replays = replays.filter((replay) => KIND_FILTER.test(`${replay.fault.kind} ${describeFault(replay.fault)}`));
 			figures.faults_available += replays.length;
+			if (!FULL) replays = replays.filter((replay) => !knownDefect(path, clean.log[replay.index], replay.fault));
 			if (!FULL) {
 				const pick = replays.map((replay) => ({ replay, order: drawFor(path)() })).sort((a, b) => a.order - b.order);
 				const count = (meaning: boolean) => (path.foreignJob || path.unknownId ? 0 : meaning ? SAMPLE_MEANING : SAMPLE_FAULTS);
@@ -592,25 +613,48 @@ describe(`fault replay, ${FULL ? 'full' : 'seeded sample'} (seed ${SEED}; replay
 	);
 });
 
+/** One replay of the path named `name` with `fault` at its first request to a path ending in `tail`: the run and what the oracle says. */
+async function replayAt(name: string, tail: string, fault: Fault) {
+	const path = ALL_PATHS.find((candidate) => candidate.name === name);
+	if (!path) throw new Error(`the path ${name} is not enumerated`);
+	const world = worlds[path.flavour];
+	const clean = await runOnce(world, path, 15_000);
+	const armed = { index: clean.log.find((exchange) => exchange.path.endsWith(tail))!.index, fault };
+	const run = await runOnce(world, path, clean.elapsed + READ_MS + MAX_WAIT_MS + 3_000, armed);
+	return { run, broken: await judge(world, path, run, undefined, armed) };
+}
+
 /**
- * A defect the v2 replay found (issue 45), kept as its own case until the package is fixed
- * (helpers/assets/asset-files.ts): an asset's `/content` that stays silent is asked again as
- * "resumed" 3 times, each with a whole request limit of silence, so Download Output waits 4 request
- * limits (4 minutes at the stated 60 s) where a read with its retries ends within the read limit
- * (3 minutes). `test.failing` passes while the defect is there: when this fails, make it `test`.
+ * Defects of the package the v2 replay found (issue 45), each its own case until the package is
+ * fixed (KNOWN_V2_DEFECTS keeps them out of the seeded sample). `test.failing` passes while the
+ * defect is there: when one fails, the defect is fixed: make it `test` and drop its KNOWN_V2_DEFECTS entry.
  */
 describe('v2 defects found by the replay', () => {
+	// helpers/assets/asset-files.ts: a silent `/content` is "resumed" 3 times, each with a whole
+	// request limit of silence: Download Output waits 4 request limits (4 minutes at the stated 60 s)
+	// where a read with its retries ends within the read limit (3 minutes).
 	test.failing(
 		'Download Output [v2]: a silent /content is a read bounded by the read limit, its resumes included',
 		async () => {
-			const path = ALL_PATHS.find((candidate) => candidate.name === 'hostCloud file downloadOutput [v2] node');
-			if (!path) throw new Error('the path hostCloud file downloadOutput [v2] node is not enumerated');
-			const world = worlds.v2;
-			const clean = await runOnce(world, path, 15_000);
-			const content = clean.log.find((exchange) => exchange.path.endsWith('/content'))!;
-			const armed = { index: content.index, fault: { kind: 'stall-headers', status: 200 } as Fault };
-			const run = await runOnce(world, path, clean.elapsed + READ_MS + MAX_WAIT_MS + 3_000, armed);
-			expect(await judge(world, path, run, undefined, armed)).toEqual([]);
+			const { broken } = await replayAt('hostCloud file downloadOutput [v2] node', '/content', { kind: 'stall-headers', status: 200 });
+			expect(broken).toEqual([]);
+		},
+		60_000,
+	);
+
+	// helpers/v2-jobs/follow-job.ts (watchEvents) reads the stream until a terminal status, its end
+	// or Max Wait: a stream that opens and then says nothing (a buffering proxy, a half-open
+	// connection) is believed until Max Wait with no read of the job (v1's socket has its silence
+	// check). The user sees the item wait its whole Max Wait, then fail, for a job that succeeded at once.
+	test.failing(
+		'Execute [v2]: a silent event stream is re-synced with a read of the job within the request limit',
+		async () => {
+			const { run, broken } = await replayAt('hostCloud workflow execute [v2] node, URLs only', '/events', {
+				kind: 'stall-body',
+				status: 200,
+			});
+			expect(broken).toEqual([]);
+			expect(run.outcome?.items[0]?.json).toMatchObject({ status: 'succeeded' });
 		},
 		60_000,
 	);
