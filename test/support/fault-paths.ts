@@ -1,7 +1,7 @@
 /**
  * The paths of the replaying fault injector (issue 34), found from the nodes' own descriptions:
  * every operation of every node, Host Media in each wait mode, Host Cloud on each flavour, as a
- * node and as a tool; the resume webhook (the waiting media execution), the Host Task Trigger, the
+ * node and as a tool, and on the v2 jobs API (`v2Paths`: what v2 serves, and what it refuses by name); the resume webhook (the waiting media execution), the Host Task Trigger, the
  * Host Cloud Trigger on each flavour (fault-cloud-trigger.ts) and the credential tests; plus a refused-input variant (Put Files in Field `__proto__`) per media submit
  * and a saved workflow with a node of type `constructor` per Host Cloud submit,
  * a failing task per image submit, and status reads of an id the service does not know. Each path

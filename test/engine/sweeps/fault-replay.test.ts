@@ -15,7 +15,12 @@
  * markup; no file passed on shorter than served, no music take with a hole passed as success; a
  * status read of an unknown id is not "completed"; a tool neither lists nor cancels a job it did not start.
  *
- * `npm test` runs a seeded sample (seed in the test names, BAD_INPUT_SEED replays it);
+ * v2 (issue 45): Host Cloud on the v2 jobs API is a world of its own (the v2 simulator's cloud
+ * surface behind the proxy), with its own rules: never a second job for one item nor a second asset
+ * for one upload, and every request the package sends within the contract (test/support/v2-contract.ts).
+ *
+ * `npm test` runs a seeded sample (seed in the test names, BAD_INPUT_SEED replays it; FAULT_SAMPLE_V2_PATHS
+ * of v2's paths, drawn from a sequence of their own so the v1 sample stays what its seed gave);
  * `FAULT_REPLAY=full` (in `npm run reliability`) every path × request index × fault.
  * `FAULT_PATHS=<regex>` narrows the paths, `FAULT_KINDS=<regex>` the faults; `FAULT_DEBUG=1` prints
  * the requests of each run that broke a rule (times from its first request).
