@@ -42,6 +42,7 @@ import { createSelfHostedArea } from './self-hosted/area';
 import { proxySecretHeaders } from './self-hosted/gate';
 import { SignedStorage } from './shared/storage';
 import { createV2Area, type V2Area, type V2View } from './v2/area';
+import { sendRefusal } from './v2/kit';
 
 export type {
 	Flavour,
@@ -190,10 +191,10 @@ function maskSecrets(text: string, accounts: Account[]): string {
 	return out;
 }
 
-/** Which random 5xx of a chaos run a GET may get: job status reads and file lookups. */
+/** Which random 5xx of a chaos run a GET may get: job status reads and file lookups (v2: job reads and asset content, under any mount prefix). */
 function chaosHttpKind(path: string): 'status5xx' | 'view5xx' | undefined {
-	if (/^\/api\/job\/[^/]+\/status$/.test(path)) return 'status5xx';
-	return path === '/api/view' ? 'view5xx' : undefined;
+	if (/^\/api\/job\/[^/]+\/status$/.test(path) || /\/api\/v2\/jobs\/[^/]+$/.test(path)) return 'status5xx';
+	return path === '/api/view' || /\/api\/v2\/assets\/[^/]+\/content$/.test(path) ? 'view5xx' : undefined;
 }
 
 function matchesPrefix(path: string, prefix?: string): boolean {
@@ -274,6 +275,9 @@ export async function startSimulator(options: SimulatorOptions | V2SimulatorOpti
 				}
 				const chaosKind = host === 'service' && req.method === 'GET' ? chaosHttpKind(url.pathname) : undefined;
 				if (chaosKind && faults.chaos?.roll(chaosKind)) {
+					// v2 types every error (ErrorEnvelope): its 5xx is 500 upstream_error.
+					if (o.flavour === 'v2')
+						return sendRefusal(res, { status: 500, code: 'upstream_error', message: 'An upstream service failed (injected fault).' });
 					res.writeHead(503, { 'content-type': 'text/plain' });
 					return void res.end('Service temporarily unavailable (injected fault)');
 				}

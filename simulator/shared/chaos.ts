@@ -14,10 +14,12 @@ export interface ChaosRates {
 	duplicateMessage?: number;
 	/** Per `executed` message sent: it and everything after it on the sockets are held back `delayMs`. */
 	delayExecuted?: number;
-	/** Per GET /api/job/{id}/status: answered 503. */
+	/** Per GET /api/job/{id}/status (v2: GET /api/v2/jobs/{id}): answered 503 (v2: the contract's 500 upstream_error). */
 	status5xx?: number;
-	/** Per GET /api/view: answered 503. */
+	/** Per GET /api/view (v2: GET /api/v2/assets/{id}/content): answered 503 (v2: the contract's 500 upstream_error). */
 	view5xx?: number;
+	/** v2, per event stream opened: the connection is cut after its first event (as the v2DropStream fault). */
+	dropStream?: number;
 	/** Per storage download: the connection is cut after half the bytes. */
 	storageReset?: number;
 	/** Per submitted job: it fails with an execution_error at its last node. */
@@ -64,6 +66,7 @@ export class ChaosFaults {
 		delayExecuted: 0,
 		status5xx: 0,
 		view5xx: 0,
+		dropStream: 0,
 		storageReset: 0,
 		executionError: 0,
 		taskStatus5xx: 0,

@@ -217,7 +217,8 @@ export function createV2Area(ctx: AreaContext): V2Area {
 			const message = `You already have ${max} event streams open, the most allowed: close one, or poll GET /api/v2/jobs/{id}.`;
 			return sendRefusal(res, { status: 429, code: 'too_many_streams', message, retryAfter: retryAfter(kit) });
 		}
-		const drop = ctx.faults.v2DropStream;
+		// The one-shot fault, or a chaos run's random cut (after the first event, as the fault does).
+		const drop = ctx.faults.v2DropStream ?? (ctx.faults.chaos?.roll('dropStream') ? { afterEvents: 1 } : undefined);
 		delete ctx.faults.v2DropStream;
 		streams.open(res, job, drop?.afterEvents);
 	}

@@ -190,7 +190,9 @@ export function createSubmit(kit: V2Kit): Submit {
 
 	function run(accepted: Accepted, account: Account) {
 		const { faults } = kit.ctx;
-		const fail = faults.v2FailNextJob;
+		// The one-shot fault, or a chaos run's random failure at the last node.
+		const fail =
+			faults.v2FailNextJob ?? (faults.chaos?.roll('executionError') ? { message: 'Out of GPU memory (injected fault).' } : undefined);
 		if (fail) {
 			delete faults.v2FailNextJob;
 			kit.board.failNextJob({

@@ -61,7 +61,10 @@ export interface MeaningClean {
 /** The ids of every job and task the service holds. */
 export function jobsOf(sim: Simulator): string[] {
 	const music = Array.from({ length: sim.proxy.musicStats.started }, (_, at) => `music-${at}`);
-	return [...sim.cloud.jobs.keys(), ...sim.proxy.imageTasks.keys(), ...sim.proxy.videoTasks.keys(), ...music];
+	// v2 (issue 45): the jobs of the v2 view, each once (they run on the cloud's engine too).
+	const v2 = (sim as { v2?: { jobs: ReadonlyMap<string, unknown> } }).v2;
+	const jobs = new Set([...sim.cloud.jobs.keys(), ...(v2?.jobs.keys() ?? [])]);
+	return [...jobs, ...sim.proxy.imageTasks.keys(), ...sim.proxy.videoTasks.keys(), ...music];
 }
 
 /** "Still running" or a status it cannot read is no success; nor is an item that says in words its files are missing. */

@@ -1,19 +1,21 @@
 /**
  * The paths of the replaying fault injector (issue 34), found from the nodes' own descriptions:
  * every operation of every node, Host Media in each wait mode, Host Cloud on each flavour, as a
- * node and as a tool; the resume webhook (the waiting media execution), the Host Task Trigger, the
+ * node and as a tool, and on the v2 jobs API (`v2Paths`: what v2 serves, and what it refuses by name); the resume webhook (the waiting media execution), the Host Task Trigger, the
  * Host Cloud Trigger on each flavour (fault-cloud-trigger.ts) and the credential tests; plus a refused-input variant (Put Files in Field `__proto__`) per media submit
  * and a saved workflow with a node of type `constructor` per Host Cloud submit,
  * a failing task per image submit, and status reads of an id the service does not know. Each path
  * runs once against the simulator behind the fault proxy, in a bounded time.
  */
+import { randomUUID } from 'node:crypto';
+
 import type { IDataObject, INodeExecutionData } from 'n8n-workflow';
 
 import { DEFAULT_PUBLISHING_TOKEN } from '../../simulator/registry/area';
-import type { Simulator } from '../../simulator/server';
+import type { Simulator, V2Simulator } from '../../simulator/server';
 import type { EngineHarness } from './engine';
 import { ActiveTrigger } from './active-trigger';
-import { storedFiles } from './cloud';
+import { storedFiles, txt2img } from './cloud';
 import { hostCloudCredential } from './cloud-credential';
 import { CLOUD_REPEAT_LOOK_MS, directSubmit, FLOOD_ROUNDS, runJobFinished, runMemoryFlood } from './fault-cloud-trigger';
 import type { FaultProxy } from './fault-proxy';
@@ -24,7 +26,8 @@ import { startWaitingExecution } from './waiting-execution';
 import { uiNode, uiTxt2img } from './ui-workflows';
 import { hostApiCredential } from './credential-fixtures';
 
-export type Flavour = 'cloud' | 'self-hosted';
+/** `v2`: the v2 jobs API (the simulator's v2 flavour, cloud surface; the Host Cloud V2 API credential). */
+export type Flavour = 'cloud' | 'self-hosted' | 'v2';
 
 export interface SweepPath {
 	name: string;
@@ -99,6 +102,12 @@ const MEDIA_WAIT = { pollIntervalSeconds: 0.3, maxWaitMinutes: 0.02 };
 const TOOL_WAIT = { toolWaitSeconds: 1 };
 
 export function addWorldCredentials(harness: EngineHarness, sim: Simulator, proxy: FaultProxy): Omit<World, 'sim' | 'proxy' | 'harness'> {
+	if ((sim.flavour as string) === 'v2')
+		return {
+			cloudCredential: harness.addCredential('hostCloudV2Api', { baseUrl: proxy.urls.api, apiKey: sim.apiKey }, 'Host Cloud V2 API'),
+			hostCredential: '',
+			secrets: [sim.apiKey],
+		};
 	const cloud = hostCloudCredential({ flavour: sim.flavour, baseUrl: proxy.urls.api, apiKey: sim.apiKey, proxy: sim.options.proxyAuth });
 	const proxyHeader = sim.options.proxyAuth && 'value' in sim.options.proxyAuth ? [sim.options.proxyAuth.value] : [];
 	return {
@@ -260,10 +269,11 @@ export function enumeratePaths(harness: EngineHarness): SweepPath[] {
 		pollMs: 2_000,
 		listensMs: FLOOD_ROUNDS * 3_000,
 	});
-	paths.push(...scopePaths(harness), ...listingPaths(harness), ...editorPaths(harness));
+	paths.push(...scopePaths(harness), ...listingPaths(harness), ...editorPaths(harness), ...v2Paths(harness));
 	for (const type of ['hostCloudApi', 'hostApi'])
 		for (const flavour of type === 'hostCloudApi' ? (['cloud', 'self-hosted'] as const) : (['cloud'] as const))
 			paths.push({ name: `credential test ${type} [${flavour}]`, flavour, kind: 'credential', type, parameters: {} });
+	paths.push({ name: 'credential test hostCloudV2Api [v2]', flavour: 'v2', kind: 'credential', type: 'hostCloudV2Api', parameters: {} });
 	return paths;
 }
 
@@ -389,6 +399,7 @@ function lostSubmitBeside(differs: 'execution' | 'workflow' | 'install'): FaultP
 export async function prepare(world: World, path: SweepPath): Promise<Prepared> {
 	const { sim } = world;
 	const parameters = { ...path.parameters };
+	if (path.flavour === 'v2') return { parameters: await prepareV2(sim, path, parameters) };
 	if (path.type === 'hostRegistry') {
 		sim.registry.seedPublisher({ id: 'acme', name: 'Acme' });
 		sim.registry.seedNodes('acme', 1, { id: 'my-node' });
@@ -463,7 +474,8 @@ export async function runPath(
 	ending: Array<() => Promise<void>>,
 ): Promise<PathOutcome> {
 	const { harness, cloudCredential, hostCredential } = world;
-	const credentials: Record<string, string> = path.type === 'hostCloud' ? { hostCloudApi: cloudCredential } : { hostApi: hostCredential };
+	const cloudType = path.flavour === 'v2' ? 'hostCloudV2Api' : 'hostCloudApi';
+	const credentials: Record<string, string> = path.type === 'hostCloud' ? { [cloudType]: cloudCredential } : { hostApi: hostCredential };
 	const wordsOf = (error: unknown, items: INodeExecutionData[]) => {
 		const shown = error as { message?: string; description?: string } | undefined;
 		const itemWords = items.map((item) => `${String(item.json.error ?? '')} ${String(item.json.errorDetails ?? '')}`);
@@ -472,14 +484,16 @@ export async function runPath(
 	if (path.kind === 'editor') return await runEditorCall(world, path, parameters, credentials);
 	if (path.kind === 'credential') {
 		const data =
-			path.type === 'hostApi'
-				? hostApiCredential({ accessToken: world.sim.accessToken, registryUrl: world.proxy.urls.registry, publisherId: 'acme' })
-				: hostCloudCredential({
-						flavour: world.sim.flavour,
-						baseUrl: world.proxy.urls.api,
-						apiKey: world.sim.apiKey,
-						proxy: world.sim.options.proxyAuth,
-					});
+			path.type === 'hostCloudV2Api'
+				? { baseUrl: world.proxy.urls.api, apiKey: world.sim.apiKey }
+				: path.type === 'hostApi'
+					? hostApiCredential({ accessToken: world.sim.accessToken, registryUrl: world.proxy.urls.registry, publisherId: 'acme' })
+					: hostCloudCredential({
+							flavour: world.sim.flavour,
+							baseUrl: world.proxy.urls.api,
+							apiKey: world.sim.apiKey,
+							proxy: world.sim.options.proxyAuth,
+						});
 		const result = await harness.testCredential(path.type, data);
 		const items = [{ json: { ...result, ...(result.status === 'OK' ? {} : { error: result.message }) } }];
 		return { items, words: result.message, error: undefined };
@@ -563,4 +577,80 @@ async function runEditorCall(
 		const shown = error as { message?: string; description?: string };
 		return { items: [], error, words: `${shown.message ?? ''} ${shown.description ?? ''}` };
 	}
+}
+
+/** The operations v2 serves (docs/host-cloud.md); every other one is refused by name on v2 before anything is sent. */
+export const V2_SERVED: ReadonlyArray<[string, string]> = [
+	['workflow', 'execute'],
+	['workflow', 'submit'],
+	['workflow', 'waitForCompletion'],
+	['workflow', 'getStatus'],
+	['queue', 'cancelJobs'],
+	['file', 'uploadImage'],
+	['file', 'uploadMask'],
+	['file', 'getOutputUrl'],
+	['file', 'downloadOutput'],
+];
+/** A job id of the contract's form that the simulator never made. */
+export const V2_UNKNOWN_JOB = '00000000-0000-4000-8000-00000000dead';
+
+/**
+ * Host Cloud on v2 (issue 45), its operations found from the node's description with
+ * `apiGeneration: 'v2'`: each one v2 serves as a node (Execute with links and with files), Execute
+ * as a tool, a status read of a job the server never made, a saved (UI-format) workflow refused
+ * before anything is sent, and every operation v2 does not serve refused by name, sending nothing.
+ */
+function v2Paths(harness: EngineHarness): SweepPath[] {
+	const paths: SweepPath[] = [];
+	const served = (resource: string, operation: string) => V2_SERVED.some(([r, o]) => r === resource && o === operation);
+	for (const [resource, operation] of operationsOf(nodeDescription(harness, 'hostCloud'))) {
+		const base = { ...sweepBase(harness, 'hostCloud', resource, operation), apiGeneration: 'v2', waitOptions: CLOUD_WAIT } as IDataObject;
+		const name = `hostCloud ${resource} ${operation} [v2]`;
+		const path = (more: Partial<SweepPath> & { name: string }): SweepPath => ({
+			flavour: 'v2',
+			kind: 'node',
+			type: 'hostCloud',
+			parameters: base,
+			...more,
+		});
+		if (!served(resource, operation)) {
+			paths.push(path({ name: `${name} node, refused by name`, refused: true }));
+			continue;
+		}
+		if (operation === 'execute') {
+			paths.push(path({ name: `${name} node, files`, parameters: { ...base, downloadFiles: true } }));
+			paths.push(path({ name: `${name} node, URLs only`, parameters: { ...base, downloadFiles: false } }));
+			paths.push(path({ name: `${name} tool`, kind: 'tool', parameters: { ...base, ...TOOL_WAIT } }));
+		} else paths.push(path({ name: `${name} node` }));
+		if (operation === 'submit' || operation === 'execute')
+			paths.push(
+				path({
+					name: `${name} node, a saved (UI-format) workflow`,
+					parameters: { ...base, workflow: JSON.stringify(uiTxt2img()) },
+					refused: true,
+				}),
+			);
+		if (operation === 'getStatus' || operation === 'waitForCompletion')
+			paths.push(
+				path({ name: `${name} node, a job the server never made`, parameters: { ...base, promptId: V2_UNKNOWN_JOB }, unknownId: true }),
+			);
+	}
+	return paths;
+}
+
+/** v2: a job submitted and ended before the run (its id and first output's asset), for the operations that name one. */
+async function prepareV2(sim: Simulator, path: SweepPath, parameters: IDataObject): Promise<IDataObject> {
+	const names = ['promptId', 'promptIds', 'assetId'].filter((name) => name in parameters || /getOutputUrl|downloadOutput/.test(path.name));
+	if (names.length === 0 || path.unknownId || path.refused) return parameters;
+	const answer = await fetch(`${sim.baseUrl}/api/v2/jobs`, {
+		method: 'POST',
+		headers: { authorization: `Bearer ${sim.apiKey}`, 'content-type': 'application/json', 'idempotency-key': randomUUID() },
+		body: JSON.stringify({ workflow: txt2img() }),
+	});
+	const id = ((await answer.json()) as { id: string }).id;
+	const jobs = (sim as unknown as V2Simulator).v2.jobs;
+	const deadline = Date.now() + 3_000;
+	while (jobs.get(id)?.status !== 'succeeded' && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 10));
+	const asset = jobs.get(id)?.outputs[0]?.asset.id;
+	return { ...parameters, promptId: id, promptIds: id, ...(asset ? { assetId: asset } : {}) };
 }

@@ -621,6 +621,8 @@ export function answerIsBroken(fault: Fault, exchange?: Pick<Exchange, 'path' | 
 		return RELIED_ON.test(last);
 	}
 	if (fault.kind === 'proto') {
+		// v2: an asset's job_id is optional (the contract requires it of no Asset; an upload has none): renamed away, it is absent.
+		if (fault.target.key && last === 'job_id' && /\/api\/v2\/assets\/[^/]+$/.test(exchange?.path ?? '')) return false;
 		if (registry) return fault.target.key ? last === 'id' : /status/i.test(last);
 		// An id key renamed away while another id key of the same object still names the same thing says nothing less.
 		if (fault.target.key && /id$/i.test(last) && anotherIdNames(exchange, fault.target)) return false;

@@ -15,7 +15,12 @@
  * markup; no file passed on shorter than served, no music take with a hole passed as success; a
  * status read of an unknown id is not "completed"; a tool neither lists nor cancels a job it did not start.
  *
- * `npm test` runs a seeded sample (seed in the test names, BAD_INPUT_SEED replays it);
+ * v2 (issue 45): Host Cloud on the v2 jobs API is a world of its own (the v2 simulator's cloud
+ * surface behind the proxy), with its own rules: never a second job for one item nor a second asset
+ * for one upload, and every request the package sends within the contract (test/support/v2-contract.ts).
+ *
+ * `npm test` runs a seeded sample (seed in the test names, BAD_INPUT_SEED replays it; FAULT_SAMPLE_V2_PATHS
+ * of v2's paths, drawn from a sequence of their own so the v1 sample stays what its seed gave);
  * `FAULT_REPLAY=full` (in `npm run reliability`) every path × request index × fault.
  * `FAULT_PATHS=<regex>` narrows the paths, `FAULT_KINDS=<regex>` the faults; `FAULT_DEBUG=1` prints
  * the requests of each run that broke a rule (times from its first request).
@@ -25,7 +30,7 @@ import type { INodeExecutionData } from 'n8n-workflow';
 import { SECOND_LOOK_MS } from '../../../nodes/HostCloud/helpers/ownership/lost-submit';
 import { RETRY_DELAYS_MS } from '../../../nodes/shared/transport/retry';
 import { REQUEST_TIME_LIMIT } from '../../../nodes/shared/transport/transport';
-import { startSimulator } from '../../../simulator/server';
+import { startSimulator, type Simulator, type V2Simulator } from '../../../simulator/server';
 import { seededRandom } from '../../../simulator/shared/chaos';
 import { EngineHarness, readBinary } from '../../support/engine';
 import { registerToolTypes } from '../../support/tools';
@@ -36,6 +41,7 @@ import {
 	prepare,
 	runPath,
 	type PathOutcome,
+	type Flavour,
 	type SweepPath,
 	type World,
 } from '../../support/fault-paths';
@@ -62,11 +68,14 @@ import {
 import { echoForms } from '../../support/hostile-service';
 import { judgeShown, SEED } from '../../support/hostile-structures';
 import { recordedReliability, recordReliability } from '../../support/reliability';
+import { requestBreaches } from '../../support/v2-contract';
 
 const FULL = process.env.FAULT_REPLAY === 'full';
 /** Places of one answer a structural fault goes to (the most telling keys first). */
 const TARGETS = Number(process.env.FAULT_TARGETS ?? (FULL ? 6 : 4));
 const SAMPLE_PATHS = Number(process.env.FAULT_SAMPLE_PATHS ?? 24);
+/** v2's paths in the sample (issue 45), drawn after the others so the v1 sample stays the one its seed gave. */
+const SAMPLE_V2_PATHS = Number(process.env.FAULT_SAMPLE_V2_PATHS ?? 4);
 const SAMPLE_FAULTS = Number(process.env.FAULT_SAMPLE_FAULTS ?? 2);
 /** Faults of meaning per path in the sample (issue 43), beside the SAMPLE_FAULTS of time, size and shape. */
 const SAMPLE_MEANING = Number(process.env.FAULT_SAMPLE_MEANING ?? 2);
@@ -98,11 +107,12 @@ const KIB64 = 64 * 1024;
  * queue read (and a history read on a self-hosted server) made once, within a request's limit.
  */
 const LOST_SUBMIT_MS = 2 * SECOND_LOOK_MS + 5 * MS;
-const isSubmit = (exchange: Exchange | undefined) => exchange?.method === 'POST' && /\/(api\/)?prompt$/.test(exchange.path);
+const isSubmit = (exchange: Exchange | undefined) =>
+	exchange?.method === 'POST' && /\/(api\/)?prompt$|\/api\/v2\/jobs$/.test(exchange.path);
 
 const harness = new EngineHarness();
 registerToolTypes(harness);
-const worlds = {} as Record<'cloud' | 'self-hosted', World>;
+const worlds = {} as Record<Flavour, World>;
 const saved = { ms: LIMIT.ms, readMs: LIMIT.readMs, retry: [...RETRY_DELAYS_MS] };
 const figures = {
 	paths: 0,
@@ -118,15 +128,19 @@ beforeAll(async () => {
 	LIMIT.ms = MS;
 	LIMIT.readMs = READ_MS;
 	(RETRY_DELAYS_MS as unknown as number[]).splice(0, RETRY_DELAYS_MS.length, ...SCALED_RETRY);
-	for (const flavour of ['cloud', 'self-hosted'] as const) {
-		const sim = await startSimulator({
-			flavour,
-			nodeMs: 5,
-			imageStepMs: 15,
-			videoStepMs: 15,
-			notifyBackoffMs: 20,
-			...(flavour === 'self-hosted' ? { proxyAuth: PROXY_HEADER } : {}),
-		});
+	for (const flavour of ['cloud', 'self-hosted', 'v2'] as const) {
+		const sim = (
+			flavour === 'v2'
+				? await startSimulator({ flavour, nodeMs: 5, v2: { surface: 'cloud' } })
+				: await startSimulator({
+						flavour,
+						nodeMs: 5,
+						imageStepMs: 15,
+						videoStepMs: 15,
+						notifyBackoffMs: 20,
+						...(flavour === 'self-hosted' ? { proxyAuth: PROXY_HEADER } : {}),
+					})
+		) as Simulator;
 		const proxy = await startFaultProxy({ api: sim.baseUrl, registry: sim.registryUrl, storage: sim.storageUrl });
 		worlds[flavour] = { sim, proxy, harness, ...addWorldCredentials(harness, sim, proxy) };
 	}
@@ -155,7 +169,16 @@ interface Run extends MeaningRun {
 	elapsed: number;
 	log: Exchange[];
 	endedAt: number;
+	/** v2: assets uploaded in the run (outputs aside), and the package's requests that broke the contract. */
+	uploads?: number;
+	offContract?: string[];
 }
+
+/** The v2 view of a world's simulator (undefined on v1). */
+const v2Of = (world: World) => (world.sim as unknown as Partial<V2Simulator>).v2;
+/** Assets a client uploaded (tagged input or mask), not a job's outputs. */
+const uploadsOf = (world: World) =>
+	[...(v2Of(world)?.assets.values() ?? [])].filter((asset) => asset.tags.some((tag) => tag !== 'output')).length;
 
 /** One bounded run of a path, with `armed` (undefined: clean). */
 async function runOnce(
@@ -169,6 +192,7 @@ async function runOnce(
 	const { parameters, foreign, hook } = await prepare(world, path);
 	const fault = armed?.fault;
 	const jobsBefore = jobsOf(world.sim);
+	const uploadsBefore = uploadsOf(world);
 	world.proxy.arm(armed && fault && (armed.index < 0 ? { request: 'UPGRADE', fault } : { index: armed.index, fault }));
 	if (hook) world.proxy.hook = hook;
 	const stop = new AbortController();
@@ -197,6 +221,9 @@ async function runOnce(
 			jobs: jobsOf(world.sim).filter((id) => !jobsBefore.includes(id)),
 			fault,
 			upgrades: world.proxy.upgrades.length,
+			...(v2Of(world)
+				? { uploads: uploadsOf(world) - uploadsBefore, offContract: requestBreaches(world.sim as unknown as V2Simulator) }
+				: {}),
 		};
 	} finally {
 		clearTimeout(timer);
@@ -346,6 +373,7 @@ async function judge(
 			'open_after_stop',
 			`${run.openAfterStop.length} request(s) still open ${STOP_GRACE_MS} ms after n8n stopped the run: ${run.openAfterStop.map((e) => `${e.index} ${e.method} ${e.path}`).join(', ')}`,
 		);
+	if (path.flavour === 'v2') judgeV2(run, rule);
 	const outcome = run.outcome;
 	if (!outcome) {
 		if (path.editor?.listSearch) judgeMeaning({ path, run, clean, armed, success: false, rule });
@@ -364,7 +392,8 @@ async function judge(
 		rule('judge_shown', (error as Error).message.split('\n').filter(Boolean).slice(0, 4).join(' ').slice(0, 400));
 	}
 	// Refused input acts on nothing: a read may be needed to judge it (a saved workflow needs the server's node definitions), nothing more.
-	const acted = run.log.filter((e) => e.method !== 'GET' && e.method !== 'HEAD');
+	// On v2 what v2 cannot serve is refused by name before anything is sent, a read included.
+	const acted = run.log.filter((e) => path.flavour === 'v2' || (e.method !== 'GET' && e.method !== 'HEAD'));
 	if (path.refused && acted.length > 0)
 		rule('sent_for_refused_input', `${acted.length} request(s) sent: ${acted.map((e) => `${e.method} ${e.path}`).join(', ')}`);
 	const sizes = outcome.items.map((item) => JSON.stringify(item.json).length);
@@ -416,7 +445,7 @@ async function judge(
 		if (!goodAddress(address)) rule('address_not_http', `passed on ${JSON.stringify(address.slice(0, 120))}`);
 	if (
 		path.unknownId &&
-		outcome.items.some((item) => item.json.error === undefined && /^(completed|success)$/i.test(String(item.json.status ?? '')))
+		outcome.items.some((item) => item.json.error === undefined && /^(completed|success|succeeded)$/i.test(String(item.json.status ?? '')))
 	)
 		rule('success_from_fault', `the unknown id __proto__ answered ${JSON.stringify(outcome.items[0]!.json).slice(0, 200)}`);
 	// What a trigger remembers is bounded by size as well as by count (128 KiB of keys), after any fault.
@@ -456,6 +485,37 @@ async function judge(
 	return broken;
 }
 
+/**
+ * v2's own rules (issue 45): never a second paid job for one item (the run's new jobs in
+ * `sim.v2.jobs` at most its one item), never a second asset for one upload, and every request
+ * the package sent, faults or not, one the contract allows.
+ */
+function judgeV2(run: Run, rule: (name: string, text: string) => void): void {
+	if (run.jobs.length > 1) rule('second_job_for_item', `${run.jobs.length} jobs for one item: ${run.jobs.join(', ')}`);
+	if ((run.uploads ?? 0) > 1) rule('second_asset_for_upload', `${run.uploads} assets for one upload`);
+	if (run.offContract && run.offContract.length > 0) rule('request_off_contract', run.offContract.slice(0, 3).join('; ').slice(0, 400));
+}
+
+/**
+ * Defects of the package the v2 replay found, each kept failing in its own case below
+ * ('v2 defects found by the replay') and in a full run: left out of the seeded sample so that
+ * `npm test` does not turn red at random on a defect already reported. Remove one when it is fixed.
+ */
+const KNOWN_V2_DEFECTS: Array<{ request: RegExp; faults: RegExp }> = [
+	// A silent asset /content is resumed 3 times, each a whole request limit of silence (helpers/assets/asset-files.ts).
+	{ request: /^GET \/api\/v2\/assets\/[^/]+\/content$/, faults: /^stall-\w+ 200$/ },
+	// A silent event stream is believed until Max Wait: no read of the job (helpers/v2-jobs/follow-job.ts, watchEvents).
+	{ request: /^GET \/api\/v2\/jobs\/[^/]+\/events$/, faults: /^stall-\w+ 200$/ },
+];
+const knownDefect = (path: SweepPath, exchange: Exchange | undefined, fault: Fault) =>
+	path.flavour === 'v2' &&
+	exchange !== undefined &&
+	KNOWN_V2_DEFECTS.some(
+		(known) =>
+			known.request.test(`${exchange.method} ${exchange.path}`) &&
+			known.faults.test(`${fault.kind} ${'status' in fault ? fault.status : ''}`),
+	);
+
 /** Paths judged by their clean run alone (refused input, unknown ids, foreign jobs, the memory flood, scope). */
 const judgedClean = (path: SweepPath) => Boolean(path.refused || path.unknownId || path.foreignJob || path.floodMemory || path.scope);
 
@@ -475,15 +535,28 @@ function faultFits(path: SweepPath, fault: Fault): boolean {
 const ALL_PATHS = enumeratePaths(harness).filter((path) => !PATH_FILTER || PATH_FILTER.test(path.name));
 figures.paths = ALL_PATHS.length;
 const random = seededRandom(SEED);
+/** v2's draws come from their own sequence: adding v2 changes nothing of the v1 sample a seed replays. */
+const randomV2 = seededRandom(SEED + 45);
+const drawFor = (path: SweepPath) => (path.flavour === 'v2' ? randomV2 : random);
 /** The sample: every path that needs no replay (refused input, unknown ids, foreign jobs), and SAMPLE_PATHS of the others. */
+const sampled = (paths: SweepPath[], count: number) =>
+	paths
+		.filter((path) => !judgedClean(path))
+		.map((path) => ({ path, order: drawFor(path)() }))
+		.sort((a, b) => a.order - b.order)
+		.slice(0, count)
+		.map(({ path }) => path);
 const PATHS = FULL
 	? ALL_PATHS
 	: ALL_PATHS.filter(judgedClean).concat(
-			ALL_PATHS.filter((path) => !judgedClean(path))
-				.map((path) => ({ path, order: random() }))
-				.sort((a, b) => a.order - b.order)
-				.slice(0, SAMPLE_PATHS)
-				.map(({ path }) => path),
+			sampled(
+				ALL_PATHS.filter((path) => path.flavour !== 'v2'),
+				SAMPLE_PATHS,
+			),
+			sampled(
+				ALL_PATHS.filter((path) => path.flavour === 'v2'),
+				SAMPLE_V2_PATHS,
+			),
 		);
 
 describe(`fault replay, ${FULL ? 'full' : 'seeded sample'} (seed ${SEED}; replay with BAD_INPUT_SEED=${SEED})`, () => {
@@ -518,8 +591,9 @@ describe(`fault replay, ${FULL ? 'full' : 'seeded sample'} (seed ${SEED}; replay
 							.filter((replay) => faultFits(path, replay.fault));
 			if (KIND_FILTER) replays = replays.filter((replay) => KIND_FILTER.test(`${replay.fault.kind} ${describeFault(replay.fault)}`));
 			figures.faults_available += replays.length;
+			if (!FULL) replays = replays.filter((replay) => !knownDefect(path, clean.log[replay.index], replay.fault));
 			if (!FULL) {
-				const pick = replays.map((replay) => ({ replay, order: random() })).sort((a, b) => a.order - b.order);
+				const pick = replays.map((replay) => ({ replay, order: drawFor(path)() })).sort((a, b) => a.order - b.order);
 				const count = (meaning: boolean) => (path.foreignJob || path.unknownId ? 0 : meaning ? SAMPLE_MEANING : SAMPLE_FAULTS);
 				replays = [false, true].flatMap((meaning) =>
 					pick
@@ -542,4 +616,76 @@ describe(`fault replay, ${FULL ? 'full' : 'seeded sample'} (seed ${SEED}; replay
 		},
 		FULL ? 3_600_000 : 60_000,
 	);
+});
+
+/** Replays of the defect cases below that could not reach their request (checked by a test of its own). */
+const replaysMissed: string[] = [];
+/** The defect cases' own v2 world (a simulator and proxy of their own, whatever the sweep left on the shared ones). */
+let defectWorld: World;
+
+/** One replay of the path named `name` with `fault` at its first request to a path ending in `tail`: the run and what the oracle says. */
+async function replayAt(name: string, tail: string, fault: Fault) {
+	const path = ALL_PATHS.find((candidate) => candidate.name === name);
+	if (!path) throw new Error(`the path ${name} is not enumerated`);
+	const world = defectWorld;
+	const clean = await runOnce(world, path, 15_000);
+	const at = clean.log.find((exchange) => exchange.path.endsWith(tail));
+	// A replay that never reaches its request proves nothing: said here, outside the failing expectation.
+	if (!at)
+		replaysMissed.push(
+			`${name}: its clean run made no request to …${tail} (${clean.log.map((e) => `${e.method} ${e.path} ${e.status}`).join(', ')}; ${JSON.stringify(clean.outcome?.items[0]?.json ?? clean.outcome?.words).slice(0, 300)})`,
+		);
+	const armed = { index: at?.index ?? -2, fault };
+	const run = await runOnce(world, path, clean.elapsed + READ_MS + MAX_WAIT_MS + 3_000, armed);
+	return { run, broken: await judge(world, path, run, undefined, armed) };
+}
+
+/**
+ * Defects of the package the v2 replay found (issue 45), each its own case until the package is
+ * fixed (KNOWN_V2_DEFECTS keeps them out of the seeded sample). `test.failing` passes while the
+ * defect is there: when one fails, the defect is fixed: make it `test` and drop its KNOWN_V2_DEFECTS entry.
+ */
+describe('v2 defects found by the replay', () => {
+	beforeAll(async () => {
+		const sim = (await startSimulator({ flavour: 'v2', nodeMs: 5, v2: { surface: 'cloud' } })) as unknown as Simulator;
+		const proxy = await startFaultProxy({ api: sim.baseUrl, registry: sim.registryUrl, storage: sim.storageUrl });
+		defectWorld = { sim, proxy, harness, ...addWorldCredentials(harness, sim, proxy) };
+	});
+	afterAll(async () => {
+		await defectWorld.proxy.close();
+		await defectWorld.sim.close();
+	});
+
+	// helpers/assets/asset-files.ts: a silent `/content` is "resumed" 3 times, each with a whole
+	// request limit of silence: Download Output waits 4 request limits (4 minutes at the stated 60 s)
+	// where a read with its retries ends within the read limit (3 minutes).
+	test.failing(
+		'Download Output [v2]: a silent /content is a read bounded by the read limit, its resumes included',
+		async () => {
+			const { broken } = await replayAt('hostCloud file downloadOutput [v2] node', '/content', { kind: 'stall-headers', status: 200 });
+			expect(broken).toEqual([]);
+		},
+		60_000,
+	);
+
+	// helpers/v2-jobs/follow-job.ts (watchEvents) reads the stream until a terminal status, its end
+	// or Max Wait: a stream that opens and then says nothing (a buffering proxy, a half-open
+	// connection) is believed until Max Wait with no read of the job (v1's socket has its silence
+	// check). The user sees the item wait its whole Max Wait, then fail, for a job that succeeded at once.
+	test.failing(
+		'Execute [v2]: a silent event stream is re-synced with a read of the job within the request limit',
+		async () => {
+			const { run, broken } = await replayAt('hostCloud workflow execute [v2] node, URLs only', '/events', {
+				kind: 'stall-body',
+				status: 200,
+			});
+			expect(broken).toEqual([]);
+			expect(run.outcome?.items[0]?.json).toMatchObject({ status: 'succeeded' });
+		},
+		60_000,
+	);
+
+	test('each defect case above reached the request it faults (else its failing proves nothing)', () => {
+		expect(replaysMissed).toEqual([]);
+	});
 });
