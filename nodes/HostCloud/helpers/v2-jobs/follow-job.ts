@@ -93,26 +93,46 @@ async function watchEvents(context: IExecuteFunctions, jobId: string, itemIndex:
 		() => ends.abort(),
 		() => undefined,
 	);
+	// A stream silent for a Poll Interval is no better than a poll: it ends, and the job is read.
+	const silence = silenceGuard(follow.pollIntervalMs, () => ends.abort(), stop);
 	try {
+		silence.heard();
 		const opened = await openJobEvents(context, jobId, { itemIndex, stop });
 		if (opened.statusCode === 501) follow.events.available = false;
 		if (opened.statusCode === 429 || opened.statusCode === 501) return 'unavailable';
 		try {
-			return await terminalStatusIn(opened.body as AsyncIterable<Buffer>);
+			return await terminalStatusIn(opened.body as AsyncIterable<Buffer>, silence.heard);
 		} finally {
 			opened.abandon?.();
 		}
 	} catch {
-		// A cut stream, or one that could not open: the job is read, which says what became of it.
+		// A cut stream, a silent one, or one that could not open: the job is read, which says what became of it.
 		return 'dropped';
 	} finally {
 		ends.abort();
 	}
 }
 
-/** Reads frames until a terminal status ('terminal'), the end, or a frame not to believe ('dropped'). */
-async function terminalStatusIn(body: AsyncIterable<Buffer>): Promise<StreamEnd> {
+/** Calls `onSilence` once `ms` pass without `heard()`; each `heard()` starts the wait again. `stop` ends it. */
+function silenceGuard(ms: number, onSilence: () => void, stop: AbortSignal): { heard: () => void } {
+	let wait: AbortController | undefined;
+	return {
+		heard() {
+			wait?.abort();
+			const mine = new AbortController();
+			wait = mine;
+			void pause(Math.max(1, ms), AbortSignal.any([stop, mine.signal])).then(
+				() => onSilence(),
+				() => undefined,
+			);
+		},
+	};
+}
+
+/** Reads frames until a terminal status ('terminal'), the end, or a frame not to believe ('dropped'); each frame is `heard`. */
+async function terminalStatusIn(body: AsyncIterable<Buffer>, heard: () => void): Promise<StreamEnd> {
 	for await (const frame of readSseFrames(body)) {
+		heard();
 		if ('malformed' in frame) return 'dropped';
 		if (frame.event !== 'status') continue;
 		const status = frame.data.status as JobStatus;
