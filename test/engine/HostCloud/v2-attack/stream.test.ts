@@ -7,7 +7,7 @@
 import { randomUUID } from 'node:crypto';
 import type { ServerResponse } from 'node:http';
 
-import { executeParameters, job, json, nodeSpec, QUICK, startHostileV2, wellBehaved, type HostileV2 } from './hostile-v2';
+import { executeParameters, job, json, nodeSpec, output, QUICK, startHostileV2, wellBehaved, type HostileV2 } from './hostile-v2';
 
 let v2: HostileV2;
 const open: ServerResponse[] = [];
@@ -135,6 +135,22 @@ describe('the event stream', () => {
 
 		expect(result.status).toBe('success');
 		expect(result.items[0]!.json).toMatchObject({ job_id: id, status: 'succeeded' });
+	}, 30_000);
+
+	test('output events and a terminal snapshot about another job on the stream: only the job\'s own outputs (from GET) are output', async () => {
+		const id = randomUUID();
+		const stranger = randomUUID();
+		doneJobWithStream(id, (res) => {
+			res.writeHead(200, { 'content-type': 'text/event-stream' });
+			const theirs = output(stranger, { name: 'theirs.png', id: randomUUID() });
+			res.write(`event: output\ndata: ${JSON.stringify(theirs)}\n\n`);
+			res.end(`event: status\ndata: ${JSON.stringify(job(stranger, 'succeeded', { outputs: [theirs] }))}\n\n`);
+		});
+		const result = await run({ maxWaitMinutes: 0.25 });
+
+		expect(result.status).toBe('success');
+		expect(JSON.stringify(result.items)).not.toContain('theirs.png');
+		expect(result.items[0]!.json).toMatchObject({ job_id: id, output_count: 1 });
 	}, 30_000);
 
 	test('a stream cut and reopened endlessly (each ends at once with no event): bounded by the read, not a stream per event loop turn', async () => {
