@@ -87,6 +87,10 @@ describe('inputs', () => {
 		await new Promise((r) => setTimeout(r, 400));
 		stop.abort();
 		await running;
+		// The cancels go out as the run ends; give them a moment to arrive.
+		const cancels = () => v2.api.seen.filter((r) => r.url.endsWith('/cancel'));
+		for (let i = 0; i < 500 && cancels().length < 3; i++) await new Promise((r) => setTimeout(r, 20));
+		await new Promise((r) => setTimeout(r, 200));
 
 		const cancelled = v2.api.seen.filter((r) => r.url.endsWith('/cancel')).map((r) => r.url.split('/')[4]);
 		expect(cancelled.sort()).toEqual([...made].sort());
