@@ -170,7 +170,7 @@ describe('the content redirect', () => {
 
 // BROKEN (Execute only): docs/security.md ("Addresses are passed on only as web addresses") promises
 // every URL Host Cloud passes on is an absolute http(s) URL, another scheme failing the item; on v2
-// Execute's (and Wait for Completion's) output `url` is passed on verbatim, `javascript:` included:
+// Execute's output `url` is passed on verbatim, `javascript:` included:
 // the v2 job's outputs are shaped into images/videos/audio/others without the address check that
 // File → Get Output URL on v2 does apply to the asset record's `url`.
 describe('output links passed on', () => {
