@@ -52,14 +52,28 @@ export interface V2Job {
 
 const OUTPUT_STRINGS = ['id', 'node_id', 'name', 'type', 'content_type', 'url', 'url_expires_at'] as const;
 
-/** What is wrong with an output, or undefined when it is one. */
-function outputProblem(value: unknown): string | undefined {
+/** Whether a link is an absolute http(s) address (docs/security.md: no other scheme is passed on). */
+function isHttpLink(url: string): boolean {
+	try {
+		return ['http:', 'https:'].includes(new URL(url).protocol);
+	} catch {
+		return false;
+	}
+}
+
+/** What is wrong with an output of job `jobId`, or undefined when it is one of its own. */
+function outputProblem(value: unknown, jobId: string): string | undefined {
 	if (!isPlainObject(value)) return 'an output is not an object';
 	const output = value as IDataObject;
 	const missing = OUTPUT_STRINGS.find((key) => typeof output[key] !== 'string' || output[key] === '');
 	if (missing) return `an output has no ${missing}`;
 	if (typeof output.size_bytes !== 'number' || !Number.isSafeInteger(output.size_bytes) || output.size_bytes < 0)
 		return 'an output has no size_bytes';
+	// An output names the job that produced it: another job's is never passed on as this one's.
+	if (output.job_id !== undefined && output.job_id !== null && output.job_id !== jobId)
+		return `an output (${clipText(String(output.id), 80)}) belongs to another job (${clipText(JSON.stringify(output.job_id) ?? '', 80)})`;
+	// Not echoed: a link of another scheme (javascript:, file:) is not shown anywhere.
+	if (!isHttpLink(output.url as string)) return `the url of output ${clipText(String(output.id), 80)} is not an absolute http(s) address`;
 	return undefined;
 }
 
@@ -72,7 +86,7 @@ export function jobAnswerProblem(answer: unknown, askedId: string): string | und
 	if (!JOB_STATUSES.includes(job.status as JobStatus))
 		return `its status ${clipText(JSON.stringify(job.status) ?? '', 60)} is not one a job can have`;
 	if (!Array.isArray(job.outputs)) return 'its outputs are not a list';
-	const bad = job.outputs.map(outputProblem).find((problem) => problem !== undefined);
+	const bad = job.outputs.map((output) => outputProblem(output, askedId)).find((problem) => problem !== undefined);
 	if (bad) return bad;
 	if (job.error !== null && job.error !== undefined && !isPlainObject(job.error)) return 'its error is not an object';
 	return undefined;

@@ -21,11 +21,9 @@ const submits = () => v2.api.seen.filter((r) => r.method === 'POST' && r.url ===
 const run = (more: Record<string, unknown> = {}) => v2.harness.runNode(nodeSpec(v2, executeParameters(more)), [{ json: {} }]);
 
 describe('answers about another job', () => {
-	// BROKEN: docs/host-cloud.md "Jobs on v2" promises an answer about another job is an error, never
-	// data, but an output whose `job_id` names another job (another account's asset) is passed on as
-	// this job's output (and, with Download Files, its bytes as this item's binary). The job read's
-	// check of `id` does not extend to each output's `job_id` (nodes/HostCloud v2 job answer reading).
-	test.failing('a succeeded job whose output belongs to another job (job_id of another, another account) fails the item, never passes the output on', async () => {
+	// Found by the outside attack: an output whose `job_id` named another job (another account's asset)
+	// was passed on as this job's, its bytes too. Each output's `job_id` is now checked with the job's `id`.
+	test('a succeeded job whose output belongs to another job (job_id of another, another account) fails the item, never passes the output on', async () => {
 		const id = randomUUID();
 		const stranger = randomUUID();
 		v2.answer = (req, res) => {
