@@ -90,6 +90,16 @@ export class HostCloudV2Api implements ICredentialType {
 			codeRule('upstream_error', 'The v2 API answered with an error of its own (500 upstream_error). Try again in a moment.'),
 			codeRule('rate_limited', 'The v2 API asks to slow down (429 rate_limited): the key works, but test again in a minute.'),
 			{
+				// Another API's envelope may carry its HTTP status as a number ({"error": {"code": 404}}): a v2 code is a word.
+				type: 'responseSuccessBody',
+				properties: {
+					key: 'error.code.constructor.name',
+					value: 'Number',
+					message:
+						"The Base URL answered, but not as a v2 API does (its error code is a number, not a v2 code such as not_found), so this is not a working credential. Check the address: it is the API's, without /api/v2.",
+				},
+			},
+			{
 				type: 'responseSuccessBody',
 				properties: {
 					key: 'error.code',

@@ -224,7 +224,7 @@ export async function startFaultProxy(targets: Record<ProxiedHost, string>): Pro
 		new Promise<IncomingMessage>((resolve, reject) => {
 			const target = new URL(targets[host]);
 			const sent = httpRequest(
-				{ host: target.hostname, port: target.port, method: req.method, path, headers: { ...req.headers, host: target.host } },
+				{ host: target.hostname, port: target.port, method: req.method, path, headers: { ...req.headers, host: target.host }, agent: false },
 				resolve,
 			);
 			sent.on('error', reject);

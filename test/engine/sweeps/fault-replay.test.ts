@@ -501,12 +501,7 @@ function judgeV2(run: Run, rule: (name: string, text: string) => void): void {
  * ('v2 defects found by the replay') and in a full run: left out of the seeded sample so that
  * `npm test` does not turn red at random on a defect already reported. Remove one when it is fixed.
  */
-const KNOWN_V2_DEFECTS: Array<{ request: RegExp; faults: RegExp }> = [
-	// A silent asset /content is resumed 3 times, each a whole request limit of silence (helpers/assets/asset-files.ts).
-	{ request: /^GET \/api\/v2\/assets\/[^/]+\/content$/, faults: /^stall-\w+ 200$/ },
-	// A silent event stream is believed until Max Wait: no read of the job (helpers/v2-jobs/follow-job.ts, watchEvents).
-	{ request: /^GET \/api\/v2\/jobs\/[^/]+\/events$/, faults: /^stall-\w+ 200$/ },
-];
+const KNOWN_V2_DEFECTS: Array<{ request: RegExp; faults: RegExp }> = [];
 const knownDefect = (path: SweepPath, exchange: Exchange | undefined, fault: Fault) =>
 	path.flavour === 'v2' &&
 	exchange !== undefined &&
@@ -641,9 +636,8 @@ async function replayAt(name: string, tail: string, fault: Fault) {
 }
 
 /**
- * Defects of the package the v2 replay found (issue 45), each its own case until the package is
- * fixed (KNOWN_V2_DEFECTS keeps them out of the seeded sample). `test.failing` passes while the
- * defect is there: when one fails, the defect is fixed: make it `test` and drop its KNOWN_V2_DEFECTS entry.
+ * Defects of the package the v2 replay found (issue 45), fixed since, each kept as its own case:
+ * the seeded sample may not draw them.
  */
 describe('v2 defects found by the replay', () => {
 	beforeAll(async () => {
@@ -656,10 +650,10 @@ describe('v2 defects found by the replay', () => {
 		await defectWorld.sim.close();
 	});
 
-	// helpers/assets/asset-files.ts: a silent `/content` is "resumed" 3 times, each with a whole
-	// request limit of silence: Download Output waits 4 request limits (4 minutes at the stated 60 s)
-	// where a read with its retries ends within the read limit (3 minutes).
-	test.failing(
+	// helpers/assets/asset-files.ts: a silent `/content` was "resumed" 3 times, each with a whole
+	// request limit of silence (4 minutes at the stated 60 s, past the 3-minute read limit); attempts
+	// that bring no byte now end within the read limit.
+	test(
 		'Download Output [v2]: a silent /content is a read bounded by the read limit, its resumes included',
 		async () => {
 			const { broken } = await replayAt('hostCloud file downloadOutput [v2] node', '/content', { kind: 'stall-headers', status: 200 });
@@ -668,11 +662,10 @@ describe('v2 defects found by the replay', () => {
 		60_000,
 	);
 
-	// helpers/v2-jobs/follow-job.ts (watchEvents) reads the stream until a terminal status, its end
-	// or Max Wait: a stream that opens and then says nothing (a buffering proxy, a half-open
-	// connection) is believed until Max Wait with no read of the job (v1's socket has its silence
-	// check). The user sees the item wait its whole Max Wait, then fail, for a job that succeeded at once.
-	test.failing(
+	// helpers/v2-jobs/follow-job.ts (watchEvents): a stream that opened and then said nothing (a
+	// buffering proxy, a half-open connection) was believed until Max Wait; it now ends after the
+	// Silence Timeout and the job is read.
+	test(
 		'Execute [v2]: a silent event stream is re-synced with a read of the job within the request limit',
 		async () => {
 			const { run, broken } = await replayAt('hostCloud workflow execute [v2] node, URLs only', '/events', {

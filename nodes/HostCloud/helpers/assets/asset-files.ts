@@ -17,7 +17,7 @@ import { boundedTransfer } from '../../../shared/binary/binary';
 import { extensionFor } from '../../../shared/binary/file-types';
 import { isAsyncIterable, readableClassOf, readableFrom, withIdleTimeout } from '../../../shared/binary/streams';
 import { networkFailureReason } from '../../../shared/transport/network-failure';
-import { storageIdleMs, storageReadMs } from '../../../shared/transport/request-limits';
+import { retryFits, storageIdleMs, storageReadMs } from '../../../shared/transport/request-limits';
 import { pauseBeforeRetry, RETRY_DELAYS_MS } from '../../../shared/transport/retry';
 import { abandon, type RunContext, storageRequest } from '../../../shared/transport/transport';
 import { clipText, webAddress } from '../../../shared/transport/service-values';
@@ -133,6 +133,9 @@ async function downloadAsset(
 async function* assetBytes(download: Download, first: Part, progress: Progress): AsyncGenerator<Buffer> {
 	let part: Part | undefined = first;
 	let done = false;
+	// Since the last byte arrived: attempts that bring nothing (a silent /content) end within the read limit.
+	let stalledSince = Date.now();
+	let gotBefore = progress.got;
 	try {
 		for (let resumes = 0; ; resumes++) {
 			try {
@@ -143,7 +146,10 @@ async function* assetBytes(download: Download, first: Part, progress: Progress):
 			} catch (error) {
 				part?.stop();
 				part = undefined;
-				const ends = !isResumable(error) || resumes >= ASSET_RESUMES || download.cancel?.aborted || download.stop?.aborted;
+				if (progress.got > gotBefore) [stalledSince, gotBefore] = [Date.now(), progress.got];
+				const stalledTooLong = !retryFits(stalledSince, resumes + 1);
+				const ends =
+					!isResumable(error) || resumes >= ASSET_RESUMES || stalledTooLong || download.cancel?.aborted || download.stop?.aborted;
 				if (ends) throw (progress.failure = inWords(download, error, progress, resumes));
 				await pauseBeforeRetry(resumes + 1, download.cancel);
 			}

@@ -17,6 +17,8 @@ import { readSseFrames } from './sse-frames';
 /** How a run follows its jobs; `events.available` turns false for the run once the server says it does not stream. */
 export interface FollowSettings {
 	pollIntervalMs: number;
+	/** Silence Timeout: an event stream silent this long ends, and the job is read. */
+	silenceMs: number;
 	/** When Max Wait is over (epoch ms). */
 	deadline: number;
 	/** Ends every wait: n8n's Stop, or the run giving up. */
@@ -93,8 +95,8 @@ async function watchEvents(context: IExecuteFunctions, jobId: string, itemIndex:
 		() => ends.abort(),
 		() => undefined,
 	);
-	// A stream silent for a Poll Interval is no better than a poll: it ends, and the job is read.
-	const silence = silenceGuard(follow.pollIntervalMs, () => ends.abort(), stop);
+	// A stream silent for the Silence Timeout is no better than a poll: it ends, and the job is read.
+	const silence = silenceGuard(follow.silenceMs, () => ends.abort(), stop);
 	try {
 		silence.heard();
 		const opened = await openJobEvents(context, jobId, { itemIndex, stop });

@@ -22,6 +22,8 @@ import { submitV2Job } from './submit-job';
 /** What a run reads once, before anything is sent (the operation reads its form). */
 export interface V2RunSettings {
 	pollIntervalMs: number;
+	/** Silence Timeout: an event stream silent this long ends, and the job is read. */
+	silenceMs: number;
 	maxWaitMs: number;
 	cancelOnTimeout: boolean;
 	/** The user's "live updates" setting: off, every job is polled. */
@@ -36,11 +38,12 @@ export interface V2RunSettings {
 /** The run's settings from the wait settings Execute and Wait for Completion read (`jobs/wait-settings.ts`'s shape). */
 export function v2RunSettingsOf(read: {
 	asTool: boolean;
-	options: { pollIntervalMs: number; maxWaitMs: number; cancelOnTimeout: boolean; useWebSocket: boolean };
+	options: { pollIntervalMs: number; silenceMs: number; maxWaitMs: number; cancelOnTimeout: boolean; useWebSocket: boolean };
 	download?: V2Download;
 }): V2RunSettings {
-	const { pollIntervalMs, maxWaitMs, cancelOnTimeout, useWebSocket } = read.options;
-	return { pollIntervalMs, maxWaitMs, cancelOnTimeout, useEvents: useWebSocket, download: read.download, asTool: read.asTool };
+	const { pollIntervalMs, silenceMs, maxWaitMs, cancelOnTimeout, useWebSocket } = read.options;
+	const useEvents = useWebSocket;
+	return { pollIntervalMs, silenceMs, maxWaitMs, cancelOnTimeout, useEvents, download: read.download, asTool: read.asTool };
 }
 
 /** A tool's wait that reached Tool Wait: not a failure of the run. */
@@ -77,8 +80,8 @@ class V2Run {
 	}
 
 	followFor(): FollowSettings {
-		const { pollIntervalMs, maxWaitMs } = this.settings;
-		return { pollIntervalMs, deadline: Date.now() + maxWaitMs, stop: this.stopper.signal, events: this.events };
+		const { pollIntervalMs, silenceMs, maxWaitMs } = this.settings;
+		return { pollIntervalMs, silenceMs, deadline: Date.now() + maxWaitMs, stop: this.stopper.signal, events: this.events };
 	}
 
 	close(): void {
@@ -152,7 +155,8 @@ async function executeItem(run: V2Run, prepared: PreparedWorkflow, itemIndex: nu
 		job = await earlierJobOf(context, itemIndex);
 		if (!job) {
 			await uploadInputAssets(context, prepared, itemIndex);
-			job = await submitV2Job(context, prepared, itemIndex);
+			// A service's "slow down" (429) is waited out within the item's Max Wait, never longer.
+			job = await submitV2Job(context, prepared, itemIndex, Date.now() + settings.maxWaitMs);
 		}
 		const ended = await followJob(context, job, itemIndex, run.followFor());
 		// A job that ended without outputs: a retry runs anew. One that succeeded is kept until its item is made.

@@ -84,10 +84,10 @@ function mayExistError(context: IExecuteFunctions, itemIndex: number, key: strin
 }
 
 /** Sends the submit with `key`; once more with the same key after an unknown outcome. */
-async function sendWithKey(context: IExecuteFunctions, body: V2JobBody, key: string, itemIndex: number): Promise<IDataObject> {
+async function sendWithKey(context: IExecuteFunctions, body: V2JobBody, key: string, itemIndex: number, deadline?: number): Promise<IDataObject> {
 	for (let send = 1; ; send++) {
 		try {
-			return await postJob(context, body, key, { itemIndex });
+			return await postJob(context, body, key, { itemIndex, deadline });
 		} catch (error) {
 			if (errorCodeOf(error) === 'idempotency_key_reuse') throw mayExistError(context, itemIndex, key, error);
 			if (send === 2 && outcomeUnknown(error)) throw mayExistError(context, itemIndex, key, error);
@@ -104,12 +104,17 @@ async function sendWithKey(context: IExecuteFunctions, body: V2JobBody, key: str
  * Submits the item's prepared workflow and answers its job, checked. The key is the item's earlier
  * try's when that try's outcome is not known (a Retry On Fail), else a fresh one.
  */
-export async function submitV2Job(context: IExecuteFunctions, prepared: PreparedWorkflow, itemIndex: number): Promise<V2Job> {
+export async function submitV2Job(
+	context: IExecuteFunctions,
+	prepared: PreparedWorkflow,
+	itemIndex: number,
+	deadline?: number,
+): Promise<V2Job> {
 	const body = await jobBody(context, prepared, itemIndex);
 	const earlier = earlierSubmitOf(context, itemIndex);
 	const key = earlier && !earlier.promptId ? earlier.requestId : randomUUID();
 	rememberSubmit(context, itemIndex, key);
-	const answer = await sendWithKey(context, body, key, itemIndex);
+	const answer = await sendWithKey(context, body, key, itemIndex, deadline);
 	const id = typeof answer.id === 'string' ? answer.id : '';
 	const job = checkedJob(context, answer, id, itemIndex);
 	submitAnswered(context, itemIndex, job.id);

@@ -51,13 +51,9 @@ describe('the event stream', () => {
 		expect(v2.api.seen.filter((r) => r.url === `/api/v2/jobs/${id}/cancel`)).toHaveLength(1);
 	}, 30_000);
 
-	// BROKEN: Wait Options' *Silence Timeout* (shown on v2: "When the live progress connection sends
-	// nothing for this long, the node checks on its jobs") is not applied to the v2 event stream. A
-	// stream that opens and goes silent holds the item until Max Wait (default in hours) although GET
-	// says the job succeeded long ago; docs/host-cloud.md "Jobs on v2" says the stream only tells the
-	// node when to read, and re-syncs only a *dropped* stream. The v2 job follower in nodes/HostCloud
-	// needs the silence check v1's WebSocket follower has.
-	test.failing('a stream that sends only headers and then nothing, while the job has succeeded: after Silence Timeout the job is read and output, long before Max Wait', async () => {
+	// Found by the outside attack: a stream that opened and went silent held the item until Max Wait;
+	// the Silence Timeout now ends it, and the job is read.
+	test('a stream that sends only headers and then nothing, while the job has succeeded: after Silence Timeout the job is read and output, long before Max Wait', async () => {
 		const id = randomUUID();
 		doneJobWithStream(id, (res) => {
 			res.writeHead(200, { 'content-type': 'text/event-stream' });
