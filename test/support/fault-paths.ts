@@ -585,6 +585,7 @@ export const V2_SERVED: ReadonlyArray<[string, string]> = [
 	['workflow', 'submit'],
 	['workflow', 'waitForCompletion'],
 	['workflow', 'getStatus'],
+	['workflow', 'getJobWorkflow'],
 	['queue', 'cancelJobs'],
 	['file', 'uploadImage'],
 	['file', 'uploadMask'],
@@ -630,9 +631,13 @@ function v2Paths(harness: EngineHarness): SweepPath[] {
 					refused: true,
 				}),
 			);
-		if (operation === 'getStatus' || operation === 'waitForCompletion')
+		if (operation === 'getStatus' || operation === 'waitForCompletion' || operation === 'getJobWorkflow')
 			paths.push(
-				path({ name: `${name} node, a job the server never made`, parameters: { ...base, promptId: V2_UNKNOWN_JOB }, unknownId: true }),
+				path({
+					name: `${name} node, a job the server never made`,
+					parameters: { ...base, promptId: V2_UNKNOWN_JOB, jobId: V2_UNKNOWN_JOB },
+					unknownId: true,
+				}),
 			);
 	}
 	return paths;
@@ -640,7 +645,7 @@ function v2Paths(harness: EngineHarness): SweepPath[] {
 
 /** v2: a job submitted and ended before the run (its id and first output's asset), for the operations that name one. */
 async function prepareV2(sim: Simulator, path: SweepPath, parameters: IDataObject): Promise<IDataObject> {
-	const names = ['promptId', 'promptIds', 'assetId'].filter((name) => name in parameters || /getOutputUrl|downloadOutput/.test(path.name));
+	const names = ['promptId', 'promptIds', 'jobId', 'assetId'].filter((name) => name in parameters || /getOutputUrl|downloadOutput/.test(path.name));
 	if (names.length === 0 || path.unknownId || path.refused) return parameters;
 	const answer = await fetch(`${sim.baseUrl}/api/v2/jobs`, {
 		method: 'POST',
@@ -652,5 +657,5 @@ async function prepareV2(sim: Simulator, path: SweepPath, parameters: IDataObjec
 	const deadline = Date.now() + 3_000;
 	while (jobs.get(id)?.status !== 'succeeded' && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 10));
 	const asset = jobs.get(id)?.outputs[0]?.asset.id;
-	return { ...parameters, promptId: id, promptIds: id, ...(asset ? { assetId: asset } : {}) };
+	return { ...parameters, promptId: id, promptIds: id, jobId: id, ...(asset ? { assetId: asset } : {}) };
 }

@@ -55,5 +55,28 @@ export async function execute(this: IExecuteFunctions, itemIndex: number): Promi
 				'The v2 API answers {workflow: {...}, format: "api" or "save"} here. Check the Base URL of the credential: it may point at another service.',
 		});
 	}
+	const long = textOverBound(workflow, 'workflow');
+	if (long) {
+		throw new NodeOperationError(this.getNode(), `The workflow of job ${jobId} holds a text of over ${WORKFLOW_TEXT_MAX_CHARS} characters (at ${long}); it was not passed on`, {
+			itemIndex,
+			description: 'A workflow is passed on whole or not at all: a text that long is no graph a job runs. Check the Base URL of the credential.',
+		});
+	}
 	return [{ json: { job_id: jobId, prompt_id: jobId, format, workflow, hint: FORMAT_HINTS[format] } }];
+}
+
+/** The longest text a workflow passed on may hold: a long prompt fits; a server's flood does not. */
+const WORKFLOW_TEXT_MAX_CHARS = 64 * 1024;
+
+/** Where the first text (or key) longer than WORKFLOW_TEXT_MAX_CHARS is in `value`, or undefined. */
+function textOverBound(value: unknown, at: string): string | undefined {
+	if (typeof value === 'string') return value.length > WORKFLOW_TEXT_MAX_CHARS ? at : undefined;
+	if (value === null || typeof value !== 'object') return undefined;
+	for (const [key, entry] of Object.entries(value)) {
+		const where = `${at}.${key.slice(0, 40)}`;
+		if (key.length > WORKFLOW_TEXT_MAX_CHARS) return where;
+		const found = textOverBound(entry, where);
+		if (found) return found;
+	}
+	return undefined;
 }
