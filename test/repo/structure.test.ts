@@ -112,6 +112,12 @@ describe("import rules between folders (what each folder's header comment says i
 			paths(`(?!${CLOUD}/finished-jobs/|nodes/HostCloud/HostCloudTrigger\\.node\\.ts$)`),
 			paths(`${CLOUD}/finished-jobs/`),
 		],
+		[
+			'v2-jobs/ calls ownership/, assets/, submit/ and the graph model only',
+			paths(`${CLOUD}/v2-jobs/`),
+			paths(`${CLOUD}/(?!v2-jobs/|ownership/|assets/|submit/|${MODEL_IN_HELPERS})`),
+		],
+		['no other helper folder calls v2-jobs/ (the operations do)', paths(`${CLOUD}/(?!v2-jobs/)`), paths(`${CLOUD}/v2-jobs/`)],
 		['no other helper folder calls server/', paths(`${CLOUD}/(?!server/)`), paths(`${CLOUD}/server/`)],
 		["Host Media's music/ calls no tasks/ or inputs/", paths(`${MEDIA}/music/`), paths(`${MEDIA}/(tasks|inputs)/`)],
 		["Host Media's tasks/ calls no music/ or inputs/", paths(`${MEDIA}/tasks/`), paths(`${MEDIA}/(music|inputs)/`)],

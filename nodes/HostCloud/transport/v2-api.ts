@@ -47,6 +47,8 @@ export async function postJob(context: IExecuteFunctions, body: V2JobBody, idemp
 		...call({ method: 'POST', path: '/api/v2/jobs', action: 'submitting the workflow', answer: 'object' }, { ...options, retry: false }),
 		body,
 		headers: { 'Idempotency-Key': idempotencyKey },
+		// Stop during the submit: its answer still names the job, which the node then cancels.
+		finishOnCancel: true,
 	});
 }
 
@@ -80,12 +82,16 @@ export async function readJobWorkflow(context: RunContext, jobId: string, option
 	);
 }
 
-/** GET /api/v2/jobs/{id}/events: the job's Server-Sent Events, as a stream (a 501 or 429 is the caller's cue to poll). */
+/**
+ * GET /api/v2/jobs/{id}/events: the job's Server-Sent Events, as a stream. A 501 not_implemented or
+ * 429 too_many_streams is answered as it came (no body), not waited out: the caller's cue to poll at once.
+ */
 export async function openJobEvents(context: RunContext, jobId: string, options: CallFor = {}): Promise<HostResponse<unknown>> {
 	return await hostRequestFull<unknown>(context, HOST_CLOUD_V2_API, {
 		...call({ method: 'GET', path: `${jobPath(jobId)}/events`, action: `following job ${jobId}` }, { ...options, retry: false }),
 		stream: true,
 		headers: { Accept: 'text/event-stream' },
+		answerStatuses: [429, 501],
 	});
 }
 

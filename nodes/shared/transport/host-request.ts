@@ -59,6 +59,18 @@ export interface HostRequest {
 	 * up on a silent service closes the connection at once (destroying a stream cannot while a read waits).
 	 */
 	stop?: AbortSignal;
+	/**
+	 * Statuses the caller reads itself: answered as they came (headers only, the body closed),
+	 * neither waited out, retried nor thrown. A v2 event stream refused with 429 too_many_streams
+	 * or 501 not_implemented is polled at once instead, not waited for.
+	 */
+	answerStatuses?: number[];
+	/**
+	 * The exchange under way is not cut by the execution's cancel signal: its answer is read (within
+	 * the idle limit), and no wait or retry starts after the cancel. A submit cut short could leave
+	 * a job nobody can name; finished, its answer names the job the node then cancels.
+	 */
+	finishOnCancel?: boolean;
 }
 
 export interface HostResponse<T> {

@@ -153,6 +153,14 @@ async function attemptOnce<T>(call: Call, tries: Tries): Promise<HostResponse<T>
 		throw networkError(context, failure, { ...request, timeout: call.limits.idleMs }, call.secrets);
 	}
 	const { response } = sent;
+	if (request.answerStatuses?.includes(response.statusCode)) {
+		abandon(response.body, giveUp);
+		return {
+			statusCode: response.statusCode,
+			headers: redactDeep(response.headers, call.secrets) as HostResponse<T>['headers'],
+			body: undefined as T,
+		};
+	}
 	if (asksToSlowDown(response.statusCode, response.headers as IDataObject, request)) {
 		if (await waitedAsAsked(call, response, ++tries.slowDowns, giveUp)) return AGAIN;
 	}
@@ -176,7 +184,9 @@ async function sendOnce(call: Call, idleMs: number, giveUp: AbortController): Pr
 	// n8n's helper attaches the context's cancel signal to the request it sends: this attempt's is the
 	// execution's (not for a clean-up call made because of the cancellation), the caller's `stop`,
 	// and its own, fired when the node stops reading the answer, which closes the connection at once.
-	const caller = withCancelSignal(context, anySignal([signal, request.stop, giveUp.signal])!);
+	// A call that must learn its outcome (a submit whose answer names the job to cancel) finishes its exchange after a cancel.
+	const exchange = request.finishOnCancel ? undefined : signal;
+	const caller = withCancelSignal(context, anySignal([exchange, request.stop, giveUp.signal])!);
 	let response: IN8nHttpFullResponse | undefined;
 	try {
 		response = (await context.helpers.httpRequestWithAuthentication.call(
@@ -186,7 +196,7 @@ async function sendOnce(call: Call, idleMs: number, giveUp: AbortController): Pr
 		)) as IN8nHttpFullResponse;
 		const answer =
 			!request.stream && response.statusCode < 300
-				? await readAnswer(response.body, { idleMs, totalMs: call.deadline - Date.now() }, signal)
+				? await readAnswer(response.body, { idleMs, totalMs: call.deadline - Date.now() }, exchange)
 				: undefined;
 		return { response, answer };
 	} catch (failure) {
@@ -218,7 +228,7 @@ async function finalAnswer<T>(call: Call, { response, answer }: Sent, idleMs: nu
 		const body = await readErrorBody(response.body, { idleMs, totalMs: call.deadline - Date.now() }, signal);
 		abandon(response.body, giveUp);
 		if (signal?.aborted) throw cancelledError(context, request);
-		throw httpError(context, statusCode, body, call.host.errors, request, secrets);
+		throw withServiceCode(httpError(context, statusCode, body, call.host.errors, request, secrets), body);
 	}
 	if (statusCode >= 300 && !request.manualRedirect) {
 		abandon(response.body, giveUp);
@@ -239,6 +249,17 @@ async function finalAnswer<T>(call: Call, { response, answer }: Sent, idleMs: nu
 		body: body as T,
 		...(request.stream ? { abandon: () => abandon(response.body, giveUp) } : {}),
 	};
+}
+
+/**
+ * The error names the code of an error envelope (`{error: {code}}`, the v2 API's) in its context as
+ * `error_code`: a caller tells `idempotency_key_reuse` from another 422 by it, never by the words.
+ */
+function withServiceCode(error: NodeApiError, body: unknown): NodeApiError {
+	const envelope = isPlainObject(body) ? (body as { error?: unknown }).error : undefined;
+	const code = isPlainObject(envelope) ? (envelope as { code?: unknown }).code : undefined;
+	if (typeof code === 'string' && /^[a-z_]{1,64}$/.test(code)) error.context.error_code = code;
+	return error;
 }
 
 /** Stops reading an answer: its connection is closed at once (destroying a stream cannot while a read waits on it). */

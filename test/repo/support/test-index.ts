@@ -223,6 +223,12 @@ export const TEST_INDEX: Record<string, string[]> = {
 	],
 	'nodes/HostCloud/methods/load-options.ts': ['test/engine/HostCloud/input-choices.test.ts'],
 	'nodes/HostCloud/transport/cloud-api.ts': ['test/engine/HostCloud/execute.test.ts', 'test/engine/HostCloud/operations.test.ts'],
+	'nodes/HostCloud/transport/v2-api.ts': ['test/engine/HostCloud/v2/jobs-scripted.test.ts'],
+	'nodes/HostCloud/transport/v2-service.ts': ['test/engine/HostCloud/v2/jobs-scripted.test.ts'],
+	'nodes/HostCloud/helpers/v2-jobs/follow-job.ts': ['test/engine/HostCloud/v2/jobs-scripted.test.ts'],
+	'nodes/HostCloud/helpers/v2-jobs/job-item.ts': ['test/engine/HostCloud/v2/jobs-scripted.test.ts'],
+	'nodes/HostCloud/helpers/v2-jobs/run-v2-jobs.ts': ['test/engine/HostCloud/v2/jobs-scripted.test.ts'],
+	'nodes/HostCloud/helpers/v2-jobs/submit-job.ts': ['test/engine/HostCloud/v2/jobs-scripted.test.ts'],
 	'nodes/HostCloud/transport/cloud-service.ts': [
 		'test/unit/HostCloud/transport/refused-workflow.test.ts',
 		'test/engine/HostCloud/self-hosted.test.ts',

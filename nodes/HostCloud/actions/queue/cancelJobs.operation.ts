@@ -9,6 +9,9 @@ import { cancellableByThisWorkflow, ENDED_BEFORE_CANCEL } from '../../helpers/ow
 import { readQueue } from '../../transport/cloud-api';
 import { toolDescriptionProperty } from '../../../shared/descriptions/tool-options';
 import { promptIdListProperty } from '../common.descriptions';
+import { cancelJob } from '../../transport/v2-api';
+import { apiGenerationOf } from '../../transport/v2-service';
+import { checkedJob } from '../../helpers/v2-jobs/job-record';
 
 const PROMPT_IDS: PromptIdList = { name: 'promptIds', field: 'Prompt IDs', whereToFind: 'Queue → Get lists the jobs in the queue.' };
 
@@ -41,6 +44,7 @@ async function cancelOwnJobs(context: IExecuteFunctions, ids: string[], itemInde
  * the running one is interrupted by its prompt_id). Other jobs are untouched.
  */
 export async function execute(this: IExecuteFunctions, itemIndex: number): Promise<INodeExecutionData[]> {
+	if (apiGenerationOf(this, itemIndex) === 'v2') return await cancelOnV2(this, itemIndex);
 	const ids = readPromptIdList(this, itemIndex, PROMPT_IDS);
 	if (runsAsTool(this)) return [{ json: await cancelOwnJobs(this, ids, itemIndex) }];
 	const deleted = (await cancelJobs(this, ids, { itemIndex })).cancelled;
@@ -50,4 +54,19 @@ export async function execute(this: IExecuteFunctions, itemIndex: number): Promi
 		json.not_cancelled = ids.filter((id) => !deleted.includes(id));
 	}
 	return [{ json }];
+}
+
+/**
+ * On v2, POST /api/v2/jobs/{id}/cancel for each id (job ids), one at a time: each answers the job,
+ * checked to be about it, whose status says what came of the cancel (`canceling` until the next
+ * node boundary, or the state a finished job ended in).
+ */
+async function cancelOnV2(context: IExecuteFunctions, itemIndex: number): Promise<INodeExecutionData[]> {
+	const ids = readPromptIdList(context, itemIndex, { ...PROMPT_IDS, whereToFind: 'Submit answers each job id as job_id and prompt_id.' });
+	const jobs: IDataObject[] = [];
+	for (const id of ids) {
+		const job = checkedJob(context, await cancelJob(context, id, { itemIndex }), id, itemIndex);
+		jobs.push({ job_id: job.id, prompt_id: job.id, status: job.status });
+	}
+	return [{ json: { requested: ids, jobs } }];
 }

@@ -12,6 +12,9 @@ import { isCancelledByNode } from '../../helpers/job-reports/errors';
 import { cancelOwnJobs } from '../../helpers/jobs/recovery';
 import { forgetSubmit, jobsToTakeOver, keepSubmit, type EarlierTry } from '../../helpers/ownership/item-submits';
 import { lostJobsThatAppeared } from '../../helpers/ownership/lost-submit';
+import { prepareV2Workflow } from '../../helpers/v2-jobs/submit-job';
+import { executeV2Jobs, v2RunSettingsOf } from '../../helpers/v2-jobs/run-v2-jobs';
+import { apiGenerationOf } from '../../transport/v2-service';
 import { toolDescriptionProperty, toolWaitProperty } from '../../../shared/descriptions/tool-options';
 import {
 	submitFields,
@@ -43,6 +46,7 @@ export const description = updateDisplayOptions({ show: { resource: ['workflow']
  * and cancelled if it appeared: no job of this node runs on unwatched.
  */
 export async function executeAll(this: IExecuteFunctions, items: INodeExecutionData[]): Promise<INodeExecutionData[]> {
+	if (apiGenerationOf(this) === 'v2') return await executeOnV2(this, items);
 	const settings = readJobRunSettings(this, WAIT_FIELDS);
 	const checked = await checkEachItem(this, items.length, async (itemIndex) => await prepareWorkflow(this, itemIndex, SUBMIT_FIELDS));
 	readDefinitionsEarly(this, [...checked.passed.values()]);
@@ -139,4 +143,18 @@ async function submitAndWait(
 		watcher.closeSubmit(submit, error);
 		throw errorForItem(context, error, itemIndex);
 	}
+}
+
+/**
+ * On v2: every item's workflow (API format) checked before anything is sent, then submitted with its
+ * Idempotency-Key (`POST /api/v2/jobs`) and followed to its outputs, Max Concurrent Jobs at a time.
+ */
+async function executeOnV2(context: IExecuteFunctions, items: INodeExecutionData[]): Promise<INodeExecutionData[]> {
+	const settings = readJobRunSettings(context, WAIT_FIELDS);
+	const checked = await checkEachItem(
+		context,
+		items.length,
+		async (itemIndex) => await prepareV2Workflow(context, itemIndex, SUBMIT_FIELDS),
+	);
+	return await executeV2Jobs(context, checked, items.length, { ...v2RunSettingsOf(settings), places: settings.options.maxConcurrentJobs });
 }

@@ -12,6 +12,10 @@ import { readPromptId } from '../../helpers/job-reports/prompt-id';
 import { followJobs } from '../../helpers/jobs/run-jobs';
 import { NOT_AS_TOOL, toolDescriptionProperty, toolWaitProperty } from '../../../shared/descriptions/tool-options';
 import { promptIdProperty, WAIT_FIELDS } from '../common.descriptions';
+import { readJob } from '../../transport/v2-api';
+import { apiGenerationOf } from '../../transport/v2-service';
+import { checkedJob } from '../../helpers/v2-jobs/job-record';
+import { jobFields, outputGroups } from '../../helpers/v2-jobs/job-item';
 
 const TOOL_DESCRIPTION = `Checks a Host Cloud job started earlier (by the tool that generates images, video or audio), given its prompt_id: waits for it to finish, then returns its output files. ${describeToolAnswer(['prompt_id'], 'calling this tool again')}`;
 
@@ -53,6 +57,7 @@ export async function executeAll(this: IExecuteFunctions, items: INodeExecutionD
 
 /** GET /api/job/{prompt_id}/status, with the status word as the service sent it and what it means. */
 export async function execute(this: IExecuteFunctions, itemIndex: number): Promise<INodeExecutionData[]> {
+	if (apiGenerationOf(this, itemIndex) === 'v2') return await statusOnV2(this, itemIndex);
 	const promptId = readPromptId(this, itemIndex);
 	const answer = await lookUpJobStatus(this, promptId, { itemIndex, retry: true });
 	const state = cloudJobStateOf(answer?.status);
@@ -70,5 +75,25 @@ export async function execute(this: IExecuteFunctions, itemIndex: number): Promi
 			json.outputs_available = false;
 		}
 	}
+	return [{ json }];
+}
+
+/**
+ * On v2, GET /api/v2/jobs/{id}, checked to be about that job: its status and what it means, its
+ * progress, its outputs so far (they populate while it runs) and its error.
+ */
+async function statusOnV2(context: IExecuteFunctions, itemIndex: number): Promise<INodeExecutionData[]> {
+	const jobId = readPromptId(context, itemIndex);
+	const job = checkedJob(context, await readJob(context, jobId, { itemIndex }), jobId, itemIndex);
+	const state = job.status === 'succeeded' ? 'completed' : ['queued', 'running', 'canceling'].includes(job.status) ? 'running' : job.status;
+	const json: IDataObject = {
+		...jobFields(job),
+		state,
+		finished: state !== 'running',
+		progress: job.progress,
+		queue_position: job.queue_position,
+	};
+	json.error = job.error;
+	Object.assign(json, outputGroups(job));
 	return [{ json }];
 }

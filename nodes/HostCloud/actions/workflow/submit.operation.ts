@@ -8,6 +8,10 @@ import { runningJobForTool } from '../../helpers/jobs/job-item';
 import { jobsToTakeOver } from '../../helpers/ownership/item-submits';
 import { toolDescriptionProperty } from '../../../shared/descriptions/tool-options';
 import { submitFields, workflowProperties, SUBMIT_FIELDS } from '../common.descriptions';
+import { uploadInputAssets } from '../../helpers/assets/upload-asset';
+import { earlierSubmitOf } from '../../helpers/ownership/item-submits';
+import { prepareV2Workflow, submitV2Job } from '../../helpers/v2-jobs/submit-job';
+import { apiGenerationOf } from '../../transport/v2-service';
 
 const TOOL_DESCRIPTION =
 	'Starts generating images, video or audio by running a workflow on the Host cloud, with the inputs this tool asks for (such as a text prompt), and answers at once {"status": "running", "prompt_id", "message"}; every call starts a new paid job. The Host Cloud "Get Status" tool with that prompt_id waits for the job and returns its output files.';
@@ -33,6 +37,7 @@ export const description = updateDisplayOptions({ show: { resource: ['workflow']
  * for), or whose job is still queued or running, answers that job's prompt_id.
  */
 export async function execute(this: IExecuteFunctions, itemIndex: number): Promise<INodeExecutionData[]> {
+	if (apiGenerationOf(this, itemIndex) === 'v2') return await submitOnV2(this, itemIndex);
 	const workflow = await prepareWorkflow(this, itemIndex, SUBMIT_FIELDS);
 	// A tool may be called again in one run for a new job, so only a node's retry answers an earlier prompt_id.
 	const earlier = (await jobsToTakeOver(this, [itemIndex], { answered: !runsAsTool(this) })).get(itemIndex);
@@ -43,4 +48,17 @@ export async function execute(this: IExecuteFunctions, itemIndex: number): Promi
 	const json: IDataObject = { prompt_id: answer.prompt_id, status: 'submitted' };
 	if (answer.number !== undefined) json.number = answer.number;
 	return [{ json }];
+}
+
+/**
+ * On v2: POST /api/v2/jobs with the item try's Idempotency-Key; answers the job's id as job_id and
+ * prompt_id. A node's Retry On Fail whose earlier try was answered answers that job again.
+ */
+async function submitOnV2(context: IExecuteFunctions, itemIndex: number): Promise<INodeExecutionData[]> {
+	const workflow = await prepareV2Workflow(context, itemIndex, SUBMIT_FIELDS);
+	const earlier = runsAsTool(context) ? undefined : earlierSubmitOf(context, itemIndex)?.promptId;
+	if (!earlier) await uploadInputAssets(context, workflow, itemIndex);
+	const jobId = earlier ?? (await submitV2Job(context, workflow, itemIndex)).id;
+	if (runsAsTool(context)) return [runningJobForTool(jobId, itemIndex)];
+	return [{ json: { job_id: jobId, prompt_id: jobId, status: 'submitted' } }];
 }

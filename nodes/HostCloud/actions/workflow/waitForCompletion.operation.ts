@@ -6,6 +6,11 @@ import { describeToolAnswer } from '../../../shared/tools/tool-result';
 import { CANCEL_STARTED_ELSEWHERE } from '../../helpers/job-reports/errors';
 import { followJobs } from '../../helpers/jobs/run-jobs';
 import { toolDescriptionProperty, toolWaitProperty } from '../../../shared/descriptions/tool-options';
+import { checkEachItem } from '../../../shared/items/items';
+import { readPromptId } from '../../helpers/job-reports/prompt-id';
+import { readJobRunSettings } from '../../helpers/jobs/run-jobs';
+import { v2RunSettingsOf, waitForV2Jobs } from '../../helpers/v2-jobs/run-v2-jobs';
+import { apiGenerationOf } from '../../transport/v2-service';
 import { promptIdProperty, downloadFilesProperties, rawOutputsProperty, waitProperties, WAIT_FIELDS } from '../common.descriptions';
 
 const TOOL_DESCRIPTION = `Waits for a Host Cloud job started earlier, given its prompt_id, and returns its output files (images, video or audio). ${describeToolAnswer(['prompt_id'], 'calling this tool again')}`;
@@ -39,5 +44,24 @@ export const description = updateDisplayOptions({ show: { resource: ['workflow']
 export async function executeAll(this: IExecuteFunctions, items: INodeExecutionData[]): Promise<INodeExecutionData[]> {
 	const additional = this.getNodeParameter('additionalFields', 0, {}) as IDataObject;
 	const cancelStartedElsewhere = checkedOrDefault(this, 0, CANCEL_ELSEWHERE, additional[CANCEL_ELSEWHERE.name]) as boolean;
+	if (apiGenerationOf(this) === 'v2') return await waitOnV2(this, items, cancelStartedElsewhere);
 	return await followJobs(this, items, WAIT_FIELDS, { cancelStartedElsewhere });
+}
+
+/**
+ * On v2, by job id (GET /api/v2/jobs/{id}, its event stream to hear of the end sooner). A v2 job
+ * carries no tag saying which execution submitted it, so Max Wait cancels one only when Cancel Jobs
+ * Started Elsewhere is on (with On Timeout "Cancel the Job").
+ */
+async function waitOnV2(
+	context: IExecuteFunctions,
+	items: INodeExecutionData[],
+	cancelStartedElsewhere: boolean,
+): Promise<INodeExecutionData[]> {
+	const settings = v2RunSettingsOf(readJobRunSettings(context, WAIT_FIELDS));
+	const checked = await checkEachItem(context, items.length, (itemIndex) => readPromptId(context, itemIndex));
+	return await waitForV2Jobs(context, checked, items.length, {
+		...settings,
+		cancelAtMaxWait: settings.cancelOnTimeout && cancelStartedElsewhere,
+	});
 }

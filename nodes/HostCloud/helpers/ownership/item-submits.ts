@@ -138,6 +138,12 @@ export function forgetSubmit(context: IExecuteFunctions, itemIndex: number): voi
 	if (key !== undefined) submits.delete(key);
 }
 
+/** The item's remembered submit (its key, and its job once answered): a v2 retry sends the same key, or follows that job. */
+export function earlierSubmitOf(context: IExecuteFunctions, itemIndex: number): { requestId: string; promptId?: string } | undefined {
+	const submit = entryOf(context, itemIndex);
+	return submit ? { requestId: submit.requestId, ...(submit.promptId ? { promptId: submit.promptId } : {}) } : undefined;
+}
+
 /** The lost submit of an item and when its answer was lost, to look for once more (Execute's clean-up): undefined when none is remembered. */
 export function lostSubmitOf(context: IExecuteFunctions, itemIndex: number): (SubmitToFind & { lostAt: number }) | undefined {
 	const submit = entryOf(context, itemIndex);

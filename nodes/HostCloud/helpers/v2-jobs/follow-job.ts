@@ -1,0 +1,122 @@
+/**
+ * Following one v2 job to its end. `GET /api/v2/jobs/{id}` is the truth; the job's event stream
+ * only tells the node when to read it: a terminal `status` event costs one GET for the whole job,
+ * a dropped stream one GET to re-sync, then the stream is opened again (a few times at most) or
+ * the job is polled. A server that does not stream (`501 not_implemented`) or has too many streams
+ * open (`429 too_many_streams`) is polled at the user's Poll Interval at once. Max Wait and the
+ * stop signal (n8n's Stop, or the run giving up) end every wait.
+ */
+import type { IExecuteFunctions } from 'n8n-workflow';
+import { NodeOperationError } from 'n8n-workflow';
+
+import { pause } from '../../../shared/waits/pause';
+import { openJobEvents, readJob } from '../../transport/v2-api';
+import { checkedJob, JOB_STATUSES, jobPhase, type JobStatus, type V2Job } from './job-record';
+import { readSseFrames } from './sse-frames';
+
+/** How a run follows its jobs; `events.available` turns false for the run once the server says it does not stream. */
+export interface FollowSettings {
+	pollIntervalMs: number;
+	/** When Max Wait is over (epoch ms). */
+	deadline: number;
+	/** Ends every wait: n8n's Stop, or the run giving up. */
+	stop: AbortSignal;
+	events: { available: boolean };
+}
+
+/** The stream is opened at most this many times for one job: then the job is polled. */
+export const MOST_STREAM_DROPS = 3;
+
+/** Why a wait ended before the job did: Max Wait, or the stop signal. Its context names the job. */
+export class JobWaitEnded extends NodeOperationError {}
+
+/** What one opening of the event stream came to. */
+type StreamEnd = 'terminal' | 'dropped' | 'unavailable';
+
+/** Reads the job, checked to be about it. */
+async function readChecked(context: IExecuteFunctions, jobId: string, itemIndex: number, follow: FollowSettings): Promise<V2Job> {
+	const answer = await readJob(context, jobId, { itemIndex, stop: follow.stop, deadline: follow.deadline });
+	return checkedJob(context, answer, jobId, itemIndex);
+}
+
+/** Follows the job from its current state (`job`, read already) until it has ended. */
+export async function followJob(context: IExecuteFunctions, job: V2Job, itemIndex: number, follow: FollowSettings): Promise<V2Job> {
+	let current = job;
+	let drops = 0;
+	while (jobPhase(current.status) === 'running') {
+		endIfOver(context, current, itemIndex, follow);
+		if (follow.events.available && drops < MOST_STREAM_DROPS) {
+			const end = await watchEvents(context, current.id, itemIndex, follow);
+			// Each opening counts: a stream that keeps saying "ended" while the job reads otherwise is not opened forever.
+			drops = end === 'unavailable' ? MOST_STREAM_DROPS : drops + 1;
+			endIfOver(context, current, itemIndex, follow);
+			// Unavailable: polled from now on, after the Poll Interval, as any poll.
+			if (end !== 'unavailable') {
+				current = await readChecked(context, current.id, itemIndex, follow);
+				continue;
+			}
+		}
+		await pause(Math.max(1, Math.min(follow.pollIntervalMs, follow.deadline - Date.now())), follow.stop).catch(() => undefined);
+		endIfOver(context, current, itemIndex, follow);
+		current = await readChecked(context, current.id, itemIndex, follow);
+	}
+	return current;
+}
+
+/** Throws when the stop signal fired or Max Wait is over, naming the job and its last status. */
+function endIfOver(context: IExecuteFunctions, job: V2Job, itemIndex: number, follow: FollowSettings): void {
+	const stopped = follow.stop.aborted;
+	if (!stopped && Date.now() < follow.deadline) return;
+	const message = stopped
+		? `The wait for job ${job.id} was stopped (its last status: ${job.status})`
+		: `Job ${job.id} did not finish within Max Wait (its last status: ${job.status})`;
+	const error = new JobWaitEnded(context.getNode(), message, {
+		itemIndex,
+		description: stopped
+			? 'The execution was stopped, or another item failed the run.'
+			: 'Raise Max Wait, or collect the job later with Wait for Completion or Get Status and its job_id.',
+	});
+	Object.assign(error.context, { job_id: job.id, prompt_id: job.id, status: job.status, reason: stopped ? 'stopped' : 'maxWait' });
+	throw error;
+}
+
+/**
+ * Opens the job's event stream and reads it until a terminal `status` event, the stream's end or
+ * Max Wait; a frame that is not what the contract says is not believed: the job is read instead.
+ */
+async function watchEvents(context: IExecuteFunctions, jobId: string, itemIndex: number, follow: FollowSettings): Promise<StreamEnd> {
+	const ends = new AbortController();
+	const stop = AbortSignal.any([follow.stop, ends.signal]);
+	// Max Wait ends the stream as it ends a poll.
+	void pause(Math.max(1, follow.deadline - Date.now()), stop).then(
+		() => ends.abort(),
+		() => undefined,
+	);
+	try {
+		const opened = await openJobEvents(context, jobId, { itemIndex, stop });
+		if (opened.statusCode === 501) follow.events.available = false;
+		if (opened.statusCode === 429 || opened.statusCode === 501) return 'unavailable';
+		try {
+			return await terminalStatusIn(opened.body as AsyncIterable<Buffer>);
+		} finally {
+			opened.abandon?.();
+		}
+	} catch {
+		// A cut stream, or one that could not open: the job is read, which says what became of it.
+		return 'dropped';
+	} finally {
+		ends.abort();
+	}
+}
+
+/** Reads frames until a terminal status ('terminal'), the end, or a frame not to believe ('dropped'). */
+async function terminalStatusIn(body: AsyncIterable<Buffer>): Promise<StreamEnd> {
+	for await (const frame of readSseFrames(body)) {
+		if ('malformed' in frame) return 'dropped';
+		if (frame.event !== 'status') continue;
+		const status = frame.data.status as JobStatus;
+		if (!JOB_STATUSES.includes(status)) return 'dropped';
+		if (jobPhase(status) !== 'running') return 'terminal';
+	}
+	return 'dropped';
+}
