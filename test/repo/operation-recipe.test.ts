@@ -9,7 +9,7 @@ import { join } from 'node:path';
 
 import axios from 'axios';
 
-import { startSimulator, type Simulator } from '../../simulator/server';
+import { startSimulator, type Simulator, type V2Simulator } from '../../simulator/server';
 import { ROOT } from './support/folder-blocks';
 import { endpointsOf, factsWithoutRoutes, operations, STEPS, type Facts } from './support/operation-steps';
 
@@ -32,10 +32,15 @@ async function routes(base: string, method: string, path: string): Promise<boole
 describe('the recipe for an operation', () => {
 	const all = operations();
 	let facts: Facts;
-	let sims: Simulator[] = [];
+	let sims: Array<Simulator | V2Simulator> = [];
 	beforeAll(async () => {
 		facts = factsWithoutRoutes(WITHOUT_SIMULATOR_TEST);
-		sims = [await startSimulator({}), await startSimulator({ flavour: 'self-hosted' })];
+		// The v2 flavour routes the v2-only operations (Get Job Workflow); self-hosted, so that a probe without a key reaches its routes.
+		sims = [
+			await startSimulator({}),
+			await startSimulator({ flavour: 'self-hosted' }),
+			await startSimulator({ flavour: 'v2', v2: { surface: 'self-hosted' } }),
+		];
 		const bases = sims.flatMap((sim) => [sim.baseUrl, sim.registryUrl]);
 		for (const { method, path } of all.flatMap(endpointsOf)) {
 			const answers = await Promise.all(bases.map((base) => routes(base, method, path)));
@@ -56,6 +61,8 @@ describe('the recipe for an operation', () => {
 		expect(await routes(sims[0]!.baseUrl, 'POST', '/api/prompt')).toBe(true);
 		expect(await routes(sims[0]!.baseUrl, 'GET', '/api/no-such-endpoint')).toBe(false);
 		expect(await routes(sims[0]!.registryUrl, 'DELETE', '/publishers')).toBe(false);
+		expect(await routes(sims[2]!.baseUrl, 'GET', '/api/v2/jobs/x1/workflow')).toBe(true);
+		expect(await routes(sims[2]!.baseUrl, 'GET', '/api/v2/no-such-endpoint')).toBe(false);
 	});
 
 	test('has one step per kind of artifact, in order, each naming it', () => {

@@ -5,6 +5,7 @@
  */
 import type { INodeTypeDescription } from 'n8n-workflow';
 
+import { resources as cloudResources, type GenerationAvailability } from '../../nodes/HostCloud/actions/router';
 import { picturePng } from '../../simulator/shared/png';
 import type { EngineHarness } from './engine';
 import type { HarnessItem } from './items-node';
@@ -85,6 +86,8 @@ export interface SweepSecrets {
 export function addSweepCredentials(harness: EngineHarness, url: string, secrets: SweepSecrets): Omit<SweepTarget, 'service'> {
 	return {
 		cloudCredential: harness.addCredential('hostCloudApi', hostCloudApiCredential({ apiKey: secrets.cloudKey, baseUrl: url })),
+		// Host Cloud's v2-only operations (Get Job Workflow) are swept on v2, with the same key as a bearer token.
+		v2Credential: harness.addCredential('hostCloudV2Api', { apiKey: secrets.cloudKey, baseUrl: url }),
 		// Host Cloud's Server operations refuse the cloud: they are swept on a self-hosted server at the same
 		// address, behind a proxy header whose value is the cloud key, so the same secret must stay unshown.
 		serverCredential: harness.addCredential(
@@ -107,19 +110,28 @@ export function addSweepCredentials(harness: EngineHarness, url: string, secrets
 	};
 }
 
+/** Whether a Host Cloud operation exists only on v2 (its module refuses v1 by name). */
+function onlyOnV2(parameters: Parameters): boolean {
+	const operations = (cloudResources as Record<string, { operations: Record<string, GenerationAvailability> }>)[String(parameters.resource)]
+		?.operations;
+	return Boolean(operations?.[String(parameters.operation)]?.notOnV1);
+}
+
 /** Where a swept run goes: the loopback service and the two credentials that point at it. */
 export interface SweepTarget {
 	service: HostileService;
 	cloudCredential: string;
 	/** A self-hosted server's Host Cloud API credential, for the Server resource. */
 	serverCredential: string;
+	/** A Host Cloud V2 API credential, for the operations only v2 has. */
+	v2Credential: string;
 	hostCredential: string;
 }
 
 /** Runs one node with `parameters` on `item`, within 10 s, and answers what it threw, sent and output. */
 export async function runSwept(
 	harness: EngineHarness,
-	{ service, cloudCredential, serverCredential, hostCredential }: SweepTarget,
+	{ service, cloudCredential, serverCredential, v2Credential, hostCredential }: SweepTarget,
 	type: string,
 	parameters: Parameters,
 	item: HarnessItem = ITEM,
@@ -127,7 +139,10 @@ export async function runSwept(
 	service.seen.length = 0;
 	service.sockets.length = 0;
 	const cloudApi = parameters.resource === 'server' ? serverCredential : cloudCredential;
-	const credentials: Record<string, string> = type === 'hostCloud' ? { hostCloudApi: cloudApi } : { hostApi: hostCredential };
+	const v2Only = type === 'hostCloud' && onlyOnV2(parameters);
+	const credentials: Record<string, string> =
+		type !== 'hostCloud' ? { hostApi: hostCredential } : v2Only ? { hostCloudV2Api: v2Credential } : { hostCloudApi: cloudApi };
+	if (v2Only) parameters = { apiGeneration: 'v2', ...parameters };
 	// Bounded: a run that never ends is a failure of its own, not a stuck test.
 	let timer: NodeJS.Timeout | undefined;
 	const deadline = new Promise<never>((_, reject) => {

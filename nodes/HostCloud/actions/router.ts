@@ -1,4 +1,9 @@
-import { operationRouter, type NodeResources } from '../../shared/items/items';
+import type { IExecuteFunctions, INodeProperties } from 'n8n-workflow';
+import { NodeOperationError } from 'n8n-workflow';
+
+import { operationRouter, type NodeResources, type Operation } from '../../shared/items/items';
+import { notForTools, runsAsTool } from '../../shared/tools/tool-use';
+import { apiGenerationOf, type ApiGeneration, type GenerationRefusal } from '../transport/v2-service';
 import * as file from './file';
 import * as queue from './queue';
 import * as server from './server';
@@ -8,5 +13,53 @@ import * as workflow from './workflow';
 /** Every resource and operation of the dropdowns, and the module that runs it. */
 export const resources = { workflow, file, queue, server, system } satisfies NodeResources;
 
-/** Picks the operation module from the resource and operation dropdowns, and runs it. */
-export const router = operationRouter(resources);
+/**
+ * What an operation module says of the API generations: why it cannot run on one (and what to do
+ * instead), and why a tool call cannot use it on v2. None said: it runs on both.
+ */
+export interface GenerationAvailability {
+	notOnV1?: GenerationRefusal;
+	notOnV2?: GenerationRefusal;
+	notAsToolOnV2?: string;
+}
+
+/**
+ * An operation the node's API generation cannot serve, refused by name before anything is sent
+ * (the node cannot hide operations by credential, so each says so when it runs).
+ */
+function refuseOnGeneration(context: IExecuteFunctions, resource: string, operation: string, selected: Operation | undefined): void {
+	const module = selected as GenerationAvailability | undefined;
+	// API Generation takes no expression: every item speaks the same one.
+	const generation = apiGenerationOf(context, 0);
+	const refusal = generation === 'v2' ? module?.notOnV2 : module?.notOnV1;
+	if (refusal) throw notOnGeneration(context, generation, operationName(resource, operation), refusal);
+	if (generation === 'v2' && module?.notAsToolOnV2 && runsAsTool(context)) throw notForTools(context, 0, module.notAsToolOnV2);
+}
+
+/** Picks the operation module from the resource and operation dropdowns, and runs it, unless its API generation cannot serve it. */
+export const router = operationRouter(resources, refuseOnGeneration);
+
+/** "Queue → Get": the operation as the node's dropdowns name it. */
+function operationName(resource: string, operation: string): string {
+	const described = (resources as Record<string, { description: INodeProperties[] }>)[resource]?.description ?? [];
+	const dropdown = described.find((property) => property.name === 'operation');
+	const option = (dropdown?.options as Array<{ name: string; value: string }> | undefined)?.find((entry) => entry.value === operation);
+	return `${resource.charAt(0).toUpperCase()}${resource.slice(1)} → ${option?.name ?? operation}`;
+}
+
+function notOnGeneration(
+	context: IExecuteFunctions,
+	generation: ApiGeneration,
+	name: string,
+	refusal: GenerationRefusal,
+): NodeOperationError {
+	const credential = generation === 'v2' ? 'Host Cloud V2 API' : 'Host Cloud API';
+	return new NodeOperationError(
+		context.getNode(),
+		`${name} is not available on the ${generation} API (API Generation: ${generation.toUpperCase()}): ${refusal.why}`,
+		{
+			itemIndex: 0,
+			description: `${refusal.instead} Nothing was sent with the ${credential} credential.`,
+		},
+	);
+}

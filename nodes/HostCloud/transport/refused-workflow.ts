@@ -4,7 +4,8 @@
  * error ("Value not in list"), and the facts in `details` and `extra_info` (`input_name`,
  * `received_value`, `input_config` with the allowed values or bounds). These lines say, per
  * refused node: which node, which input, the value given and what the server allows, with long
- * lists of allowed values cut to a few and a count.
+ * lists of allowed values cut to a few and a count. The v2 API's `422 invalid_workflow` lists, per
+ * node id, `[{field, reason, message?}]` under `error.details.node_errors`: said the same way.
  */
 
 import { isRecord } from '../../shared/items/validation';
@@ -49,6 +50,12 @@ function errorReason(error: Record<string, unknown>): string | undefined {
 	const input = typeof info.input_name === 'string' ? info.input_name : undefined;
 	const given = 'received_value' in info ? shown(info.received_value) : undefined;
 	const bounds = allowed(info.input_config);
+	// v2's shape (its contract's example): the input as `field`, what is wrong as `reason`, maybe a `message`.
+	if (typeof error.field === 'string' && error.type === undefined) {
+		const reason = typeof error.reason === 'string' ? error.reason.replace(/_/g, ' ') : '';
+		const said = message || reason;
+		return said ? `input ${error.field}: ${said}` : `input ${error.field} was refused`;
+	}
 	switch (error.type) {
 		case 'value_not_in_list':
 		case 'value_bigger_than_max':
@@ -96,11 +103,12 @@ export function refusedNodeLines(nodeErrors: unknown): string[] {
 	if (!isRecord(nodeErrors)) return [];
 	const lines: string[] = [];
 	for (const [nodeId, entry] of Object.entries(nodeErrors)) {
-		if (!isRecord(entry)) continue;
-		const errors = Array.isArray(entry.errors) ? entry.errors.filter(isRecord) : [];
+		if (!isRecord(entry) && !Array.isArray(entry)) continue;
+		// v1 lists a node's errors under `errors`, with its class_type; v2 gives the list itself.
+		const errors = (Array.isArray(entry) ? entry : Array.isArray(entry.errors) ? entry.errors : []).filter(isRecord);
 		const reasons = errors.map(errorReason).filter((text): text is string => !!text);
 		if (!reasons.length) continue;
-		const classType = typeof entry.class_type === 'string' ? ` (${entry.class_type})` : '';
+		const classType = isRecord(entry) && typeof entry.class_type === 'string' ? ` (${entry.class_type})` : '';
 		// A server that already names the node in its message is not named twice.
 		const said = reasons.join('; ');
 		lines.push(said.includes(`Node ${nodeId}`) ? said : `Node ${nodeId}${classType}: ${said}`);

@@ -6,6 +6,7 @@ import type { IDataObject, IExecuteFunctions, INodeExecutionData } from 'n8n-wor
 import { NodeApiError, NodeOperationError } from 'n8n-workflow';
 
 import { MAX_JSON_DEPTH } from '../transport/json-reader';
+import { ERROR_CODE_FIELD } from '../transport/request-errors';
 import { serviceWaitWords, WAITED_FIELD, waitedForService, withServiceWait } from '../transport/slow-down';
 import { notForTools, runsAsTool, type ToolAvailability } from '../tools/tool-use';
 
@@ -14,7 +15,8 @@ export type ItemOperation = (this: IExecuteFunctions, itemIndex: number) => Prom
 
 /**
  * The output item of a failed input item under "Continue On Fail": `error` (the message) and the
- * facts (`errorDetails`, `httpCode`, and `extra` such as a job's `prompt_id`). With "On Error:
+ * facts (`errorDetails`, `httpCode`, `error_code` when the service typed the error, and `extra`
+ * such as a job's `prompt_id`). With "On Error:
  * Continue (using error output)" n8n routes an item to the error output only when its json holds
  * nothing but `error`, `message` and `details`, so there the facts go under `details` (n8n adds
  * the input item's fields). The input's files ride along either way, so none are lost.
@@ -27,6 +29,9 @@ export function failedItem(context: IExecuteFunctions, thrown: unknown, itemInde
 	if (typeof description === 'string' && description) facts.errorDetails = description;
 	const httpCode = (error as { httpCode?: unknown }).httpCode;
 	if (typeof httpCode === 'string' && httpCode) facts.httpCode = httpCode;
+	// The code a service typed the error with (v2's envelope), for an IF or Switch to branch on.
+	const code = (error as { context?: IDataObject }).context?.[ERROR_CODE_FIELD];
+	if (typeof code === 'string') facts[ERROR_CODE_FIELD] = code;
 	const waited = waitedForService(context, itemIndex);
 	if (waited !== undefined) facts[WAITED_FIELD] = waited;
 	Object.assign(facts, extra);
@@ -141,17 +146,25 @@ export interface Operation extends ToolAvailability {
 /** A node's resource → operation map: each resource dropdown value, each of its operation values, the module that runs it. */
 export type NodeResources = Readonly<Record<string, { readonly operations: Readonly<Record<string, Operation>> }>>;
 
+/** A node's own check of the operation picked, before it runs (Host Cloud's API generations): throws to refuse it, before anything is sent. */
+export type OperationRefusal = (context: IExecuteFunctions, resource: string, operation: string, selected: Operation | undefined) => void;
+
 /**
  * A node's router: runs the operation the resource and operation dropdowns pick, from the node's
- * table of resources. The node's `execute` calls it, and it calls the operation.
+ * table of resources, once the node's own check (`refuse`) has let it pass. The node's `execute`
+ * calls it, and it calls the operation.
  */
-export function operationRouter(resources: NodeResources): (this: IExecuteFunctions) => Promise<INodeExecutionData[][]> {
+export function operationRouter(
+	resources: NodeResources,
+	refuse?: OperationRefusal,
+): (this: IExecuteFunctions) => Promise<INodeExecutionData[][]> {
 	return async function router(this: IExecuteFunctions): Promise<INodeExecutionData[][]> {
 		const resource = this.getNodeParameter('resource', 0) as string;
 		const operation = this.getNodeParameter('operation', 0) as string;
 		const selected = resources[resource]?.operations[operation];
 		// Hidden on the tool type; a workflow saved with it anyway is refused before anything is sent.
 		if (selected?.notAsTool && runsAsTool(this)) throw notForTools(this, 0, selected.notAsTool);
+		refuse?.(this, resource, operation, selected);
 		if (selected?.executeAll) {
 			try {
 				return [await selected.executeAll.call(this, this.getInputData())];

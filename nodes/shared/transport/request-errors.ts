@@ -153,6 +153,37 @@ function statusAdvice(statusCode: number, terms: ServiceErrorTerms): StatusAdvic
 	}
 }
 
+/** The context field of an error (and the failed item's json field) that holds the code a service typed it with. */
+export const ERROR_CODE_FIELD = 'error_code';
+
+/** The longest code read as one: the contract's codes are short words (`insufficient_credits`). */
+const ERROR_CODE_MAX_CHARS = 64;
+
+/** What an error body says, read once: the code the service typed it with (a short word, else none), its words, and what the code means. */
+export interface TypedError {
+	code?: string;
+	said?: string;
+	advice?: StatusAdvice;
+}
+
+/** Reads an error body (already redacted of the request's secrets) in the service's terms. */
+export function typedErrorOf(body: unknown, terms: ServiceErrorTerms): TypedError {
+	const said = serviceMessage(body, terms.detailLines);
+	const record = errorRecord(body);
+	const code = record && terms.errorCode?.(record);
+	if (typeof code !== 'string' || code.length > ERROR_CODE_MAX_CHARS || !/^[A-Za-z][\w.-]*$/.test(code)) return { said };
+	return { code, said, advice: terms.codeAdvice?.[code] };
+}
+
+function errorRecord(body: unknown): Record<string, unknown> | undefined {
+	if (Buffer.isBuffer(body)) return errorRecord(body.toString('utf8'));
+	if (typeof body === 'string') {
+		const reading = readJson(body, JSON_LIMITS.message);
+		return 'value' in reading ? errorRecord(reading.value) : undefined;
+	}
+	return body && typeof body === 'object' && !Array.isArray(body) ? (body as Record<string, unknown>) : undefined;
+}
+
 export function httpError(
 	context: ErrorContext,
 	statusCode: number,
@@ -162,16 +193,18 @@ export function httpError(
 	secrets: string[],
 ): NodeApiError {
 	// The body is redacted before serviceMessage clips a long text: a clip could cut a secret in two.
-	const said = serviceMessage(redactDeep(Buffer.isBuffer(body) ? body.toString('utf8') : body, secrets), terms.detailLines);
-	const { headline, hint } = request.statusAdvice?.[statusCode] ?? statusAdvice(statusCode, terms);
+	const { code, said, advice } = typedErrorOf(redactDeep(Buffer.isBuffer(body) ? body.toString('utf8') : body, secrets), terms);
+	const { headline, hint } = request.statusAdvice?.[statusCode] ?? advice ?? statusAdvice(statusCode, terms);
 	const while_ = request.action ? ` while ${request.action}` : '';
-	const message = redact(`${headline}${while_} (HTTP ${statusCode})${said ? `: ${said}` : ''}`, secrets);
-	return new NodeApiError(context.getNode(), { statusCode, message } as JsonObject, {
+	const message = redact(`${headline}${while_} (HTTP ${statusCode}${code ? ` ${code}` : ''})${said ? `: ${said}` : ''}`, secrets);
+	const apiError = new NodeApiError(context.getNode(), { statusCode, message } as JsonObject, {
 		message,
 		description: hint || undefined,
 		httpCode: String(statusCode),
 		itemIndex: request.itemIndex,
 	});
+	if (code) apiError.context[ERROR_CODE_FIELD] = code;
+	return apiError;
 }
 
 /** A redirect the node did not follow: says where it pointed (the address only, never a path or query that could hold a token). */

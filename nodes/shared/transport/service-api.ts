@@ -33,6 +33,10 @@ export interface ServiceErrorTerms {
 	statusAdvice?: Partial<Record<number, StatusAdvice>>;
 	/** Lines an error body holds beyond its message (a refused workflow's nodes); they replace its details. */
 	detailLines?: (body: Record<string, unknown>) => string[];
+	/** The machine-readable code an error body carries, for a service that types its errors (v2's `error.code`). */
+	errorCode?: (body: Record<string, unknown>) => unknown;
+	/** What each code means there: it takes the place of the status's meaning. */
+	codeAdvice?: Readonly<Record<string, StatusAdvice>>;
 }
 
 /** Where the requests made with one credential go, and how their errors speak. */

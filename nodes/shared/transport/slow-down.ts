@@ -10,6 +10,7 @@ import type { IDataObject, IHttpRequestMethods, INodeExecutionData, JsonObject }
 import { NodeApiError } from 'n8n-workflow';
 
 import { pause } from '../waits/pause';
+import { ERROR_CODE_FIELD, type TypedError } from './request-errors';
 import { RETRY_DELAYS_MS } from './retry';
 import type { HostContext } from './service-api';
 
@@ -123,24 +124,32 @@ const waitsTooLong = new WeakSet<object>();
 /** Whether `error` says the service asked for a wait the request could not make: another try would be asked the same. */
 export const isServiceWaitTooLong = (error: unknown): boolean => typeof error === 'object' && error !== null && waitsTooLong.has(error);
 
+/**
+ * The error of a wait that cannot fit; `typed`: what the answer's body said (a v2 429 names which
+ * limit it was: `queue_full`, `deployment_not_ready`, `rate_limited`), so the message says it too.
+ */
 export function serviceWaitTooLongError(
 	context: HostContext,
 	statusCode: number,
 	tooLong: TooLongWait,
 	request: { action?: string; itemIndex?: number; method: IHttpRequestMethods },
+	typed: TypedError = {},
 ): NodeApiError {
 	const bound = tooLong.byMaxWait ? 'of Max Wait' : 'of the time a request may take with its retries';
-	const message = `The service asked to wait ${waitSeconds(tooLong.askedMs)} s before trying again (HTTP ${statusCode})${
+	const which = typed.code ? ` ${typed.code}${typed.advice ? `: ${typed.advice.headline.toLowerCase()}` : ''}` : '';
+	const message = `The service asked to wait ${waitSeconds(tooLong.askedMs)} s before trying again (HTTP ${statusCode}${which})${
 		request.action ? ` while ${request.action}` : ''
 	}${tooLongWords(tooLong)} ${bound}; the node did not wait`;
 	const nothingMade = statusCode === 429 && request.method !== 'GET' ? ' The service did not take the request: nothing was made.' : '';
+	const why = `The service is busy or limits how often it may be asked${typed.said ? ` (it said: ${typed.said.replace(/\.$/, '')})` : ''}.`;
 	// A NodeApiError as any other answer's (its kind is marked aside, not in its name, which n8n shows).
 	const error = new NodeApiError(context.getNode(), { statusCode, message } as JsonObject, {
 		message,
-		description: `The service is busy or limits how often it may be asked.${nothingMade} Run again later${tooLong.byMaxWait ? ', or raise Max Wait' : ''}.`,
+		description: `${why}${nothingMade} Run again later${tooLong.byMaxWait ? ', or raise Max Wait' : ''}.`,
 		httpCode: String(statusCode),
 		itemIndex: request.itemIndex,
 	});
+	if (typed.code) error.context[ERROR_CODE_FIELD] = typed.code;
 	waitsTooLong.add(error);
 	return error;
 }

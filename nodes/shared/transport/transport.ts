@@ -19,7 +19,15 @@ import type { IDataObject, IHttpRequestMethods, IHttpRequestOptions, IN8nHttpFul
 import { NodeApiError } from 'n8n-workflow';
 
 import { containsSecret, redactDeep, secretsOfCredential } from './redaction';
-import { httpError, networkError, overBoundAnswer, redirectError, secretLocationError, unexpectedAnswer } from './request-errors';
+import {
+	httpError,
+	networkError,
+	overBoundAnswer,
+	redirectError,
+	secretLocationError,
+	typedErrorOf,
+	unexpectedAnswer,
+} from './request-errors';
 import { pauseBeforeRetry, RETRY_DELAYS_MS } from './retry';
 import { asksToSlowDown, retryAfterMs, serviceWaitTooLongError, slowDownPlan, waitForService } from './slow-down';
 import { isPlainObject } from '../items/validation';
@@ -214,8 +222,18 @@ async function waitedAsAsked(call: Call, response: IN8nHttpFullResponse, refusal
 	const bounds = { readDeadline: call.deadline - call.limits.idleMs, maxWaitDeadline: request.deadline };
 	const plan = slowDownPlan(retryAfterMs((response.headers as IDataObject)['retry-after']), refusal, bounds);
 	if (!plan) return false;
+	if ('tooLong' in plan) {
+		// The body says which limit it was (a v2 429's code): read, within bounds, before the error is built.
+		const body = await readErrorBody(
+			response.body,
+			{ idleMs: call.limits.idleMs, totalMs: Math.max(1, call.deadline - Date.now()) },
+			call.signal,
+		);
+		abandon(response.body, giveUp);
+		const typed = typedErrorOf(redactDeep(body, call.secrets), call.host.errors);
+		throw serviceWaitTooLongError(context, response.statusCode, plan.tooLong, request, typed);
+	}
 	abandon(response.body, giveUp);
-	if ('tooLong' in plan) throw serviceWaitTooLongError(context, response.statusCode, plan.tooLong, request);
 	await waitAsAsked(context, request, plan.waitMs, { signal: call.signal, pauseEnds: call.pauseEnds });
 	return true;
 }

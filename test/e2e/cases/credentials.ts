@@ -1,9 +1,11 @@
 /**
- * Both credential types, tested the way the editor's "Test" button does it (POST
+ * Every credential type, tested the way the editor's "Test" button does it (POST
  * /rest/credentials/test): the right secret passes, a wrong one fails with the credential's own
  * message, and n8n really asked the simulator (no cached or local verdict).
  */
+import { startSimulator } from '../../../simulator/server';
 import { redirectTo, sendJson, startHostileService } from '../../support/hostile-service';
+import { contractBreaches } from '../../support/v2-contract';
 import { e2e } from '../support/context';
 
 const WRONG_API_KEY = 'wrong-api-key-e2e-0001';
@@ -45,6 +47,26 @@ describe('credentials tested through n8n', () => {
 		expect(result.status).toBe('Error');
 		expect(result.message).toMatch(/access token was rejected \(401\)/);
 		expect(result.message).not.toContain(WRONG_TOKEN);
+	});
+
+	it('Host Cloud V2 API passes with the right key on the v2 simulator, fails with a wrong one in words; n8n asked each time', async () => {
+		const { client } = e2e();
+		const sim = await startSimulator({ flavour: 'v2', v2: { surface: 'deployment', mountPrefix: '/deployment/dep-e2e' } });
+		try {
+			const credential = await client.createCredential('Host Cloud V2 API (e2e)', 'hostCloudV2Api', {
+				baseUrl: sim.baseUrl,
+				apiKey: sim.apiKey,
+			});
+			expect(await client.testCredential(credential)).toEqual({ status: 'OK', message: expect.any(String) });
+			const wrong = await client.testCredential(credential, { apiKey: WRONG_API_KEY });
+			expect(wrong.status).toBe('Error');
+			expect(wrong.message).toMatch(/API key was rejected \(401 unauthorized\)/);
+			expect(wrong.message).not.toContain(WRONG_API_KEY);
+			expect(sim.v2.exchanges.map((x) => x.status)).toEqual([404, 401]);
+			expect(contractBreaches(sim)).toEqual([]);
+		} finally {
+			await sim.close();
+		}
 	});
 
 	it('neither credential test follows a redirect: the secret never reaches the host it points to', async () => {

@@ -36,6 +36,7 @@ let respond = refuseAll;
 let service: HostileService;
 let cloudCredential = '';
 let serverCredential = '';
+let v2Credential = '';
 let hostCredential = '';
 const CLOUD_KEY = 'sweep-cloud-key-7f3a';
 const ACCESS_TOKEN = 'sweep-access-token-91c2';
@@ -46,7 +47,7 @@ const SECRETS = [CLOUD_KEY, ACCESS_TOKEN, PUBLISHING_TOKEN, REPOHOST_TOKEN];
 beforeAll(async () => {
 	// A job's status says it failed, so an operation that waits for one ends at its first look.
 	service = await startHostileService((req, res) => respond(req, res), { onSocket: (socket) => socket.close() });
-	({ cloudCredential, serverCredential, hostCredential } = addSweepCredentials(harness, service.url, {
+	({ cloudCredential, serverCredential, v2Credential, hostCredential } = addSweepCredentials(harness, service.url, {
 		cloudKey: CLOUD_KEY,
 		accessToken: ACCESS_TOKEN,
 		publishingToken: PUBLISHING_TOKEN,
@@ -68,7 +69,7 @@ afterAll(async () => {
 const node = (type: string): INodeTypeDescription => nodeDescription(harness, type);
 const baseParameters = (type: string, resource: string, operation: string): Parameters => sweepBase(harness, type, resource, operation);
 const runOnce = (type: string, parameters: Parameters, item: HarnessItem = ITEM): Promise<SweepRun> =>
-	runSwept(harness, { service, cloudCredential, serverCredential, hostCredential }, type, parameters, item);
+	runSwept(harness, { service, cloudCredential, serverCredential, v2Credential, hostCredential }, type, parameters, item);
 
 type Verdict = 'invalid' | 'valid' | 'any';
 interface Case {

@@ -52,6 +52,7 @@ const harness = new EngineHarness();
 let service: HostileService;
 let cloudCredential = '';
 let serverCredential = '';
+let v2Credential = '';
 let hostCredential = '';
 
 /** Node definitions for UI-format conversion; a job's status says it failed; every other request is refused. */
@@ -64,7 +65,7 @@ function refuseAll(req: SeenRequest, res: ServerResponse): void {
 
 beforeAll(async () => {
 	service = await startHostileService(refuseAll, { onSocket: (socket) => socket.close() });
-	({ cloudCredential, serverCredential, hostCredential } = addSweepCredentials(harness, service.url, {
+	({ cloudCredential, serverCredential, v2Credential, hostCredential } = addSweepCredentials(harness, service.url, {
 		cloudKey: CLOUD_KEY,
 		accessToken: ACCESS_TOKEN,
 		publishingToken: PUBLISHING_TOKEN,
@@ -82,7 +83,7 @@ const runOnce = (type: string, parameters: Parameters, item = ITEM): Promise<Swe
 	within(
 		15_000,
 		`${type} ${JSON.stringify(parameters).slice(0, 200)}`,
-		runSwept(harness, { service, cloudCredential, serverCredential, hostCredential }, type, parameters, item),
+		runSwept(harness, { service, cloudCredential, serverCredential, v2Credential, hostCredential }, type, parameters, item),
 	);
 
 /** A JSON value as an expression gives it (an object or list from `{{ }}`), so n8n hands it over unwalked. */

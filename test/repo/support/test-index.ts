@@ -209,6 +209,10 @@ export const TEST_INDEX: Record<string, string[]> = {
 		'test/engine/HostCloud/execute-places.test.ts',
 		'test/engine/HostCloud/inputs.test.ts',
 	],
+	'nodes/HostCloud/actions/workflow/getJobWorkflow.operation.ts': [
+		'test/engine/HostCloud/v2/get-job-workflow.test.ts',
+		'test/engine/HostCloud/v2/error-codes.test.ts',
+	],
 	'nodes/HostCloud/actions/workflow/getStatus.operation.ts': [
 		'test/engine/HostCloud/operations.test.ts',
 		'test/engine/HostCloud/answers-about-another-job.test.ts',

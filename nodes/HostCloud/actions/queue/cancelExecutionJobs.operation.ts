@@ -7,6 +7,7 @@ import { cancelJobs } from '../../helpers/job-reports/lookup';
 import { thisInstanceId } from '../../helpers/ownership/job-tag';
 import { ENDED_BEFORE_CANCEL, isAwaitedOnly, isQueueAnswer, jobsOfExecution, type ExecutionJob } from '../../helpers/ownership/own-jobs';
 import { readQueue } from '../../transport/cloud-api';
+import type { GenerationRefusal } from '../../transport/v2-service';
 
 const EXECUTION_FIELD = 'Execution ID';
 const WORKFLOW_FIELD = 'Workflow ID';
@@ -51,6 +52,13 @@ const properties: INodeProperties[] = [
 ];
 
 export const description = updateDisplayOptions({ show: { resource: ['queue'], operation: ['cancelExecutionJobs'] } }, properties);
+
+/** Without a list of jobs or a tag on them, an execution's jobs cannot be found on v2 (`router.ts` refuses it there). */
+export const notOnV2: GenerationRefusal = {
+	why: 'the v2 API lists no jobs, and a v2 job carries no tag of the n8n execution that started it, so the jobs of an execution cannot be found',
+	instead:
+		'On v2, Execute cancels its own jobs when the execution is stopped or reaches Max Wait. To cancel other jobs, pass their job_id values to Queue → Cancel Jobs.',
+};
 
 /** Why a tool call cannot use this operation (it is hidden on the tool type, and refused). */
 export const notAsTool =

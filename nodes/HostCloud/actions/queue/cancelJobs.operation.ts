@@ -10,7 +10,7 @@ import { readQueue } from '../../transport/cloud-api';
 import { toolDescriptionProperty } from '../../../shared/descriptions/tool-options';
 import { promptIdListProperty } from '../common.descriptions';
 import { cancelJob } from '../../transport/v2-api';
-import { apiGenerationOf } from '../../transport/v2-service';
+import { apiGenerationOf, V2_TOOL_SCOPE_LOST } from '../../transport/v2-service';
 import { checkedJob } from '../../helpers/v2-jobs/job-record';
 
 const PROMPT_IDS: PromptIdList = { name: 'promptIds', field: 'Prompt IDs', whereToFind: 'Queue → Get lists the jobs in the queue.' };
@@ -23,6 +23,9 @@ const properties: INodeProperties[] = [
 ];
 
 export const description = updateDisplayOptions({ show: { resource: ['queue'], operation: ['cancelJobs'] } }, properties);
+
+/** As a tool on v2: a v2 job names no workflow that started it, so the tool's scope cannot be kept (`router.ts` refuses it there). */
+export const notAsToolOnV2 = V2_TOOL_SCOPE_LOST;
 
 /**
  * As a tool: the queue is read first, and only the ids queued or running and started by this

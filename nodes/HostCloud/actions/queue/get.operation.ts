@@ -8,6 +8,7 @@ import { readQueue } from '../../transport/cloud-api';
 import { clipText } from '../../../shared/transport/service-values';
 import { isRecord, ownValue } from '../../../shared/items/validation';
 import { toolDescriptionProperty } from '../../../shared/descriptions/tool-options';
+import type { GenerationRefusal } from '../../transport/v2-service';
 
 const properties: INodeProperties[] = [
 	toolDescriptionProperty(
@@ -16,6 +17,12 @@ const properties: INodeProperties[] = [
 ];
 
 export const description = updateDisplayOptions({ show: { resource: ['queue'], operation: ['get'] } }, properties);
+
+/** The v2 API lists no jobs: there is no queue to read (`router.ts` refuses it there). */
+export const notOnV2: GenerationRefusal = {
+	why: 'the v2 API lists no jobs: there is no queue to read, only one job at a time by its id',
+	instead: 'Keep the job_id that Submit or Execute answers, and read that job with Workflow → Get Status.',
+};
 
 /** Upstream's names of an entry's fields, in the order of its array: a server that sends objects names them so. */
 const ENTRY_FIELDS = ['number', 'prompt_id', 'prompt', 'extra_data', 'outputs_to_execute'] as const;

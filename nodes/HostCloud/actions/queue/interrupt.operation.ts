@@ -2,6 +2,7 @@ import type { IDataObject, IExecuteFunctions, INodeExecutionData, INodePropertie
 import { updateDisplayOptions } from 'n8n-workflow';
 
 import { interruptRunning } from '../../transport/cloud-api';
+import type { GenerationRefusal } from '../../transport/v2-service';
 
 const properties: INodeProperties[] = [
 	{
@@ -14,6 +15,12 @@ const properties: INodeProperties[] = [
 ];
 
 export const description = updateDisplayOptions({ show: { resource: ['queue'], operation: ['interrupt'] } }, properties);
+
+/** The v2 API cancels one job by its id; it has no "stop whatever runs" (`router.ts` refuses it there). */
+export const notOnV2: GenerationRefusal = {
+	why: 'the v2 API has no control that stops whatever runs; it cancels one job at a time, by its id',
+	instead: 'Pass the job_id to Queue → Cancel Jobs. Execute cancels its own jobs when the execution is stopped or reaches Max Wait.',
+};
 
 /** Why a tool call cannot use this operation (it is hidden on the tool type, and refused). */
 export const notAsTool =

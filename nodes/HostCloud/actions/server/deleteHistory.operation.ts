@@ -3,7 +3,7 @@ import { updateDisplayOptions } from 'n8n-workflow';
 
 import { oneOf } from '../../../shared/items/validation';
 import { readPromptIdList } from '../../helpers/job-reports/prompt-id';
-import { selfHostedServer } from '../../helpers/server/controls';
+import { SERVER_CONTROLS_NOT_ON_V2, selfHostedServer } from '../../helpers/server/controls';
 import { HISTORY_IDS, historyOf, recentHistory } from '../../helpers/server/history';
 import { deleteHistory } from '../../transport/cloud-api';
 import { promptIdListProperty } from '../common.descriptions';
@@ -39,6 +39,9 @@ const properties: INodeProperties[] = [
 ];
 
 export const description = updateDisplayOptions({ show: { resource: ['server'], operation: ['deleteHistory'] } }, properties);
+
+/** A self-hosted server's control, which the v2 API does not offer (`router.ts` refuses it there). */
+export const notOnV2 = SERVER_CONTROLS_NOT_ON_V2;
 
 /** Why a tool call cannot use this operation (it is hidden on the tool type, and refused). */
 export const notAsTool =

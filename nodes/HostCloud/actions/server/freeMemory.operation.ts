@@ -3,7 +3,7 @@ import { updateDisplayOptions } from 'n8n-workflow';
 
 import { fieldLabel, fieldProperty, type FieldDefinition } from '../../../shared/items/fields';
 import { booleanValue, invalidField } from '../../../shared/items/validation';
-import { selfHostedServer } from '../../helpers/server/controls';
+import { SERVER_CONTROLS_NOT_ON_V2, selfHostedServer } from '../../helpers/server/controls';
 import { freeMemory } from '../../transport/cloud-api';
 
 const OPERATION_NAME = 'Free Memory';
@@ -40,6 +40,9 @@ const properties: INodeProperties[] = [
 ];
 
 export const description = updateDisplayOptions({ show: { resource: ['server'], operation: ['freeMemory'] } }, properties);
+
+/** A self-hosted server's control, which the v2 API does not offer (`router.ts` refuses it there). */
+export const notOnV2 = SERVER_CONTROLS_NOT_ON_V2;
 
 /** Why a tool call cannot use this operation (it is hidden on the tool type, and refused). */
 export const notAsTool =

@@ -4,7 +4,7 @@ import { updateDisplayOptions } from 'n8n-workflow';
 import { checkedOrDefault, fieldProperty, type FieldDefinition } from '../../../shared/items/fields';
 import { oneOf } from '../../../shared/items/validation';
 import { readPromptIdList } from '../../helpers/job-reports/prompt-id';
-import { selfHostedServer } from '../../helpers/server/controls';
+import { SERVER_CONTROLS_NOT_ON_V2, selfHostedServer } from '../../helpers/server/controls';
 import { HISTORY_IDS, historyEntryJson, historyOf, MAX_HISTORY_ITEMS, recentHistory } from '../../helpers/server/history';
 import { promptIdListProperty } from '../common.descriptions';
 
@@ -41,6 +41,9 @@ const properties: INodeProperties[] = [
 ];
 
 export const description = updateDisplayOptions({ show: { resource: ['server'], operation: ['getHistory'] } }, properties);
+
+/** A self-hosted server's control, which the v2 API does not offer (`router.ts` refuses it there). */
+export const notOnV2 = SERVER_CONTROLS_NOT_ON_V2;
 
 /** Why a tool call cannot use this operation (it is hidden on the tool type, and refused). */
 export const notAsTool =

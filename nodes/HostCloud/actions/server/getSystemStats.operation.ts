@@ -1,7 +1,7 @@
 import type { IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
 import { updateDisplayOptions } from 'n8n-workflow';
 
-import { checkedSystemStats, selfHostedServer } from '../../helpers/server/controls';
+import { checkedSystemStats, SERVER_CONTROLS_NOT_ON_V2, selfHostedServer } from '../../helpers/server/controls';
 import { readSystemStats } from '../../transport/cloud-api';
 import { toolDescriptionProperty } from '../../../shared/descriptions/tool-options';
 
@@ -14,6 +14,9 @@ const properties: INodeProperties[] = [
 ];
 
 export const description = updateDisplayOptions({ show: { resource: ['server'], operation: ['getSystemStats'] } }, properties);
+
+/** A self-hosted server's control, which the v2 API does not offer (`router.ts` refuses it there). */
+export const notOnV2 = SERVER_CONTROLS_NOT_ON_V2;
 
 /** GET /api/system_stats: the server's versions, memory and devices, as it sends them (checked, its texts clipped). */
 export async function execute(this: IExecuteFunctions, itemIndex: number): Promise<INodeExecutionData[]> {

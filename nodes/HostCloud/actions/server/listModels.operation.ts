@@ -2,7 +2,7 @@ import type { IDataObject, IExecuteFunctions, INodeExecutionData, INodePropertie
 import { updateDisplayOptions } from 'n8n-workflow';
 
 import { oneOf, pathSegmentText } from '../../../shared/items/validation';
-import { namesOf, selfHostedServer } from '../../helpers/server/controls';
+import { namesOf, SERVER_CONTROLS_NOT_ON_V2, selfHostedServer } from '../../helpers/server/controls';
 import { readModelFiles, readModelFolders } from '../../transport/cloud-api';
 import { toolDescriptionProperty } from '../../../shared/descriptions/tool-options';
 
@@ -38,6 +38,9 @@ const properties: INodeProperties[] = [
 ];
 
 export const description = updateDisplayOptions({ show: { resource: ['server'], operation: ['listModels'] } }, properties);
+
+/** A self-hosted server's control, which the v2 API does not offer (`router.ts` refuses it there). */
+export const notOnV2 = SERVER_CONTROLS_NOT_ON_V2;
 
 /** The names under `key`, and how many were left out (`<key>_not_listed`) when the listing was over its bounds. */
 function listed(key: string, { names, notListed }: { names: string[]; notListed: number }): IDataObject {

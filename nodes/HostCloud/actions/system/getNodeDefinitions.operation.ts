@@ -5,6 +5,7 @@ import { optionalText } from '../../../shared/items/validation';
 import { readNodeDefinitions } from '../../transport/cloud-api';
 import { clipTextsDeep, SERVICE_TEXT_MAX_CHARS } from '../../../shared/transport/service-values';
 import { toolDescriptionProperty } from '../../../shared/descriptions/tool-options';
+import type { GenerationRefusal } from '../../transport/v2-service';
 
 const properties: INodeProperties[] = [
 	toolDescriptionProperty(
@@ -21,6 +22,12 @@ const properties: INodeProperties[] = [
 ];
 
 export const description = updateDisplayOptions({ show: { resource: ['system'], operation: ['getNodeDefinitions'] } }, properties);
+
+/** The v2 API publishes no node definitions (`router.ts` refuses it there). */
+export const notOnV2: GenerationRefusal = {
+	why: 'the v2 API publishes no node definitions',
+	instead: 'Read them with API Generation V1 and a Host Cloud API credential: the cloud, or a self-hosted ComfyUI.',
+};
 
 /** GET /api/object_info: one item per node class (or only the one asked for). */
 export async function execute(this: IExecuteFunctions, itemIndex: number): Promise<INodeExecutionData[]> {

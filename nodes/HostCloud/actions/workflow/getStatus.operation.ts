@@ -13,7 +13,7 @@ import { followJobs } from '../../helpers/jobs/run-jobs';
 import { NOT_AS_TOOL, toolDescriptionProperty, toolWaitProperty } from '../../../shared/descriptions/tool-options';
 import { promptIdProperty, WAIT_FIELDS } from '../common.descriptions';
 import { readJob } from '../../transport/v2-api';
-import { apiGenerationOf } from '../../transport/v2-service';
+import { apiGenerationOf, V2_TOOL_SCOPE_LOST } from '../../transport/v2-service';
 import { checkedJob } from '../../helpers/v2-jobs/job-record';
 import { jobFields, outputGroups } from '../../helpers/v2-jobs/job-item';
 
@@ -44,6 +44,9 @@ const properties: INodeProperties[] = [
 ];
 
 export const description = updateDisplayOptions({ show: { resource: ['workflow'], operation: ['getStatus'] } }, properties);
+
+/** As a tool on v2: a v2 job names no workflow that started it, so the tool's scope cannot be kept (`router.ts` refuses it there). */
+export const notAsToolOnV2 = V2_TOOL_SCOPE_LOST;
 
 /**
  * Called as a tool, the status of a job is what an agent needs to go on: it waits (up to Tool Wait)

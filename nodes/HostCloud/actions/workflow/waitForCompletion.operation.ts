@@ -12,6 +12,7 @@ import { readJobRunSettings } from '../../helpers/jobs/run-jobs';
 import { v2RunSettingsOf, waitForV2Jobs } from '../../helpers/v2-jobs/run-v2-jobs';
 import { apiGenerationOf } from '../../transport/v2-service';
 import { promptIdProperty, downloadFilesProperties, rawOutputsProperty, waitProperties, WAIT_FIELDS } from '../common.descriptions';
+import { V2_TOOL_SCOPE_LOST } from '../../transport/v2-service';
 
 const TOOL_DESCRIPTION = `Waits for a Host Cloud job started earlier, given its prompt_id, and returns its output files (images, video or audio). ${describeToolAnswer(['prompt_id'], 'calling this tool again')}`;
 
@@ -35,6 +36,9 @@ const properties: INodeProperties[] = [
 ];
 
 export const description = updateDisplayOptions({ show: { resource: ['workflow'], operation: ['waitForCompletion'] } }, properties);
+
+/** As a tool on v2: a v2 job names no workflow that started it, so the tool's scope cannot be kept (`router.ts` refuses it there). */
+export const notAsToolOnV2 = V2_TOOL_SCOPE_LOST;
 
 /**
  * Waits for jobs submitted earlier (one prompt_id per item) over one WebSocket; a cancelled
