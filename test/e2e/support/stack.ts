@@ -6,6 +6,7 @@
  */
 import { startSimulator, type Simulator, type SimulatorOptions } from '../../../simulator/server';
 import { prepareInstance, productionWebhookUrl } from './instance-setup';
+import { V2_CREDENTIAL_TYPE } from './v2-server';
 import { DEMO_OWNER, type CredentialRef, type N8nClient, type OwnerAccount, type StoredWorkflow, type WorkflowJson } from './n8n-client';
 import { packageLoadProblem, startN8n, type N8nServer } from './n8n-server';
 import { startOutsideWorld, type OutsideWorld } from './outside-world';
@@ -86,7 +87,8 @@ export async function startHostStack(options: StartStackOptions = {}): Promise<H
 		const examples: ImportedExample[] = [];
 		if (options.importExamples ?? true) {
 			for (const example of loadExamples()) {
-				examples.push({ ...example, stored: await importWorkflow(example.workflow) });
+				// The v2 example's credential is its own server's, bound when it runs (support/example-checks.ts).
+				examples.push({ ...example, stored: await importWorkflow(example.workflow, undefined, {}, [V2_CREDENTIAL_TYPE]) });
 			}
 			step(
 				progress,
