@@ -479,5 +479,5 @@ describe('recipes: the Host nodes chained with n8n’s own nodes, checked at the
 			await page.waitForTimeout(1200);
 			for (const folder of folders) await page.screenshot({ path: join(folder, file.replace(/\.json$/, '.png')) });
 		}
-	}, 120000);
+	}, 300000);
 });

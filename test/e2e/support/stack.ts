@@ -41,7 +41,13 @@ export interface HostStack {
 	 * Imports a workflow with its credentials bound to this stack's (or, by type, to those given in
 	 * `credentials`) and returns it as stored.
 	 */
-	importWorkflow(workflow: WorkflowJson, name?: string, credentials?: Record<string, CredentialRef>): Promise<StoredWorkflow>;
+	/** `leaveUnbound`: credential types left as the file names them when none is given (the v2 one: each case has its own server). */
+	importWorkflow(
+		workflow: WorkflowJson,
+		name?: string,
+		credentials?: Record<string, CredentialRef>,
+		leaveUnbound?: readonly string[],
+	): Promise<StoredWorkflow>;
 	/** n8n's production URL of a trigger node's webhook (activate the workflow first). */
 	webhookUrl(workflow: WorkflowJson, nodeName: string, path: string): string;
 	stop(): Promise<void>;
