@@ -6,8 +6,8 @@
 import { AI_EXAMPLE_CHECKS } from './ai-example-checks';
 import { EXAMPLE_CHECKS, type ExampleCheck } from './example-checks';
 import { describeFailure, type ExecutionResult, type WorkflowJson } from './n8n-client';
+import { V2_CREDENTIAL_TYPE } from './instance-setup';
 import type { HostStack } from './stack';
-import { V2_CREDENTIAL_TYPE } from './v2-server';
 import { MANUAL_TRIGGER_TYPE, hostNodeTypesIn, type ExampleFile, urlsIn } from './workflows';
 
 /** The example's own checks, if it has any. */

@@ -16,6 +16,8 @@ export const DEMO_REPOHOST_TOKEN = 'sim-repohost-token';
 export const CREDENTIAL_NAMES = { hostCloudApi: 'Host Cloud API', hostApi: 'Host API' } as const;
 
 export type CredentialType = keyof typeof CREDENTIAL_NAMES;
+/** The credential type the instance does not create: each case binds it to its own v2 server's (support/v2-server.ts). */
+export const V2_CREDENTIAL_TYPE = 'hostCloudV2Api';
 
 export interface PreparedInstance {
 	/** Signed in as the owner. */

@@ -5,8 +5,7 @@
  * simulator, and the example workflows imported. `stop()` undoes all of it; it also runs on Ctrl-C.
  */
 import { startSimulator, type Simulator, type SimulatorOptions } from '../../../simulator/server';
-import { prepareInstance, productionWebhookUrl } from './instance-setup';
-import { V2_CREDENTIAL_TYPE } from './v2-server';
+import { prepareInstance, productionWebhookUrl, V2_CREDENTIAL_TYPE } from './instance-setup';
 import { DEMO_OWNER, type CredentialRef, type N8nClient, type OwnerAccount, type StoredWorkflow, type WorkflowJson } from './n8n-client';
 import { packageLoadProblem, startN8n, type N8nServer } from './n8n-server';
 import { startOutsideWorld, type OutsideWorld } from './outside-world';

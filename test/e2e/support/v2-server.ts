@@ -8,13 +8,12 @@
  */
 import { startSimulator, type V2Simulator, type V2SimulatorOptions } from '../../../simulator/server';
 import { outputItems, type CredentialRef, type ExecutionResult, type RunItem } from './n8n-client';
+import { V2_CREDENTIAL_TYPE } from './instance-setup';
 import type { HostStack } from './stack';
 
 /** The credential name examples/v2-text-to-image.json and the v2 recipe refer to. */
 export const V2_CREDENTIAL_NAME = 'Host Cloud V2 API';
 export const V2_EXAMPLE = 'v2-text-to-image.json';
-/** The credential type the stack does not create: each case binds it to its own v2 server's. */
-export const V2_CREDENTIAL_TYPE = 'hostCloudV2Api';
 
 export interface V2Server {
 	simulator: V2Simulator;
