@@ -28,15 +28,13 @@ export const V2_TOOL_SCOPE_LOST =
 	'on the v2 API a job carries no tag of the workflow that started it, so a tool could not be kept to its own workflow’s jobs (it could reach any job of the account). Execute works as a tool on v2: it follows and cancels only the jobs it starts.';
 
 /**
- * The generation the node speaks (`apiGeneration`; a node saved before v2 has none, nor a blank
- * one: v1). Any other value (from a pasted or edited workflow) is refused by name, before anything
- * is sent: guessing would send a request with the other credential.
+ * The generation the node speaks (`apiGeneration`; a node saved before v2 has none: v1). Any other
+ * value (a blank or a padded one, from a pasted or edited workflow) is refused by name before
+ * anything is sent: n8n picks the node's credential by this exact value, so it would find none.
  */
 export function apiGenerationOf(context: Pick<HostContext, 'getNodeParameter' | 'getNode'>, itemIndex = 0): ApiGeneration {
 	const value = context.getNodeParameter('apiGeneration', itemIndex, 'v1');
-	const text = typeof value === 'string' ? value.trim() : value;
-	if (text === 'v2' || text === 'v1') return text;
-	if (text === '' || text === undefined || text === null) return 'v1';
+	if (value === 'v2' || value === 'v1') return value;
 	throw new NodeOperationError(context.getNode(), `API Generation must be "v1" or "v2" (got ${quoted(value)})`, {
 		itemIndex,
 		description: 'Pick V1: Workflow API or V2: Jobs API in the node.',

@@ -49,15 +49,16 @@ export async function followJob(context: IExecuteFunctions, job: V2Job, itemInde
 			const end = await watchEvents(context, current.id, itemIndex, follow);
 			// Each opening counts: a stream that keeps saying "ended" while the job reads otherwise is not opened forever.
 			drops = end === 'unavailable' ? MOST_STREAM_DROPS : drops + 1;
-			endIfOver(context, current, itemIndex, follow);
 			// Unavailable: polled from now on, after the Poll Interval, as any poll.
 			if (end !== 'unavailable') {
+				// Read even at Max Wait: a job that ended as the wait did is found ended, not timed out.
+				endIfOver(context, current, itemIndex, { ...follow, deadline: Number.POSITIVE_INFINITY });
 				current = await readChecked(context, current.id, itemIndex, follow);
 				continue;
 			}
 		}
 		await pause(Math.max(1, Math.min(follow.pollIntervalMs, follow.deadline - Date.now())), follow.stop).catch(() => undefined);
-		endIfOver(context, current, itemIndex, follow);
+		endIfOver(context, current, itemIndex, { ...follow, deadline: Number.POSITIVE_INFINITY });
 		current = await readChecked(context, current.id, itemIndex, follow);
 	}
 	return current;

@@ -100,7 +100,10 @@ async function eachItem<T>(
 				try {
 					if (!checked.passed.has(itemIndex)) throw checked.failures.get(itemIndex);
 					const job = await jobOf(checked.passed.get(itemIndex) as T, itemIndex);
-					return paired([await v2JobItem(context, job, itemIndex, run.settings.download)], itemIndex, context);
+					const item = await v2JobItem(context, job, itemIndex, run.settings.download);
+					// Made: a retry of this item (its files could not be read) would otherwise take this job again.
+					forgetSubmit(context, itemIndex);
+					return paired([item], itemIndex, context);
 				} catch (error) {
 					const running = stillRunningForTool(run, error, itemIndex);
 					if (running) return running;
@@ -117,13 +120,14 @@ async function eachItem<T>(
 	}
 }
 
-/** The job an item's earlier try left running (Retry On Fail), or undefined: its job ended, or it has none. */
+/** The job an item's earlier try left (Retry On Fail), running or done since; undefined when it ended without outputs, or there is none. */
 async function earlierJobOf(context: IExecuteFunctions, itemIndex: number): Promise<V2Job | undefined> {
 	const jobId = earlierSubmitOf(context, itemIndex)?.promptId;
 	if (!jobId) return undefined;
 	const job = checkedJob(context, await readJob(context, jobId, { itemIndex }), jobId, itemIndex);
-	if (jobPhase(job.status) === 'running') return job;
-	// It ended: a retry runs the workflow anew, with a new key.
+	// Still running, or done since (paid for): its outputs, never a second job.
+	if (jobPhase(job.status) !== 'ended') return job;
+	// It failed, was cancelled or expired: the retry runs the workflow anew, with a new key.
 	forgetSubmit(context, itemIndex);
 	return undefined;
 }
@@ -151,8 +155,11 @@ async function executeItem(run: V2Run, prepared: PreparedWorkflow, itemIndex: nu
 			job = await submitV2Job(context, prepared, itemIndex);
 		}
 		const ended = await followJob(context, job, itemIndex, run.followFor());
-		forgetSubmit(context, itemIndex);
-		if (jobPhase(ended.status) !== 'succeeded') throw endedJobError(context, ended, itemIndex);
+		// A job that ended without outputs: a retry runs anew. One that succeeded is kept until its item is made.
+		if (jobPhase(ended.status) !== 'succeeded') {
+			forgetSubmit(context, itemIndex);
+			throw endedJobError(context, ended, itemIndex);
+		}
 		return ended;
 	} catch (error) {
 		if (job && error instanceof JobWaitEnded) {

@@ -76,7 +76,7 @@ function mayExistError(context: IExecuteFunctions, itemIndex: number, key: strin
 		`The submit with Idempotency-Key ${key} may have started a job whose answer was lost: nothing was submitted again`,
 		{
 			itemIndex,
-			description: `The server has seen this key before (${(cause as Error).message}). A job may exist and run (and bill) all the same, and the v2 API lists no jobs, so the node cannot find it: look for it in your account's jobs before running again. Running again starts a new job with a new key.`,
+			description: `${errorCodeOf(cause) === 'idempotency_key_reuse' ? 'The server has seen this key before' : 'The same key, sent once more, got no clear answer either'} (${(cause as Error).message}). A job may exist and run (and bill) all the same, and the v2 API lists no jobs, so the node cannot find it: look for it in your account's jobs before running again. Running again starts a new job with a new key.`,
 		},
 	);
 	Object.assign(error.context, { idempotency_key: key, error_code: 'idempotency_key_reuse' });

@@ -150,6 +150,32 @@ describe('Execute on v2', () => {
 		expect(retried.error('Node')?.message).toContain(`Idempotency-Key ${keysSent()[0]}`);
 	});
 
+	test('Retry On Fail after Max Wait (job left running) takes the same job, running or done since: one submit, one job', async () => {
+		v2.script.runsForMs = 1500;
+		const waitOptions = { ...QUICK, maxWaitMinutes: 0.015, onTimeout: 'keep' };
+		const result = await harness.runNode(
+			node(execute({ waitOptions }).parameters, { retryOnFail: true, maxTries: 2, waitBetweenTries: 0 }),
+			[{ json: {} }],
+		);
+
+		expect(result.status).toBe('success');
+		expect(submits()).toHaveLength(1);
+		expect(result.items[0]!.json).toMatchObject({ job_id: [...v2.jobs.keys()][0], status: 'succeeded' });
+		expect(cancels()).toHaveLength(0);
+	}, 20_000);
+
+	test("Retry On Fail after the job's files could not be read takes the same job: one submit", async () => {
+		// This server serves no asset bytes (and until assetToBinary is built, nothing reads them): every try's download fails.
+		const result = await harness.runNode(
+			node(execute({ downloadFiles: true }).parameters, { retryOnFail: true, maxTries: 2, waitBetweenTries: 0 }),
+			[{ json: {} }],
+		);
+
+		expect(result.status).toBe('error');
+		expect(submits()).toHaveLength(1);
+		expect(v2.jobs.size).toBe(1);
+	}, 20_000);
+
 	test('a definite refusal (402) releases the key: a Retry On Fail submits once more, and one job is made', async () => {
 		v2.script.refuseSubmits = ['insufficient_credits'];
 		const result = await harness.runNode(node(execute().parameters, { retryOnFail: true, maxTries: 2, waitBetweenTries: 0 }), [
