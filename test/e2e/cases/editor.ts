@@ -6,6 +6,7 @@
  */
 import { join } from 'node:path';
 
+import { V2_CREDENTIAL_TYPE } from '../support/instance-setup';
 import { e2e } from '../support/context';
 import { inspectWorkflowInEditor, type EditorNodeReport } from '../support/editor';
 import type { NodeTypeDescription, WorkflowNode } from '../support/n8n-client';
@@ -64,9 +65,10 @@ describe('the package in n8n’s editor (Chromium)', () => {
 				const present = PACKAGE_NODES.filter((node) => descriptions.has(hostNodeType(node.type)));
 				const nodes: Array<Omit<WorkflowNode, 'position'>> = present.map((node) => {
 					const description = descriptions.get(hostNodeType(node.type))!;
-					const credentialTypes = ((description.credentials as Array<{ name: string }> | undefined) ?? []).map(
-						(credential) => credential.name,
-					);
+					// The v2 credential shows only with API Generation V2 (v1 here), and the stack creates none.
+					const credentialTypes = ((description.credentials as Array<{ name: string }> | undefined) ?? [])
+						.map((credential) => credential.name)
+						.filter((type) => type !== V2_CREDENTIAL_TYPE);
 					return {
 						name: node.name,
 						type: hostNodeType(node.type),

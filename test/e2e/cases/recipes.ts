@@ -29,6 +29,8 @@ import {
 	zipEntries,
 } from '../support/recipes';
 import { DEMO_PUBLISHER_ID } from '../support/stack';
+import { assetBytes, startV2Server, type V2Server } from '../support/v2-server';
+import { contractBreaches } from '../../support/v2-contract';
 import { waitFor } from '../support/wait';
 import { loadExamples } from '../support/workflows';
 
@@ -46,6 +48,8 @@ describe('recipes: the Host nodes chained with n8n’s own nodes, checked at the
 	let servers: RecipeServers | undefined;
 	let postgres: PostgresServer | undefined;
 	let browser: EditorSession | undefined;
+	/** A server of the v2 jobs API for the v2 recipe, its credential kept until the screenshots are taken. */
+	let v2: V2Server | undefined;
 	let credentials: Record<string, CredentialRef> = {};
 	/** Every recipe imported, for the canvas screenshots. */
 	const imported: Array<{ file: string; workflow: StoredWorkflow }> = [];
@@ -98,6 +102,8 @@ describe('recipes: the Host nodes chained with n8n’s own nodes, checked at the
 				ssl: false,
 			}),
 		};
+		v2 = await startV2Server(e2e());
+		credentials.hostCloudV2Api = v2.credential;
 		log(`servers ready in ${((Date.now() - started) / 1000).toFixed(1)}s`);
 	}, 600000);
 
@@ -113,7 +119,7 @@ describe('recipes: the Host nodes chained with n8n’s own nodes, checked at the
 	afterAll(async () => {
 		await deactivateAll();
 		await browser?.close();
-		await Promise.all([servers?.stop(), postgres?.stop()]);
+		await Promise.all([servers?.stop(), postgres?.stop(), v2?.close()]);
 	}, 60000);
 
 	const mailWith = (what: string, match: (mail: ReturnType<typeof mailParts>) => boolean) =>
@@ -138,6 +144,36 @@ describe('recipes: the Host nodes chained with n8n’s own nodes, checked at the
 		const { body, served } = await askImageApi(simulator, `${n8n.url}/webhook/image-api`, `recipe image api ${Date.now()}`, 3);
 		expect({ bytes: body.length, sha: sha(body) }).toEqual({ bytes: served.length, sha: sha(served) });
 		expect(pngSize(body)).toEqual({ width: 512, height: 512 });
+	}, 90000);
+
+	it('v2-webhook-image-api.json: on the v2 jobs API, the HTTP response is the exact output asset of the one job it ran', async () => {
+		const { n8n } = e2e();
+		const { simulator } = v2!;
+		const workflow = await importRecipe('v2-webhook-image-api.json');
+		await activate(workflow);
+		await webhookServed(`${n8n.url}/webhook/v2-image-api`, 'POST');
+		const before = new Set(simulator.v2.jobs.keys());
+		const prompt = `recipe v2 image api ${Date.now()}`;
+		const response = await fetch(`${n8n.url}/webhook/v2-image-api`, {
+			method: 'POST',
+			headers: { 'content-type': 'application/json' },
+			body: JSON.stringify({ prompt, seed: 7 }),
+		});
+		const body = Buffer.from(await response.arrayBuffer());
+		expect({ status: response.status, type: response.headers.get('content-type') }).toEqual({
+			status: 200,
+			type: expect.stringMatching(/^image\/png/),
+		});
+		const jobs = [...simulator.v2.jobs.values()].filter((job) => !before.has(job.id));
+		expect(jobs.map((job) => job.status)).toEqual(['succeeded']);
+		const [job] = jobs;
+		// The caller's prompt and seed reached the job's graph.
+		expect((job!.workflow['6'] as { inputs: Record<string, unknown> }).inputs.text).toBe(prompt);
+		expect((job!.workflow['3'] as { inputs: Record<string, unknown> }).inputs.seed).toBe(7);
+		const served = await assetBytes(simulator, job!.outputs[0]!.asset.id);
+		expect({ bytes: body.length, sha: sha(body) }).toEqual({ bytes: served.length, sha: sha(served) });
+		expect(pngSize(body)).toEqual({ width: 512, height: 512 });
+		expect(contractBreaches(simulator)).toEqual([]);
 	}, 90000);
 
 	it('report-failed-jobs.json: a failed Host Cloud job is mailed with its prompt_id, node and message', async () => {
@@ -443,5 +479,5 @@ describe('recipes: the Host nodes chained with n8n’s own nodes, checked at the
 			await page.waitForTimeout(1200);
 			for (const folder of folders) await page.screenshot({ path: join(folder, file.replace(/\.json$/, '.png')) });
 		}
-	}, 120000);
+	}, 300000);
 });

@@ -13,6 +13,8 @@
 import { outputItems, type ExecutionResult, type RunItem, type StoredWorkflow, type WorkflowJson } from './n8n-client';
 import { imageFromServer, SELF_HOSTED_EXAMPLE, startSelfHostedServer, type SelfHostedServer } from './self-hosted';
 import { DEMO_PUBLISHER_ID, type HostStack } from './stack';
+import { imageFromV2Server, startV2Server, V2_EXAMPLE, type V2Server } from './v2-server';
+import { contractBreaches } from '../../support/v2-contract';
 import { urlsIn } from './workflows';
 
 export interface ExampleCheck {
@@ -81,6 +83,41 @@ function selfHostedExampleCheck(
 		},
 		async verify(execution, stack) {
 			await verify(execution, stack, server ?? fail('No self-hosted server was started'));
+		},
+		async cleanup() {
+			const started = server;
+			server = undefined;
+			await started?.close();
+		},
+	};
+}
+
+/**
+ * The v2 example runs on a server of the v2 jobs API: one (the simulator's v2 flavour, cloud
+ * surface) and its Host Cloud V2 API credential are started for it, the example is imported bound
+ * to that credential, and both go away after. Its checks end with every exchange of the run valid
+ * under the published contract.
+ */
+function v2ExampleCheck(
+	file: string,
+	verify: (execution: ExecutionResult, stack: HostStack, server: V2Server) => Promise<unknown>,
+): ExampleCheck {
+	let server: V2Server | undefined;
+	return {
+		timeoutMs: 120000,
+		async run(_stored, stack) {
+			const example = stack.examples.find((entry) => entry.file === file) ?? fail(`${file} was not imported`);
+			server = await startV2Server(stack);
+			const stored = await stack.importWorkflow(example.workflow, `${example.workflow.name} (e2e, on a v2 server)`, {
+				hostCloudV2Api: server.credential,
+			});
+			return await stack.client.runWorkflow(stored.id, { timeoutMs: 120000 });
+		},
+		async verify(execution, stack) {
+			const started = server ?? fail('No v2 server was started');
+			await verify(execution, stack, started);
+			const breaches = contractBreaches(started.simulator);
+			if (breaches.length > 0) fail(`Exchanges outside the v2 contract:\n${breaches.join('\n')}`);
 		},
 		async cleanup() {
 			const started = server;
@@ -212,6 +249,14 @@ export const EXAMPLE_CHECKS: Record<string, ExampleCheck> = {
 		const video = outputItems(execution, 'Make Video')[0];
 		if (video?.json.status !== 'completed' || video.binary?.data?.mimeType !== 'video/mp4')
 			fail(`"Make Video" output no video: ${JSON.stringify(video?.json).slice(0, 300)}`);
+	}),
+
+	// Execute on v2: one job submitted and followed, its image downloaded from its output asset.
+	[V2_EXAMPLE]: v2ExampleCheck(V2_EXAMPLE, async (execution, stack, server) => {
+		const { jobId } = await imageFromV2Server(execution, 'Text to Image', stack, server);
+		const submits = server.simulator.requestsTo('POST', '/api/v2/jobs').filter((request) => request.path === '/api/v2/jobs');
+		if (submits.length !== 1 || server.simulator.v2.jobs.size !== 1)
+			fail(`The run submitted ${submits.length} time(s) and the server has ${server.simulator.v2.jobs.size} job(s), not one (${jobId})`);
 	}),
 
 	'text-to-music.json': {

@@ -6,6 +6,7 @@
 import { AI_EXAMPLE_CHECKS } from './ai-example-checks';
 import { EXAMPLE_CHECKS, type ExampleCheck } from './example-checks';
 import { describeFailure, type ExecutionResult, type WorkflowJson } from './n8n-client';
+import { V2_CREDENTIAL_TYPE } from './instance-setup';
 import type { HostStack } from './stack';
 import { MANUAL_TRIGGER_TYPE, hostNodeTypesIn, type ExampleFile, urlsIn } from './workflows';
 
@@ -87,7 +88,8 @@ export async function runExample(stack: HostStack, example: ExampleFile, options
 		const copy = JSON.parse(JSON.stringify(example.workflow)) as WorkflowJson;
 		const ready = check?.prepare ? await check.prepare(copy, stack) : copy;
 		const prepared = options.change ? options.change(ready) : ready;
-		const stored = await stack.importWorkflow(prepared, `${example.workflow.name} (e2e)`);
+		// A v2 example is imported here with its credential unbound; its own run binds its server's.
+		const stored = await stack.importWorkflow(prepared, `${example.workflow.name} (e2e)`, {}, [V2_CREDENTIAL_TYPE]);
 		const execution = check?.run
 			? await check.run(stored, stack)
 			: await stack.client.runWorkflow(stored.id, { timeoutMs: options.timeoutMs ?? check?.timeoutMs ?? 60000 });

@@ -16,6 +16,8 @@ export const DEMO_REPOHOST_TOKEN = 'sim-repohost-token';
 export const CREDENTIAL_NAMES = { hostCloudApi: 'Host Cloud API', hostApi: 'Host API' } as const;
 
 export type CredentialType = keyof typeof CREDENTIAL_NAMES;
+/** The credential type the instance does not create: each case binds it to its own v2 server's (support/v2-server.ts). */
+export const V2_CREDENTIAL_TYPE = 'hostCloudV2Api';
 
 export interface PreparedInstance {
 	/** Signed in as the owner. */
@@ -28,9 +30,15 @@ export interface PreparedInstance {
 	nodeTypesWithWebhooks: Set<string>;
 	/**
 	 * Imports a workflow with its credentials bound to this instance's (or, by type, to those given in
-	 * `credentials`) and returns it as stored.
+	 * `credentials`) and returns it as stored. A credential of a type in `leaveUnbound` (one this
+	 * instance does not create, such as the v2 one) is left as the file names it when none is given.
 	 */
-	importWorkflow(workflow: WorkflowJson, name?: string, credentials?: Record<string, CredentialRef>): Promise<StoredWorkflow>;
+	importWorkflow(
+		workflow: WorkflowJson,
+		name?: string,
+		credentials?: Record<string, CredentialRef>,
+		leaveUnbound?: readonly string[],
+	): Promise<StoredWorkflow>;
 }
 
 /** The n8n an instance is prepared on: where its API answers, its files folder, its log. */
@@ -69,8 +77,12 @@ export async function prepareInstance(n8n: InstanceAddress, simulator: Simulator
 	const nodeTypesWithWebhooks = new Set(
 		(await client.nodeTypes()).filter((type) => (type.webhooks?.length ?? 0) > 0).map((type) => type.name),
 	);
-	const importWorkflow = async (workflow: WorkflowJson, name?: string, bound: Record<string, CredentialRef> = {}) =>
-		await client.createWorkflow(prepareWorkflow(workflow, { ...credentials, ...bound }, { nodeTypesWithWebhooks, name }));
+	const importWorkflow = async (
+		workflow: WorkflowJson,
+		name?: string,
+		bound: Record<string, CredentialRef> = {},
+		leaveUnbound: readonly string[] = [],
+	) => await client.createWorkflow(prepareWorkflow(workflow, { ...credentials, ...bound }, { nodeTypesWithWebhooks, name, leaveUnbound }));
 	return { client, credentials, credentialData, nodeTypesWithWebhooks, importWorkflow };
 }
 

@@ -5,7 +5,7 @@
  * simulator, and the example workflows imported. `stop()` undoes all of it; it also runs on Ctrl-C.
  */
 import { startSimulator, type Simulator, type SimulatorOptions } from '../../../simulator/server';
-import { prepareInstance, productionWebhookUrl } from './instance-setup';
+import { prepareInstance, productionWebhookUrl, V2_CREDENTIAL_TYPE } from './instance-setup';
 import { DEMO_OWNER, type CredentialRef, type N8nClient, type OwnerAccount, type StoredWorkflow, type WorkflowJson } from './n8n-client';
 import { packageLoadProblem, startN8n, type N8nServer } from './n8n-server';
 import { startOutsideWorld, type OutsideWorld } from './outside-world';
@@ -40,7 +40,13 @@ export interface HostStack {
 	 * Imports a workflow with its credentials bound to this stack's (or, by type, to those given in
 	 * `credentials`) and returns it as stored.
 	 */
-	importWorkflow(workflow: WorkflowJson, name?: string, credentials?: Record<string, CredentialRef>): Promise<StoredWorkflow>;
+	/** `leaveUnbound`: credential types left as the file names them when none is given (the v2 one: each case has its own server). */
+	importWorkflow(
+		workflow: WorkflowJson,
+		name?: string,
+		credentials?: Record<string, CredentialRef>,
+		leaveUnbound?: readonly string[],
+	): Promise<StoredWorkflow>;
 	/** n8n's production URL of a trigger node's webhook (activate the workflow first). */
 	webhookUrl(workflow: WorkflowJson, nodeName: string, path: string): string;
 	stop(): Promise<void>;
@@ -86,7 +92,8 @@ export async function startHostStack(options: StartStackOptions = {}): Promise<H
 		const examples: ImportedExample[] = [];
 		if (options.importExamples ?? true) {
 			for (const example of loadExamples()) {
-				examples.push({ ...example, stored: await importWorkflow(example.workflow) });
+				// The v2 example's credential is its own server's, bound when it runs (support/example-checks.ts).
+				examples.push({ ...example, stored: await importWorkflow(example.workflow, undefined, {}, [V2_CREDENTIAL_TYPE]) });
 			}
 			step(
 				progress,

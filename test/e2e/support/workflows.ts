@@ -55,18 +55,21 @@ export function hostNodeTypesIn(workflow: WorkflowJson): string[] {
 /**
  * A copy of the workflow ready for this n8n: each node's credential references point at the
  * credential of that type created here, nodes that receive webhooks get a webhook id (as the
- * editor gives them) when the file has none. Nothing else changes: examples run as users import them.
+ * editor gives them) when the file has none; a credential of a type in `leaveUnbound` that none is given
+ * for is left as the file names it (no id). Nothing else changes: examples run as users import them.
  */
 export function prepareWorkflow(
 	workflow: WorkflowJson,
 	credentials: Record<string, CredentialRef>,
-	options: { nodeTypesWithWebhooks?: Set<string>; name?: string } = {},
+	options: { nodeTypesWithWebhooks?: Set<string>; name?: string; leaveUnbound?: readonly string[] } = {},
 ): WorkflowJson {
 	const copy = JSON.parse(JSON.stringify(workflow)) as WorkflowJson;
 	if (options.name) copy.name = options.name;
 	for (const node of copy.nodes) {
 		for (const type of Object.keys(node.credentials ?? {})) {
 			const credential = credentials[type];
+			// A type each case binds to its own server's credential stays as the file names it, as n8n imports it.
+			if (!credential && options.leaveUnbound?.includes(type)) continue;
 			if (!credential) {
 				throw new Error(
 					`Node "${node.name}" of "${workflow.name}" uses a "${type}" credential, and none was created (known: ${Object.keys(credentials).join(', ')})`,
