@@ -38,7 +38,8 @@ export interface CallFor {
 
 const CLEANUP_TIMEOUT_MS = 10_000;
 
-function call(request: { method: 'GET' | 'HEAD' | 'POST'; path: string; action: string; answer?: 'object' }, options: CallFor) {
+/** A request as the transport takes it, from what the endpoint asks and what its caller says (v1's and v2's endpoints alike). */
+export function call(request: { method: 'GET' | 'HEAD' | 'POST'; path: string; action: string; answer?: 'object' }, options: CallFor) {
 	return {
 		...request,
 		itemIndex: options.itemIndex,

@@ -12,22 +12,8 @@ import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
 
 import { pathSegment } from '../../shared/items/path-segment';
 import { hostRequest, hostRequestFull, type HostResponse, type RunContext } from '../../shared/transport/transport';
-import type { CallFor } from './cloud-api';
+import { call, type CallFor } from './cloud-api';
 import { HOST_CLOUD_V2_API } from './v2-service';
-
-const CLEANUP_TIMEOUT_MS = 10_000;
-
-function call(request: { method: 'GET' | 'POST'; path: string; action: string; answer?: 'object' }, options: CallFor) {
-	return {
-		...request,
-		itemIndex: options.itemIndex,
-		action: options.action ?? request.action,
-		retry: options.retry,
-		stop: options.stop,
-		deadline: options.deadline,
-		...(options.cleanup ? { ignoreCancel: true, timeout: CLEANUP_TIMEOUT_MS } : {}),
-	};
-}
 
 const jobPath = (jobId: string) => `/api/v2/jobs/${pathSegment(jobId)}`;
 
