@@ -2,12 +2,14 @@
  * `npm run simulator` as a newcomer runs it: one JSON line with every URL and secret, then a
  * readable line per request, and a standard text-to-image graph served end to end.
  */
-import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
+import type { ChildProcessWithoutNullStreams } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 
 import axios from 'axios';
 import WebSocket from 'ws';
+
+import { spawnCli } from './support/cli-process';
 
 const ROOT = join(__dirname, '..', '..');
 
@@ -29,9 +31,7 @@ interface Cli<T> {
 
 /** Starts `npm run simulator -- ...args` as a child process and reads its first line. */
 async function startCli<T>(args: string[]): Promise<Cli<T>> {
-	const child = spawn(process.execPath, [join(ROOT, 'node_modules/tsx/dist/cli.mjs'), join(ROOT, 'simulator/cli.ts'), ...args], {
-		cwd: ROOT,
-	});
+	const child = spawnCli(args);
 	let logLines = '';
 	child.stderr.on('data', (chunk: Buffer) => (logLines += chunk.toString()));
 	const banner = await new Promise<T>((resolve, reject) => {

@@ -2,19 +2,17 @@
  * `npm run simulator -- --flavour v2`: the banner names the flavour, the surface and what to
  * connect with, and the server answers the v2 API; an unknown surface stops it with a message.
  */
-import { spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 
+import { spawnCli } from '../support/cli-process';
 import { send } from '../support/v2';
 
 const ROOT = join(__dirname, '..', '..', '..');
 
 /** Runs the CLI; resolves with its first stdout line (parsed), or its exit code and stderr when it stops first. */
 function runCli(args: string[]): Promise<{ banner?: Record<string, string>; code?: number | null; stderr: string; stop(): Promise<void> }> {
-	const child = spawn(process.execPath, [join(ROOT, 'node_modules/tsx/dist/cli.mjs'), join(ROOT, 'simulator/cli.ts'), ...args], {
-		cwd: ROOT,
-	});
+	const child = spawnCli(args);
 	let stderr = '';
 	let out = '';
 	child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
