@@ -54,7 +54,7 @@ const isToolTimeout = (run: V2Run, error: unknown): error is JobWaitEnded =>
 function stillRunningForTool(run: V2Run, error: unknown, itemIndex: number): INodeExecutionData[] | undefined {
 	if (!isToolTimeout(run, error)) return undefined;
 	const jobId = String(error.context.job_id);
-	const next = `No tool can collect it on API Generation v2 (a v2 job carries no tag to show which workflow started it): its outputs can be collected in n8n with Host Cloud Wait for Completion and this job_id.`;
+	const next = `No tool can collect it on the v2 API (a v2 job carries no tag to show which workflow started it): its outputs can be collected in n8n with Host Cloud Wait for Completion and this job_id.`;
 	return paired([{ json: runningForTool({ job_id: jobId, prompt_id: jobId }, next, run.settings.maxWaitMs) }], itemIndex, run.context);
 }
 
