@@ -7,8 +7,10 @@
  * into n8n binary data, streamed. The bytes come from GET /api/v2/assets/{id}/content: a self-hosted
  * server answers them itself (200, or 206 to a Range), the cloud and deployments answer a 302 to a
  * signed storage URL, which is fetched as a storage request, with no credential: the storage host
- * never sees the key. A download cut short is resumed where it stopped (`Range: bytes=<got>-`), and
- * what arrived in all must be the record's `size_bytes`.
+ * never sees the key. A record's own `url`, when it is such a signed link (on another host than the
+ * API) that has not expired, is fetched at once, without the /content round trip; refused, the bytes
+ * come through /content. A download cut short is resumed where it stopped (`Range: bytes=<got>-`,
+ * through /content: a fresh link), and what arrived in all must be the record's `size_bytes`.
  */
 import type { IBinaryData, IDataObject, IExecuteFunctions } from 'n8n-workflow';
 import { NodeOperationError } from 'n8n-workflow';
@@ -22,6 +24,7 @@ import { pauseBeforeRetry, RETRY_DELAYS_MS } from '../../../shared/transport/ret
 import { abandon, type RunContext, storageRequest } from '../../../shared/transport/transport';
 import { clipText, webAddress } from '../../../shared/transport/service-values';
 import { readAsset, readAssetContent } from '../../transport/v2-api';
+import { hostCloudV2Server } from '../../transport/v2-service';
 import { fileLimiter } from '../files/output-files';
 import { checkedAsset } from './asset-answers';
 
@@ -113,7 +116,7 @@ async function downloadAsset(
 		cancel,
 	};
 	const progress: Progress = { got: 0 };
-	const first = await openPart(download, 0);
+	const first = await openFirstPart(download);
 	const Readable = readableClassOf(first.body);
 	if (!Readable) {
 		first.stop();
@@ -176,6 +179,45 @@ async function* partBytes(download: Download, part: Part, progress: Progress): A
 	}
 }
 
+/** A link about to expire is not worth a try: /content gives a fresh one. */
+const LINK_MARGIN_MS = 10_000;
+
+/**
+ * The record's own link when it may be fetched as it is: http(s), on another host than the API (a
+ * proxy-served link on the API's host is the /content route, which wants the credential), and valid
+ * for a while yet.
+ */
+async function directLink(download: Download): Promise<string | undefined> {
+	const { asset, context, itemIndex } = download;
+	const address = webAddress(asset.url);
+	const expires = Date.parse(String(asset.url_expires_at ?? ''));
+	if (!address || !(expires > Date.now() + LINK_MARGIN_MS)) return undefined;
+	const api = new URL((await hostCloudV2Server(context, itemIndex)).baseUrl).host;
+	return new URL(address).host === api ? undefined : address;
+}
+
+/** The first part: from the record's signed link when it has a usable one (one request fewer), else through /content. */
+async function openFirstPart(download: Download): Promise<Part> {
+	const link = await directLink(download);
+	if (link) {
+		const part = await openStoragePart(download, link, undefined).catch(() => undefined);
+		// Refused (expired early, another region): the API is asked for the bytes instead.
+		if (part && (part.statusCode === 200 || part.statusCode === 206)) return part;
+		part?.stop();
+	}
+	return await openPart(download, 0);
+}
+
+/** A signed storage URL's answer, fetched without credential (the storage host must never see the key). */
+async function openStoragePart(download: Download, address: string, range: string | undefined): Promise<Part> {
+	const giveUp = new AbortController();
+	const stop = download.stop ? AbortSignal.any([giveUp.signal, download.stop]) : giveUp.signal;
+	const headers = { 'Accept-Encoding': 'identity', ...(range ? { Range: range } : {}) };
+	const response = await storageRequest(download.context, { method: 'GET', url: address, headers, followRedirects: true, stop });
+	const part = { statusCode: response.statusCode, headers: response.headers ?? {}, body: response.body };
+	return { ...part, stop: () => abandon(response.body, giveUp), source: 'the storage host' };
+}
+
 /** Opens the content from byte `from`: the API's own answer, or the signed URL its 302 names, fetched without credential. */
 async function openPart(download: Download, from: number): Promise<Part> {
 	const { context, asset, itemIndex } = download;
@@ -190,13 +232,8 @@ async function openPart(download: Download, from: number): Promise<Part> {
 	const address = webAddress(Array.isArray(location) ? location[0] : location);
 	if (!address)
 		throw finalError(download, `the v2 API answered a redirect (HTTP ${answer.statusCode}) without an http(s) address to fetch`);
-	const giveUp = new AbortController();
-	const stop = download.stop ? AbortSignal.any([giveUp.signal, download.stop]) : giveUp.signal;
-	// The signed URL is its own permission: no credential goes with it (the storage host must never see the key).
-	const headers = { 'Accept-Encoding': 'identity', ...(range ? { Range: range } : {}) };
-	const response = await storageRequest(context, { method: 'GET', url: address, headers, followRedirects: true, stop });
-	const part = { statusCode: response.statusCode, headers: response.headers ?? {}, body: response.body };
-	return { ...part, stop: () => abandon(response.body, giveUp), source: 'the storage host' };
+	// The signed URL is its own permission: no credential goes with it.
+	return await openStoragePart(download, address, range);
 }
 
 /** How many bytes of the part repeat what arrived already: 0 for a 206 that starts where asked, `from` for a whole file. */

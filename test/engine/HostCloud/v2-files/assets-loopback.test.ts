@@ -53,7 +53,8 @@ function assetRecord(overrides: Record<string, unknown> = {}) {
 		file_path: 'ComfyUI_00001_.png',
 		created_at: '2026-12-02T06:00:00Z',
 		url: `${storage.url}/signed/${ASSET_ID}?sig=abc`,
-		url_expires_at: '2026-12-02T07:00:00Z',
+		// Expired: a download goes through /content for a fresh link (a valid one is fetched at once, below).
+		url_expires_at: new Date(Date.now() - 60_000).toISOString(),
 		...overrides,
 	};
 }
@@ -228,6 +229,51 @@ describe('Download Output on v2', () => {
 		expect(storage.seen[0]!.headers.authorization).toBeUndefined();
 		expect(JSON.stringify(storage.seen[0]!.headers)).not.toContain(API_KEY);
 		expect(api.seen.map((req) => req.headers.authorization)).toEqual([`Bearer ${API_KEY}`, `Bearer ${API_KEY}`]);
+	});
+
+	const validFor = (ms: number) => new Date(Date.now() + ms).toISOString();
+
+	test('cloud: the record’s own signed link, still valid, is fetched at once: no /content round trip, no credential', async () => {
+		assetApi((_req, res) => envelope(res, 500, 'upstream_error', 'not to be asked'), assetRecord({ url_expires_at: validFor(3_600_000) }));
+		storageAnswer = (req, res) => sendFile(req, res);
+		const result = await runFile({ operation: 'downloadOutput', assetId: ASSET_ID });
+		expect(result.error('Node')?.message).toBeUndefined();
+		expect((await downloaded(result)).equals(FILE)).toBe(true);
+		expect(api.seen.map((req) => req.url)).toEqual([`/api/v2/assets/${ASSET_ID}`]);
+		expect(storage.seen.map((req) => req.url)).toEqual([`/signed/${ASSET_ID}?sig=abc`]);
+		expect(JSON.stringify(storage.seen[0]!.headers)).not.toContain(API_KEY);
+	});
+
+	test('a record link the storage refuses (403) or that expires within seconds: the bytes come through /content’s fresh link', async () => {
+		storageAnswer = (req, res) => (req.url.endsWith('sig=fresh') ? sendFile(req, res) : envelope(res, 403, 'forbidden', 'expired'));
+		for (const record of [assetRecord({ url_expires_at: validFor(3_600_000) }), assetRecord({ url_expires_at: validFor(2_000) })]) {
+			assetApi((_req, res) => {
+				res.writeHead(302, { Location: `${storage.url}/signed/${ASSET_ID}?sig=fresh` });
+				res.end();
+			}, record);
+			const result = await runFile({ operation: 'downloadOutput', assetId: ASSET_ID });
+			expect(result.error('Node')?.message).toBeUndefined();
+			expect((await downloaded(result)).equals(FILE)).toBe(true);
+		}
+		// The refused link was tried once; the one about to expire was not tried at all.
+		expect(storage.seen.map((req) => req.url.split('?')[1])).toEqual(['sig=abc', 'sig=fresh', 'sig=fresh']);
+		expect(api.seen.filter((req) => req.url.endsWith('/content'))).toHaveLength(2);
+		expect(storage.seen.every((req) => req.headers.authorization === undefined)).toBe(true);
+	});
+
+	test('a link on the API’s own host (proxy-served) is asked through /content with the credential, never as a bare link', async () => {
+		assetApi(
+			(req, res) => sendFile(req, res),
+			assetRecord({ url: `${api.url}/api/v2/assets/${ASSET_ID}/content`, url_expires_at: validFor(3_600_000) }),
+		);
+		const result = await runFile({ operation: 'downloadOutput', assetId: ASSET_ID });
+		expect(result.error('Node')?.message).toBeUndefined();
+		expect((await downloaded(result)).equals(FILE)).toBe(true);
+		expect(api.seen.map((req) => [req.url, req.headers.authorization])).toEqual([
+			[`/api/v2/assets/${ASSET_ID}`, `Bearer ${API_KEY}`],
+			[`/api/v2/assets/${ASSET_ID}/content`, `Bearer ${API_KEY}`],
+		]);
+		expect(storage.seen).toHaveLength(0);
 	});
 
 	test('self-hosted: a 200 cut short is resumed with Range from where it stopped, the whole file kept', async () => {
