@@ -9,9 +9,9 @@ import { waitFor } from './wait';
 
 type TimingOption = 'nodeMs' | 'videoStepMs' | 'imageStepMs';
 
-/** Runs `work` with a timing option of the simulator set to `value`, then puts the previous value back. */
+/** Runs `work` with a timing option of the simulator (either flavour) set to `value`, then puts the previous value back. */
 export async function withSimulatorTiming<T>(
-	simulator: Simulator,
+	simulator: { options: Pick<ResolvedOptions, TimingOption> },
 	option: TimingOption,
 	value: ResolvedOptions[TimingOption],
 	work: () => Promise<T>,
