@@ -56,6 +56,21 @@ export async function startV2Server(
 	}
 }
 
+/**
+ * One v2 server for the cases of the `describe` this is called in: started before its first case
+ * on the stack `stack()` answers then, closed after its last. Returns the accessor the cases call.
+ */
+export function useV2Server(stack: () => V2Host): () => V2Server {
+	let server: V2Server | undefined;
+	beforeAll(async () => {
+		server = await startV2Server(stack());
+	});
+	afterAll(async () => {
+		await server?.close();
+	});
+	return () => server ?? fail('The v2 server did not start (see the first error above)');
+}
+
 function fail(message: string): never {
 	throw new Error(message);
 }

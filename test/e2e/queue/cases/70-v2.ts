@@ -7,11 +7,11 @@
  * against the published contract. Jobs are short (20 ms a node) except where one must still run.
  */
 import { contractBreaches } from '../../../support/v2-contract';
-import { withSimulatorTiming } from '../../support/in-flight';
+import { startWithRunningV2Job, v2CancelPaths, withSimulatorTiming } from '../../support/in-flight';
 import { describeFailure, outputItems } from '../../support/n8n-client';
 import { enqueuedBy, runsOf } from '../../support/queue-logs';
 import { askV2ImageApi, loadRecipe, sha, webhookServed } from '../../support/recipes';
-import { imageFromV2Server, startV2Server, V2_EXAMPLE, type V2Server } from '../../support/v2-server';
+import { imageFromV2Server, useV2Server, V2_EXAMPLE } from '../../support/v2-server';
 import { waitFor } from '../../support/wait';
 import { loadExample } from '../../support/workflows';
 import { queue } from '../context';
@@ -21,19 +21,7 @@ const EXAMPLE_NODE = 'Text to Image';
 const SLOW_NODE_MS = 1500;
 
 describe('queue mode: Host Cloud on the v2 jobs API', () => {
-	let server: V2Server | undefined;
-	function started(): V2Server {
-		if (!server) throw new Error('The v2 server did not start (see the first error above)');
-		return server;
-	}
-
-	beforeAll(async () => {
-		server = await startV2Server(queue());
-	});
-
-	afterAll(async () => {
-		await server?.close();
-	});
+	const started = useV2Server(() => queue());
 
 	/** The v2 example imported with this server's credential, as a user picks it on import. */
 	const importExample = async (name: string) =>
@@ -41,21 +29,6 @@ describe('queue mode: Host Cloud on the v2 jobs API', () => {
 
 	/** The jobs of the v2 server not in `before`, by id. */
 	const newJobs = (before: Set<string>) => [...started().simulator.v2.jobs.keys()].filter((id) => !before.has(id));
-
-	/** Starts the workflow from the main process and waits for its one new job to be running on the v2 server. */
-	async function startWithRunningJob(workflowId: string): Promise<{ executionId: string; jobId: string }> {
-		const { jobs } = started().simulator.v2;
-		const before = new Set(jobs.keys());
-		const executionId = await queue().client.startWorkflow(workflowId);
-		const jobId = await waitFor('the job to run on the v2 server', () => newJobs(before).find((id) => jobs.get(id)?.status === 'running'));
-		return { executionId, jobId };
-	}
-
-	const cancelPaths = () =>
-		started()
-			.simulator.requestsTo('POST', '/api/v2/jobs/')
-			.map((request) => request.path)
-			.filter((path) => path.endsWith('/cancel'));
 
 	it('v2-text-to-image.json runs on a worker; its image is the job’s output asset, binary data in the database', async () => {
 		const { client, main, webhookProcessors, workers } = queue();
@@ -77,10 +50,10 @@ describe('queue mode: Host Cloud on the v2 jobs API', () => {
 	it('a Stop sent to the main process while a v2 Execute waits on a worker cancels exactly its job; the other run finishes', async () => {
 		const { client, workers } = queue();
 		const workflow = await importExample('Queue: v2, to be stopped');
-		const cancelsBefore = cancelPaths().length;
+		const cancelsBefore = v2CancelPaths(started().simulator).length;
 		await withSimulatorTiming(started().simulator, 'nodeMs', SLOW_NODE_MS, async () => {
-			const stopped = await startWithRunningJob(workflow.id);
-			const other = await startWithRunningJob(workflow.id);
+			const stopped = await startWithRunningV2Job(client, started().simulator, workflow.id);
+			const other = await startWithRunningV2Job(client, started().simulator, workflow.id);
 
 			await client.stopExecution(stopped.executionId);
 
@@ -96,7 +69,7 @@ describe('queue mode: Host Cloud on the v2 jobs API', () => {
 			expect(describeFailure(finished)).toBe('succeeded');
 			expect(outputItems(finished, EXAMPLE_NODE)[0]?.json).toMatchObject({ job_id: other.jobId, status: 'succeeded' });
 			expect(jobs.get(other.jobId)?.status).toBe('succeeded');
-			expect(cancelPaths().slice(cancelsBefore)).toEqual([`/api/v2/jobs/${stopped.jobId}/cancel`]);
+			expect(v2CancelPaths(started().simulator).slice(cancelsBefore)).toEqual([`/api/v2/jobs/${stopped.jobId}/cancel`]);
 		});
 	}, 120000);
 
