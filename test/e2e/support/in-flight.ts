@@ -49,8 +49,9 @@ export async function startWithRunningV2Job(
 	const { jobs } = simulator.v2;
 	const before = new Set(jobs.keys());
 	const executionId = await client.startWorkflow(workflowId);
-	const jobId = await waitFor('the job to run on the v2 server', () =>
-		[...jobs.entries()].find(([id, job]) => !before.has(id) && job.status === 'running')?.[0],
+	const jobId = await waitFor(
+		'the job to run on the v2 server',
+		() => [...jobs.entries()].find(([id, job]) => !before.has(id) && job.status === 'running')?.[0],
 	);
 	return { executionId, jobId };
 }
