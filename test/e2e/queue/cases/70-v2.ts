@@ -17,8 +17,8 @@ import { loadExample } from '../../support/workflows';
 import { queue } from '../context';
 
 const EXAMPLE_NODE = 'Text to Image';
-/** Per graph node while the Stop case needs jobs still running: 7 nodes, about 10 s a job. */
-const SLOW_NODE_MS = 1500;
+/** Per graph node while the Stop case needs jobs still running: 7 nodes, about 7 s a job. */
+const SLOW_NODE_MS = 1000;
 
 describe('queue mode: Host Cloud on the v2 jobs API', () => {
 	const started = useV2Server(() => queue());
