@@ -18,6 +18,7 @@ import { startPostgres, type PostgresServer } from '../support/postgres';
 import { smtpCredentialData, startRecipeServers, type RecipeServers } from '../support/recipe-servers';
 import {
 	askImageApi,
+	askV2ImageApi,
 	jobImageBytes,
 	jobsWithPrompt,
 	loadRecipe,
@@ -29,7 +30,7 @@ import {
 	zipEntries,
 } from '../support/recipes';
 import { DEMO_PUBLISHER_ID } from '../support/stack';
-import { assetBytes, startV2Server, type V2Server } from '../support/v2-server';
+import { startV2Server, type V2Server } from '../support/v2-server';
 import { contractBreaches } from '../../support/v2-contract';
 import { waitFor } from '../support/wait';
 import { loadExamples } from '../support/workflows';
@@ -152,25 +153,8 @@ describe('recipes: the Host nodes chained with n8n’s own nodes, checked at the
 		const workflow = await importRecipe('v2-webhook-image-api.json');
 		await activate(workflow);
 		await webhookServed(`${n8n.url}/webhook/v2-image-api`, 'POST');
-		const before = new Set(simulator.v2.jobs.keys());
-		const prompt = `recipe v2 image api ${Date.now()}`;
-		const response = await fetch(`${n8n.url}/webhook/v2-image-api`, {
-			method: 'POST',
-			headers: { 'content-type': 'application/json' },
-			body: JSON.stringify({ prompt, seed: 7 }),
-		});
-		const body = Buffer.from(await response.arrayBuffer());
-		expect({ status: response.status, type: response.headers.get('content-type') }).toEqual({
-			status: 200,
-			type: expect.stringMatching(/^image\/png/),
-		});
-		const jobs = [...simulator.v2.jobs.values()].filter((job) => !before.has(job.id));
-		expect(jobs.map((job) => job.status)).toEqual(['succeeded']);
-		const [job] = jobs;
-		// The caller's prompt and seed reached the job's graph.
-		expect((job!.workflow['6'] as { inputs: Record<string, unknown> }).inputs.text).toBe(prompt);
-		expect((job!.workflow['3'] as { inputs: Record<string, unknown> }).inputs.seed).toBe(7);
-		const served = await assetBytes(simulator, job!.outputs[0]!.asset.id);
+		// The caller's prompt and seed reached the one job's graph (askV2ImageApi checks them).
+		const { body, served } = await askV2ImageApi(simulator, `${n8n.url}/webhook/v2-image-api`, `recipe v2 image api ${Date.now()}`, 7);
 		expect({ bytes: body.length, sha: sha(body) }).toEqual({ bytes: served.length, sha: sha(served) });
 		expect(pngSize(body)).toEqual({ width: 512, height: 512 });
 		expect(contractBreaches(simulator)).toEqual([]);

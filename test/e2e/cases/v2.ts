@@ -12,9 +12,10 @@ import { join } from 'node:path';
 
 import { contractBreaches } from '../../support/v2-contract';
 import { e2e } from '../support/context';
+import { startWithRunningV2Job, v2CancelPaths } from '../support/in-flight';
 import { describeFailure, outputItems, type ExecutionResult, type WorkflowNode } from '../support/n8n-client';
 import { waitFor } from '../support/wait';
-import { assetBytes, imageFromV2Server, startV2Server, type V2Server } from '../support/v2-server';
+import { assetBytes, imageFromV2Server, useV2Server } from '../support/v2-server';
 import { hostNodeType, linearWorkflow, loadExamples, manualTriggerNode } from '../support/workflows';
 
 const GRAPH = readFileSync(join(__dirname, '..', '..', 'fixtures', 'txt2img-api.json'), 'utf8');
@@ -59,19 +60,7 @@ function img2imgWithAssetReference(): string {
 }
 
 describe('Host Cloud on the v2 jobs API in n8n', () => {
-	let server: V2Server | undefined;
-	function started(): V2Server {
-		if (!server) throw new Error('The v2 server did not start (see the first error above)');
-		return server;
-	}
-
-	beforeAll(async () => {
-		server = await startV2Server(e2e());
-	});
-
-	afterAll(async () => {
-		await server?.close();
-	});
+	const started = useV2Server(() => e2e());
 
 	async function run(name: string, steps: Step[], timeoutMs = 60000): Promise<ExecutionResult> {
 		const stack = e2e();
@@ -248,21 +237,15 @@ describe('Host Cloud on the v2 jobs API in n8n', () => {
 			},
 		);
 		await slowly(async () => {
-			const before = new Set(simulator.v2.jobs.keys());
-			const cancelsBefore = simulator.requestsTo('POST', '/api/v2/jobs/').filter((request) => request.path.endsWith('/cancel')).length;
-			const executionId = await client.startWorkflow(workflow.id);
-			const jobId = await waitFor(
-				'the job to run on the v2 server',
-				() => [...simulator.v2.jobs.entries()].find(([id, job]) => !before.has(id) && job.status === 'running')?.[0],
-			);
+			const cancelsBefore = v2CancelPaths(simulator).length;
+			const { executionId, jobId } = await startWithRunningV2Job(client, simulator, workflow.id);
 			await client.stopExecution(executionId);
 			const stopped = await client.waitForExecution(executionId, { timeoutMs: 30000 });
 			expect(stopped.status).toBe('canceled');
 			await waitFor('the job to be canceled on the v2 server', () => simulator.v2.jobs.get(jobId)?.status === 'canceled', {
 				timeoutMs: 30000,
 			});
-			const cancels = simulator.requestsTo('POST', '/api/v2/jobs/').filter((request) => request.path.endsWith('/cancel'));
-			expect(cancels.slice(cancelsBefore).map((request) => request.path)).toEqual([`/api/v2/jobs/${jobId}/cancel`]);
+			expect(v2CancelPaths(simulator).slice(cancelsBefore)).toEqual([`/api/v2/jobs/${jobId}/cancel`]);
 		});
 	});
 

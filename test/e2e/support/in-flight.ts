@@ -3,15 +3,15 @@
  * whose job is running on the simulator, a Host Media run waiting for the task's notification,
  * and the simulator slowed down for as long as a case needs it.
  */
-import type { ResolvedOptions, Simulator } from '../../../simulator/server';
+import type { ResolvedOptions, Simulator, V2Simulator } from '../../../simulator/server';
 import type { ExecutionResult, N8nClient } from './n8n-client';
 import { waitFor } from './wait';
 
 type TimingOption = 'nodeMs' | 'videoStepMs' | 'imageStepMs';
 
-/** Runs `work` with a timing option of the simulator set to `value`, then puts the previous value back. */
+/** Runs `work` with a timing option of the simulator (either flavour) set to `value`, then puts the previous value back. */
 export async function withSimulatorTiming<T>(
-	simulator: Simulator,
+	simulator: { options: Pick<ResolvedOptions, TimingOption> },
 	option: TimingOption,
 	value: ResolvedOptions[TimingOption],
 	work: () => Promise<T>,
@@ -38,6 +38,30 @@ export async function startWithRunningCloudJob(
 		() => [...simulator.cloud.jobs.entries()].find(([id, job]) => !before.has(id) && job.status === 'in_progress')?.[0],
 	);
 	return { executionId, promptId };
+}
+
+/** The same on a v2 server: waits for the one new v2 job to be running. */
+export async function startWithRunningV2Job(
+	client: N8nClient,
+	simulator: V2Simulator,
+	workflowId: string,
+): Promise<{ executionId: string; jobId: string }> {
+	const { jobs } = simulator.v2;
+	const before = new Set(jobs.keys());
+	const executionId = await client.startWorkflow(workflowId);
+	const jobId = await waitFor(
+		'the job to run on the v2 server',
+		() => [...jobs.entries()].find(([id, job]) => !before.has(id) && job.status === 'running')?.[0],
+	);
+	return { executionId, jobId };
+}
+
+/** The paths of every cancel request a v2 server received (`/api/v2/jobs/{id}/cancel`), in order. */
+export function v2CancelPaths(simulator: V2Simulator): string[] {
+	return simulator
+		.requestsTo('POST', '/api/v2/jobs/')
+		.map((request) => request.path)
+		.filter((path) => path.endsWith('/cancel'));
 }
 
 /**

@@ -6,8 +6,9 @@
 import { createHash } from 'node:crypto';
 import { inflateRawSync } from 'node:zlib';
 
-import type { Simulator } from '../../../simulator/server';
+import type { Simulator, V2Simulator } from '../../../simulator/server';
 import type { WorkflowJson } from './n8n-client';
+import { assetBytes } from './v2-server';
 import { EXAMPLES_DIR, loadExamples } from './workflows';
 
 export const RECIPES_DIR = `${EXAMPLES_DIR}/recipes`;
@@ -61,6 +62,21 @@ export async function jobImageBytes(simulator: Simulator, promptId: string): Pro
 /** A short digest of bytes, for comparing files in a readable assertion. */
 export const sha = (bytes: Buffer) => createHash('sha256').update(bytes).digest('hex').slice(0, 16);
 
+/** POSTs `{prompt, seed}` to an image API's webhook, as its client does; expects a 200 PNG and answers its bytes. */
+async function postForPng(url: string, prompt: string, seed: number): Promise<Buffer> {
+	const response = await fetch(url, {
+		method: 'POST',
+		headers: { 'content-type': 'application/json' },
+		body: JSON.stringify({ prompt, seed }),
+	});
+	const body = Buffer.from(await response.arrayBuffer());
+	expect({ status: response.status, type: response.headers.get('content-type') }).toEqual({
+		status: 200,
+		type: expect.stringMatching(/^image\/png/),
+	});
+	return body;
+}
+
 /**
  * The image-API recipe as a client uses it: POST a prompt to its webhook, expect a 200 PNG, and
  * find the job that prompt started. Returns the answer's bytes and the bytes the service serves for
@@ -72,15 +88,32 @@ export async function askImageApi(
 	prompt: string,
 	seed: number,
 ): Promise<{ body: Buffer; served: Buffer; promptId: string }> {
-	const response = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ prompt, seed }) });
-	const body = Buffer.from(await response.arrayBuffer());
-	expect({ status: response.status, type: response.headers.get('content-type') }).toEqual({
-		status: 200,
-		type: expect.stringMatching(/^image\/png/),
-	});
+	const body = await postForPng(url, prompt, seed);
 	const [job] = jobsWithPrompt(simulator, prompt);
 	expect(job?.status).toBe('completed');
 	return { body, served: await jobImageBytes(simulator, job!.promptId), promptId: job!.promptId };
+}
+
+/**
+ * The v2 image-API recipe (v2-webhook-image-api.json) as a client uses it: POST a prompt and a seed,
+ * expect a 200 PNG, and find the one job of the v2 server it started, succeeded, with that prompt
+ * (node 6) and seed (node 3) in its graph. Returns the answer's bytes and the bytes the server keeps
+ * for the job's first output asset, for the caller to compare.
+ */
+export async function askV2ImageApi(
+	simulator: V2Simulator,
+	url: string,
+	prompt: string,
+	seed: number,
+): Promise<{ body: Buffer; served: Buffer; jobId: string }> {
+	const before = new Set(simulator.v2.jobs.keys());
+	const body = await postForPng(url, prompt, seed);
+	const jobs = [...simulator.v2.jobs.values()].filter((job) => !before.has(job.id));
+	expect(jobs.map((job) => job.status)).toEqual(['succeeded']);
+	const [job] = jobs;
+	expect((job!.workflow['6'] as { inputs: Record<string, unknown> }).inputs.text).toBe(prompt);
+	expect((job!.workflow['3'] as { inputs: Record<string, unknown> }).inputs.seed).toBe(seed);
+	return { body, served: await assetBytes(simulator, job!.outputs[0]!.asset.id), jobId: job!.id };
 }
 
 /** Width and height from a PNG's IHDR chunk. */

@@ -7,13 +7,15 @@
  * `contractBreaches(server.simulator)` of test/support/v2-contract.ts.
  */
 import { startSimulator, type V2Simulator, type V2SimulatorOptions } from '../../../simulator/server';
-import { outputItems, type CredentialRef, type ExecutionResult, type RunItem } from './n8n-client';
+import { outputItems, type CredentialRef, type ExecutionResult, type N8nClient, type RunItem } from './n8n-client';
 import { V2_CREDENTIAL_TYPE } from './instance-setup';
-import type { HostStack } from './stack';
 
 /** The credential name examples/v2-text-to-image.json and the v2 recipe refer to. */
 export const V2_CREDENTIAL_NAME = 'Host Cloud V2 API';
 export const V2_EXAMPLE = 'v2-text-to-image.json';
+
+/** What these helpers need of a stack: its signed-in client (the single-process stack's, or queue mode's main process's). */
+export type V2Host = { client: N8nClient };
 
 export interface V2Server {
 	simulator: V2Simulator;
@@ -25,7 +27,7 @@ export interface V2Server {
 }
 
 export async function startV2Server(
-	stack: HostStack,
+	stack: V2Host,
 	options: { credentialName?: string; simulator?: Omit<V2SimulatorOptions, 'flavour'> } = {},
 ): Promise<V2Server> {
 	const simulator = await startSimulator({ ...options.simulator, flavour: 'v2', v2: { surface: 'cloud', ...options.simulator?.v2 } });
@@ -52,6 +54,21 @@ export async function startV2Server(
 		await simulator.close();
 		throw error;
 	}
+}
+
+/**
+ * One v2 server for the cases of the `describe` this is called in: started before its first case
+ * on the stack `stack()` answers then, closed after its last. Returns the accessor the cases call.
+ */
+export function useV2Server(stack: () => V2Host): () => V2Server {
+	let server: V2Server | undefined;
+	beforeAll(async () => {
+		server = await startV2Server(stack());
+	});
+	afterAll(async () => {
+		await server?.close();
+	});
+	return () => server ?? fail('The v2 server did not start (see the first error above)');
 }
 
 function fail(message: string): never {
@@ -82,7 +99,7 @@ export interface ImageFromV2 {
 export async function imageFromV2Server(
 	execution: ExecutionResult,
 	nodeName: string,
-	stack: HostStack,
+	stack: V2Host,
 	server: V2Server,
 ): Promise<ImageFromV2> {
 	const items = outputItems(execution, nodeName);

@@ -34,6 +34,13 @@ export function loadExamples(dir = EXAMPLES_DIR): ExampleFile[] {
 		.map((file) => ({ file, workflow: readWorkflowFile(join(dir, file)) }));
 }
 
+/** One example of examples/ by file name, read from the file (suites that import none up front use it). */
+export function loadExample(file: string): ExampleFile {
+	const found = loadExamples().find((example) => example.file === file);
+	if (!found) throw new Error(`examples/${file} is missing`);
+	return found;
+}
+
 export function readWorkflowFile(path: string): WorkflowJson {
 	let workflow: WorkflowJson;
 	try {

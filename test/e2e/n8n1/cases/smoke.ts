@@ -7,20 +7,15 @@
  */
 import { postJobFromOutside, whenCloudTriggerListens } from '../../support/cloud-jobs';
 import { e2e } from '../../support/context';
+import { V2_CREDENTIAL_TYPE } from '../../support/instance-setup';
 import { exampleTestTimeoutMs, runExample } from '../../support/example-run';
 import { setParameter } from '../../support/example-checks';
 import { outputItems } from '../../support/n8n-client';
 import { CREDENTIAL_NAMES } from '../../support/stack';
-import { hostNodeType, linearWorkflow, loadExamples, TEXT_TO_IMAGE_EXAMPLE } from '../../support/workflows';
+import { hostNodeType, linearWorkflow, loadExample, TEXT_TO_IMAGE_EXAMPLE } from '../../support/workflows';
 
 const UPSCALE_EXAMPLE = 'upscale-image.json';
 const MUSIC_EXAMPLE = 'text-to-music.json';
-
-function example(file: string) {
-	const found = loadExamples().find((candidate) => candidate.file === file);
-	if (!found) throw new Error(`examples/${file} is missing`);
-	return found;
-}
 
 /**
  * A run of a job of about a second gets the usual minute of a run (client.runWorkflow's), not the
@@ -35,7 +30,7 @@ function statusReadsOf(promptId: string) {
 }
 
 describe('the package in n8n 1.x', () => {
-	it('loads: its five nodes and both credentials are there', async () => {
+	it('loads: its five nodes and its three credentials are there', async () => {
 		const { client } = e2e();
 		const nodes = await client.nodeTypeNames();
 		const credentials = await client.credentialTypeNames();
@@ -44,7 +39,7 @@ describe('the package in n8n 1.x', () => {
 				.map(hostNodeType)
 				.filter((type) => !nodes.has(type)),
 		).toEqual([]);
-		expect(Object.keys(CREDENTIAL_NAMES).filter((type) => !credentials.has(type))).toEqual([]);
+		expect([...Object.keys(CREDENTIAL_NAMES), V2_CREDENTIAL_TYPE].filter((type) => !credentials.has(type))).toEqual([]);
 	});
 
 	it(
@@ -52,7 +47,7 @@ describe('the package in n8n 1.x', () => {
 		async () => {
 			const stack = e2e();
 			const connections = stack.simulator.counters.wsConnections;
-			const execution = await runExample(stack, example(TEXT_TO_IMAGE_EXAMPLE), { timeoutMs: SHORT_JOB_RUN_MS });
+			const execution = await runExample(stack, loadExample(TEXT_TO_IMAGE_EXAMPLE), { timeoutMs: SHORT_JOB_RUN_MS });
 			const [item] = outputItems(execution, 'Text to Image');
 			expect(item!.json.status).toBe('completed');
 			expect(stack.simulator.counters.wsConnections).toBeGreaterThan(connections);
@@ -65,7 +60,7 @@ describe('the package in n8n 1.x', () => {
 		async () => {
 			const stack = e2e();
 			const connections = stack.simulator.counters.wsConnections;
-			const execution = await runExample(stack, example(TEXT_TO_IMAGE_EXAMPLE), {
+			const execution = await runExample(stack, loadExample(TEXT_TO_IMAGE_EXAMPLE), {
 				change: (workflow) => setParameter(workflow, 'Text to Image', 'waitOptions.useWebSocket', false),
 				timeoutMs: SHORT_JOB_RUN_MS,
 			});
@@ -81,7 +76,7 @@ describe('the package in n8n 1.x', () => {
 		'Host Media upscale, Poll Until Finished',
 		async () => {
 			const stack = e2e();
-			const execution = await runExample(stack, example(UPSCALE_EXAMPLE));
+			const execution = await runExample(stack, loadExample(UPSCALE_EXAMPLE));
 			const [item] = outputItems(execution, 'Upscale 4x');
 			expect(item!.json).toMatchObject({ status: 'succeeded', final: true });
 		},
@@ -97,7 +92,7 @@ describe('the package in n8n 1.x', () => {
 			// 2 takes of 24 chunks, 200 ms apart: about 5 s of music, never 2 s of silence.
 			Object.assign(music, { audioBytesPerStream: 192 * 1024, chunkBytes: 16 * 1024, chunkDelayMs: 200 });
 			try {
-				const execution = await runExample(stack, example(MUSIC_EXAMPLE), {
+				const execution = await runExample(stack, loadExample(MUSIC_EXAMPLE), {
 					change: (workflow) => setParameter(workflow, 'Generate music', 'waitOptions.idleTimeoutSeconds', 2),
 				});
 				expect(outputItems(execution, 'Generate music')).toHaveLength(2);
