@@ -77,14 +77,17 @@ function listed(json: IDataObject): Array<{ job: string; asset: unknown }> {
 
 /** Outputs items show that the answers did not give as the item's job's own, in words (empty: none). */
 export function outputsOfAnotherJob(items: INodeExecutionData[], owners: Map<string, Set<string>>): string[] {
-	return items
-		.filter((item) => item.json.error === undefined)
-		.flatMap((item) => listed(item.json))
-		.filter(({ job, asset }) => typeof asset !== 'string' || !owners.get(asset)?.has(job))
-		.map(({ job, asset }) => {
-			const said = typeof asset === 'string' ? [...(owners.get(asset) ?? [])] : [];
-			return `item of job ${job} lists output ${JSON.stringify(asset)}, ${said.length > 0 ? `given as job ${said.join(', ')}'s` : 'which no answer gave'}`;
-		});
+	return (
+		items
+			// A failed item's error is its words; Get Status on v2 shows the job's own `error` (null, or an object) beside its outputs.
+			.filter((item) => typeof item.json.error !== 'string')
+			.flatMap((item) => listed(item.json))
+			.filter(({ job, asset }) => typeof asset !== 'string' || !owners.get(asset)?.has(job))
+			.map(({ job, asset }) => {
+				const said = typeof asset === 'string' ? [...(owners.get(asset) ?? [])] : [];
+				return `item of job ${job} lists output ${JSON.stringify(asset)}, ${said.length > 0 ? `given as job ${said.join(', ')}'s` : 'which no answer gave'}`;
+			})
+	);
 }
 
 /** Every link-like string of a value (by its key, or by a script-like scheme anywhere), with where it is. */

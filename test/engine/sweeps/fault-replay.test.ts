@@ -415,8 +415,9 @@ async function judge(
 						(aboutJob === undefined || decodeURIComponent(aboutJob) === item.json.prompt_id),
 				)
 			: outcome.items;
+	// An `error` of null is no failure (Get Status on v2 shows the job's own error field, null when it has none).
 	const success =
-		outcome.error === undefined && judged.length > 0 && judged.every((item) => item.json.error === undefined && !unsettled(item.json));
+		outcome.error === undefined && judged.length > 0 && judged.every((item) => item.json.error == null && !unsettled(item.json));
 	// A redirect's body is discarded by design: only its Location is the answer.
 	if (
 		armed &&
@@ -446,7 +447,7 @@ async function judge(
 		if (!goodAddress(address)) rule('address_not_http', `passed on ${JSON.stringify(address.slice(0, 120))}`);
 	if (
 		path.unknownId &&
-		outcome.items.some((item) => item.json.error === undefined && /^(completed|success|succeeded)$/i.test(String(item.json.status ?? '')))
+		outcome.items.some((item) => item.json.error == null && /^(completed|success|succeeded)$/i.test(String(item.json.status ?? '')))
 	)
 		rule('success_from_fault', `the unknown id __proto__ answered ${JSON.stringify(outcome.items[0]!.json).slice(0, 200)}`);
 	// What a trigger remembers is bounded by size as well as by count (128 KiB of keys), after any fault.
@@ -571,7 +572,7 @@ describe(`fault replay, ${FULL ? 'full' : 'seeded sample'} (seed ${SEED}; replay
 			const first = await runOnce(world, path, path.floodMemory ? 45_000 : 15_000);
 			const outcome = first.outcome;
 			const clean: Clean = {
-				settled: (outcome?.items ?? []).filter((item) => item.json.error === undefined).length,
+				settled: (outcome?.items ?? []).filter((item) => item.json.error == null).length,
 				failed: outcome === undefined || outcome.error !== undefined || outcome.items.some((item) => item.json.error !== undefined),
 				jobs: first.jobs.length,
 				elapsed: first.elapsed,
