@@ -147,7 +147,7 @@ const PARTNER_API_KEY: FieldDefinition = {
 	],
 	default: 'auto',
 	description:
-		'Partner nodes are billed through your API key, sent as extra_data.api_key_host_org. The node finds them from the server’s node definitions. On a self-hosted server the key is the credential’s Platform API Key, sent as extra_data.api_key_comfy_org (the name upstream ComfyUI reads), and nothing is sent when it is empty. With API Generation v2 there are no node definitions to find partner nodes by: the key (the Platform API Key, else the API Key) is sent as extra_data.api_key_comfy_org whenever one is set, unless this is Never Add.',
+		'Partner nodes are billed through your API key, sent as extra_data.api_key_host_org. The node finds them from the server’s node definitions. On a self-hosted server the key is the credential’s Platform API Key, sent as extra_data.api_key_comfy_org (the name upstream ComfyUI reads), and nothing is sent when it is empty. With a Host Cloud V2 API credential (the v2 API) there are no node definitions to find partner nodes by: the key (the Platform API Key, else the API Key) is sent as extra_data.api_key_comfy_org whenever one is set, unless this is Never Add.',
 };
 
 /** The submit's fields that Execute and Submit hand to `prepareWorkflow`. */
@@ -300,7 +300,7 @@ export const promptIdProperty: INodeProperties = {
 	required: true,
 	placeholder: 'e.g. 6f1c2a9e-0b7d-4c52-9a57-2f0c3d1e8b44',
 	description:
-		'The prompt_id returned when the workflow was submitted (drag it in from the output of Submit). With API Generation v2, the job_id (Submit answers it as prompt_id too).',
+		'The prompt_id returned when the workflow was submitted (drag it in from the output of Submit). With a Host Cloud V2 API credential, the job_id (Submit answers it as prompt_id too).',
 };
 
 /** The field of a list of prompt_ids, saying what is done with them and how many it takes. */

@@ -56,7 +56,7 @@ function notOnGeneration(
 	const credential = generation === 'v2' ? 'Host Cloud V2 API' : 'Host Cloud API';
 	return new NodeOperationError(
 		context.getNode(),
-		`${name} is not available on the ${generation} API (API Generation: ${generation.toUpperCase()}): ${refusal.why}`,
+		`${name} is not available on the ${generation} API, which the node's ${credential} credential speaks: ${refusal.why}`,
 		{
 			itemIndex: 0,
 			description: `${refusal.instead} Nothing was sent with the ${credential} credential.`,

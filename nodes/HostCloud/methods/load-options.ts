@@ -16,7 +16,7 @@ import { namesOf, selfHostedServer } from '../helpers/server/controls';
 import { modelFilesForInput } from '../helpers/server/model-folders';
 import { ownValue } from '../../shared/items/validation';
 import { readModelFolders } from '../transport/cloud-api';
-import { apiGenerationOf, WITHOUT_NODE_DEFINITIONS } from '../transport/v2-service';
+import { apiGenerationOf, PICK_V1, WITHOUT_NODE_DEFINITIONS } from '../transport/v2-service';
 
 /** On the v2 API, the error of a list that needs what v2 does not have (node definitions, model folders); nothing is read. */
 function refuseOnV2(context: ILoadOptionsFunctions, list: string, why: string, instead: string): void {
@@ -98,7 +98,7 @@ export async function getModelFolders(this: ILoadOptionsFunctions): Promise<INod
 		this,
 		'Model folders',
 		'they belong to a self-hosted server (List Models), which the v2 API does not offer',
-		'Use API Generation V1 with a self-hosted server.',
+		`Use a Host Cloud API credential (${PICK_V1}) whose Server is "Self-Hosted".`,
 	);
 	await selfHostedServer(this, 'List Models');
 	return namesOf(this, await readModelFolders(this), 'listing the model folders').names.map((folder) => ({ name: folder, value: folder }));

@@ -19,6 +19,14 @@ export interface GenerationRefusal {
 	instead: string;
 }
 
+/**
+ * How a user picks a generation in n8n's editor: it takes the node's API Generation as the node's
+ * way of connecting, so it hides that field and offers the two at the top right of the credential
+ * dialog; the credential the node uses sets it.
+ */
+export const PICK_V1 = 'in the credential dialog: V1: Workflow API';
+export const PICK_V2 = 'in the credential dialog: V2: Jobs API';
+
 /** What to do with a workflow that needs node definitions (a UI-format one, a picker), which the v2 API does not have. */
 export const WITHOUT_NODE_DEFINITIONS =
 	'Export the workflow in API format from the editor, or convert it with a v1 credential (Workflow → Convert to API Format; a self-hosted ComfyUI works too) and pass the result on.';
@@ -29,7 +37,7 @@ export const V2_TOOL_SCOPE_LOST =
 
 /** What a v2 tool says of a job it leaves running: no tool can collect it (none reads a job by id on v2). */
 export const V2_NO_TOOL_COLLECTS =
-	'No tool can collect it on API Generation v2 (a v2 job carries no tag to show which workflow started it): its outputs can be collected in n8n with Host Cloud Wait for Completion and this job_id.';
+	'No tool can collect it on the v2 API (a v2 job carries no tag to show which workflow started it): its outputs can be collected in n8n with Host Cloud Wait for Completion and this job_id.';
 
 /**
  * The generation the node speaks (`apiGeneration`; a node saved before v2 has none: v1). Any other
@@ -41,7 +49,7 @@ export function apiGenerationOf(context: Pick<HostContext, 'getNodeParameter' | 
 	if (value === 'v2' || value === 'v1') return value;
 	throw new NodeOperationError(context.getNode(), `API Generation must be "v1" or "v2" (got ${quoted(value)})`, {
 		itemIndex,
-		description: 'Pick V1: Workflow API or V2: Jobs API in the node.',
+		description: `Pick the node's credential again (${PICK_V1}, or ${PICK_V2}): it sets the generation.`,
 	});
 }
 

@@ -9,6 +9,7 @@
  * include "Root Nodes", and searches display names and codex aliases only: the codex files
  * (nodes/*\/*.node.json) decide what is findable.
  */
+import { randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 
@@ -36,7 +37,9 @@ import {
 	type PanelItem,
 } from '../support/node-panel';
 import { hostNodeType } from '../support/workflows';
+import { startSimulator } from '../../../simulator/server';
 import { wordsFor, type PackageNode } from '../../support/search-words';
+import { contractBreaches } from '../../support/v2-contract';
 
 const CLOUD = hostNodeType('hostCloud');
 const MEDIA = hostNodeType('hostMedia');
@@ -44,6 +47,9 @@ const REGISTRY = hostNodeType('hostRegistry');
 const TRIGGER = hostNodeType('hostTaskTrigger');
 const CLOUD_TRIGGER = hostNodeType('hostCloudTrigger');
 const tool = (type: string) => `${type}Tool`;
+/** Host Cloud's two API generations, as its credential dialog offers them at the top right. */
+const V1_CONNECTION = 'V1: Workflow API';
+const V2_CONNECTION = 'V2: Jobs API';
 
 const ACTIONS: PackageNode[] = ['hostCloud', 'hostMedia', 'hostRegistry'];
 
@@ -158,8 +164,17 @@ describe('a user’s first run of each Host node, from the node panel (Chromium)
 	/**
 	 * "What happens next?" → search the node's name → pick it → pick the action: the node's panel
 	 * opens; then "Create new credential" from its credential dropdown, which the node then uses.
+	 * `connection`: what the user picks at the dialog's top right first (Host Cloud's API generation:
+	 * n8n opens the dialog on the generation of the credential it picked for the node, the one used
+	 * last, which may be either).
 	 */
-	async function addActionWithNewCredential(type: string, name: string, action: string, credential: Record<string, string>) {
+	async function addActionWithNewCredential(
+		type: string,
+		name: string,
+		action: string,
+		credential: Record<string, string>,
+		connection?: string,
+	) {
 		const { page } = session!;
 		await openNextPanelAfterManualTrigger(page, e2e().n8n.url);
 		const listed = await searchPanel(page, name, [type]);
@@ -167,7 +182,7 @@ describe('a user’s first run of each Host node, from the node panel (Chromium)
 		await pickNode(page, type);
 		await pickAction(page, action);
 		await nodeDetails(page).waitFor({ state: 'visible', timeout: 15000 });
-		const created = await createCredentialFromNode(page, credential);
+		const created = await createCredentialFromNode(page, credential, connection);
 		expect(await selectedCredential(page)).toBe(created);
 	}
 
@@ -180,10 +195,13 @@ describe('a user’s first run of each Host node, from the node panel (Chromium)
 	it('Host Cloud: Get node definitions with a new Host Cloud API credential', async () => {
 		const { page } = session!;
 		const { simulator } = e2e();
-		await addActionWithNewCredential(CLOUD, 'Host Cloud', 'Get node definitions', {
-			apiKey: simulator.apiKey,
-			baseUrl: simulator.baseUrl,
-		});
+		await addActionWithNewCredential(
+			CLOUD,
+			'Host Cloud',
+			'Get node definitions',
+			{ apiKey: simulator.apiKey, baseUrl: simulator.baseUrl },
+			V1_CONNECTION,
+		);
 		await fillParameter(page, 'nodeClass', 'KSampler');
 		const output = await executeStep(page);
 		// What the cloud serves for that class, as the node's output shows it.
@@ -220,15 +238,48 @@ describe('a user’s first run of each Host node, from the node panel (Chromium)
 				}),
 			});
 			const { prompt_id: promptId } = (await submit.json()) as { prompt_id: string };
-			await addActionWithNewCredential(CLOUD, 'Host Cloud', 'Cancel the jobs of an execution', {
-				apiKey: simulator.apiKey,
-				baseUrl: simulator.baseUrl,
-			});
+			await addActionWithNewCredential(
+				CLOUD,
+				'Host Cloud',
+				'Cancel the jobs of an execution',
+				{ apiKey: simulator.apiKey, baseUrl: simulator.baseUrl },
+				V1_CONNECTION,
+			);
 			await fillParameter(page, 'executionId', '77');
 			const output = await executeStep(page);
 			expect(output).toContain(`"execution_id": "77", "cancelled": [ { "prompt_id": "${promptId}"`);
 			expect(simulator.cloud.jobs.get(promptId)?.status).toBe('cancelled');
 		});
+	}, 180000);
+
+	it('Host Cloud on v2: the workflow of a job, with a new credential switched to V2: Jobs API in its dialog', async () => {
+		const { page } = session!;
+		const v2 = await startSimulator({ flavour: 'v2', v2: { surface: 'cloud' } });
+		try {
+			// A job another client ran on the v2 server.
+			const posted = await fetch(`${v2.baseUrl}/api/v2/jobs`, {
+				method: 'POST',
+				headers: { authorization: `Bearer ${v2.apiKey}`, 'content-type': 'application/json', 'idempotency-key': randomUUID() },
+				body: JSON.stringify({ workflow: JSON.parse(readFileSync(join(REPO_ROOT, 'test', 'fixtures', 'txt2img-api.json'), 'utf8')) }),
+			});
+			const { id: jobId } = (await posted.json()) as { id: string };
+			await addActionWithNewCredential(
+				CLOUD,
+				'Host Cloud',
+				'Get the workflow of a job',
+				{ baseUrl: v2.baseUrl, apiKey: v2.apiKey },
+				V2_CONNECTION,
+			);
+			await fillParameter(page, 'jobId', jobId);
+			const output = await executeStep(page);
+			expect(output).toContain(`"job_id": "${jobId}"`);
+			expect(output).toContain('"format": "api"');
+			// The credential made the node speak v2: its request went to the v2 server, by its own path.
+			expect(v2.requestsTo('GET', `/api/v2/jobs/${jobId}/workflow`)).toHaveLength(1);
+			expect(contractBreaches(v2)).toEqual([]);
+		} finally {
+			await v2.close();
+		}
 	}, 180000);
 
 	it('Host Registry: Get many nodes with a new Host API credential', async () => {

@@ -280,7 +280,7 @@ describe('Host Cloud on the v2 jobs API in n8n', () => {
 		expect(execution.status).toBe('error');
 		const error = execution.runData.Refused?.[0]?.error;
 		expect(error?.message).toMatch(
-			new RegExp(`^${name.replace(/[()]/g, '\\$&')} is not available on the v2 API \\(API Generation: V2\\): `),
+			new RegExp(`^${name.replace(/[()]/g, '\\$&')} is not available on the v2 API, which the node's Host Cloud V2 API credential speaks: `),
 		);
 		expect(error?.description).toMatch(/Nothing was sent with the Host Cloud V2 API credential/);
 		expect(simulator.requests.slice(before)).toEqual([]);

@@ -100,15 +100,18 @@ export function nodeDetails(page: Page): Locator {
 }
 
 /**
- * From the node's credential dropdown, "Create new credential": fills the fields given (by
+ * From the node's credential dropdown, "Create new credential": picks the connection (`connection`,
+ * the label of the choice at the dialog's top right, for a node whose credential types are chosen
+ * there, such as Host Cloud's "V1: Workflow API" / "V2: Jobs API"), fills the fields given (by
  * parameter name), saves, and waits for n8n to test it and hand it to the node. Returns the name
  * n8n gave the credential. A failed test keeps the dialog open: its message is thrown.
  */
-export async function createCredentialFromNode(page: Page, fields: Record<string, string>): Promise<string> {
+export async function createCredentialFromNode(page: Page, fields: Record<string, string>, connection?: string): Promise<string> {
 	await nodeDetails(page).locator('[data-test-id="node-credentials-select"]').click();
 	await page.getByText('Create new credential', { exact: true }).click();
 	const dialog = page.locator('[data-test-id="editCredential-modal"]');
 	await dialog.waitFor({ state: 'visible', timeout: 10000 });
+	if (connection !== undefined) await pickConnection(page, connection);
 	const name = (await dialog.locator('[data-test-id="credential-name"]').innerText()).trim();
 	for (const [field, value] of Object.entries(fields)) {
 		await dialog.locator(`[data-test-id="parameter-input-${field}"]`).locator('input, textarea').first().fill(value);
@@ -121,6 +124,20 @@ export async function createCredentialFromNode(page: Page, fields: Record<string
 		throw new Error(`The credential dialog stayed open after Save (its test failed?): ${shown}`);
 	}
 	return name;
+}
+
+/** The open credential dialog's choice at its top right (for Host Cloud, the API generation). */
+function connectionChoice(page: Page): Locator {
+	return page.locator('[data-test-id="editCredential-modal"] [data-test-id="credential-mode-dropdown-trigger"]');
+}
+
+/** Picks a connection in the open credential dialog's choice at its top right, unless it is shown already. */
+async function pickConnection(page: Page, connection: string): Promise<void> {
+	const shown = new RegExp(`^\\s*${escapeRegExp(connection)}\\s*$`);
+	if (shown.test(await connectionChoice(page).innerText())) return;
+	await connectionChoice(page).click();
+	await page.getByText(connection, { exact: true }).last().click();
+	await connectionChoice(page).filter({ hasText: shown }).waitFor({ state: 'visible', timeout: 10000 });
 }
 
 /** The credential the node now uses, as its dropdown shows it. */

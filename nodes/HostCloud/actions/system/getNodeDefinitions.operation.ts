@@ -5,7 +5,7 @@ import { optionalText } from '../../../shared/items/validation';
 import { readNodeDefinitions } from '../../transport/cloud-api';
 import { clipTextsDeep, SERVICE_TEXT_MAX_CHARS } from '../../../shared/transport/service-values';
 import { toolDescriptionProperty } from '../../../shared/descriptions/tool-options';
-import type { GenerationRefusal } from '../../transport/v2-service';
+import { PICK_V1, type GenerationRefusal } from '../../transport/v2-service';
 
 const properties: INodeProperties[] = [
 	toolDescriptionProperty(
@@ -26,7 +26,7 @@ export const description = updateDisplayOptions({ show: { resource: ['system'], 
 /** The v2 API publishes no node definitions (`router.ts` refuses it there). */
 export const notOnV2: GenerationRefusal = {
 	why: 'the v2 API publishes no node definitions',
-	instead: 'Read them with API Generation V1 and a Host Cloud API credential: the cloud, or a self-hosted ComfyUI.',
+	instead: `Read them with a Host Cloud API credential (${PICK_V1}): the cloud, or a self-hosted ComfyUI.`,
 };
 
 /** GET /api/object_info: one item per node class (or only the one asked for). */

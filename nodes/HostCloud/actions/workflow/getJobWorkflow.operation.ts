@@ -3,7 +3,7 @@ import { NodeOperationError, updateDisplayOptions } from 'n8n-workflow';
 
 import { isPlainObject, pathSegmentText } from '../../../shared/items/validation';
 import { readJobWorkflow } from '../../transport/v2-api';
-import { V2_TOOL_SCOPE_LOST, type GenerationRefusal } from '../../transport/v2-service';
+import { PICK_V2, V2_TOOL_SCOPE_LOST, type GenerationRefusal } from '../../transport/v2-service';
 
 const JOB_ID_FIELD = 'Job ID';
 
@@ -24,7 +24,7 @@ export const description = updateDisplayOptions({ show: { resource: ['workflow']
 /** A v2 endpoint only (`router.ts` refuses it on v1). */
 export const notOnV1: GenerationRefusal = {
 	why: 'it reads the workflow of a v2 job (GET /api/v2/jobs/{id}/workflow), which the v1 API does not have',
-	instead: 'Set API Generation to V2 and pick a Host Cloud V2 API credential.',
+	instead: `Pick a Host Cloud V2 API credential in the node's Credential field (${PICK_V2}).`,
 };
 
 /** Why a tool call cannot use this operation (it is hidden on the tool type, and refused). */

@@ -16,6 +16,7 @@ import { binaryToUpload } from '../files/uploads';
 import { INPUT_IMAGES_FIELD, type PreparedWorkflow } from '../submit/prepare-workflow';
 import { multipartBody } from '../../../shared/transport/multipart';
 import { postAsset } from '../../transport/v2-api';
+import { PICK_V1 } from '../../transport/v2-service';
 import { checkedAsset, envelopeCodeOf, isUnknownOutcome } from './asset-answers';
 
 /** The typed reference to an asset inside workflow JSON (the contract's AssetReference). */
@@ -138,7 +139,6 @@ export function refuseFieldsV2Lacks(context: IExecuteFunctions, itemIndex: numbe
 	const names = setFields.map((field) => `"${field}"`).join(', ');
 	throw new NodeOperationError(context.getNode(), `${operation} on v2 has no place for ${names}`, {
 		itemIndex,
-		description:
-			'On v2 an upload is an asset named by its id, and a workflow refers to it by that id (its asset_reference): there is no overwrite, type, subfolder or original image. Clear these fields, or set API Generation to v1.',
+		description: `On v2 an upload is an asset named by its id, and a workflow refers to it by that id (its asset_reference): there is no overwrite, type, subfolder or original image. Clear these fields, or use a Host Cloud API credential (${PICK_V1}).`,
 	});
 }

@@ -90,7 +90,7 @@ function assetReferenceInput(current: unknown, value: unknown, assets: boolean):
 	// Its JSON text stays the text it is on v1, as any text does.
 	return typeof value === 'string'
 		? undefined
-		: { problem: 'an asset reference (core/ASSET) was given, which only API Generation v2 takes' };
+		: { problem: 'an asset reference (core/ASSET) was given, which only the v2 API takes (a Host Cloud V2 API credential)' };
 }
 
 /** Names n8n removes from the objects it sends (it guards against prototype pollution). */

@@ -12,7 +12,7 @@ import { NodeOperationError } from 'n8n-workflow';
 import type { CloudServer } from '../../../../credentials/cloud-server';
 import { clipText, clipTextsDeep } from '../../../shared/transport/service-values';
 import { hostCloudServer } from '../../transport/cloud-service';
-import type { GenerationRefusal } from '../../transport/v2-service';
+import { PICK_V1, type GenerationRefusal } from '../../transport/v2-service';
 import { isRecord } from '../../../shared/items/validation';
 
 /**
@@ -39,7 +39,7 @@ export async function selfHostedServer(
 /** Why the Server operations cannot run on the v2 API, and what to do instead (the router refuses them there by this). */
 export const SERVER_CONTROLS_NOT_ON_V2: GenerationRefusal = {
 	why: 'the Server operations are controls of a self-hosted ComfyUI-compatible server, which the v2 API does not offer',
-	instead: 'Use API Generation V1 with a Host Cloud API credential whose Server is "Self-Hosted".',
+	instead: `Use a Host Cloud API credential (${PICK_V1}) whose Server is "Self-Hosted".`,
 };
 
 /** The longest model or folder name passed on: no file is named by a longer text. */

@@ -40,7 +40,7 @@ export async function prepareV2Workflow(context: IExecuteFunctions, itemIndex: n
 			context,
 			itemIndex,
 			fieldLabel(fields.extraData),
-			'cannot be used with API Generation v2',
+			'cannot be used on the v2 API',
 			`v2 takes only one field in extra_data (api_key_comfy_org, the partner key, which the node sets from the credential). Remove ${Object.keys(prepared.extraData).slice(0, 5).join(', ')}.`,
 		);
 	}

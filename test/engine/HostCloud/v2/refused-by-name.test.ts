@@ -53,13 +53,13 @@ test.each([
 	['server', 'listModels', 'Server → List Models', /self-hosted ComfyUI-compatible server/, /Self-Hosted/],
 	['server', 'getHistory', 'Server → Get History', /self-hosted ComfyUI-compatible server/, /Self-Hosted/],
 	['server', 'deleteHistory', 'Server → Delete History', /self-hosted ComfyUI-compatible server/, /Self-Hosted/],
-	['system', 'getNodeDefinitions', 'System → Get Node Definitions', /publishes no node definitions/, /API Generation V1/],
+	['system', 'getNodeDefinitions', 'System → Get Node Definitions', /publishes no node definitions/, /a Host Cloud API credential \(in the credential dialog: V1: Workflow API\)/],
 	['workflow', 'convert', 'Workflow → Convert to API Format', /needs the server’s node definitions/, /Export the workflow in API format/],
 ])('%s → %s on v2 is refused by name, saying why and what instead; nothing is sent', async (resource, operation, name, why, instead) => {
 	const result = await harness.runNode(onV2({ resource, operation, promptIds: 'a1', executionId: '1', workflow: '{}' }));
 	expect(result.status).toBe('error');
 	const error = result.error('Node')!;
-	expect(error.message).toMatch(new RegExp(`^${name} is not available on the v2 API \\(API Generation: V2\\): `));
+	expect(error.message).toMatch(new RegExp(`^${name} is not available on the v2 API, which the node's Host Cloud V2 API credential speaks: `));
 	expect(error.message).toMatch(why);
 	expect(error.description).toMatch(instead);
 	expect(error.description).toMatch(/Nothing was sent with the Host Cloud V2 API credential/);
@@ -73,9 +73,9 @@ test('Get Job Workflow on v1 is refused by name: nothing is sent with the v1 cre
 		credentials: { hostCloudApi: v1 },
 	});
 	expect(result.error('Node')?.message).toMatch(
-		/^Workflow → Get Job Workflow is not available on the v1 API \(API Generation: V1\): it reads the workflow of a v2 job/,
+		/^Workflow → Get Job Workflow is not available on the v1 API, which the node's Host Cloud API credential speaks: it reads the workflow of a v2 job/,
 	);
-	expect(result.error('Node')?.description).toMatch(/Set API Generation to V2/);
+	expect(result.error('Node')?.description).toMatch(/Pick a Host Cloud V2 API credential in the node's Credential field \(in the credential dialog: V2: Jobs API\)/);
 	expect(service.seen).toHaveLength(0);
 });
 

@@ -61,6 +61,6 @@ test("on v2, Submit's answer names its job and no tool v2 refuses", async () => 
 
 	expect(answer).toMatchObject({ status: 'running', job_id: expect.any(String), prompt_id: answer!.job_id });
 	expect(sim.v2.jobs.has(answer!.job_id!)).toBe(true);
-	expect(answer!.message).toMatch(/No tool can collect it on API Generation v2/);
+	expect(answer!.message).toMatch(/No tool can collect it on the v2 API/);
 	expect(answer!.message.replace('Host Cloud Wait for Completion and this job_id', '')).not.toMatch(REFUSED_ON_V2);
 });

@@ -74,7 +74,7 @@ describe('setting inputs', () => {
 		).toBeUndefined();
 		expect(text['1']!.inputs.image).toEqual(reference);
 		expect(applyInputOverrides(loader(), [{ nodeId: '1', inputName: 'image', value: reference }], 'Set Inputs')?.message).toBe(
-			'Set Inputs (entry 1): input "image" of node "1" (LoadImage) needs text, and an asset reference (core/ASSET) was given, which only API Generation v2 takes',
+			'Set Inputs (entry 1): input "image" of node "1" (LoadImage) needs text, and an asset reference (core/ASSET) was given, which only the v2 API takes (a Host Cloud V2 API credential)',
 		);
 		// A number input takes no reference, on v2 either.
 		const steps = txt2img() as WorkflowGraph;
