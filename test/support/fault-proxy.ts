@@ -24,6 +24,7 @@ import {
 	withPage,
 	type Target,
 } from './fault-meaning';
+import { NOT_HTTP_LINKS, withLinks, withOutputsOfAnotherJob } from './v2-item-oracle';
 
 export type ProxiedHost = 'api' | 'registry' | 'storage';
 
@@ -56,6 +57,10 @@ export type Fault =
 	| { kind: 'stop' }
 	/** A 200 that is not the service's: an HTML page, or JSON of another shape. */
 	| { kind: 'html-200' | 'wrong-shape-200' }
+	/** v2: a job answer whose outputs are another job's (other asset ids, another job_id). */
+	| { kind: 'foreign-outputs' }
+	/** v2: every link of an answer (an output's or an asset's `url`) set to one that is no http(s) address. */
+	| { kind: 'output-link'; value: string }
 	/** The job socket: frames for 300 other jobs, a socket closed at once, or a finished job another run watches (`SocketFault`). */
 	| SocketFault;
 
@@ -90,6 +95,8 @@ export interface Exchange {
 	closedAt?: number;
 	/** A foreign-id fault: the id put in the answer. */
 	foreignId?: string;
+	/** The answer as it was sent, after any fault (undefined: none was sent). */
+	served?: Buffer;
 }
 
 export const LONG_TEXT = 'L'.repeat(2 * 1024 * 1024);
@@ -163,6 +170,8 @@ export function mutateAt(value: unknown, target: Target, change: (old: unknown) 
 /** What `fault` makes of a JSON answer's text (or of one line of an NDJSON stream); undefined when it does not apply. */
 function faultedText(text: string, fault: Fault, exchange: Exchange): string | undefined {
 	if (fault.kind === 'take-without-audio') return withoutLastTake(text);
+	if (fault.kind === 'foreign-outputs') return withOutputsOfAnotherJob(text, otherId)?.text;
+	if (fault.kind === 'output-link') return withLinks(text, fault.value);
 	if (fault.kind === 'ndjson-cut-line') {
 		const lines = text.split('\n');
 		if (fault.line >= lines.length || lines[fault.line]!.length < 4) return undefined;
@@ -224,7 +233,14 @@ export async function startFaultProxy(targets: Record<ProxiedHost, string>): Pro
 		new Promise<IncomingMessage>((resolve, reject) => {
 			const target = new URL(targets[host]);
 			const sent = httpRequest(
-				{ host: target.hostname, port: target.port, method: req.method, path, headers: { ...req.headers, host: target.host }, agent: false },
+				{
+					host: target.hostname,
+					port: target.port,
+					method: req.method,
+					path,
+					headers: { ...req.headers, host: target.host },
+					agent: false,
+				},
 				resolve,
 			);
 			sent.on('error', reject);
@@ -349,6 +365,7 @@ export async function startFaultProxy(targets: Record<ProxiedHost, string>): Pro
 			}
 		}
 		headers['content-length'] = String(answerBody.length);
+		exchange.served = answerBody;
 		res.writeHead(status, headers);
 		res.end(answerBody);
 		status = 0;
@@ -480,6 +497,10 @@ export function describeFault(fault: Fault): string {
 			return `429 Retry-After: ${fault.seconds} once`;
 		case 'socket-foreign-prompt':
 			return `socket: job ${fault.promptId} of another run ends with ${fault.filename}`;
+		case 'foreign-outputs':
+			return "another job's outputs";
+		case 'output-link':
+			return `every link ${fault.value}`;
 		default:
 			return fault.kind;
 	}
@@ -553,6 +574,8 @@ export const MEANING_KINDS = new Set<Fault['kind']>([
 	'socket-flood',
 	'socket-close',
 	'socket-foreign-prompt',
+	'foreign-outputs',
+	'output-link',
 ]);
 
 /** The faults of meaning one recorded exchange can take (socket faults are the path's, not an exchange's). */
@@ -570,12 +593,23 @@ function meaningFaultsFor(exchange: Exchange, text: string, cap: number): Fault[
 		for (const which of ['previous', 'first'] as const)
 			for (const label of ['kept', 'asked'] as const) faults.push({ kind: 'repeat-page', page: which, label });
 	if (text.split('\n').some((line) => line.includes('"type":"title"'))) faults.push({ kind: 'take-without-audio' });
+	faults.push(...v2MeaningFaults(exchange, text));
 	try {
 		const asked = `${exchange.path} ${exchange.query} ${exchange.requestBody}`;
 		for (const target of identityTargets(JSON.parse(text), asked, cap)) faults.push({ kind: 'foreign-id', target });
 	} catch {
 		// Not JSON: no id to swap.
 	}
+	return faults;
+}
+
+/** v2's answers about jobs and assets (issue 45): another job's outputs in a job's answer, and links of other schemes. */
+function v2MeaningFaults(exchange: Exchange, text: string): Fault[] {
+	if (!exchange.path.includes('/api/v2/')) return [];
+	const faults: Fault[] = [];
+	if (/\/api\/v2\/jobs\/[^/]+(\/cancel)?$/.test(exchange.path) && withOutputsOfAnotherJob(text, otherId))
+		faults.push({ kind: 'foreign-outputs' });
+	if (withLinks(text, NOT_HTTP_LINKS[0]!) !== undefined) for (const value of NOT_HTTP_LINKS) faults.push({ kind: 'output-link', value });
 	return faults;
 }
 

@@ -14,6 +14,8 @@ import type { HostileService } from './hostile-service';
 import { visibleFields, type Parameters } from './node-parameters';
 import { locator, ZIP } from './registry-node';
 import { hostApiCredential, hostCloudApiCredential, selfHostedCredential } from './credential-fixtures';
+import type { V2Simulator } from '../../simulator/server';
+import { requestBreaches } from './v2-contract';
 
 export const IMAGE_URL = 'https://images.example.com/photo.png';
 export const PNG = picturePng(8, 8);
@@ -49,10 +51,19 @@ export const ITEM: HarnessItem = {
 export const nodeDescription = (harness: EngineHarness, type: string): INodeTypeDescription =>
 	harness.nodeTypes.getByNameAndVersion(`n8n-nodes-host.${type}`).description;
 
-/** The operation's parameters with every required field filled: the sweep changes one field of these. */
-export function sweepBase(harness: EngineHarness, type: string, resource: string, operation: string): Parameters {
+/**
+ * The operation's parameters with every required field filled: the sweep changes one field of
+ * these. On `v2` (Host Cloud's API Generation), the fields v2 shows.
+ */
+export function sweepBase(
+	harness: EngineHarness,
+	type: string,
+	resource: string,
+	operation: string,
+	generation: 'v1' | 'v2' = 'v1',
+): Parameters {
 	const description = nodeDescription(harness, type);
-	const parameters: Parameters = resource ? { resource, operation } : {};
+	const parameters: Parameters = { ...(generation === 'v2' ? { apiGeneration: 'v2' } : {}), ...(resource ? { resource, operation } : {}) };
 	const fill = { ...FILL, ...NODE_FILL[type] };
 	for (const { property, in: collection } of visibleFields(description, parameters)) {
 		// An update needs one field to change: its first text field.
@@ -110,12 +121,20 @@ export function addSweepCredentials(harness: EngineHarness, url: string, secrets
 	};
 }
 
-/** Whether a Host Cloud operation exists only on v2 (its module refuses v1 by name). */
-function onlyOnV2(parameters: Parameters): boolean {
-	const operations = (cloudResources as Record<string, { operations: Record<string, GenerationAvailability> }>)[String(parameters.resource)]
-		?.operations;
-	return Boolean(operations?.[String(parameters.operation)]?.notOnV1);
-}
+/** What a Host Cloud operation says of the API generations (its module refuses the other one by name). */
+const availability = (parameters: Parameters): GenerationAvailability | undefined =>
+	(cloudResources as Record<string, { operations: Record<string, GenerationAvailability> }>)[String(parameters.resource)]?.operations[
+		String(parameters.operation)
+	];
+
+/** Whether a Host Cloud operation exists only on v2. */
+const onlyOnV2 = (parameters: Parameters): boolean => Boolean(availability(parameters)?.notOnV1);
+
+/** Whether a Host Cloud operation exists on both API generations (v1 and v2). */
+export const onBothGenerations = (resource: string, operation: string): boolean => {
+	const known = availability({ resource, operation });
+	return known !== undefined && !known.notOnV1 && !known.notOnV2;
+};
 
 /** Where a swept run goes: the loopback service and the two credentials that point at it. */
 export interface SweepTarget {
@@ -143,6 +162,39 @@ export async function runSwept(
 	const credentials: Record<string, string> =
 		type !== 'hostCloud' ? { hostApi: hostCredential } : v2Only ? { hostCloudV2Api: v2Credential } : { hostCloudApi: cloudApi };
 	if (v2Only) parameters = { apiGeneration: 'v2', ...parameters };
+	const { error, output } = await runBounded(harness, type, parameters, credentials, item);
+	return { error, sent: [...service.seen], sockets: service.sockets.length, output };
+}
+
+/**
+ * Runs one Host Cloud node on v2 (`parameters` with `apiGeneration: 'v2'`) against the v2
+ * simulator with its Host Cloud V2 API credential: what it threw and output, every request the
+ * simulator received (any host), and those of its v2 requests the contract does not allow.
+ */
+export async function runSweptOnV2(
+	harness: EngineHarness,
+	sim: V2Simulator,
+	credential: string,
+	parameters: Parameters,
+	item: HarnessItem = ITEM,
+): Promise<SweepRun & { offContract: string[] }> {
+	sim.reset();
+	const { error, output } = await runBounded(harness, 'hostCloud', parameters, { hostCloudV2Api: credential }, item);
+	const sent = sim.requests.map((request) => {
+		const query = new URLSearchParams(request.query).toString();
+		return { method: request.method, url: `${request.path}${query ? `?${query}` : ''}`, body: request.body };
+	});
+	return { error, sent: sent as SweepRun['sent'], sockets: 0, output, offContract: requestBreaches(sim) };
+}
+
+/** One node run within 10 s: what it threw and output (n8n's own refusal of blank required parameters included). */
+async function runBounded(
+	harness: EngineHarness,
+	type: string,
+	parameters: Parameters,
+	credentials: Record<string, string>,
+	item: HarnessItem,
+): Promise<Pick<SweepRun, 'error' | 'output'>> {
 	// Bounded: a run that never ends is a failure of its own, not a stuck test.
 	let timer: NodeJS.Timeout | undefined;
 	const deadline = new Promise<never>((_, reject) => {
@@ -155,12 +207,7 @@ export async function runSwept(
 			return { error: () => error, items: [] };
 		});
 		const result = await Promise.race([execution, deadline]);
-		return {
-			error: result.error('Node') as SweepRun['error'],
-			sent: [...service.seen],
-			sockets: service.sockets.length,
-			output: result.items,
-		};
+		return { error: result.error('Node') as SweepRun['error'], output: result.items };
 	} finally {
 		clearTimeout(timer);
 	}

@@ -35,6 +35,10 @@ export const WITHOUT_NODE_DEFINITIONS =
 export const V2_TOOL_SCOPE_LOST =
 	'on the v2 API a job carries no tag of the workflow that started it, so a tool could not be kept to its own workflow’s jobs (it could reach any job of the account). Execute works as a tool on v2: it follows and cancels only the jobs it starts.';
 
+/** What a v2 tool says of a job it leaves running: no tool can collect it (none reads a job by id on v2). */
+export const V2_NO_TOOL_COLLECTS =
+	'No tool can collect it on the v2 API (a v2 job carries no tag to show which workflow started it): its outputs can be collected in n8n with Host Cloud Wait for Completion and this job_id.';
+
 /**
  * The generation the node speaks (`apiGeneration`; a node saved before v2 has none: v1). Any other
  * value (a blank or a padded one, from a pasted or edited workflow) is refused by name before

@@ -48,3 +48,15 @@ export function toolDescriptionProperty(text: string): INodeProperties {
 		displayOptions: ONLY_AS_TOOL,
 	};
 }
+
+/**
+ * A tool's prefilled description for each value of a root parameter (n8n shows the one whose value
+ * is set): where what a tool can do differs by that setting (Host Cloud's API Generation), its
+ * description must not promise what the setting takes away.
+ */
+export function toolDescriptionsBy(parameter: string, texts: Record<string, string>): INodeProperties[] {
+	return Object.entries(texts).map(([value, text]) => ({
+		...toolDescriptionProperty(text),
+		displayOptions: { show: { ...ONLY_AS_TOOL.show, [`/${parameter}`]: [value] } },
+	}));
+}

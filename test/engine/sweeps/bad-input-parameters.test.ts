@@ -8,6 +8,8 @@
  * What a user must see: never a JavaScript error (TypeError, RangeError...); a value that cannot be
  * right fails the item, names the field and sends nothing (no request, no WebSocket); a value the
  * field allows is not refused; nothing sent carries "[object Object]", "NaN" or "undefined".
+ * Host Cloud's operations that both API generations have are swept again on v2 (a Host Cloud V2
+ * API credential against the v2 simulator), to the same promises, every v2 request within the contract.
  * The second part answers every operation with malformed answers (HTML pages, empty bodies, cut
  * JSON, wrong field types, a 200 with an error body, huge bodies): the item fails saying what came
  * back, no secret of the credential shows, and every wait is bounded.
@@ -22,7 +24,18 @@ import type { HarnessItem } from '../../support/items-node';
 import { RUNS, SEED, SWEEP_TIMEOUT_MS, recordFigures, tally, uncaughtError } from '../../support/bad-input';
 import { startHostileService, sendJson, type HostileService, type SeenRequest } from '../../support/hostile-service';
 import { allowedValues, operationsOf, visibleFields, withField, type Field, type Parameters } from '../../support/node-parameters';
-import { addSweepCredentials, ITEM, nodeDescription, runSwept, sweepBase, type SweepRun } from '../../support/sweep-operations';
+import {
+	addSweepCredentials,
+	ITEM,
+	nodeDescription,
+	onBothGenerations,
+	runSwept,
+	runSweptOnV2,
+	sweepBase,
+	type SweepRun,
+} from '../../support/sweep-operations';
+import { V2_SERVED } from '../../support/fault-paths';
+import { startSimulator, type V2Simulator } from '../../../simulator/server';
 
 const harness = new EngineHarness();
 
@@ -226,31 +239,98 @@ describe(`bad-input sweep over parameters (seed ${SEED}; replay with BAD_INPUT_S
 		'%s %s: %s',
 		async (type, resource, operation) => {
 			const base = baseParameters(type, resource, operation);
-			const fields = visibleFields(node(type), base).filter((field) => casesFor(field) !== undefined);
-			if (fields.length === 0) return; // nothing to set (Get Queue, Interrupt)
-			const pick = fc.constantFrom(...fields).chain((field) => casesFor(field)!.map((c) => ({ field, ...c })));
-			await fc.assert(
-				fc.asyncProperty(pick, async ({ field, value, verdict, noBinary }) => {
-					tally.inputs_tried++;
-					const run = await runOnce(type, withField(base, field, value), noBinary ? { json: {} } : ITEM);
-					const uncaught = uncaughtError(run.error);
-					if (uncaught) tally.uncaught_errors++;
-					expect(uncaught ?? 'none').toBe('none');
-					// Refused by the node's own checks: nothing sent (a NodeApiError is the service's answer, even one
-					// the loopback server gave before logging the request, such as 431 for a huge address).
-					const refused =
-						run.error !== undefined && (run.error as Error).name !== 'NodeApiError' && run.sent.length === 0 && run.sockets === 0;
-					if (refused) tally.refused_before_sending++;
-					const said = run.error?.message ?? '';
-					if (verdict === 'invalid') expect({ said, refused, named: names(said, field) }).toEqual({ said, refused: true, named: true });
-					// An allowed value may still be refused in combination with another field ("used only when Is Portrait is true").
-					const combination = fields.some((other) => other !== field && said.includes(other.displayName));
-					if (verdict === 'valid' && refused && !combination) expect(said.startsWith(field.displayName)).toBe(false);
-					if (refused && verdict === 'any') expect({ said, named: names(said, field) }).toEqual({ said, named: true });
-					for (const request of run.sent) expect(`${safeDecode(request.url)} ${request.body}`).not.toMatch(SENT_GARBAGE);
-				}),
-				{ seed: SEED, numRuns: RUNS, endOnFailure: true },
-			);
+			await sweepFields(node(type), base, (parameters, item) => runOnce(type, parameters, item), RUNS);
+		},
+		SWEEP_TIMEOUT_MS,
+	);
+});
+
+/** A swept run's outcome; on v2 also its requests the contract does not allow. */
+type Swept = SweepRun & { offContract?: string[] };
+
+/**
+ * The promises of the parameter sweep, for one operation (`base`) run by `run`: fast-check picks a
+ * visible field of it and a hostile value, and the run must never throw a JavaScript error; a value
+ * that cannot be right fails the item, names the field and sends nothing; a value the field allows
+ * is not refused by its name; nothing sent carries "[object Object]", "NaN" or "undefined".
+ */
+async function sweepFields(
+	description: INodeTypeDescription,
+	base: Parameters,
+	run: (parameters: Parameters, item: HarnessItem) => Promise<Swept>,
+	numRuns: number,
+	skip: (field: Field) => boolean = () => false,
+): Promise<void> {
+	const fields = visibleFields(description, base).filter((field) => casesFor(field) !== undefined && !skip(field));
+	if (fields.length === 0) return; // nothing to set (Get Queue, Interrupt)
+	const pick = fc.constantFrom(...fields).chain((field) => casesFor(field)!.map((c) => ({ field, ...c })));
+	await fc.assert(
+		fc.asyncProperty(pick, async ({ field, value, verdict, noBinary }) => {
+			tally.inputs_tried++;
+			const swept = await run(withField(base, field, value), noBinary ? { json: {} } : ITEM);
+			const uncaught = uncaughtError(swept.error);
+			if (uncaught) tally.uncaught_errors++;
+			expect(uncaught ?? 'none').toBe('none');
+			// Refused by the node's own checks: nothing sent (a NodeApiError is the service's answer, even one
+			// the loopback server gave before logging the request, such as 431 for a huge address).
+			const refused =
+				swept.error !== undefined && (swept.error as Error).name !== 'NodeApiError' && swept.sent.length === 0 && swept.sockets === 0;
+			if (refused) tally.refused_before_sending++;
+			const said = swept.error?.message ?? '';
+			if (verdict === 'invalid') expect({ said, refused, named: names(said, field) }).toEqual({ said, refused: true, named: true });
+			// An allowed value may still be refused in combination with another field ("used only when Is Portrait is true").
+			const combination = fields.some((other) => other !== field && said.includes(other.displayName));
+			if (verdict === 'valid' && refused && !combination) expect(said.startsWith(field.displayName)).toBe(false);
+			if (refused && verdict === 'any') expect({ said, named: names(said, field) }).toEqual({ said, named: true });
+			for (const request of swept.sent) expect(`${safeDecode(request.url)} ${request.body}`).not.toMatch(SENT_GARBAGE);
+			expect(swept.offContract ?? []).toEqual([]);
+		}),
+		{ seed: SEED, numRuns, endOnFailure: true },
+	);
+}
+
+/**
+ * v2 (issue 45): the Host Cloud operations both API generations have, swept again with API
+ * Generation v2 on a Host Cloud V2 API credential against the v2 simulator (cloud surface), with
+ * the fields v2 shows, held to the same promises, and every v2 request it sends one the contract
+ * allows. API Generation itself is swept on v1. Half the runs of v1 per operation: a value that
+ * passes runs a real (short) job, so this part stays a modest share of the file's time.
+ */
+const V2_RUNS = Math.ceil(RUNS / 2);
+const BOTH_GENERATIONS = OPERATIONS.filter(([type, resource, operation]) => type === 'hostCloud' && onBothGenerations(resource, operation));
+
+describe(`bad-input sweep over parameters on v2 (seed ${SEED}; replay with BAD_INPUT_SEED=${SEED})`, () => {
+	let sim: V2Simulator;
+	let simCredential = '';
+	beforeAll(async () => {
+		sim = await startSimulator({ flavour: 'v2', nodeMs: 5, v2: { surface: 'cloud' } });
+		simCredential = harness.addCredential('hostCloudV2Api', { baseUrl: sim.baseUrl, apiKey: sim.apiKey }, 'Host Cloud V2 API');
+	});
+	afterAll(async () => await sim.close());
+	const runV2 = (parameters: Parameters, item: HarnessItem = ITEM) => runSweptOnV2(harness, sim, simCredential, parameters, item);
+	const v2Base = (resource: string, operation: string) => sweepBase(harness, 'hostCloud', resource, operation, 'v2');
+
+	test('the operations both generations have are swept on v2', () => {
+		expect(BOTH_GENERATIONS.map(([, resource, operation]) => `${resource} ${operation}`).sort()).toEqual(
+			V2_SERVED.filter(([resource, operation]) => onBothGenerations(resource, operation))
+				.map(([resource, operation]) => `${resource} ${operation}`)
+				.sort(),
+		);
+		expect(BOTH_GENERATIONS.length).toBeGreaterThanOrEqual(9);
+	});
+
+	test.each(BOTH_GENERATIONS)('%s %s: %s [v2] — the base parameters are accepted and sent', async (_type, resource, operation) => {
+		const run = await runV2(v2Base(resource, operation));
+		expect({ refused: run.sent.length === 0 ? run.error?.message : undefined, offContract: run.offContract }).toEqual({
+			refused: undefined,
+			offContract: [],
+		});
+	});
+
+	test.each(BOTH_GENERATIONS)(
+		'%s %s: %s [v2]',
+		async (_type, resource, operation) => {
+			await sweepFields(node('hostCloud'), v2Base(resource, operation), runV2, V2_RUNS, (field) => field.property.name === 'apiGeneration');
 		},
 		SWEEP_TIMEOUT_MS,
 	);

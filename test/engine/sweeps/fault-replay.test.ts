@@ -69,6 +69,7 @@ import { echoForms } from '../../support/hostile-service';
 import { judgeShown, SEED } from '../../support/hostile-structures';
 import { recordedReliability, recordReliability } from '../../support/reliability';
 import { requestBreaches } from '../../support/v2-contract';
+import { linksNotHttp, NOT_HTTP_LINKS, outputOwners, outputsOfAnotherJob } from '../../support/v2-item-oracle';
 
 const FULL = process.env.FAULT_REPLAY === 'full';
 /** Places of one answer a structural fault goes to (the most telling keys first). */
@@ -414,8 +415,9 @@ async function judge(
 						(aboutJob === undefined || decodeURIComponent(aboutJob) === item.json.prompt_id),
 				)
 			: outcome.items;
+	// An `error` of null is no failure (Get Status on v2 shows the job's own error field, null when it has none).
 	const success =
-		outcome.error === undefined && judged.length > 0 && judged.every((item) => item.json.error === undefined && !unsettled(item.json));
+		outcome.error === undefined && judged.length > 0 && judged.every((item) => item.json.error == null && !unsettled(item.json));
 	// A redirect's body is discarded by design: only its Location is the answer.
 	if (
 		armed &&
@@ -445,7 +447,7 @@ async function judge(
 		if (!goodAddress(address)) rule('address_not_http', `passed on ${JSON.stringify(address.slice(0, 120))}`);
 	if (
 		path.unknownId &&
-		outcome.items.some((item) => item.json.error === undefined && /^(completed|success|succeeded)$/i.test(String(item.json.status ?? '')))
+		outcome.items.some((item) => item.json.error == null && /^(completed|success|succeeded)$/i.test(String(item.json.status ?? '')))
 	)
 		rule('success_from_fault', `the unknown id __proto__ answered ${JSON.stringify(outcome.items[0]!.json).slice(0, 200)}`);
 	// What a trigger remembers is bounded by size as well as by count (128 KiB of keys), after any fault.
@@ -487,13 +489,19 @@ async function judge(
 
 /**
  * v2's own rules (issue 45): never a second paid job for one item (the run's new jobs in
- * `sim.v2.jobs` at most its one item), never a second asset for one upload, and every request
- * the package sent, faults or not, one the contract allows.
+ * `sim.v2.jobs` at most its one item), never a second asset for one upload, every request
+ * the package sent, faults or not, one the contract allows; and of meaning
+ * (test/support/v2-item-oracle.ts): every output an item lists is one the answers gave as its
+ * job's own, and every link an item shows is an absolute http(s) address.
  */
 function judgeV2(run: Run, rule: (name: string, text: string) => void): void {
 	if (run.jobs.length > 1) rule('second_job_for_item', `${run.jobs.length} jobs for one item: ${run.jobs.join(', ')}`);
 	if ((run.uploads ?? 0) > 1) rule('second_asset_for_upload', `${run.uploads} assets for one upload`);
 	if (run.offContract && run.offContract.length > 0) rule('request_off_contract', run.offContract.slice(0, 3).join('; ').slice(0, 400));
+	const items = run.outcome?.items ?? [];
+	const owners = outputOwners(run.log.map((exchange) => (exchange.served ?? exchange.answer)?.toString('utf8') ?? ''));
+	for (const text of outputsOfAnotherJob(items, owners).slice(0, 3)) rule('output_of_another_job', text);
+	for (const text of linksNotHttp(items).slice(0, 3)) rule('link_not_http', text);
 }
 
 /**
@@ -564,7 +572,7 @@ describe(`fault replay, ${FULL ? 'full' : 'seeded sample'} (seed ${SEED}; replay
 			const first = await runOnce(world, path, path.floodMemory ? 45_000 : 15_000);
 			const outcome = first.outcome;
 			const clean: Clean = {
-				settled: (outcome?.items ?? []).filter((item) => item.json.error === undefined).length,
+				settled: (outcome?.items ?? []).filter((item) => item.json.error == null).length,
 				failed: outcome === undefined || outcome.error !== undefined || outcome.items.some((item) => item.json.error !== undefined),
 				jobs: first.jobs.length,
 				elapsed: first.elapsed,
@@ -618,13 +626,17 @@ const replaysMissed: string[] = [];
 /** The defect cases' own v2 world (a simulator and proxy of their own, whatever the sweep left on the shared ones). */
 let defectWorld: World;
 
-/** One replay of the path named `name` with `fault` at its first request to a path ending in `tail`: the run and what the oracle says. */
-async function replayAt(name: string, tail: string, fault: Fault) {
+/**
+ * One replay of the path named `name` with `fault` at its first request (or its `last`) to a path
+ * ending in `tail`: the run and what the oracle says.
+ */
+async function replayAt(name: string, tail: string, fault: Fault, which: 'first' | 'last' = 'first') {
 	const path = ALL_PATHS.find((candidate) => candidate.name === name);
 	if (!path) throw new Error(`the path ${name} is not enumerated`);
 	const world = defectWorld;
 	const clean = await runOnce(world, path, 15_000);
-	const at = clean.log.find((exchange) => exchange.path.endsWith(tail));
+	const matching = clean.log.filter((exchange) => exchange.path.endsWith(tail) || new RegExp(`${tail}$`).test(exchange.path));
+	const at = which === 'first' ? matching[0] : matching[matching.length - 1];
 	// A replay that never reaches its request proves nothing: said here, outside the failing expectation.
 	if (!at)
 		replaysMissed.push(
@@ -632,6 +644,9 @@ async function replayAt(name: string, tail: string, fault: Fault) {
 		);
 	const armed = { index: at?.index ?? -2, fault };
 	const run = await runOnce(world, path, clean.elapsed + READ_MS + MAX_WAIT_MS + 3_000, armed);
+	// A fault of an answer's content that found nothing to change in it proves nothing either.
+	if (at && !run.log.some((exchange) => exchange.index === at.index && exchange.fault !== undefined))
+		replaysMissed.push(`${name}: ${describeFault(fault)} changed nothing in the answer to ${at.method} ${at.path}`);
 	return { run, broken: await judge(world, path, run, undefined, armed) };
 }
 
@@ -653,27 +668,68 @@ describe('v2 defects found by the replay', () => {
 	// helpers/assets/asset-files.ts: a silent `/content` was "resumed" 3 times, each with a whole
 	// request limit of silence (4 minutes at the stated 60 s, past the 3-minute read limit); attempts
 	// that bring no byte now end within the read limit.
-	test(
-		'Download Output [v2]: a silent /content is a read bounded by the read limit, its resumes included',
-		async () => {
-			const { broken } = await replayAt('hostCloud file downloadOutput [v2] node', '/content', { kind: 'stall-headers', status: 200 });
-			expect(broken).toEqual([]);
-		},
-		60_000,
-	);
+	test('Download Output [v2]: a silent /content is a read bounded by the read limit, its resumes included', async () => {
+		const { broken } = await replayAt('hostCloud file downloadOutput [v2] node', '/content', { kind: 'stall-headers', status: 200 });
+		expect(broken).toEqual([]);
+	}, 60_000);
 
 	// helpers/v2-jobs/follow-job.ts (watchEvents): a stream that opened and then said nothing (a
 	// buffering proxy, a half-open connection) was believed until Max Wait; it now ends after the
 	// Silence Timeout and the job is read.
-	test(
-		'Execute [v2]: a silent event stream is re-synced with a read of the job within the request limit',
-		async () => {
-			const { run, broken } = await replayAt('hostCloud workflow execute [v2] node, URLs only', '/events', {
-				kind: 'stall-body',
-				status: 200,
-			});
+	test('Execute [v2]: a silent event stream is re-synced with a read of the job within the request limit', async () => {
+		const { run, broken } = await replayAt('hostCloud workflow execute [v2] node, URLs only', '/events', {
+			kind: 'stall-body',
+			status: 200,
+		});
+		expect(broken).toEqual([]);
+		expect(run.outcome?.items[0]?.json).toMatchObject({ status: 'succeeded' });
+	}, 60_000);
+
+	/**
+	 * Answers about something else, served where v2 can give them (issue 45): a job's answer with
+	 * another job's outputs or another job's id, and links of other schemes in a job's outputs or
+	 * an asset's record. The oracle (judgeV2, answer_about_another) holds each item to: no output
+	 * but its job's own, no link but an absolute http(s) one. Served in every `npm test`, whatever
+	 * the seeded sample draws.
+	 */
+	const JOB_READ = String.raw`/api/v2/jobs/[^/]+`;
+	const READS_JOBS = [
+		'hostCloud workflow execute [v2] node, URLs only',
+		'hostCloud workflow getStatus [v2] node',
+		'hostCloud workflow waitForCompletion [v2] node',
+	];
+	test.each(
+		READS_JOBS.flatMap((name): Array<[string, string, Fault]> => [
+			[name, "another job's outputs", { kind: 'foreign-outputs' }],
+			[name, "another job's id", { kind: 'foreign-id', target: { path: ['id'], key: false, sample: '' } }],
+			...(name.includes('execute') ? NOT_HTTP_LINKS : NOT_HTTP_LINKS.slice(0, 1)).map((value): [string, string, Fault] => [
+				name,
+				`every output link ${value}`,
+				{ kind: 'output-link', value },
+			]),
+		]),
+	)(
+		"%s: a job's last answer with %s fails the item, never shown as its data",
+		async (name, _what, fault) => {
+			const { run, broken } = await replayAt(name, JOB_READ, fault, 'last');
 			expect(broken).toEqual([]);
-			expect(run.outcome?.items[0]?.json).toMatchObject({ status: 'succeeded' });
+			const item = run.outcome?.items[0]?.json;
+			expect(item?.error).toMatch(/cannot be used: (it is about another job|an output .* belongs to another job|the url of output)/);
+		},
+		60_000,
+	);
+
+	test.each(NOT_HTTP_LINKS.slice(1, 3))(
+		'Get Output URL [v2]: an asset whose link is %s shows no link',
+		async (value) => {
+			const { run, broken } = await replayAt(
+				'hostCloud file getOutputUrl [v2] node',
+				String.raw`/api/v2/assets/[^/]+`,
+				{ kind: 'output-link', value },
+				'last',
+			);
+			expect(broken).toEqual([]);
+			expect(run.outcome?.items[0]?.json).not.toHaveProperty('url');
 		},
 		60_000,
 	);

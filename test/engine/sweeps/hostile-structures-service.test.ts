@@ -12,7 +12,9 @@
  * words; no secret shows; no request carries a path segment that is not one; and
  * an answer that is not what the spec says never yields a success: an answer over
  * the bounds fails every operation, a status read without a readable status is no success, a job
- * gets its own outputs and no other, and a take with a hole is never passed on. Replay a run with
+ * gets its own outputs and no other, and a take with a hole is never passed on. On v2 (issue 45), a
+ * job's answer about another job, outputs given as another job's, and links of other schemes
+ * (test/support/v2-item-oracle.ts): an item shows only its own job's outputs and http(s) links. Replay a run with
  * BAD_INPUT_SEED (printed in the test names).
  */
 import type { ServerResponse } from 'node:http';
@@ -43,6 +45,7 @@ import { operationsOf } from '../../support/node-parameters';
 import { nodeDescription, sweepBase } from '../../support/sweep-operations';
 import { startWaitingExecution } from '../../support/waiting-execution';
 import { hostApiCredential, hostCloudApiCredential } from '../../support/credential-fixtures';
+import { linksNotHttp, NOT_HTTP_LINKS, outputOwners, outputsOfAnotherJob } from '../../support/v2-item-oracle';
 
 const CLOUD_KEY = 'structure-service-cloud-key-71b0';
 const ACCESS_TOKEN = 'structure-service-token-2c9e';
@@ -279,6 +282,107 @@ describe(`structural sweep over WebSocket messages and preview frames (seed ${SE
 					);
 				}),
 				{ seed: SEED, numRuns: STRUCTURE_RUNS * 3, endOnFailure: true },
+			);
+		},
+		STRUCTURE_TIMEOUT_MS,
+	);
+});
+
+// --- v2 job answers (issue 45) ---
+
+/** A job's id of the contract's form: the one the package asks about, or another one. */
+const OWN_JOB = '00000000-0000-4000-8000-0000000000a1';
+const OTHER_JOB = '00000000-0000-4000-8000-0000000000b2';
+// Weighted so that about half the answers are a job's own, well formed: the others then differ in one or two places.
+const v2Link = fc.oneof(
+	{ arbitrary: fc.constant('https://files.example/out.png'), weight: 6 },
+	{ arbitrary: fc.constantFrom(...NOT_HTTP_LINKS), weight: 2 },
+	{ arbitrary: ownName, weight: 1 },
+);
+/** Whose an output says it is: this job's, another's, nobody's (null or absent: the job's answer says), or a name every object carries. */
+const v2Owner = fc.oneof(
+	{ arbitrary: fc.constantFrom<unknown>(OWN_JOB, null, undefined), weight: 6 },
+	{ arbitrary: fc.constantFrom<unknown>(OTHER_JOB, 42), weight: 2 },
+	{ arbitrary: ownName, weight: 1 },
+);
+const v2Output = fc.record({ owner: v2Owner, url: v2Link, id: fc.oneof(fc.uuid(), ownName) }).map(({ owner, url, id }) => ({
+	node_id: '9',
+	name: 'out.png',
+	type: 'image',
+	content_type: 'image/png',
+	size_bytes: 68,
+	id,
+	hash: null,
+	url,
+	url_expires_at: '2026-12-03T00:00:00.000Z',
+	...(owner === undefined ? {} : { job_id: owner }),
+}));
+/** A finished job's answer to GET /api/v2/jobs/{id}: about this job or another one, its outputs anyone's, its links of any scheme. */
+const v2Answers = fc
+	.record({
+		id: fc.oneof(
+			{ arbitrary: fc.constant<unknown>(OWN_JOB), weight: 6 },
+			{ arbitrary: fc.constantFrom<unknown>(OTHER_JOB, 7), weight: 1 },
+			{ arbitrary: ownName, weight: 1 },
+		),
+		status: fc.oneof({ arbitrary: fc.constant<unknown>('succeeded'), weight: 6 }, { arbitrary: ownName, weight: 1 }),
+		outputs: fc.array(v2Output, { minLength: 1, maxLength: 2 }),
+	})
+	.map(({ id, status, outputs }) => ({ id, status, outputs, error: null, progress: null, queue_position: null }));
+
+describe(`structural sweep over v2 job answers (seed ${SEED})`, () => {
+	let answer: unknown = {};
+	let served: string[] = [];
+	let service: hostile.HostileService;
+	let credential = '';
+	beforeAll(async () => {
+		service = await hostile.startHostileService((req, res: ServerResponse) => {
+			const path = req.url.split('?')[0]!;
+			const job = (status: string) => ({ id: OWN_JOB, status, outputs: [], error: null, progress: null, queue_position: null });
+			// Its event stream is not served: the job is read, and the read gets the drawn answer.
+			if (path.endsWith('/events')) return hostile.sendJson(res, 501, { error: { code: 'not_implemented', message: 'no streams' } });
+			if (req.method === 'POST' && path === '/api/v2/jobs') return hostile.sendJson(res, 201, job('queued'));
+			if (req.method === 'POST' && path.endsWith('/cancel')) return hostile.sendJson(res, 200, job('canceled'));
+			const text = JSON.stringify(answer);
+			served.push(text);
+			res.writeHead(200, { 'Content-Type': 'application/json' });
+			res.end(text);
+		});
+		credential = harness.addCredential('hostCloudV2Api', { apiKey: CLOUD_KEY, baseUrl: service.url });
+	});
+	afterAll(async () => await service.close());
+
+	test.each(['execute', 'getStatus', 'waitForCompletion'])(
+		"hostCloud workflow %s [v2]: an item shows only outputs given as its own job's, and only http(s) links",
+		async (operation) => {
+			const parameters = {
+				...sweepBase(harness, 'hostCloud', 'workflow', operation),
+				apiGeneration: 'v2',
+				promptId: OWN_JOB,
+				downloadFiles: false,
+				waitOptions: QUICK_WAIT,
+			};
+			await fc.assert(
+				fc.asyncProperty(v2Answers, async (drawn) => {
+					answer = drawn;
+					served = [];
+					service.seen.length = 0;
+					const result = await within(
+						20_000,
+						`v2 ${operation}`,
+						harness.runNode({
+							type: 'hostCloud',
+							parameters: parameters as never,
+							credentials: { hostCloudV2Api: credential },
+							continueOnFail: true,
+						}),
+					);
+					judge({ error: result.error('Node') as Outcome['error'], items: result.items, sent: [...service.seen] });
+					process.stderr.write(`${operation} ${JSON.stringify(result.items.map((i) => i.json)).slice(0, 300)} ${service.seen.length}\n`);
+					const broken = [...outputsOfAnotherJob(result.items, outputOwners(served)), ...linksNotHttp(result.items)];
+					expect(violation('wrong_successes', broken.length > 0) ? broken : []).toEqual([]);
+				}),
+				{ seed: SEED, numRuns: STRUCTURE_RUNS, endOnFailure: true },
 			);
 		},
 		STRUCTURE_TIMEOUT_MS,

@@ -15,7 +15,7 @@ import { lostJobsThatAppeared } from '../../helpers/ownership/lost-submit';
 import { prepareV2Workflow } from '../../helpers/v2-jobs/submit-job';
 import { executeV2Jobs, v2RunSettingsOf } from '../../helpers/v2-jobs/run-v2-jobs';
 import { apiGenerationOf } from '../../transport/v2-service';
-import { toolDescriptionProperty, toolWaitProperty } from '../../../shared/descriptions/tool-options';
+import { toolDescriptionsBy, toolWaitProperty } from '../../../shared/descriptions/tool-options';
 import {
 	submitFields,
 	workflowProperties,
@@ -26,10 +26,14 @@ import {
 	SUBMIT_FIELDS,
 } from '../common.descriptions';
 
-const TOOL_DESCRIPTION = `Generates images, video or audio by running a workflow on the Host cloud, with the inputs this tool asks for (such as a text prompt). Images usually take seconds to a minute, videos several minutes; every call starts a new paid job. ${describeToolAnswer(['prompt_id'], 'the Host Cloud "Get Status" tool')}`;
+const WHAT_IT_DOES =
+	'Generates images, video or audio by running a workflow on the Host cloud, with the inputs this tool asks for (such as a text prompt). Images usually take seconds to a minute, videos several minutes; every call starts a new paid job.';
+const TOOL_DESCRIPTION = `${WHAT_IT_DOES} ${describeToolAnswer(['prompt_id'], 'the Host Cloud "Get Status" tool')}`;
+// On v2 the answer is the job's item, and no tool reads a job by id (Get Status is refused there): none is named.
+const V2_TOOL_DESCRIPTION = `${WHAT_IT_DOES} It answers {"job_id", "prompt_id", "status": "succeeded", "images", "videos", "audio", "others"}, each output with its "url" and "url_expires_at"; the URLs are temporary links, so fetch them or pass them on soon. If the job is not finished within the wait of one call (under a minute), it answers {"status": "running", "job_id", "prompt_id", "message"}: the job goes on, and no tool can collect it (its outputs are collected outside this conversation by its job_id). A failed job is answered as an error that says why.`;
 
 const properties: INodeProperties[] = [
-	toolDescriptionProperty(TOOL_DESCRIPTION),
+	...toolDescriptionsBy('apiGeneration', { v1: TOOL_DESCRIPTION, v2: V2_TOOL_DESCRIPTION }),
 	...workflowProperties,
 	toolWaitProperty(),
 	...downloadFilesProperties,

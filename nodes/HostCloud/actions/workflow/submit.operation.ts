@@ -2,22 +2,26 @@ import type { IDataObject, IExecuteFunctions, INodeExecutionData, INodePropertie
 import { updateDisplayOptions } from 'n8n-workflow';
 
 import { runsAsTool } from '../../../shared/tools/tool-use';
+import { toolDescriptionsBy } from '../../../shared/descriptions/tool-options';
 import { prepareWorkflow, uploadInputImages } from '../../helpers/submit/prepare-workflow';
 import { submitWorkflow } from '../../helpers/submit/submit-workflow';
 import { runningJobForTool } from '../../helpers/jobs/job-item';
 import { jobsToTakeOver } from '../../helpers/ownership/item-submits';
-import { toolDescriptionProperty } from '../../../shared/descriptions/tool-options';
 import { submitFields, workflowProperties, SUBMIT_FIELDS } from '../common.descriptions';
 import { uploadInputAssets } from '../../helpers/assets/upload-asset';
 import { earlierSubmitOf } from '../../helpers/ownership/item-submits';
 import { prepareV2Workflow, submitV2Job } from '../../helpers/v2-jobs/submit-job';
+import { runningV2JobForTool } from '../../helpers/v2-jobs/job-item';
 import { apiGenerationOf } from '../../transport/v2-service';
 
 const TOOL_DESCRIPTION =
 	'Starts generating images, video or audio by running a workflow on the Host cloud, with the inputs this tool asks for (such as a text prompt), and answers at once {"status": "running", "prompt_id", "message"}; every call starts a new paid job. The Host Cloud "Get Status" tool with that prompt_id waits for the job and returns its output files.';
+// On v2 no tool reads a job by id (Get Status is refused there): the description names none.
+const V2_TOOL_DESCRIPTION =
+	'Starts generating images, video or audio by running a workflow on the Host cloud, with the inputs this tool asks for (such as a text prompt), and answers at once {"status": "running", "job_id", "prompt_id", "message"}; every call starts a new paid job. No tool can wait for the job or return its output files: they are collected outside this conversation by its job_id.';
 
 const properties: INodeProperties[] = [
-	toolDescriptionProperty(TOOL_DESCRIPTION),
+	...toolDescriptionsBy('apiGeneration', { v1: TOOL_DESCRIPTION, v2: V2_TOOL_DESCRIPTION }),
 	...workflowProperties,
 	{
 		displayName: 'Additional Fields',
@@ -59,6 +63,6 @@ async function submitOnV2(context: IExecuteFunctions, itemIndex: number): Promis
 	const earlier = runsAsTool(context) ? undefined : earlierSubmitOf(context, itemIndex)?.promptId;
 	if (!earlier) await uploadInputAssets(context, workflow, itemIndex);
 	const jobId = earlier ?? (await submitV2Job(context, workflow, itemIndex)).id;
-	if (runsAsTool(context)) return [runningJobForTool(jobId, itemIndex)];
+	if (runsAsTool(context)) return [{ json: runningV2JobForTool(jobId), pairedItem: { item: itemIndex } }];
 	return [{ json: { job_id: jobId, prompt_id: jobId, status: 'submitted' } }];
 }

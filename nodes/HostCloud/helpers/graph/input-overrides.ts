@@ -3,7 +3,7 @@
  * input; a typed value is converted to what the input holds now, a value picked from the server's
  * list is taken as it is, and a connection is never overwritten. Pure: a problem names the entry.
  */
-import { ownValue } from '../../../shared/items/validation';
+import { isPlainObject, ownValue } from '../../../shared/items/validation';
 import { asLink, type GraphNode, type GraphProblem, type WorkflowGraph } from './workflow-graph';
 
 export interface InputOverride {
@@ -60,11 +60,52 @@ function coerceNonText(current: unknown, value: unknown): { value: unknown } | {
 	return { problem: `${kindOf(value)} was given (${JSON.stringify(value)?.slice(0, 40) ?? String(value)})` };
 }
 
+/**
+ * An asset reference (`{"__type": "core/ASSET", "info": {"id": …}}`, Upload Image's `asset_reference`
+ * on v2), given as the object or as its JSON text: the object, or undefined when it is not one.
+ */
+export function assetReferenceIn(value: unknown): Record<string, unknown> | undefined {
+	let candidate = value;
+	if (typeof value === 'string' && value.trim().startsWith('{')) {
+		try {
+			candidate = JSON.parse(value) as unknown;
+		} catch {
+			return undefined;
+		}
+	}
+	if (!isPlainObject(candidate) || candidate.__type !== 'core/ASSET' || !isPlainObject(candidate.info)) return undefined;
+	const id = (candidate.info as Record<string, unknown>).id;
+	return typeof id === 'string' && id.trim() !== '' ? (candidate as Record<string, unknown>) : undefined;
+}
+
+/**
+ * Where an input loads a file by name (it holds text, or a reference already), v2 takes an asset
+ * reference instead (docs/host-cloud.md, "Files on v2"): sent as given. v1's server knows no assets.
+ */
+function assetReferenceInput(current: unknown, value: unknown, assets: boolean): { value: unknown } | { problem: string } | undefined {
+	if (typeof current !== 'string' && current !== undefined && !assetReferenceIn(current)) return undefined;
+	const reference = assetReferenceIn(value);
+	if (!reference) return undefined;
+	if (assets) return { value: reference };
+	// Its JSON text stays the text it is on v1, as any text does.
+	return typeof value === 'string'
+		? undefined
+		: { problem: 'an asset reference (core/ASSET) was given, which only the v2 API takes (a Host Cloud V2 API credential)' };
+}
+
 /** Names n8n removes from the objects it sends (it guards against prototype pollution). */
 const UNSENDABLE_NAMES = new Set(['__proto__', 'constructor', 'prototype']);
 
-/** Sets each override on the graph (in place). `field` is the display name of the overrides parameter. */
-export function applyInputOverrides(graph: WorkflowGraph, overrides: InputOverride[], field: string): GraphProblem | undefined {
+/**
+ * Sets each override on the graph (in place). `field` is the display name of the overrides
+ * parameter; `assets`: the graph goes to the v2 API, which takes asset references for files.
+ */
+export function applyInputOverrides(
+	graph: WorkflowGraph,
+	overrides: InputOverride[],
+	field: string,
+	{ assets = false }: { assets?: boolean } = {},
+): GraphProblem | undefined {
 	for (const [position, override] of overrides.entries()) {
 		const where = `${field} (entry ${position + 1})`;
 		const nodeId = override.nodeId.trim();
@@ -89,7 +130,7 @@ export function applyInputOverrides(graph: WorkflowGraph, overrides: InputOverri
 		}
 		const chosen = chosenValue(override);
 		if ('problem' in chosen) return { message: `${where}: ${chosen.problem}`, hint: 'Clear one of the two.' };
-		const coerced = coerceInputValue(current, chosen.value);
+		const coerced = assetReferenceInput(current, chosen.value, assets) ?? coerceInputValue(current, chosen.value);
 		if ('problem' in coerced) {
 			return {
 				message: `${where}: input "${inputName}" of node "${nodeId}" (${node.class_type}) needs ${typeof current === 'boolean' ? 'a true/false value' : current === undefined ? 'a single value' : kindOf(current)}, and ${coerced.problem}`,

@@ -24,6 +24,7 @@ import { nodeDefinitions } from '../graph/node-definitions';
 import { convertUiWorkflow } from '../ui-format/convert';
 import { binaryToUpload, loadImageValue, uploadBinary } from '../files/uploads';
 import { JOB_TAG_KEY } from '../ownership/job-tag';
+import { apiGenerationOf } from '../../transport/v2-service';
 
 // The parameter keeps its name (`workflow`) so saved workflows keep working; it takes both formats now.
 export const WORKFLOW_FIELD = 'Workflow';
@@ -91,7 +92,7 @@ export async function workflowWithInputs(context: IExecuteFunctions, itemIndex: 
 		value: entry.value ?? '',
 		listedValue: entry.listedValue ?? '',
 	}));
-	const problem = applyInputOverrides(read.graph, overrides, OVERRIDES_FIELD);
+	const problem = applyInputOverrides(read.graph, overrides, OVERRIDES_FIELD, { assets: apiGenerationOf(context, itemIndex) === 'v2' });
 	if (problem) throw operationError(context, itemIndex, problem.message, problem.hint);
 	return read;
 }

@@ -7,6 +7,8 @@
 import type { IBinaryKeyData, IDataObject, IExecuteFunctions, INodeExecutionData } from 'n8n-workflow';
 
 import { binaryFieldFor } from '../../../shared/binary/result-files';
+import { runningForTool } from '../../../shared/tools/tool-result';
+import { V2_NO_TOOL_COLLECTS } from '../../transport/v2-service';
 import { assetToBinary } from '../assets/asset-files';
 import type { JobOutput, V2Job } from './job-record';
 
@@ -29,6 +31,11 @@ function outputFields(output: JobOutput): IDataObject {
 		url: output.url,
 		url_expires_at: output.url_expires_at,
 	};
+}
+
+/** A job a v2 tool left running (Submit, or Execute at its Tool Wait): named, and said to be out of any tool's reach. */
+export function runningV2JobForTool(jobId: string, waitedMs?: number): IDataObject {
+	return runningForTool({ job_id: jobId, prompt_id: jobId }, V2_NO_TOOL_COLLECTS, waitedMs);
 }
 
 /** The job's status fields every item about it carries. */

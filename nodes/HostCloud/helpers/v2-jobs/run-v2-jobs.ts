@@ -9,14 +9,13 @@ import type { IDataObject, IExecuteFunctions, INodeExecutionData } from 'n8n-wor
 
 import { errorForItem, failedItem, paired, type CheckedItems } from '../../../shared/items/items';
 import { notSubmitted, RunPlaces } from '../../../shared/items/concurrent-items';
-import { runningForTool } from '../../../shared/tools/tool-result';
 import { uploadInputAssets } from '../assets/upload-asset';
 import { earlierSubmitOf, forgetSubmit, keepSubmit } from '../ownership/item-submits';
 import type { PreparedWorkflow } from '../submit/prepare-workflow';
 import { cancelJob, readJob } from '../../transport/v2-api';
 import { followJob, JobWaitEnded, type FollowSettings } from './follow-job';
 import { checkedJob, endedJobError, jobPhase, type V2Job } from './job-record';
-import { v2JobItem, type V2Download } from './job-item';
+import { runningV2JobForTool, v2JobItem, type V2Download } from './job-item';
 import { submitV2Job } from './submit-job';
 
 /** What a run reads once, before anything is sent (the operation reads its form). */
@@ -54,8 +53,7 @@ const isToolTimeout = (run: V2Run, error: unknown): error is JobWaitEnded =>
 function stillRunningForTool(run: V2Run, error: unknown, itemIndex: number): INodeExecutionData[] | undefined {
 	if (!isToolTimeout(run, error)) return undefined;
 	const jobId = String(error.context.job_id);
-	const next = `No tool can collect it on the v2 API (a v2 job carries no tag to show which workflow started it): its outputs can be collected in n8n with Host Cloud Wait for Completion and this job_id.`;
-	return paired([{ json: runningForTool({ job_id: jobId, prompt_id: jobId }, next, run.settings.maxWaitMs) }], itemIndex, run.context);
+	return paired([{ json: runningV2JobForTool(jobId, run.settings.maxWaitMs) }], itemIndex, run.context);
 }
 
 /** The fields of a failed item that name its job and what went wrong. */

@@ -1,7 +1,7 @@
 /**
  * Set Inputs on an API-format graph: values coerced to the input they replace.
  */
-import { applyInputOverrides, coerceInputValue } from '../../../../../nodes/HostCloud/helpers/graph/input-overrides';
+import { applyInputOverrides, assetReferenceIn, coerceInputValue } from '../../../../../nodes/HostCloud/helpers/graph/input-overrides';
 import type { WorkflowGraph } from '../../../../../nodes/HostCloud/helpers/graph/workflow-graph';
 import { txt2img } from '../../../../support/cloud';
 
@@ -58,5 +58,43 @@ describe('setting inputs', () => {
 			message: 'Set Inputs (entry 1) has no input name',
 			hint: expect.stringContaining('seed, steps, cfg'),
 		});
+	});
+
+	test('an asset reference goes where a file name goes on v2, as given; on v1 it is refused naming v2', () => {
+		const reference = { __type: 'core/ASSET', info: { id: 'a-1', file_path: 'cat.png' } };
+		const loader = () => ({ '1': { class_type: 'LoadImage', inputs: { image: 'placeholder.png', upload: 'image' } } }) as WorkflowGraph;
+		const v2 = loader();
+		expect(
+			applyInputOverrides(v2, [{ nodeId: '1', inputName: 'image', value: reference }], 'Set Inputs', { assets: true }),
+		).toBeUndefined();
+		expect(v2['1']!.inputs.image).toEqual(reference);
+		const text = loader();
+		expect(
+			applyInputOverrides(text, [{ nodeId: '1', inputName: 'image', value: JSON.stringify(reference) }], 'Set Inputs', { assets: true }),
+		).toBeUndefined();
+		expect(text['1']!.inputs.image).toEqual(reference);
+		expect(applyInputOverrides(loader(), [{ nodeId: '1', inputName: 'image', value: reference }], 'Set Inputs')?.message).toBe(
+			'Set Inputs (entry 1): input "image" of node "1" (LoadImage) needs text, and an asset reference (core/ASSET) was given, which only the v2 API takes (a Host Cloud V2 API credential)',
+		);
+		// A number input takes no reference, on v2 either.
+		const steps = txt2img() as WorkflowGraph;
+		expect(
+			applyInputOverrides(steps, [{ nodeId: '3', inputName: 'steps', value: reference }], 'Set Inputs', { assets: true })?.message,
+		).toMatch(/needs a number, and an object was given/);
+	});
+
+	test('an asset reference is the core/ASSET object with an info id, as an object or its JSON text', () => {
+		expect(assetReferenceIn({ __type: 'core/ASSET', info: { id: 'a-1' } })).toEqual({ __type: 'core/ASSET', info: { id: 'a-1' } });
+		expect(assetReferenceIn(' {"__type":"core/ASSET","info":{"id":"a-1"}}')).toEqual({ __type: 'core/ASSET', info: { id: 'a-1' } });
+		for (const other of [
+			{ __type: 'core/ASSET', info: { id: '' } },
+			{ __type: 'core/ASSET' },
+			{ __type: 'other', info: { id: 'a' } },
+			'{"__type":',
+			'cat.png',
+			null,
+			['core/ASSET'],
+		])
+			expect(assetReferenceIn(other)).toBeUndefined();
 	});
 });
