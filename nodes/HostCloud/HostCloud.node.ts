@@ -29,7 +29,7 @@ const apiGenerationProperty: INodeProperties = {
 	],
 	default: 'v1',
 	description:
-		'The cloud sends new integrations to v2. n8n’s editor shows this choice in the credential dialog (top right): the credential the node uses sets it. Operations v2 does not offer say so when they run, before anything is sent.',
+		'The cloud sends new integrations to v2. n8n’s editor shows this choice in the credential dialog: the credential the node uses sets it. Operations v2 does not offer say so when they run, before anything is sent.',
 };
 
 export class HostCloud implements INodeType {

@@ -21,8 +21,8 @@ export interface GenerationRefusal {
 
 /**
  * How a user picks a generation in n8n's editor: it takes the node's API Generation as the node's
- * way of connecting, so it hides that field and offers the two at the top right of the credential
- * dialog; the credential the node uses sets it.
+ * way of connecting, so it hides that field and offers the two in the credential dialog (top
+ * right in 2.x, "Connect using" in 1.x); the credential the node uses sets it.
  */
 export const PICK_V1 = 'in the credential dialog: V1: Workflow API';
 export const PICK_V2 = 'in the credential dialog: V2: Jobs API';
