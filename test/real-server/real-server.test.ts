@@ -47,3 +47,4 @@ require('./cases/engine');
 require('./cases/n8n');
 require('./cases/lost-submit');
 require('./cases/corpus');
+require('./cases/v2');

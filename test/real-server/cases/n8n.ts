@@ -50,6 +50,9 @@ describe('Host Cloud on the real upstream server, in n8n', () => {
 				type: hostNodeType('hostCloud'),
 				typeVersion: Number(txt2img.typeVersion),
 				parameters: {
+					// The editor sends every parameter with its default filled in (seen in n8n 2.41): a saved
+					// workflow from before v2 has no apiGeneration, and the editor sends its default, v1.
+					apiGeneration: 'v1',
 					...(txt2img.parameters as Record<string, unknown>),
 					inputOverrides: { values: [{ nodeId: '4', inputName: 'ckpt_name' }] },
 				},
