@@ -73,7 +73,7 @@ export const unsettled = (json: IDataObject): boolean =>
 	json.files_error !== undefined ||
 	json.outputs_unknown !== undefined;
 
-// An `error` of null is no failure: Get Status on v2 shows the job's own error field, null when it has none.
+// An `error` of null is no failure.
 const settled = (item: INodeExecutionData) => item.json.error == null && !unsettled(item.json);
 const holds = (item: INodeExecutionData, text: string) => JSON.stringify({ json: item.json, binary: item.binary }).includes(text);
 const clip = (value: unknown) => JSON.stringify(value).slice(0, 200);

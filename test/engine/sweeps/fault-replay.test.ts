@@ -415,7 +415,7 @@ async function judge(
 						(aboutJob === undefined || decodeURIComponent(aboutJob) === item.json.prompt_id),
 				)
 			: outcome.items;
-	// An `error` of null is no failure (Get Status on v2 shows the job's own error field, null when it has none).
+	// An `error` of null is no failure.
 	const success =
 		outcome.error === undefined && judged.length > 0 && judged.every((item) => item.json.error == null && !unsettled(item.json));
 	// A redirect's body is discarded by design: only its Location is the answer.

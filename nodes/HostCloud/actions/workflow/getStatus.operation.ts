@@ -96,7 +96,8 @@ async function statusOnV2(context: IExecuteFunctions, itemIndex: number): Promis
 		progress: job.progress,
 		queue_position: job.queue_position,
 	};
-	json.error = job.error;
+	// Not `error`: on an item n8n reads that key as the node's own failure (Continue On Fail, the error output).
+	json.job_error = job.error;
 	Object.assign(json, outputGroups(job));
 	return [{ json }];
 }

@@ -281,7 +281,7 @@ describe('Submit, Wait for Completion, Get Status and Cancel Jobs on v2', () => 
 		expect(cancels()).toHaveLength(0);
 	});
 
-	test('Get Status answers the status, progress, outputs and error of the job asked for', async () => {
+	test('Get Status answers the status, progress, outputs and job_error of the job asked for', async () => {
 		v2.script.runsForMs = 0;
 		await harness.runNode(node({ resource: 'workflow', operation: 'submit', workflow: JSON.stringify(txt2img()) }), [{ json: {} }]);
 		const [id] = [...v2.jobs.keys()];
@@ -292,9 +292,11 @@ describe('Submit, Wait for Completion, Get Status and Cancel Jobs on v2', () => 
 			status: 'succeeded',
 			state: 'completed',
 			finished: true,
-			error: null,
+			job_error: null,
 			output_count: 1,
 		});
+		// The job's error is job_error: n8n reads an item's `error` as the node's own failure (Continue On Fail, the error output).
+		expect(status.items[0]!.json).not.toHaveProperty('error');
 
 		v2.script.answerAnotherJob = true;
 		const other = await harness.runNode(node({ resource: 'workflow', operation: 'getStatus', promptId: id }), [{ json: {} }]);
