@@ -67,7 +67,7 @@ describe('API Generation in a pasted workflow', () => {
 			['queue', 'get'],
 		] as const) {
 			const spec = nodeSpec(v2, { resource, operation, ...FIELDS });
-			const result = await v2.harness.runNode({ ...spec, parameters: { ...spec.parameters, apiGeneration: value } as never }, [{ json: {} }]);
+			const result = await v2.harness.runNode({ ...spec, parameters: { ...(spec.parameters as object), apiGeneration: value } as never }, [{ json: {} }]);
 
 			expect(result.status).toBe('error');
 			expect(result.error('Node')?.message).toMatch(/^API Generation must be "v1" or "v2"/);

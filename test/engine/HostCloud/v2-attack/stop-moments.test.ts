@@ -75,7 +75,8 @@ const outputOf = (id: string) => ({
 });
 
 async function stopInside(moment: Moment, places: number | undefined, items = 3) {
-	const server = scripted(moment, 1500);
+	// Held long enough that Stop lands inside, even on a loaded machine.
+	const server = scripted(moment, 6000);
 	const stop = new AbortController();
 	const running = v2.harness.runNode(
 		nodeSpec(
@@ -91,7 +92,7 @@ async function stopInside(moment: Moment, places: number | undefined, items = 3)
 		{ signal: stop.signal },
 	);
 	const inside = Math.min(items, places ?? items);
-	for (let i = 0; i < 400 && server.inside.count < inside; i++) await sleep(10);
+	for (let i = 0; i < 500 && server.inside.count < inside; i++) await sleep(10);
 	expect(server.inside.count).toBeGreaterThanOrEqual(inside);
 	stop.abort();
 	await running;
