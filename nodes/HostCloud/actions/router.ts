@@ -32,6 +32,9 @@ function refuseOnGeneration(context: IExecuteFunctions, resource: string, operat
 	// API Generation takes no expression: every item speaks the same one.
 	const generation = apiGenerationOf(context, 0);
 	const refusal = generation === 'v2' ? module?.notOnV2 : module?.notOnV1;
+	// A tool on v2 is told why only: what to do instead names node operations, some of which v2 refuses as tools.
+	if (refusal && generation === 'v2' && runsAsTool(context))
+		throw notForTools(context, 0, `${operationName(resource, operation)} is not available on the v2 API: ${refusal.why}`);
 	if (refusal) throw notOnGeneration(context, generation, operationName(resource, operation), refusal);
 	if (generation === 'v2' && module?.notAsToolOnV2 && runsAsTool(context)) throw notForTools(context, 0, module.notAsToolOnV2);
 }

@@ -162,9 +162,10 @@ export function operationRouter(
 		const resource = this.getNodeParameter('resource', 0) as string;
 		const operation = this.getNodeParameter('operation', 0) as string;
 		const selected = resources[resource]?.operations[operation];
+		// The node's own refusal first: it may word a tool's refusal for its settings (Host Cloud's v2).
+		refuse?.(this, resource, operation, selected);
 		// Hidden on the tool type; a workflow saved with it anyway is refused before anything is sent.
 		if (selected?.notAsTool && runsAsTool(this)) throw notForTools(this, 0, selected.notAsTool);
-		refuse?.(this, resource, operation, selected);
 		if (selected?.executeAll) {
 			try {
 				return [await selected.executeAll.call(this, this.getInputData())];

@@ -27,6 +27,10 @@ export const description = updateDisplayOptions({ show: { resource: ['file'], op
 export const notAsTool =
 	'Download Output puts the file into binary data, which an AI agent or MCP client cannot receive; Get Status gives the links of a job’s outputs instead.';
 
+/** The same on v2, where no tool reads a job by id: the Execute tool's answer carries the links. */
+export const notAsToolOnV2 =
+	'Download Output puts the file into binary data, which an AI agent or MCP client cannot receive; on the v2 API the Execute tool answers each output of its job with its link (url) instead.';
+
 function outputField(context: IExecuteFunctions, itemIndex: number): string {
 	return binaryFieldName(context, itemIndex, 'Put Output File in Field', context.getNodeParameter('binaryPropertyName', itemIndex, 'data'));
 }

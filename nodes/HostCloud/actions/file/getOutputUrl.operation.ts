@@ -17,6 +17,10 @@ export const description = updateDisplayOptions({ show: { resource: ['file'], op
 export const notAsTool =
 	'Get Output URL names any file of the account, whichever job made it, and an agent may act only on the jobs its own workflow started: Get Status and Wait for Completion give the links of a job’s own outputs.';
 
+/** The same on v2, where no tool reads a job by id: the Execute tool's answer carries the links. */
+export const notAsToolOnV2 =
+	'Get Output URL names any file of the account, whichever job made it, and an agent may act only on the jobs its own workflow started: on the v2 API the Execute tool answers the links of its own job’s outputs.';
+
 /** GET /api/view: the signed download URL of a file (temporary; anyone holding it can download); on v2, the asset's fresh link. */
 export async function execute(this: IExecuteFunctions, itemIndex: number): Promise<INodeExecutionData[]> {
 	if (apiGenerationOf(this, itemIndex) === 'v2') {

@@ -201,8 +201,8 @@ async function openFirstPart(download: Download): Promise<Part> {
 	const link = await directLink(download);
 	if (link) {
 		const part = await openStoragePart(download, link, undefined).catch(() => undefined);
-		// Refused (expired early, another region): the API is asked for the bytes instead.
-		if (part && (part.statusCode === 200 || part.statusCode === 206)) return part;
+		// Refused (expired early, another region), or not the file (a sign-in page): the API is asked for the bytes instead.
+		if (part && (part.statusCode === 200 || part.statusCode === 206) && !notTheFile(download, part)) return part;
 		part?.stop();
 	}
 	return await openPart(download, 0);
@@ -247,7 +247,11 @@ function checkedPart(download: Download, part: Part, from: number): number {
 			`${part.source} refused the link (HTTP ${statusCode}): it may have expired`,
 			'Run the node again: it asks for a fresh link.',
 		);
-	if (statusCode === 200) return from;
+	if (statusCode === 200) {
+		const wrong = notTheFile(download, part);
+		if (wrong) throw finalError(download, `${part.source} answered ${wrong}`);
+		return from;
+	}
 	if (statusCode !== 206) throw finalError(download, `${part.source} answered HTTP ${statusCode} instead of the file`);
 	const raw = part.headers['content-range'];
 	const range = /^bytes (\d+)-(\d+)\/(\d+|\*)$/.exec(String(Array.isArray(raw) ? raw[0] : (raw ?? '')).trim());
@@ -262,6 +266,28 @@ function checkedPart(download: Download, part: Part, from: number): number {
 			`${part.source} says the file has ${range[3]} bytes, where its record (size_bytes) gives ${download.asset.size_bytes}`,
 		);
 	return 0;
+}
+
+/**
+ * Why a whole answer (200) is not the asset's file, before any of its bytes is kept: a complete length
+ * other than `size_bytes`, or an HTML page (an error or sign-in page) for a file that is not one.
+ * Kept, its bytes would be "resumed" with the real file's tail: a file of the right size, but wrong.
+ */
+function notTheFile(download: Download, part: Part): string | undefined {
+	if (part.statusCode !== 200) return undefined;
+	const header = (name: string) => {
+		const raw = part.headers[name];
+		return String(Array.isArray(raw) ? raw[0] : (raw ?? '')).trim().toLowerCase();
+	};
+	const { size_bytes: size, content_type: type } = download.asset;
+	// A packed answer's length is the packed one's.
+	const packed = !['', 'identity'].includes(header('content-encoding'));
+	const length = header('content-length');
+	if (!packed && length !== '' && Number(length) !== size)
+		return `a file of ${clipText(length, 20)} bytes (Content-Length), where its record (size_bytes) gives ${size}`;
+	const html = (value: unknown) => String(value ?? '').trim().toLowerCase().startsWith('text/html');
+	if (html(header('content-type')) && !html(type)) return 'an HTML page instead of the file';
+	return undefined;
 }
 
 /** A cut connection, a silent or trickling answer, a storage 5xx: another request may go through. n8n's own errors are final. */

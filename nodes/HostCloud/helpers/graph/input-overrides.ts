@@ -87,10 +87,8 @@ function assetReferenceInput(current: unknown, value: unknown, assets: boolean):
 	const reference = assetReferenceIn(value);
 	if (!reference) return undefined;
 	if (assets) return { value: reference };
-	// Its JSON text stays the text it is on v1, as any text does.
-	return typeof value === 'string'
-		? undefined
-		: { problem: 'an asset reference (core/ASSET) was given, which only the v2 API takes (a Host Cloud V2 API credential)' };
+	// Its JSON text too: it is the same reference (a v1 server would look for a file named so).
+	return { problem: 'an asset reference (core/ASSET) was given, which only the v2 API takes (a Host Cloud V2 API credential)' };
 }
 
 /** Names n8n removes from the objects it sends (it guards against prototype pollution). */

@@ -148,6 +148,7 @@ async function executeItem(run: V2Run, prepared: PreparedWorkflow, itemIndex: nu
 	refuse();
 	const giveBack = await run.places.take();
 	let job: V2Job | undefined;
+	let ended = false;
 	try {
 		refuse();
 		job = await earlierJobOf(context, itemIndex);
@@ -156,16 +157,19 @@ async function executeItem(run: V2Run, prepared: PreparedWorkflow, itemIndex: nu
 			// A service's "slow down" (429) is waited out within the item's Max Wait, never longer.
 			job = await submitV2Job(context, prepared, itemIndex, Date.now() + settings.maxWaitMs);
 		}
-		const ended = await followJob(context, job, itemIndex, run.followFor());
+		const last = await followJob(context, job, itemIndex, run.followFor());
+		ended = true;
 		// A job that ended without outputs: a retry runs anew. One that succeeded is kept until its item is made.
-		if (jobPhase(ended.status) !== 'succeeded') {
+		if (jobPhase(last.status) !== 'succeeded') {
 			forgetSubmit(context, itemIndex);
-			throw endedJobError(context, ended, itemIndex);
+			throw endedJobError(context, last, itemIndex);
 		}
-		return ended;
+		return last;
 	} catch (error) {
-		if (job && error instanceof JobWaitEnded) {
-			const stopped = error.context.reason === 'stopped';
+		const waitEnded = error instanceof JobWaitEnded;
+		// Stop may land inside a read or the stream's opening: the wait then ends in that request's error.
+		const stopped = run.stopper.signal.aborted || (waitEnded && error.context.reason === 'stopped');
+		if (job && !ended && (waitEnded || stopped)) {
 			// The node's own job: cancelled on Stop, and at Max Wait when On Timeout says so; else a retry follows it.
 			if (stopped || settings.cancelOnTimeout) {
 				await cancelOwn(context, job.id, itemIndex);

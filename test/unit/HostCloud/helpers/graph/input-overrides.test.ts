@@ -76,6 +76,10 @@ describe('setting inputs', () => {
 		expect(applyInputOverrides(loader(), [{ nodeId: '1', inputName: 'image', value: reference }], 'Set Inputs')?.message).toBe(
 			'Set Inputs (entry 1): input "image" of node "1" (LoadImage) needs text, and an asset reference (core/ASSET) was given, which only the v2 API takes (a Host Cloud V2 API credential)',
 		);
+		// Its JSON text is the same reference: refused on v1 as well.
+		expect(
+			applyInputOverrides(loader(), [{ nodeId: '1', inputName: 'image', value: JSON.stringify(reference) }], 'Set Inputs')?.message,
+		).toMatch(/an asset reference \(core\/ASSET\) was given, which only the v2 API takes/);
 		// A number input takes no reference, on v2 either.
 		const steps = txt2img() as WorkflowGraph;
 		expect(
