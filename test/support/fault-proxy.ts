@@ -68,8 +68,12 @@ export type Fault =
 export type SocketFault =
 	{ kind: 'socket-flood' } | { kind: 'socket-close' } | { kind: 'socket-foreign-prompt'; promptId: string; filename: string };
 
-/** Which request a fault is armed for: its index in the run, or the first one to `METHOD /path`. */
-export type ArmedFault = { index: number; fault: Fault } | { request: string; fault: Fault };
+/**
+ * Which request a fault is armed for: its index in the run, the first one to `METHOD /path`, or
+ * every one whose `METHOD /path` matches `every` (an answer's meaning changed wherever it comes,
+ * however many reads a busy machine's timing makes before the last).
+ */
+export type ArmedFault = { index: number; fault: Fault } | { request: string; fault: Fault } | { every: RegExp; fault: Fault };
 
 export interface Exchange {
 	index: number;
@@ -265,8 +269,12 @@ export async function startFaultProxy(targets: Record<ProxiedHost, string>): Pro
 		const endpoint = `${host} ${exchange.method} ${exchange.path}`;
 		const armedHere =
 			armed !== undefined &&
-			('index' in armed ? armed.index === exchange.index : !armedUsed && armed.request === `${exchange.method} ${exchange.path}`);
-		if (armedHere && !('index' in armed!)) armedUsed = true;
+			('index' in armed
+				? armed.index === exchange.index
+				: 'every' in armed
+					? armed.every.test(`${exchange.method} ${exchange.path}`)
+					: !armedUsed && armed.request === `${exchange.method} ${exchange.path}`);
+		if (armedHere && 'request' in armed!) armedUsed = true;
 		const fault = armedHere ? armed!.fault : silenced === endpoint ? armed?.fault : undefined;
 		if (fault?.kind === 'bad-gateway' && !fault.forward) {
 			exchange.fault = 'bad-gateway, not forwarded';
