@@ -191,7 +191,7 @@ describe('polling without a stream', () => {
 describe('limits the simulator sets', () => {
 	const started: V2Simulator[] = [];
 	afterAll(async () => await Promise.all(started.map(async (sim) => await sim.close())));
-	async function runOn(options: Omit<V2SimulatorOptions, 'flavour'>, waitOptions: INodeParameters, count: number) {
+	async function runOn(options: Omit<V2SimulatorOptions, 'flavour'>, waitOptions: INodeParameters, count: number, places?: number) {
 		const sim = await startSimulator({ ...options, flavour: 'v2' });
 		started.push(sim);
 		const harness = new EngineHarness();
@@ -202,6 +202,7 @@ describe('limits the simulator sets', () => {
 			operation: 'execute',
 			workflow: JSON.stringify(txt2img()),
 			waitOptions,
+			...(places ? { additionalFields: { maxConcurrentJobs: places } } : {}),
 			downloadFiles: false,
 		};
 		const items = Array.from({ length: count }, () => ({ json: {} }));
@@ -213,7 +214,8 @@ describe('limits the simulator sets', () => {
 	test('429 queue_full is waited out per Retry-After and the same key sent again: one job per item', async () => {
 		const { sim, result, submits } = await runOn(
 			{ nodeMs: 100, v2: { queueLimit: 1, retryAfterSeconds: 1 } },
-			{ ...QUICK, maxConcurrentJobs: 2 },
+			QUICK,
+			2,
 			2,
 		);
 
@@ -243,7 +245,8 @@ describe('limits the simulator sets', () => {
 	test('one stream allowed: the other job gets 429 too_many_streams and is polled at once; both finish', async () => {
 		const { sim, result } = await runOn(
 			{ nodeMs: 100, v2: { maxStreams: 1, retryAfterSeconds: 30 } },
-			{ ...QUICK, maxConcurrentJobs: 2 },
+			QUICK,
+			2,
 			2,
 		);
 
