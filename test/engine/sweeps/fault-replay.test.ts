@@ -194,7 +194,9 @@ async function runOnce(
 	const fault = armed?.fault;
 	const jobsBefore = jobsOf(world.sim);
 	const uploadsBefore = uploadsOf(world);
-	world.proxy.arm(armed && fault && ('every' in armed ? armed : armed.index < 0 ? { request: 'UPGRADE', fault } : { index: armed.index, fault }));
+	world.proxy.arm(
+		armed && fault && ('every' in armed ? armed : armed.index < 0 ? { request: 'UPGRADE', fault } : { index: armed.index, fault }),
+	);
 	if (hook) world.proxy.hook = hook;
 	const stop = new AbortController();
 	world.proxy.onStop = () => stop.abort();
@@ -645,10 +647,16 @@ async function replayAt(name: string, tail: string, fault: Fault, which: 'first'
 	// The last answer: every answer to such a request carries the fault, so the last one does however
 	// many reads the run's timing makes (a busy machine's stream drops and re-reads).
 	const every = which === 'last' && at ? new RegExp(`^${at.method} .*${tail}$`) : undefined;
-	const run = await runOnce(world, path, clean.elapsed + READ_MS + MAX_WAIT_MS + 3_000, every ? { every, fault } : { index: at?.index ?? -2, fault });
+	const run = await runOnce(
+		world,
+		path,
+		clean.elapsed + READ_MS + MAX_WAIT_MS + 3_000,
+		every ? { every, fault } : { index: at?.index ?? -2, fault },
+	);
 	const hits = run.log.filter((exchange) => exchange.fault !== undefined && (every ? true : exchange.index === at?.index));
 	// A fault of an answer's content that found nothing to change in it proves nothing either.
-	if (at && hits.length === 0) replaysMissed.push(`${name}: ${describeFault(fault)} changed nothing in the answer to ${at.method} ${at.path}`);
+	if (at && hits.length === 0)
+		replaysMissed.push(`${name}: ${describeFault(fault)} changed nothing in the answer to ${at.method} ${at.path}`);
 	const armed = { index: every ? (hits.at(-1)?.index ?? -2) : (at?.index ?? -2), fault };
 	return { run, broken: await judge(world, path, run, undefined, armed) };
 }
@@ -660,7 +668,12 @@ async function replayAt(name: string, tail: string, fault: Fault, which: 'first'
 describe('v2 defects found by the replay', () => {
 	beforeAll(async () => {
 		// Links valid 5 s: too short for the node to take a record's own link, so a download goes through /content, where the faults are.
-		const sim = (await startSimulator({ flavour: 'v2', nodeMs: 5, signedUrlTtlMs: 5_000, v2: { surface: 'cloud' } })) as unknown as Simulator;
+		const sim = (await startSimulator({
+			flavour: 'v2',
+			nodeMs: 5,
+			signedUrlTtlMs: 5_000,
+			v2: { surface: 'cloud' },
+		})) as unknown as Simulator;
 		const proxy = await startFaultProxy({ api: sim.baseUrl, registry: sim.registryUrl, storage: sim.storageUrl });
 		defectWorld = { sim, proxy, harness, ...addWorldCredentials(harness, sim, proxy) };
 	});

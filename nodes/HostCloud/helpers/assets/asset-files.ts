@@ -277,7 +277,9 @@ function notTheFile(download: Download, part: Part): string | undefined {
 	if (part.statusCode !== 200) return undefined;
 	const header = (name: string) => {
 		const raw = part.headers[name];
-		return String(Array.isArray(raw) ? raw[0] : (raw ?? '')).trim().toLowerCase();
+		return String(Array.isArray(raw) ? raw[0] : (raw ?? ''))
+			.trim()
+			.toLowerCase();
 	};
 	const { size_bytes: size, content_type: type } = download.asset;
 	// A packed answer's length is the packed one's.
@@ -285,7 +287,11 @@ function notTheFile(download: Download, part: Part): string | undefined {
 	const length = header('content-length');
 	if (!packed && length !== '' && Number(length) !== size)
 		return `a file of ${clipText(length, 20)} bytes (Content-Length), where its record (size_bytes) gives ${size}`;
-	const html = (value: unknown) => String(value ?? '').trim().toLowerCase().startsWith('text/html');
+	const html = (value: unknown) =>
+		String(value ?? '')
+			.trim()
+			.toLowerCase()
+			.startsWith('text/html');
 	if (html(header('content-type')) && !html(type)) return 'an HTML page instead of the file';
 	return undefined;
 }

@@ -79,10 +79,13 @@ describe('inputs', () => {
 		};
 		const stop = new AbortController();
 		const running = v2.harness.runNode(
-			nodeSpec(v2, executeParameters({
-				waitOptions: { pollIntervalSeconds: 0.2, maxWaitMinutes: 1, useWebSocket: true },
-				additionalFields: { maxConcurrentJobs: 3 },
-			})),
+			nodeSpec(
+				v2,
+				executeParameters({
+					waitOptions: { pollIntervalSeconds: 0.2, maxWaitMinutes: 1, useWebSocket: true },
+					additionalFields: { maxConcurrentJobs: 3 },
+				}),
+			),
 			[{ json: {} }, { json: {} }, { json: {} }],
 			{ signal: stop.signal },
 		);

@@ -212,12 +212,7 @@ describe('limits the simulator sets', () => {
 	}
 
 	test('429 queue_full is waited out per Retry-After and the same key sent again: one job per item', async () => {
-		const { sim, result, submits } = await runOn(
-			{ nodeMs: 100, v2: { queueLimit: 1, retryAfterSeconds: 1 } },
-			QUICK,
-			2,
-			2,
-		);
+		const { sim, result, submits } = await runOn({ nodeMs: 100, v2: { queueLimit: 1, retryAfterSeconds: 1 } }, QUICK, 2, 2);
 
 		expect(result.status).toBe('success');
 		expect(sim.v2.jobs.size).toBe(2);
@@ -243,12 +238,7 @@ describe('limits the simulator sets', () => {
 	}, 30_000);
 
 	test('one stream allowed: the other job gets 429 too_many_streams and is polled at once; both finish', async () => {
-		const { sim, result } = await runOn(
-			{ nodeMs: 100, v2: { maxStreams: 1, retryAfterSeconds: 30 } },
-			QUICK,
-			2,
-			2,
-		);
+		const { sim, result } = await runOn({ nodeMs: 100, v2: { maxStreams: 1, retryAfterSeconds: 30 } }, QUICK, 2, 2);
 
 		expect(result.status).toBe('success');
 		expect(result.items.map((item) => item.json.status)).toEqual(['succeeded', 'succeeded']);
