@@ -5,17 +5,9 @@
  */
 import { randomUUID } from 'node:crypto';
 
-import { envelope, executeParameters, job, json, nodeSpec, output, QUICK, startHostileV2, visible, wellBehaved, type HostileV2 } from './hostile-v2';
+import { envelope, executeParameters, job, json, nodeSpec, output, QUICK, useHostileV2, visible, wellBehaved } from './hostile-v2';
 
-let v2: HostileV2;
-beforeAll(async () => {
-	v2 = await startHostileV2();
-});
-afterEach(() => {
-	v2.api.seen.length = 0;
-	v2.elsewhere.seen.length = 0;
-});
-afterAll(async () => await v2.close());
+const v2 = useHostileV2();
 
 const submits = () => v2.api.seen.filter((r) => r.method === 'POST' && r.url === '/api/v2/jobs');
 const run = (more: Record<string, unknown> = {}) => v2.harness.runNode(nodeSpec(v2, executeParameters(more)), [{ json: {} }]);
@@ -53,20 +45,23 @@ describe('answers about another job', () => {
 	test.each([
 		['empty', ''],
 		['a path', '../assets/x'],
-	])('a 201 whose job id is %s fails the item without a second submit, and the node reads nothing outside the job', async (_name, badId) => {
-		v2.answer = (req, res) => {
-			if (req.method === 'POST' && req.url === '/api/v2/jobs') return json(res, 201, job(badId, 'queued'));
-			envelope(res, 404, 'not_found');
-		};
-		const result = await run();
+	])(
+		'a 201 whose job id is %s fails the item without a second submit, and the node reads nothing outside the job',
+		async (_name, badId) => {
+			v2.answer = (req, res) => {
+				if (req.method === 'POST' && req.url === '/api/v2/jobs') return json(res, 201, job(badId, 'queued'));
+				envelope(res, 404, 'not_found');
+			};
+			const result = await run();
 
-		expect(result.status).toBe('error');
-		expect(submits()).toHaveLength(1);
-		// Nothing was read after the submit: the id is refused, not followed.
-		expect(v2.api.seen.filter((r) => r.url !== '/api/v2/jobs')).toEqual([]);
-		// The message says the id cannot go into a path (it does not say the server answered it).
-		expect(result.error('Node')?.message).toMatch(/id/i);
-	});
+			expect(result.status).toBe('error');
+			expect(submits()).toHaveLength(1);
+			// Nothing was read after the submit: the id is refused, not followed.
+			expect(v2.api.seen.filter((r) => r.url !== '/api/v2/jobs')).toEqual([]);
+			// The message says the id cannot go into a path (it does not say the server answered it).
+			expect(result.error('Node')?.message).toMatch(/id/i);
+		},
+	);
 
 	test('a 201 whose job id carries a query is read only as that one job, percent-encoded under /api/v2/jobs/', async () => {
 		v2.answer = (req, res) => {

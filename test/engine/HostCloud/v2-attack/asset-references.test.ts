@@ -7,20 +7,18 @@
  */
 import { randomUUID } from 'node:crypto';
 
-import { API_KEY, executeParameters, json, nodeSpec, startHostileV2, visible, wellBehaved, type HostileV2 } from './hostile-v2';
+import { API_KEY, executeParameters, json, nodeSpec, useHostileV2, visible, wellBehaved } from './hostile-v2';
 import { hostCloudApiCredential } from '../../../support/credential-fixtures';
 import { txt2img } from '../../../support/cloud';
 
-let v2: HostileV2;
 let v1Credential = '';
-beforeAll(async () => {
-	v2 = await startHostileV2();
-	v1Credential = v2.harness.addCredential('hostCloudApi', hostCloudApiCredential({ apiKey: API_KEY, baseUrl: v2.api.url }), 'Host Cloud API');
+const v2 = useHostileV2((server) => {
+	v1Credential = server.harness.addCredential(
+		'hostCloudApi',
+		hostCloudApiCredential({ apiKey: API_KEY, baseUrl: server.api.url }),
+		'Host Cloud API',
+	);
 });
-afterEach(() => {
-	v2.api.seen.length = 0;
-});
-afterAll(async () => await v2.close());
 
 const withLoader = () => ({ ...txt2img(), '20': { class_type: 'LoadImage', inputs: { image: 'placeholder.png' } } });
 const ID = 'b0c1d2e3-f405-4617-8829-3a4b5c6d7e8f';
@@ -41,7 +39,9 @@ function run(value: unknown, generation: 'v1' | 'v2' = 'v2', ref: unknown = REFE
 }
 const posted = () => {
 	const submit = v2.api.seen.find((r) => r.method === 'POST' && r.url === '/api/v2/jobs');
-	return submit && (JSON.parse(submit.body) as { workflow: Record<string, { inputs: Record<string, unknown> }> }).workflow['20']!.inputs.image;
+	return (
+		submit && (JSON.parse(submit.body) as { workflow: Record<string, { inputs: Record<string, unknown> }> }).workflow['20']!.inputs.image
+	);
 };
 
 describe('on v2', () => {
@@ -153,6 +153,8 @@ describe('on v1', () => {
 		);
 
 		const submit = v2.api.seen.find((r) => r.url === '/api/prompt');
-		expect((JSON.parse(submit!.body) as { prompt: Record<string, { inputs: { image?: unknown } }> }).prompt['20']!.inputs.image).toBe('{odd}.png');
+		expect((JSON.parse(submit!.body) as { prompt: Record<string, { inputs: { image?: unknown } }> }).prompt['20']!.inputs.image).toBe(
+			'{odd}.png',
+		);
 	});
 });

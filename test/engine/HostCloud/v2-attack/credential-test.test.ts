@@ -40,7 +40,10 @@ test.each([
 			res.end();
 		},
 	],
-	['a 401 that echoes the key', (res: ServerResponse) => sendJson(res, 401, { error: { code: 'unauthorized', message: `bad key ${API_KEY}` } })],
+	[
+		'a 401 that echoes the key',
+		(res: ServerResponse) => sendJson(res, 401, { error: { code: 'unauthorized', message: `bad key ${API_KEY}` } }),
+	],
 ])('fails on %s, without the key, with one request', async (_case, send) => {
 	answer = send;
 	const result = await testV2();
@@ -54,7 +57,10 @@ test.each([
 // fails now. A 200 carrying the not_found envelope still passes: n8n's credential rules read the
 // body, not the status (docs/credentials.md says so), so that case stays a known limit.
 test.each([
-	['a Google-style 404 envelope (numeric code)', (res: ServerResponse) => sendJson(res, 404, { error: { code: 404, message: 'Not Found', status: 'NOT_FOUND' } })],
+	[
+		'a Google-style 404 envelope (numeric code)',
+		(res: ServerResponse) => sendJson(res, 404, { error: { code: 404, message: 'Not Found', status: 'NOT_FOUND' } }),
+	],
 ])('fails on %s (it looks like, but is not, a v2 API\u2019s 404 not_found)', async (_case, send) => {
 	answer = send;
 	const result = await testV2();

@@ -7,18 +7,10 @@
  */
 import type { ServerResponse } from 'node:http';
 
-import { API_KEY, envelope, json, keyBearers, nodeSpec, PNG, startHostileV2, visible, type HostileV2 } from './hostile-v2';
+import { API_KEY, envelope, json, keyBearers, nodeSpec, PNG, useHostileV2, visible } from './hostile-v2';
 import { readBinary } from '../../../support/engine';
 
-let v2: HostileV2;
-beforeAll(async () => {
-	v2 = await startHostileV2();
-});
-afterEach(() => {
-	v2.api.seen.length = 0;
-	v2.elsewhere.seen.length = 0;
-});
-afterAll(async () => await v2.close());
+const v2 = useHostileV2();
 
 const ASSET = '3c1d0a9e-5b7f-4e21-9d3a-0f1e2d3c4b5a';
 const HOUR = () => new Date(Date.now() + 3_600_000).toISOString();

@@ -7,18 +7,10 @@
 import { gzipSync } from 'node:zlib';
 import type { ServerResponse } from 'node:http';
 
-import { API_KEY, envelope, json, keyBearers, nodeSpec, PNG, startHostileV2, visible, type HostileV2 } from './hostile-v2';
+import { API_KEY, envelope, json, keyBearers, nodeSpec, PNG, useHostileV2, visible } from './hostile-v2';
 import { readBinary } from '../../../support/engine';
 
-let v2: HostileV2;
-beforeAll(async () => {
-	v2 = await startHostileV2();
-});
-afterEach(() => {
-	v2.api.seen.length = 0;
-	v2.elsewhere.seen.length = 0;
-});
-afterAll(async () => await v2.close());
+const v2 = useHostileV2();
 
 const ASSET = '9f8a1c0d-2b3e-4f56-8a7b-1c2d3e4f5a6b';
 const record = (more: Record<string, unknown> = {}) => ({
@@ -35,7 +27,10 @@ const record = (more: Record<string, unknown> = {}) => ({
 const download = (assetId = ASSET) =>
 	v2.harness.runNode(nodeSpec(v2, { resource: 'file', operation: 'downloadOutput', assetId }), [{ json: {} }]);
 /** The API answers the record and sends /content to the storage host, which answers `storage`. */
-function storageAnswers(storage: (req: { headers: Record<string, unknown> }, res: ServerResponse) => void, more: Record<string, unknown> = {}) {
+function storageAnswers(
+	storage: (req: { headers: Record<string, unknown> }, res: ServerResponse) => void,
+	more: Record<string, unknown> = {},
+) {
 	v2.answer = (req, res) => {
 		if (req.url === `/api/v2/assets/${ASSET}`) return json(res, 200, record(more));
 		if (req.url === `/api/v2/assets/${ASSET}/content`) {
@@ -62,7 +57,7 @@ describe('downloads', () => {
 		expect(result.items).toEqual([]);
 	});
 
-	test('a Content-Length smaller than what is sent, ending at size_bytes: the bytes are the record\'s', async () => {
+	test("a Content-Length smaller than what is sent, ending at size_bytes: the bytes are the record's", async () => {
 		storageAnswers((_req, res) => {
 			res.writeHead(200, { 'content-type': 'image/png', 'content-length': '10' });
 			res.end(PNG);
@@ -125,7 +120,7 @@ describe('downloads', () => {
 		expect(result.items).toEqual([]);
 	}, 60_000);
 
-	test('bytes of exactly size_bytes, gzip-encoded: what the user gets is the record\'s bytes', async () => {
+	test("bytes of exactly size_bytes, gzip-encoded: what the user gets is the record's bytes", async () => {
 		const packed = gzipSync(PNG);
 		storageAnswers((_req, res) => {
 			res.writeHead(200, { 'content-type': 'image/png', 'content-encoding': 'gzip', 'content-length': String(packed.length) });

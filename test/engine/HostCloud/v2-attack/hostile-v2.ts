@@ -98,6 +98,33 @@ export async function startHostileV2(): Promise<HostileV2> {
 	return self;
 }
 
+/**
+ * The hostile v2 server of a test file, used as the server itself: started before its tests
+ * (then `setUp`), its request logs emptied after each, closed after all.
+ */
+export function useHostileV2(setUp?: (server: HostileV2) => void): HostileV2 {
+	let server: HostileV2 | undefined;
+	beforeAll(async () => {
+		server = await startHostileV2();
+		setUp?.(server);
+	});
+	afterEach(() => {
+		if (!server) return;
+		server.api.seen.length = 0;
+		server.elsewhere.seen.length = 0;
+	});
+	afterAll(async () => await server?.close());
+	const started = () => server ?? failNotStarted();
+	return new Proxy({} as HostileV2, {
+		get: (_target, key) => Reflect.get(started(), key),
+		set: (_target, key, value) => Reflect.set(started(), key, value),
+	});
+}
+
+function failNotStarted(): never {
+	throw new Error('the hostile v2 server is used before its beforeAll started it');
+}
+
 export const QUICK = { pollIntervalSeconds: 0.1, maxWaitMinutes: 0.1, useWebSocket: true };
 
 export function nodeSpec(v2: HostileV2, parameters: Record<string, unknown>, settings: Record<string, unknown> = {}) {

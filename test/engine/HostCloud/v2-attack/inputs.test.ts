@@ -6,17 +6,10 @@
  */
 import { randomUUID } from 'node:crypto';
 
-import { API_KEY, envelope, executeParameters, job, json, nodeSpec, startHostileV2, visible, type HostileV2 } from './hostile-v2';
+import { API_KEY, envelope, executeParameters, job, json, nodeSpec, useHostileV2, visible } from './hostile-v2';
 import { uiTxt2img } from '../../../support/ui-workflows';
 
-let v2: HostileV2;
-beforeAll(async () => {
-	v2 = await startHostileV2();
-});
-afterEach(() => {
-	v2.api.seen.length = 0;
-});
-afterAll(async () => await v2.close());
+const v2 = useHostileV2();
 
 const sent = () => v2.api.seen.length;
 

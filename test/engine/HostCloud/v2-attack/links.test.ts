@@ -17,22 +17,15 @@ import {
 	output,
 	PNG,
 	QUICK,
-	startHostileV2,
+	useHostileV2,
 	visible,
 	wellBehaved,
-	type HostileV2,
 } from './hostile-v2';
 
-let v2: HostileV2;
-beforeAll(async () => {
-	v2 = await startHostileV2();
-});
+const v2 = useHostileV2();
 afterEach(() => {
-	v2.api.seen.length = 0;
-	v2.elsewhere.seen.length = 0;
 	v2.elsewhereAnswer = (_req, res) => json(res, 200, {});
 });
-afterAll(async () => await v2.close());
 
 const run = (more: Record<string, unknown> = {}, options = {}) =>
 	v2.harness.runNode(nodeSpec(v2, executeParameters(more)), [{ json: {} }], options);
@@ -95,21 +88,22 @@ describe('links in a job', () => {
 		expect(v2.elsewhere.seen).toEqual([]);
 	});
 
-	test.each([
-		['another host', () => `${v2.elsewhere.url}/steal`],
-	])('an output url on %s: Download Files reads the bytes through the Base URL, the key goes nowhere else', async (_name, url) => {
-		const id = randomUUID();
-		v2.answer = (req, res) => {
-			if (req.url === `/api/v2/jobs/${id}`) return json(res, 200, job(id, 'succeeded', { outputs: [output(id, { url: url() })] }));
-			wellBehaved({ id })(req, res);
-		};
-		v2.elsewhereAnswer = (_req, res) => bytes(res);
-		const result = await run({ downloadFiles: true });
+	test.each([['another host', () => `${v2.elsewhere.url}/steal`]])(
+		'an output url on %s: Download Files reads the bytes through the Base URL, the key goes nowhere else',
+		async (_name, url) => {
+			const id = randomUUID();
+			v2.answer = (req, res) => {
+				if (req.url === `/api/v2/jobs/${id}`) return json(res, 200, job(id, 'succeeded', { outputs: [output(id, { url: url() })] }));
+				wellBehaved({ id })(req, res);
+			};
+			v2.elsewhereAnswer = (_req, res) => bytes(res);
+			const result = await run({ downloadFiles: true });
 
-		expect(keyBearers(v2.elsewhere)).toEqual([]);
-		expect(result.status).toBe('success');
-		expect(Object.keys(result.items[0]!.binary ?? {})).toHaveLength(1);
-	});
+			expect(keyBearers(v2.elsewhere)).toEqual([]);
+			expect(result.status).toBe('success');
+			expect(Object.keys(result.items[0]!.binary ?? {})).toHaveLength(1);
+		},
+	);
 });
 
 describe('the content redirect', () => {

@@ -4,22 +4,14 @@
  * Generation absent or odd in a pasted workflow. A refusal comes before anything is sent, holds no
  * secret, and, on v2, sends the agent to no tool v2 refuses.
  */
-import { API_KEY, nodeSpec, startHostileV2, visible, type HostileV2 } from './hostile-v2';
+import { API_KEY, nodeSpec, useHostileV2, visible } from './hostile-v2';
 import { registerToolTypes, runAsAgentTool } from '../../../support/tools';
 import { resources } from '../../../../nodes/HostCloud/actions/router';
 
 /** The tools v2 refuses, by the names an agent or a description would use. */
 const REFUSED_ON_V2 = /Get Status|Wait for Completion|Cancel Jobs|Get Job Workflow/;
 
-let v2: HostileV2;
-beforeAll(async () => {
-	v2 = await startHostileV2();
-	registerToolTypes(v2.harness);
-});
-afterEach(() => {
-	v2.api.seen.length = 0;
-});
-afterAll(async () => await v2.close());
+const v2 = useHostileV2((server) => registerToolTypes(server.harness));
 
 const FIELDS = { promptId: 'j1', promptIds: 'j1', jobId: 'j1', assetId: 'a1', executionId: '1', workflow: '{}' };
 const everyOperation = Object.entries(resources).flatMap(([resource, module]) =>
@@ -28,7 +20,9 @@ const everyOperation = Object.entries(resources).flatMap(([resource, module]) =>
 
 /** "Get Job Workflow": the operation as its dropdown names it. */
 function ownName(resource: string, operation: string): string {
-	const described = (resources as unknown as Record<string, { description: Array<{ name: string; options?: Array<{ name: string; value: string }> }> }>)[resource]!.description;
+	const described = (
+		resources as unknown as Record<string, { description: Array<{ name: string; options?: Array<{ name: string; value: string }> }> }>
+	)[resource]!.description;
 	return described.find((property) => property.name === 'operation')!.options!.find((option) => option.value === operation)!.name;
 }
 
@@ -67,7 +61,9 @@ describe('API Generation in a pasted workflow', () => {
 			['queue', 'get'],
 		] as const) {
 			const spec = nodeSpec(v2, { resource, operation, ...FIELDS });
-			const result = await v2.harness.runNode({ ...spec, parameters: { ...(spec.parameters as object), apiGeneration: value } as never }, [{ json: {} }]);
+			const result = await v2.harness.runNode({ ...spec, parameters: { ...(spec.parameters as object), apiGeneration: value } as never }, [
+				{ json: {} },
+			]);
 
 			expect(result.status).toBe('error');
 			expect(result.error('Node')?.message).toMatch(/^API Generation must be "v1" or "v2"/);
@@ -79,7 +75,11 @@ describe('API Generation in a pasted workflow', () => {
 
 	test('absent, with only a Host Cloud V2 API credential: the node speaks v1; a v2-only operation is refused by name, nothing sent', async () => {
 		const result = await v2.harness.runNode(
-			{ type: 'hostCloud', parameters: { resource: 'workflow', operation: 'getJobWorkflow', jobId: 'j1' } as never, credentials: { hostCloudV2Api: v2.credential } },
+			{
+				type: 'hostCloud',
+				parameters: { resource: 'workflow', operation: 'getJobWorkflow', jobId: 'j1' } as never,
+				credentials: { hostCloudV2Api: v2.credential },
+			},
 			[{ json: {} }],
 		);
 
@@ -90,7 +90,11 @@ describe('API Generation in a pasted workflow', () => {
 
 	test('absent, with only a Host Cloud V2 API credential: Execute (v1) finds no v1 credential and sends nothing', async () => {
 		const result = await v2.harness.runNode(
-			{ type: 'hostCloud', parameters: { resource: 'workflow', operation: 'execute', workflow: '{}' } as never, credentials: { hostCloudV2Api: v2.credential } },
+			{
+				type: 'hostCloud',
+				parameters: { resource: 'workflow', operation: 'execute', workflow: '{}' } as never,
+				credentials: { hostCloudV2Api: v2.credential },
+			},
 			[{ json: {} }],
 		);
 
@@ -102,7 +106,11 @@ describe('API Generation in a pasted workflow', () => {
 	test('v2 with only a Host Cloud API (v1) credential: a v1-only operation is refused by name, nothing sent with either key', async () => {
 		const v1 = v2.harness.addCredential('hostCloudApi', { apiKey: API_KEY, baseUrl: v2.api.url }, 'Host Cloud API');
 		const result = await v2.harness.runNode(
-			{ type: 'hostCloud', parameters: { apiGeneration: 'v2', resource: 'queue', operation: 'get' } as never, credentials: { hostCloudApi: v1 } },
+			{
+				type: 'hostCloud',
+				parameters: { apiGeneration: 'v2', resource: 'queue', operation: 'get' } as never,
+				credentials: { hostCloudApi: v1 },
+			},
 			[{ json: {} }],
 		);
 

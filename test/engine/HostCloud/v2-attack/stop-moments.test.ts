@@ -8,17 +8,10 @@
 import { randomUUID } from 'node:crypto';
 import type { ServerResponse } from 'node:http';
 
-import { envelope, executeParameters, job, json, nodeSpec, PNG, startHostileV2, type HostileV2 } from './hostile-v2';
+import { envelope, executeParameters, job, json, nodeSpec, PNG, useHostileV2 } from './hostile-v2';
 import type { SeenRequest } from '../../../support/loopback-server';
 
-let v2: HostileV2;
-beforeAll(async () => {
-	v2 = await startHostileV2();
-});
-afterEach(() => {
-	v2.api.seen.length = 0;
-});
-afterAll(async () => await v2.close());
+const v2 = useHostileV2();
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 type Moment = 'submit' | 'read' | 'stream' | 'download';
@@ -104,12 +97,16 @@ async function stopInside(moment: Moment, places: number | undefined, items = 3)
 }
 
 describe.each([[undefined], [2], [1]])('Stop with 3 items, Max Concurrent Jobs %s (unset: 3)', (places) => {
-	test.each([['read' as const], ['stream' as const]])('during the jobs’ %s: each job made is cancelled once, no other', async (moment) => {
-		const { made, cancelled } = await stopInside(moment, places);
+	test.each([['read' as const], ['stream' as const]])(
+		'during the jobs’ %s: each job made is cancelled once, no other',
+		async (moment) => {
+			const { made, cancelled } = await stopInside(moment, places);
 
-		expect(made.length).toBe(places ?? 3);
-		expect([...cancelled].sort()).toEqual([...made].sort());
-	}, 30_000);
+			expect(made.length).toBe(places ?? 3);
+			expect([...cancelled].sort()).toEqual([...made].sort());
+		},
+		30_000,
+	);
 
 	test('during the submits (the server made the jobs, its answers not yet sent): each job made is cancelled once, no other', async () => {
 		const { made, cancelled } = await stopInside('submit', places);

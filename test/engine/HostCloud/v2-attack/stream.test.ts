@@ -7,18 +7,13 @@
 import { randomUUID } from 'node:crypto';
 import type { ServerResponse } from 'node:http';
 
-import { executeParameters, job, json, nodeSpec, output, QUICK, startHostileV2, wellBehaved, type HostileV2 } from './hostile-v2';
+import { executeParameters, job, json, nodeSpec, output, QUICK, useHostileV2, wellBehaved } from './hostile-v2';
 
-let v2: HostileV2;
+const v2 = useHostileV2();
 const open: ServerResponse[] = [];
-beforeAll(async () => {
-	v2 = await startHostileV2();
-});
 afterEach(() => {
 	for (const res of open.splice(0)) res.destroy();
-	v2.api.seen.length = 0;
 });
-afterAll(async () => await v2.close());
 
 const run = (waitOptions: Record<string, unknown>) =>
 	v2.harness.runNode(nodeSpec(v2, executeParameters({ waitOptions: { ...QUICK, ...waitOptions } })), [{ json: {} }]);
@@ -121,7 +116,7 @@ describe('the event stream', () => {
 		expect(streams(id).length).toBeLessThanOrEqual(3);
 	}, 30_000);
 
-	test('a stream that says failed (another job\'s state) while GET says succeeded: GET wins', async () => {
+	test("a stream that says failed (another job's state) while GET says succeeded: GET wins", async () => {
 		const id = randomUUID();
 		doneJobWithStream(id, (res) => {
 			res.writeHead(200, { 'content-type': 'text/event-stream' });
@@ -133,7 +128,7 @@ describe('the event stream', () => {
 		expect(result.items[0]!.json).toMatchObject({ job_id: id, status: 'succeeded' });
 	}, 30_000);
 
-	test('output events and a terminal snapshot about another job on the stream: only the job\'s own outputs (from GET) are output', async () => {
+	test("output events and a terminal snapshot about another job on the stream: only the job's own outputs (from GET) are output", async () => {
 		const id = randomUUID();
 		const stranger = randomUUID();
 		doneJobWithStream(id, (res) => {

@@ -5,16 +5,9 @@
  */
 import { randomUUID } from 'node:crypto';
 
-import { API_KEY, envelope, executeParameters, json, job, nodeSpec, QUICK, startHostileV2, visible, wellBehaved, type HostileV2 } from './hostile-v2';
+import { API_KEY, envelope, executeParameters, job, json, nodeSpec, QUICK, useHostileV2, visible, wellBehaved } from './hostile-v2';
 
-let v2: HostileV2;
-beforeAll(async () => {
-	v2 = await startHostileV2();
-});
-afterEach(() => {
-	v2.api.seen.length = 0;
-});
-afterAll(async () => await v2.close());
+const v2 = useHostileV2();
 
 const submits = () => v2.api.seen.filter((r) => r.method === 'POST' && r.url === '/api/v2/jobs');
 const keys = () => submits().map((r) => r.headers['idempotency-key']);
@@ -59,15 +52,19 @@ describe('submits', () => {
 		['negative', '-5'],
 		['junk', 'soon'],
 		['a date in the past', new Date(Date.now() - 60_000).toUTCString()],
-	])('429 queue_full with a Retry-After that is %s: waited out within bounds, the same key sent again, one job', async (_name, value) => {
-		const id = submitsAnswered((res) => envelope(res, 429, 'queue_full', { 'retry-after': value }));
-		const result = await run({ maxWaitMinutes: 0.25 });
+	])(
+		'429 queue_full with a Retry-After that is %s: waited out within bounds, the same key sent again, one job',
+		async (_name, value) => {
+			const id = submitsAnswered((res) => envelope(res, 429, 'queue_full', { 'retry-after': value }));
+			const result = await run({ maxWaitMinutes: 0.25 });
 
-		expect(result.status).toBe('success');
-		expect(submits()).toHaveLength(2);
-		expect(keys()[1]).toBe(keys()[0]);
-		expect(result.items[0]!.json).toMatchObject({ job_id: id });
-	}, 30_000);
+			expect(result.status).toBe('success');
+			expect(submits()).toHaveLength(2);
+			expect(keys()[1]).toBe(keys()[0]);
+			expect(result.items[0]!.json).toMatchObject({ job_id: id });
+		},
+		30_000,
+	);
 
 	test('429 queue_full with a Retry-After date a day away fails at once, one submit', async () => {
 		submitsAnswered((res) => envelope(res, 429, 'queue_full', { 'retry-after': new Date(Date.now() + 86_400_000).toUTCString() }));
@@ -83,9 +80,13 @@ describe('submits', () => {
 		submitsAnswered((res) => envelope(res, 429, 'rate_limited', { 'retry-after': '0' }), 1_000_000);
 		const stop = new AbortController();
 		const stopper = setTimeout(() => stop.abort(), 20_000);
-		const result = await v2.harness.runNode(nodeSpec(v2, executeParameters({ waitOptions: { ...QUICK, maxWaitMinutes: 0.03 } })), [{ json: {} }], {
-			signal: stop.signal,
-		});
+		const result = await v2.harness.runNode(
+			nodeSpec(v2, executeParameters({ waitOptions: { ...QUICK, maxWaitMinutes: 0.03 } })),
+			[{ json: {} }],
+			{
+				signal: stop.signal,
+			},
+		);
 		clearTimeout(stopper);
 
 		expect(result.status).toBe('error');
@@ -115,10 +116,11 @@ describe('submits', () => {
 		expect(new Set(keys()).size).toBe(1);
 	});
 
-	test('a 201 about a job that is already succeeded, with another job\'s id in urls: the job is the 201\'s id', async () => {
+	test("a 201 about a job that is already succeeded, with another job's id in urls: the job is the 201's id", async () => {
 		const id = randomUUID();
 		v2.answer = (req, res) => {
-			if (req.method === 'POST' && req.url === '/api/v2/jobs') return json(res, 201, job(id, 'queued', { urls: { self: `/api/v2/jobs/${randomUUID()}` } }));
+			if (req.method === 'POST' && req.url === '/api/v2/jobs')
+				return json(res, 201, job(id, 'queued', { urls: { self: `/api/v2/jobs/${randomUUID()}` } }));
 			wellBehaved({ id })(req, res);
 		};
 		const result = await run();
