@@ -7,7 +7,7 @@
  */
 import type { ServerResponse } from 'node:http';
 
-import { API_KEY, envelope, json, keyBearers, nodeSpec, PNG, useHostileV2, visible } from './hostile-v2';
+import { API_KEY, assetRecord, envelope, json, keyBearers, nodeSpec, PNG, useHostileV2, visible } from './hostile-v2';
 import { readBinary } from '../../../support/engine';
 
 const v2 = useHostileV2();
@@ -27,17 +27,7 @@ const ranged = (req: { headers: Record<string, unknown> }, res: ServerResponse) 
 /** The API answers the record (its url as given) and serves /content's bytes itself. */
 function apiWith(record: Record<string, unknown>) {
 	v2.answer = (req, res) => {
-		if (req.url === `/api/v2/assets/${ASSET}`)
-			return json(res, 200, {
-				id: ASSET,
-				hash: null,
-				size_bytes: PNG.length,
-				content_type: 'image/png',
-				file_path: 'out.png',
-				created_at: '2026-12-02T06:00:00Z',
-				url_expires_at: HOUR(),
-				...record,
-			});
+		if (req.url === `/api/v2/assets/${ASSET}`) return json(res, 200, assetRecord(v2, ASSET, { url_expires_at: HOUR(), ...record }));
 		if (req.url === `/api/v2/assets/${ASSET}/content`) return ranged(req, res);
 		if (req.url.startsWith('/storage/')) return bytes(res);
 		envelope(res, 404, 'not_found');

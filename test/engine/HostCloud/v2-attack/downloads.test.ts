@@ -7,23 +7,13 @@
 import { gzipSync } from 'node:zlib';
 import type { ServerResponse } from 'node:http';
 
-import { API_KEY, envelope, json, keyBearers, nodeSpec, PNG, useHostileV2, visible } from './hostile-v2';
+import { API_KEY, assetRecord, envelope, json, keyBearers, nodeSpec, PNG, useHostileV2, visible } from './hostile-v2';
 import { readBinary } from '../../../support/engine';
 
 const v2 = useHostileV2();
 
 const ASSET = '9f8a1c0d-2b3e-4f56-8a7b-1c2d3e4f5a6b';
-const record = (more: Record<string, unknown> = {}) => ({
-	id: ASSET,
-	hash: null,
-	size_bytes: PNG.length,
-	content_type: 'image/png',
-	file_path: 'out.png',
-	created_at: '2026-12-02T06:00:00Z',
-	url: `${v2.elsewhere.url}/signed/${ASSET}`,
-	url_expires_at: '2099-01-01T00:00:00Z',
-	...more,
-});
+const record = (more: Record<string, unknown> = {}) => assetRecord(v2, ASSET, more);
 const download = (assetId = ASSET) =>
 	v2.harness.runNode(nodeSpec(v2, { resource: 'file', operation: 'downloadOutput', assetId }), [{ json: {} }]);
 /** The API answers the record and sends /content to the storage host, which answers `storage`. */

@@ -98,6 +98,21 @@ export async function startHostileV2(): Promise<HostileV2> {
 	return self;
 }
 
+/** The asset record a v2 API answers for `id` (the PNG, its link on the other host valid for years), with `more` over it. */
+export function assetRecord(server: HostileV2, id: string, more: Record<string, unknown> = {}): Record<string, unknown> {
+	return {
+		id,
+		hash: null,
+		size_bytes: PNG.length,
+		content_type: 'image/png',
+		file_path: 'out.png',
+		created_at: '2026-12-02T06:00:00Z',
+		url: `${server.elsewhere.url}/signed/${id}`,
+		url_expires_at: '2099-01-01T00:00:00Z',
+		...more,
+	};
+}
+
 /**
  * The hostile v2 server of a test file, used as the server itself: started before its tests
  * (then `setUp`), its request logs emptied after each, closed after all.

@@ -8,6 +8,7 @@ import { randomUUID } from 'node:crypto';
 
 import {
 	API_KEY,
+	assetRecord,
 	envelope,
 	executeParameters,
 	job,
@@ -32,17 +33,7 @@ const run = (more: Record<string, unknown> = {}, options = {}) =>
 const download = (assetId: string) =>
 	v2.harness.runNode(nodeSpec(v2, { resource: 'file', operation: 'downloadOutput', assetId }), [{ json: {} }]);
 const ASSET = '9f8a1c0d-2b3e-4f56-8a7b-1c2d3e4f5a6b';
-const asset = (more: Record<string, unknown> = {}) => ({
-	id: ASSET,
-	hash: null,
-	size_bytes: PNG.length,
-	content_type: 'image/png',
-	file_path: 'out.png',
-	created_at: '2026-12-02T06:00:00Z',
-	url: `${v2.elsewhere.url}/signed/${ASSET}`,
-	url_expires_at: '2099-01-01T00:00:00Z',
-	...more,
-});
+const asset = (more: Record<string, unknown> = {}) => assetRecord(v2, ASSET, more);
 const bytes = (res: import('node:http').ServerResponse) => {
 	res.writeHead(200, { 'content-type': 'image/png', 'content-length': String(PNG.length) });
 	res.end(PNG);
