@@ -4,7 +4,7 @@
  * sampler, medians, and the one-JSON-line protocol each benchmark process uses to report its
  * figures to bench/run.ts (and to the tests that run a benchmark script).
  */
-import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { spawn, spawnSync, type ChildProcess, type SpawnSyncOptionsWithStringEncoding } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { ICredentialDataDecryptedObject } from 'n8n-workflow';
@@ -190,18 +190,34 @@ export function report(figures: Figures): void {
  */
 export function runBenchScript(file: string, env: Record<string, string> = {}, timeoutMs?: number): Figures {
 	// tsx starts its own node process: the WebSocket flag (Node 20) travels in NODE_OPTIONS.
-	const result = spawnSync(process.execPath, [TSX_CLI, join(__dirname, file)], {
+	// Node honours `detached` in spawnSync too (its types leave it out).
+	const options: SpawnSyncOptionsWithStringEncoding & { detached: boolean } = {
 		cwd: ROOT,
 		env: { ...process.env, NODE_OPTIONS: '--experimental-websocket', N8N_LOG_LEVEL: 'error', ...env },
 		encoding: 'utf8',
 		maxBuffer: 64 * 1024 * 1024,
 		stdio: ['ignore', 'pipe', 'pipe'],
 		timeout: timeoutMs,
-	});
+		// Its own process group: the time-out signals tsx alone, which leaves the script's node process
+		// and its simulator process (bench/simulator-process.ts) running; the group is ended below.
+		detached: true,
+	};
+	const result = spawnSync(process.execPath, [TSX_CLI, join(__dirname, file)], options);
+	endProcessGroup(result.pid);
 	const line = (result.stdout ?? '').split('\n').find((l) => l.startsWith(RESULT_PREFIX));
 	if (result.status !== 0 || !line) {
 		const why = result.error ? result.error.message : `exit ${result.status ?? result.signal}`;
 		throw new Error(`${file} failed (${why}):\n${(result.stdout ?? '').slice(-2000)}${(result.stderr ?? '').slice(-2000)}`);
 	}
 	return JSON.parse(line.slice(RESULT_PREFIX.length)) as Figures;
+}
+
+/** Ends what is left of a process group (a script that timed out, or a child it did not close); none left is fine. */
+function endProcessGroup(leader: number | undefined): void {
+	if (!leader) return;
+	try {
+		process.kill(-leader, 'SIGKILL');
+	} catch {
+		// ESRCH: the whole group has already exited.
+	}
 }

@@ -2,7 +2,7 @@
 # Runs Jest suites with CPU-bound processes beside them, to find tests that pass only on an idle
 # machine (fixed sleeps, tight margins, late events of an earlier test). The busy processes end
 # with the script, also on failure or Ctrl-C.
-#   scripts/under-load.sh [jest paths and options]   default: test/engine test/unit test/repo test/simulator
+#   scripts/under-load.sh [jest paths and options]   default: every file `npm test` runs
 #   HOGS=n   busy processes (default: one per core)   REPEAT=n   runs in a row (default 1)
 set -uo pipefail
 cd "$(dirname "$0")/.."
@@ -21,11 +21,10 @@ for ((i = 0; i < hogs; i++)); do
 	node -e 'for (;;) {}' &
 	pids+=("$!")
 done
-[ $# -gt 0 ] || set -- test/engine test/unit test/repo test/simulator
 
 status=0
 for ((run = 1; run <= repeat; run++)); do
-	echo "under load ($hogs busy processes), run $run of $repeat: jest $*"
+	echo "under load ($hogs busy processes), run $run of $repeat: jest ${*:-(every file of npm test)}"
 	NODE_OPTIONS=--experimental-websocket npx jest "$@" || status=1
 done
 exit "$status"

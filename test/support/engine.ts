@@ -44,8 +44,16 @@ import {
 	Workflow,
 } from 'n8n-workflow';
 
+import { SSHClientsManager } from 'n8n-core/dist/execution-engine/ssh-clients-manager';
+
 import { HarnessCredentialsHelper } from './credentials';
 import { ItemsNode, ITEMS_NODE_TYPE, type HarnessItem } from './items-node';
+
+// n8n-core's SSH client manager, made by every node run, starts a 60 s interval that only its
+// shutdown clears: left running, it kept each test file's module registry (n8n and all, about 16 MiB)
+// alive in the Jest worker, which grew until it was replaced. Outside Jest (bench scripts) the
+// process ends anyway.
+if (typeof afterAll === 'function') afterAll(() => Container.get(SSHClientsManager).onShutdown());
 
 const ROOT = join(__dirname, '..', '..');
 export const PACKAGE_NAME = 'n8n-nodes-host';

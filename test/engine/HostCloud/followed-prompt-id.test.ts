@@ -69,7 +69,9 @@ describe.each([{ flavour: 'cloud' as const }, { flavour: 'self-hosted' as const 
 	}, 60_000);
 
 	test('Max Concurrent Jobs 2: item 1’s submit, answered with the job item 0 follows (still running), fails both: the run ends, the job is cancelled', async () => {
-		cloud.sim.options.nodeMs = 1000;
+		// Item 0's first job (seven nodes of 2 s) must still run when the retry answers item 1 with it: at
+		// 1 s a node it ended about 1.2 s after the retry began, and the case failed under load.
+		cloud.sim.options.nodeMs = 2000;
 		const seen = answerItemOneWithFollowed(proxy(), 2);
 		// Item 1's first submit goes later, so item 0 reaches Max Wait first and the node cancels item 1's first job.
 		const original = cloudApi.submitPrompt;

@@ -5,20 +5,30 @@
  * that times out while its work goes on writing after the run's teardown. Afterwards the folder
  * must be empty again.
  */
-import { spawn } from 'node:child_process';
+import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 
 const ROOT = resolve(__dirname, '../../..');
 let temp: string;
+let child: { process: ChildProcess; closed: Promise<unknown> } | undefined;
 
 beforeAll(() => {
 	temp = mkdtempSync(join(tmpdir(), 'n8n-nodes-host-leftovers-'));
 });
 
-afterAll(() => {
-	rmSync(temp, { recursive: true, force: true });
+// Also when the test timed out: the child Jest (and what it started, its process group) is ended
+// first, since it would write its folders into `temp` again after it was removed.
+afterAll(async () => {
+	try {
+		if (child && child.process.exitCode === null && child.process.signalCode === null) {
+			process.kill(-child.process.pid!, 'SIGKILL');
+			await child.closed;
+		}
+	} finally {
+		rmSync(temp, { recursive: true, force: true });
+	}
 });
 
 function runJest(testMatch: string[]): Promise<{ code: number | null; output: string }> {
@@ -26,15 +36,19 @@ function runJest(testMatch: string[]): Promise<{ code: number | null; output: st
 	// This worker's own folders must not be handed down: the child makes its own.
 	delete env.N8N_USER_FOLDER;
 	delete env.N8N_NODES_HOST_TEST_ROOT;
-	const child = spawn(process.execPath, [join(ROOT, 'node_modules/jest/bin/jest.js'), '--ci', '--runInBand', '--testMatch', ...testMatch], {
+	const jest = spawn(process.execPath, [join(ROOT, 'node_modules/jest/bin/jest.js'), '--ci', '--runInBand', '--testMatch', ...testMatch], {
 		cwd: ROOT,
 		env,
 		stdio: ['ignore', 'pipe', 'pipe'],
+		// Its own process group, so afterAll can end all of it.
+		detached: true,
 	});
 	let output = '';
-	child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
-	child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
-	return new Promise((done) => child.on('close', (code) => done({ code, output })));
+	jest.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
+	jest.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
+	const closed = new Promise<{ code: number | null; output: string }>((done) => jest.on('close', (code) => done({ code, output })));
+	child = { process: jest, closed };
+	return closed;
 }
 
 test('a run with failing and timed-out tests leaves the temp folder empty', async () => {

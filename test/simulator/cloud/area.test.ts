@@ -499,7 +499,9 @@ describe('output files', () => {
 
 describe('parallel limit and queue', () => {
 	test('with limit 1, four jobs run one after another in submit order', async () => {
-		sim.options.nodeMs = 100; // a job (7 nodes) outlasts the submits and status reads below, even on a busy machine
+		// A job (7 nodes) outlasts the submits and status reads below, even on a busy machine (at 100 ms a
+		// node the first job had ended by then, beside two CPU-bound processes at load 10).
+		sim.options.nodeMs = 300;
 		const ws = await Listener.open(SOLO_KEY);
 		const ids: string[] = [];
 		for (let i = 0; i < 4; i++) ids.push(await submit(txt2img(), {}, SOLO_KEY));

@@ -82,8 +82,10 @@ describe('inputs', () => {
 			[{ json: {} }, { json: {} }, { json: {} }],
 			{ signal: stop.signal },
 		);
-		while (made.length < 3) await new Promise((r) => setTimeout(r, 50));
-		await new Promise((r) => setTimeout(r, 400));
+		// Stop once the node has read each of its three jobs (it knows their ids): a job made whose answer
+		// had not yet reached the node when Stop came (a busy machine) cannot be the node's to cancel.
+		const read = (id: string) => v2.api.seen.some((r) => r.method === 'GET' && r.url.startsWith(`/api/v2/jobs/${id}`));
+		while (made.length < 3 || !made.every(read)) await new Promise((r) => setTimeout(r, 50));
 		stop.abort();
 		await running;
 		// The cancels go out as the run ends; give them a moment to arrive.
