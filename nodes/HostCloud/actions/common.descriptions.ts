@@ -217,7 +217,7 @@ const USE_WEBSOCKET: FieldDefinition = {
 	kind: 'boolean',
 	default: true,
 	description:
-		'Whether to follow jobs over a WebSocket, which reports the end of a job at once. When off, or where n8n has no WebSocket client, the node polls the job status instead.',
+		'Whether to follow jobs over the live progress connection (on v1 a WebSocket, on v2 the job’s event stream), which reports the end of a job at once. When off, or where n8n has no WebSocket client, the node polls the job status instead.',
 };
 
 const POLL_INTERVAL = pollIntervalSecondsField(2, POLL_DESCRIPTION);
@@ -243,6 +243,9 @@ const V1_MAX_WAIT_SECONDS: FieldDefinition = {
 };
 const V1_WAIT_FIELDS: FieldDefinition[] = [INCLUDE_PREVIEW, V1_MAX_WAIT_SECONDS, POLL_INTERVAL, ON_TIMEOUT, SILENCE, USE_WEBSOCKET];
 
+/** v2 runs keep no preview: the field is offered on v1 only, so no one sets what would be ignored. */
+const PREVIEW_ON_V1: INodeProperties = { ...fieldProperty(INCLUDE_PREVIEW), displayOptions: inCollectionOnGeneration('v1') };
+
 /** The wait fields Execute, Wait for Completion and Get Status hand to the job helpers. */
 export const WAIT_FIELDS: WaitFields = {
 	waitOptions: WAIT_OPTIONS,
@@ -265,12 +268,12 @@ export function waitProperties(additional: INodeProperties[], concurrency: boole
 		placeholder: 'Add Field',
 		default: {},
 		displayOptions: { show },
-		options: collectionOptions(fields, additional),
+		options: collectionOptions(fields, [...additional, PREVIEW_ON_V1]),
 	});
 	return [
 		waitOptionsProperty(WAIT_OPTIONS),
-		additionalFields([...own, INCLUDE_PREVIEW], SINCE_WAIT_OPTIONS),
-		additionalFields([...own, ...V1_WAIT_FIELDS], BEFORE_WAIT_OPTIONS),
+		additionalFields(own, SINCE_WAIT_OPTIONS),
+		additionalFields([...own, ...V1_WAIT_FIELDS.filter((field) => field !== INCLUDE_PREVIEW)], BEFORE_WAIT_OPTIONS),
 	];
 }
 
@@ -320,6 +323,10 @@ export function promptIdListProperty(list: PromptIdList, what: string, displayOp
 // The File operations.
 /** Shown on one API generation only (a node saved before v2 has none: v1). */
 export const onGeneration = (generation: 'v1' | 'v2'): IDisplayOptions => ({ show: { apiGeneration: [generation] } });
+/** The same, for a field inside a collection (which names the node's own parameter from the root). */
+export function inCollectionOnGeneration(generation: 'v1' | 'v2'): IDisplayOptions {
+	return { show: { '/apiGeneration': [generation] } };
+}
 
 /** v2 names an output file by its asset ID; v1 by file name, subfolder and type (fields shown on v1 only). */
 export const assetIdProperty: INodeProperties = {
