@@ -153,7 +153,9 @@ export async function fillParameter(page: Page, name: string, value: string): Pr
 /** Picks an option (by the name the dropdown shows) in one of the node's dropdown parameters, e.g. Operation. */
 export async function pickParameterOption(page: Page, name: string, option: string): Promise<void> {
 	await nodeDetails(page).locator(`[data-test-id="parameter-input-${name}"]`).first().click();
-	const headline = page.locator('.el-select-dropdown__item:visible .option-headline').filter({ hasText: new RegExp(`^${escapeRegExp(option)}$`) });
+	const headline = page
+		.locator('.el-select-dropdown__item:visible .option-headline')
+		.filter({ hasText: new RegExp(`^${escapeRegExp(option)}$`) });
 	await headline.first().click({ timeout: 10000 });
 }
 
