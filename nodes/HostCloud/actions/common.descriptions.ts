@@ -243,9 +243,6 @@ const V1_MAX_WAIT_SECONDS: FieldDefinition = {
 };
 const V1_WAIT_FIELDS: FieldDefinition[] = [INCLUDE_PREVIEW, V1_MAX_WAIT_SECONDS, POLL_INTERVAL, ON_TIMEOUT, SILENCE, USE_WEBSOCKET];
 
-/** v2 runs keep no preview: the field is offered on v1 only, so no one sets what would be ignored. */
-const PREVIEW_ON_V1: INodeProperties = { ...fieldProperty(INCLUDE_PREVIEW), displayOptions: inCollectionOnGeneration('v1') };
-
 /** The wait fields Execute, Wait for Completion and Get Status hand to the job helpers. */
 export const WAIT_FIELDS: WaitFields = {
 	waitOptions: WAIT_OPTIONS,
@@ -261,6 +258,7 @@ export const WAIT_FIELDS: WaitFields = {
  */
 export function waitProperties(additional: INodeProperties[], concurrency: boolean): INodeProperties[] {
 	const own = concurrency ? [MAX_CONCURRENT_JOBS] : [];
+	const previewOnV1 = { ...fieldProperty(INCLUDE_PREVIEW), displayOptions: { show: { '/apiGeneration': ['v1'] } } }; // v2 keeps none
 	const additionalFields = (fields: FieldDefinition[], show: NonNullable<IDisplayOptions['show']>): INodeProperties => ({
 		displayName: 'Additional Fields',
 		name: 'additionalFields',
@@ -268,7 +266,7 @@ export function waitProperties(additional: INodeProperties[], concurrency: boole
 		placeholder: 'Add Field',
 		default: {},
 		displayOptions: { show },
-		options: collectionOptions(fields, [...additional, PREVIEW_ON_V1]),
+		options: collectionOptions(fields, [...additional, previewOnV1]),
 	});
 	return [
 		waitOptionsProperty(WAIT_OPTIONS),
@@ -323,10 +321,6 @@ export function promptIdListProperty(list: PromptIdList, what: string, displayOp
 // The File operations.
 /** Shown on one API generation only (a node saved before v2 has none: v1). */
 export const onGeneration = (generation: 'v1' | 'v2'): IDisplayOptions => ({ show: { apiGeneration: [generation] } });
-/** The same, for a field inside a collection (which names the node's own parameter from the root). */
-export function inCollectionOnGeneration(generation: 'v1' | 'v2'): IDisplayOptions {
-	return { show: { '/apiGeneration': [generation] } };
-}
 
 /** v2 names an output file by its asset ID; v1 by file name, subfolder and type (fields shown on v1 only). */
 export const assetIdProperty: INodeProperties = {

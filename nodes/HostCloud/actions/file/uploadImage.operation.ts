@@ -7,7 +7,7 @@ import { readUploadType } from '../../helpers/files/file-fields';
 import { loadImageValue, uploadBinary } from '../../helpers/files/uploads';
 import { assetReference, refuseFieldsV2Lacks, uploadAsset } from '../../helpers/assets/upload-asset';
 import { apiGenerationOf } from '../../transport/v2-service';
-import { binaryPropertyProperty, EXPIRES_IN, inCollectionOnGeneration, UPLOAD_TYPE } from '../common.descriptions';
+import { binaryPropertyProperty, EXPIRES_IN, UPLOAD_TYPE } from '../common.descriptions';
 
 const FILE_NAME: FieldDefinition = {
 	name: 'fileName',
@@ -28,7 +28,7 @@ const properties: INodeProperties[] = [
 	binaryPropertyProperty,
 	additionalFieldsProperty(
 		[FILE_NAME, OVERWRITE, UPLOAD_TYPE],
-		[{ ...fieldProperty(EXPIRES_IN), displayOptions: inCollectionOnGeneration('v2') }],
+		[{ ...fieldProperty(EXPIRES_IN), displayOptions: { show: { '/apiGeneration': ['v2'] } } }],
 	),
 ];
 

@@ -7,7 +7,7 @@ import { readSubfolder, readUploadType } from '../../helpers/files/file-fields';
 import { loadImageValue, uploadBinary } from '../../helpers/files/uploads';
 import { assetReference, refuseFieldsV2Lacks, uploadAsset } from '../../helpers/assets/upload-asset';
 import { apiGenerationOf } from '../../transport/v2-service';
-import { binaryPropertyProperty, EXPIRES_IN, inCollectionOnGeneration, onGeneration, UPLOAD_TYPE } from '../common.descriptions';
+import { binaryPropertyProperty, EXPIRES_IN, onGeneration, UPLOAD_TYPE } from '../common.descriptions';
 
 const ORIGINAL_FILENAME: FieldDefinition = {
 	name: 'originalFilename',
@@ -58,7 +58,7 @@ const properties: INodeProperties[] = [
 	{ ...fieldProperty(ORIGINAL_FILENAME), displayOptions: onGeneration('v1') },
 	additionalFieldsProperty(
 		[FILE_NAME, ORIGINAL_SUBFOLDER, ORIGINAL_TYPE, SUBFOLDER, UPLOAD_TYPE],
-		[{ ...fieldProperty(EXPIRES_IN), displayOptions: inCollectionOnGeneration('v2') }],
+		[{ ...fieldProperty(EXPIRES_IN), displayOptions: { show: { '/apiGeneration': ['v2'] } } }],
 	),
 ];
 
