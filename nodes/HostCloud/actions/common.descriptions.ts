@@ -217,7 +217,7 @@ const USE_WEBSOCKET: FieldDefinition = {
 	kind: 'boolean',
 	default: true,
 	description:
-		'Whether to follow jobs over a WebSocket, which reports the end of a job at once. When off, or where n8n has no WebSocket client, the node polls the job status instead.',
+		'Whether to follow jobs over the live progress connection (on v1 a WebSocket, on v2 the job’s event stream), which reports the end of a job at once. When off, or where n8n has no WebSocket client, the node polls the job status instead.',
 };
 
 const POLL_INTERVAL = pollIntervalSecondsField(2, POLL_DESCRIPTION);
@@ -258,6 +258,7 @@ export const WAIT_FIELDS: WaitFields = {
  */
 export function waitProperties(additional: INodeProperties[], concurrency: boolean): INodeProperties[] {
 	const own = concurrency ? [MAX_CONCURRENT_JOBS] : [];
+	const previewOnV1 = { ...fieldProperty(INCLUDE_PREVIEW), displayOptions: { show: { '/apiGeneration': ['v1'] } } }; // v2 keeps none
 	const additionalFields = (fields: FieldDefinition[], show: NonNullable<IDisplayOptions['show']>): INodeProperties => ({
 		displayName: 'Additional Fields',
 		name: 'additionalFields',
@@ -265,12 +266,12 @@ export function waitProperties(additional: INodeProperties[], concurrency: boole
 		placeholder: 'Add Field',
 		default: {},
 		displayOptions: { show },
-		options: collectionOptions(fields, additional),
+		options: collectionOptions(fields, [...additional, previewOnV1]),
 	});
 	return [
 		waitOptionsProperty(WAIT_OPTIONS),
-		additionalFields([...own, INCLUDE_PREVIEW], SINCE_WAIT_OPTIONS),
-		additionalFields([...own, ...V1_WAIT_FIELDS], BEFORE_WAIT_OPTIONS),
+		additionalFields(own, SINCE_WAIT_OPTIONS),
+		additionalFields([...own, ...V1_WAIT_FIELDS.filter((field) => field !== INCLUDE_PREVIEW)], BEFORE_WAIT_OPTIONS),
 	];
 }
 

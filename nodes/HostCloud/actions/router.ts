@@ -3,7 +3,8 @@ import { NodeOperationError } from 'n8n-workflow';
 
 import { operationRouter, type NodeResources, type Operation } from '../../shared/items/items';
 import { notForTools, runsAsTool } from '../../shared/tools/tool-use';
-import { apiGenerationOf, type ApiGeneration, type GenerationRefusal } from '../transport/v2-service';
+import { HOST_CLOUD_API } from '../transport/cloud-service';
+import { apiGenerationOf, HOST_CLOUD_V2_API, PICK_V1, PICK_V2, type ApiGeneration, type GenerationRefusal } from '../transport/v2-service';
 import * as file from './file';
 import * as queue from './queue';
 import * as server from './server';
@@ -37,6 +38,28 @@ function refuseOnGeneration(context: IExecuteFunctions, resource: string, operat
 		throw notForTools(context, 0, `${operationName(resource, operation)} is not available on the v2 API: ${refusal.why}`);
 	if (refusal) throw notOnGeneration(context, generation, operationName(resource, operation), refusal);
 	if (generation === 'v2' && module?.notAsToolOnV2 && runsAsTool(context)) throw notForTools(context, 0, module.notAsToolOnV2);
+	refuseWithoutCredential(context, generation);
+}
+
+/** The credential each generation speaks with: its n8n type and the name the editor shows. */
+const CREDENTIAL_OF: Record<ApiGeneration, { type: string; name: string; pick: string }> = {
+	v1: { type: HOST_CLOUD_API.credentialType, name: 'Host Cloud API', pick: PICK_V1 },
+	v2: { type: HOST_CLOUD_V2_API.credentialType, name: 'Host Cloud V2 API', pick: PICK_V2 },
+};
+
+/**
+ * A node whose generation and credential disagree (an imported or hand-edited workflow: API
+ * Generation "v2" beside a Host Cloud API credential) is refused in the editor's words: n8n's own
+ * message names only the credential type's internal name. Nothing is sent with the other credential.
+ */
+function refuseWithoutCredential(context: IExecuteFunctions, generation: ApiGeneration): void {
+	const wanted = CREDENTIAL_OF[generation];
+	if (context.getNode().credentials?.[wanted.type]) return;
+	const other = CREDENTIAL_OF[generation === 'v2' ? 'v1' : 'v2'];
+	throw new NodeOperationError(context.getNode(), `The node speaks the ${generation} API but has no ${wanted.name} credential`, {
+		itemIndex: 0,
+		description: `Its API Generation is "${generation}", which the credential it is given sets. Pick a ${wanted.name} credential in its Credential field (to create one: ${wanted.pick}), or a ${other.name} credential to run it on ${generation === 'v2' ? 'v1' : 'v2'}. Nothing was sent.`,
+	});
 }
 
 /** Picks the operation module from the resource and operation dropdowns, and runs it, unless its API generation cannot serve it. */
@@ -56,7 +79,7 @@ function notOnGeneration(
 	name: string,
 	refusal: GenerationRefusal,
 ): NodeOperationError {
-	const credential = generation === 'v2' ? 'Host Cloud V2 API' : 'Host Cloud API';
+	const credential = CREDENTIAL_OF[generation].name;
 	return new NodeOperationError(
 		context.getNode(),
 		`${name} is not available on the ${generation} API, which the node's ${credential} credential speaks: ${refusal.why}`,

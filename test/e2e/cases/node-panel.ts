@@ -21,6 +21,7 @@ import { openEditorSession, type EditorSession } from '../support/editor';
 import {
 	createCredentialFromNode,
 	executeStep,
+	fieldsToAdd,
 	fillParameter,
 	listenForTestEvent,
 	nodeDetails,
@@ -30,6 +31,7 @@ import {
 	panelTitle,
 	pickAction,
 	pickNode,
+	pickParameterOption,
 	searchPanel,
 	selectedCredential,
 	triggerPanelHeader,
@@ -252,7 +254,7 @@ describe('a user’s first run of each Host node, from the node panel (Chromium)
 		});
 	}, 180000);
 
-	it('Host Cloud on v2: the workflow of a job, with a new credential switched to V2: Jobs API in its dialog', async () => {
+	it('Host Cloud on v2: the workflow of a job, with a new credential switched to V2: Jobs API in its dialog; no field v2 ignores is offered', async () => {
 		const { page } = session!;
 		const v2 = await startSimulator({ flavour: 'v2', v2: { surface: 'cloud' } });
 		try {
@@ -277,6 +279,14 @@ describe('a user’s first run of each Host node, from the node panel (Chromium)
 			// The credential made the node speak v2: its request went to the v2 server, by its own path.
 			expect(v2.requestsTo('GET', `/api/v2/jobs/${jobId}/workflow`)).toHaveLength(1);
 			expect(contractBreaches(v2)).toEqual([]);
+			// v2 runs keep no preview, and a v2 job record always carries its outputs: neither field is offered.
+			await pickParameterOption(page, 'operation', 'Execute');
+			const offered = await fieldsToAdd(page, 'Additional Fields');
+			expect(offered).toContain('Max Concurrent Jobs');
+			expect(offered).not.toContain('Include Preview Image');
+			await pickParameterOption(page, 'operation', 'Get Status');
+			await nodeDetails(page).locator('[data-test-id="parameter-input-promptId"]').waitFor({ state: 'visible', timeout: 10000 });
+			expect(await nodeDetails(page).locator('[data-test-id="node-parameters"]').innerText()).not.toContain('Additional Fields');
 		} finally {
 			await v2.close();
 		}

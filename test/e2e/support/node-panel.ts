@@ -150,6 +150,33 @@ export async function fillParameter(page: Page, name: string, value: string): Pr
 	await nodeDetails(page).locator(`[data-test-id="parameter-input-${name}"]`).locator('input, textarea').first().fill(value);
 }
 
+/** Picks an option (by the name the dropdown shows) in one of the node's dropdown parameters, e.g. Operation. */
+export async function pickParameterOption(page: Page, name: string, option: string): Promise<void> {
+	await nodeDetails(page).locator(`[data-test-id="parameter-input-${name}"]`).first().click();
+	const headline = page
+		.locator('.el-select-dropdown__item:visible .option-headline')
+		.filter({ hasText: new RegExp(`^${escapeRegExp(option)}$`) });
+	await headline.first().click({ timeout: 10000 });
+}
+
+/** The fields a collection parameter of the node (by its label, e.g. "Additional Fields") offers under its Add button. */
+export async function fieldsToAdd(page: Page, label: string): Promise<string[]> {
+	const item = nodeDetails(page)
+		.locator('[data-test-id="parameter-item"]')
+		.filter({ hasText: label, has: page.locator('[data-test-id="collection-parameter-add"]') })
+		.last();
+	const add = item.locator('[data-test-id="collection-parameter-add"]').last();
+	await add.scrollIntoViewIfNeeded();
+	// A collection with one field shows a button named after it instead of a list.
+	if ((await add.evaluate((element) => element.tagName)) === 'BUTTON') return [(await add.innerText()).trim()];
+	await add.click();
+	const options = page.locator('[data-test-id="collection-parameter-option"]:visible');
+	await options.first().waitFor({ state: 'visible', timeout: 5000 });
+	const names = (await options.allInnerTexts()).map((text) => text.trim());
+	await page.keyboard.press('Escape');
+	return names;
+}
+
 /**
  * Waits for the step's run to end in the output panel and returns what it shows in its JSON view
  * (whitespace collapsed), or throws with the error n8n shows. The view renders the lines in sight

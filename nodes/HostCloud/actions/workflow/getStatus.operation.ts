@@ -11,7 +11,7 @@ import { lookUpJobRecord, lookUpJobStatus } from '../../helpers/job-reports/look
 import { readPromptId } from '../../helpers/job-reports/prompt-id';
 import { followJobs } from '../../helpers/jobs/run-jobs';
 import { NOT_AS_TOOL, toolDescriptionProperty, toolWaitProperty } from '../../../shared/descriptions/tool-options';
-import { promptIdProperty, WAIT_FIELDS } from '../common.descriptions';
+import { onGeneration, promptIdProperty, WAIT_FIELDS } from '../common.descriptions';
 import { readJob } from '../../transport/v2-api';
 import { apiGenerationOf, V2_TOOL_SCOPE_LOST } from '../../transport/v2-service';
 import { checkedJob } from '../../helpers/v2-jobs/job-record';
@@ -29,8 +29,8 @@ const properties: INodeProperties[] = [
 		type: 'collection',
 		placeholder: 'Add Field',
 		default: {},
-		// A tool call always gets the outputs of a completed job.
-		displayOptions: NOT_AS_TOOL,
+		// A tool call always gets the outputs of a completed job, and so does v2 (its job record carries them): nothing to add there.
+		displayOptions: { ...NOT_AS_TOOL, ...onGeneration('v1') },
 		options: [
 			{
 				displayName: 'Include Output Files',

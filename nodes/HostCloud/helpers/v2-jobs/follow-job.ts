@@ -19,7 +19,7 @@ export interface FollowSettings {
 	pollIntervalMs: number;
 	/** Silence Timeout: an event stream silent this long ends, and the job is read. */
 	silenceMs: number;
-	/** When Max Wait is over (epoch ms). */
+	/** When Max Wait is over (epoch ms); Infinity when it is 0, which waits without limit. */
 	deadline: number;
 	/** Ends every wait: n8n's Stop, or the run giving up. */
 	stop: AbortSignal;
@@ -29,6 +29,11 @@ export interface FollowSettings {
 /** The stream is opened at most this many times for one job: then the job is polled. */
 export const MOST_STREAM_DROPS = 3;
 
+/** The deadline a request's waits (a 429's Retry-After) must keep: none beyond its read limit when Max Wait is 0. */
+export function requestDeadline(deadline: number): number | undefined {
+	return Number.isFinite(deadline) ? deadline : undefined;
+}
+
 /** Why a wait ended before the job did: Max Wait, or the stop signal. Its context names the job. */
 export class JobWaitEnded extends NodeOperationError {}
 
@@ -37,7 +42,7 @@ type StreamEnd = 'terminal' | 'dropped' | 'unavailable';
 
 /** Reads the job, checked to be about it. */
 async function readChecked(context: IExecuteFunctions, jobId: string, itemIndex: number, follow: FollowSettings): Promise<V2Job> {
-	const answer = await readJob(context, jobId, { itemIndex, stop: follow.stop, deadline: follow.deadline });
+	const answer = await readJob(context, jobId, { itemIndex, stop: follow.stop, deadline: requestDeadline(follow.deadline) });
 	return checkedJob(context, answer, jobId, itemIndex);
 }
 
@@ -90,11 +95,12 @@ function endIfOver(context: IExecuteFunctions, job: V2Job, itemIndex: number, fo
 async function watchEvents(context: IExecuteFunctions, jobId: string, itemIndex: number, follow: FollowSettings): Promise<StreamEnd> {
 	const ends = new AbortController();
 	const stop = AbortSignal.any([follow.stop, ends.signal]);
-	// Max Wait ends the stream as it ends a poll.
-	void pause(Math.max(1, follow.deadline - Date.now()), stop).then(
-		() => ends.abort(),
-		() => undefined,
-	);
+	// Max Wait ends the stream as it ends a poll (none to arm when it waits without limit).
+	if (Number.isFinite(follow.deadline))
+		void pause(Math.max(1, follow.deadline - Date.now()), stop).then(
+			() => ends.abort(),
+			() => undefined,
+		);
 	// A stream silent for the Silence Timeout is no better than a poll: it ends, and the job is read.
 	const silence = silenceGuard(follow.silenceMs, () => ends.abort(), stop);
 	try {

@@ -13,7 +13,7 @@ import { uploadInputAssets } from '../assets/upload-asset';
 import { earlierSubmitOf, forgetSubmit, keepSubmit } from '../ownership/item-submits';
 import type { PreparedWorkflow } from '../submit/prepare-workflow';
 import { cancelJob, readJob } from '../../transport/v2-api';
-import { followJob, JobWaitEnded, type FollowSettings } from './follow-job';
+import { followJob, JobWaitEnded, requestDeadline, type FollowSettings } from './follow-job';
 import { checkedJob, endedJobError, jobPhase, type V2Job } from './job-record';
 import { runningV2JobForTool, v2JobItem, type V2Download } from './job-item';
 import { submitV2Job } from './submit-job';
@@ -32,6 +32,11 @@ export interface V2RunSettings {
 	download?: V2Download;
 	/** Called as a tool: a job still running at Tool Wait (its Max Wait) is the answer, left running. */
 	asTool?: boolean;
+}
+
+/** When an item's Max Wait is over: 0 waits without limit (its description says so, and v1 does the same). */
+function maxWaitDeadline(maxWaitMs: number): number {
+	return maxWaitMs > 0 ? Date.now() + maxWaitMs : Number.POSITIVE_INFINITY;
 }
 
 /** The run's settings from the wait settings Execute and Wait for Completion read (`jobs/wait-settings.ts`'s shape). */
@@ -79,7 +84,7 @@ class V2Run {
 
 	followFor(): FollowSettings {
 		const { pollIntervalMs, silenceMs, maxWaitMs } = this.settings;
-		return { pollIntervalMs, silenceMs, deadline: Date.now() + maxWaitMs, stop: this.stopper.signal, events: this.events };
+		return { pollIntervalMs, silenceMs, deadline: maxWaitDeadline(maxWaitMs), stop: this.stopper.signal, events: this.events };
 	}
 
 	close(): void {
@@ -155,7 +160,7 @@ async function executeItem(run: V2Run, prepared: PreparedWorkflow, itemIndex: nu
 		if (!job) {
 			await uploadInputAssets(context, prepared, itemIndex);
 			// A service's "slow down" (429) is waited out within the item's Max Wait, never longer.
-			job = await submitV2Job(context, prepared, itemIndex, Date.now() + settings.maxWaitMs);
+			job = await submitV2Job(context, prepared, itemIndex, requestDeadline(maxWaitDeadline(settings.maxWaitMs)));
 		}
 		const last = await followJob(context, job, itemIndex, run.followFor());
 		ended = true;

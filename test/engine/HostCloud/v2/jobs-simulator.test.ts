@@ -72,6 +72,20 @@ describe.each([
 		expect(new Set(result.items.map((item) => item.json.job_id)).size).toBe(2);
 	});
 
+	test.each([true, false])(
+		'Max Wait 0 waits without limit, as its description says (live progress %s): the job runs to its outputs, none is cancelled',
+		async (useWebSocket) => {
+			sim.options.nodeMs = 150;
+			const result = await harness.runNode(execute({ waitOptions: { ...QUICK, maxWaitMinutes: 0, useWebSocket } }), [{ json: {} }]);
+
+			expect(result.error('Node')?.message).toBeUndefined();
+			expect(result.status).toBe('success');
+			expect(jobs().map((job) => job.status)).toEqual(['succeeded']);
+			expect(result.items[0]!.json.job_id).toBe(jobs()[0]!.id);
+			expect(sim.v2.exchanges.filter((x) => x.method === 'POST' && x.path.endsWith('/cancel'))).toEqual([]);
+		},
+	);
+
 	test("Download Files puts each output's bytes in binary data (waits for the asset helper's assetToBinary)", async () => {
 		const result = await harness.runNode(execute({ downloadFiles: true }), [{ json: {} }]);
 

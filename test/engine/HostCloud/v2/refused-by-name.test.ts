@@ -66,6 +66,29 @@ test.each([
 	expect(service.seen).toHaveLength(0);
 });
 
+test.each([
+	['on v2', 'v2', { hostCloudApi: 'v1' }, 'Host Cloud V2 API', 'Host Cloud API'],
+	['on v1', 'v1', { hostCloudV2Api: 'v2' }, 'Host Cloud API', 'Host Cloud V2 API'],
+	['saved before v2 (no API Generation)', undefined, { hostCloudV2Api: 'v2' }, 'Host Cloud API', 'Host Cloud V2 API'],
+])(
+	'an imported node %s with only the other generation’s credential is refused in the editor’s words: nothing is sent with either key',
+	async (_label, generation, given, wanted, other) => {
+		const credentials = Object.fromEntries(Object.entries(given).map(([type, which]) => [type, which === 'v1' ? v1 : v2]));
+		const result = await harness.runNode({
+			type: 'hostCloud',
+			parameters: { ...(generation ? { apiGeneration: generation } : {}), resource: 'workflow', operation: 'getStatus', promptId: 'p1' } as never,
+			credentials,
+		});
+		expect(result.status).toBe('error');
+		const error = result.error('Node')!;
+		expect(error.message).toBe(`The node speaks the ${generation ?? 'v1'} API but has no ${wanted} credential`);
+		expect(error.description).toContain(`Pick a ${wanted} credential in its Credential field`);
+		expect(error.description).toContain(`or a ${other} credential to run it on`);
+		expect(error.description).toMatch(/Nothing was sent\.$/);
+		expect(service.seen).toHaveLength(0);
+	},
+);
+
 test('Get Job Workflow on v1 is refused by name: nothing is sent with the v1 credential', async () => {
 	const result = await harness.runNode({
 		type: 'hostCloud',
