@@ -34,8 +34,16 @@ export function requestDeadline(deadline: number): number | undefined {
 	return Number.isFinite(deadline) ? deadline : undefined;
 }
 
-/** Why a wait ended before the job did: Max Wait, or the stop signal. Its context names the job. */
-export class JobWaitEnded extends NodeOperationError {}
+/**
+ * A wait that ended before its job did (Max Wait, or the stop signal): a NodeOperationError like
+ * any other the user sees (a subclass would show its own name as the error's), known by this set;
+ * its context names the job and the reason.
+ */
+const WAITS_ENDED = new WeakSet<object>();
+export type JobWaitEnded = NodeOperationError & { context: { reason: 'stopped' | 'maxWait'; job_id: string } };
+export function isWaitEnded(error: unknown): error is JobWaitEnded {
+	return error instanceof NodeOperationError && WAITS_ENDED.has(error);
+}
 
 /** What one opening of the event stream came to. */
 type StreamEnd = 'terminal' | 'dropped' | 'unavailable';
@@ -78,13 +86,14 @@ function endIfOver(context: IExecuteFunctions, job: V2Job, itemIndex: number, fo
 	const message = stopped
 		? `The wait for job ${job.id} was stopped (its last status: ${job.status})`
 		: `Job ${job.id} did not finish within Max Wait (its last status: ${job.status})`;
-	const error = new JobWaitEnded(context.getNode(), message, {
+	const error = new NodeOperationError(context.getNode(), message, {
 		itemIndex,
 		description: stopped
 			? 'The execution was stopped, or another item failed the run.'
 			: 'Raise Max Wait, or collect the job later with Wait for Completion or Get Status and its job_id.',
 	});
 	Object.assign(error.context, { job_id: job.id, prompt_id: job.id, status: job.status, reason: stopped ? 'stopped' : 'maxWait' });
+	WAITS_ENDED.add(error);
 	throw error;
 }
 

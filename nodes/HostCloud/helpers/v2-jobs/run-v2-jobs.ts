@@ -13,7 +13,7 @@ import { uploadInputAssets } from '../assets/upload-asset';
 import { earlierSubmitOf, forgetSubmit, keepSubmit } from '../ownership/item-submits';
 import type { PreparedWorkflow } from '../submit/prepare-workflow';
 import { cancelJob, readJob } from '../../transport/v2-api';
-import { followJob, JobWaitEnded, requestDeadline, type FollowSettings } from './follow-job';
+import { followJob, isWaitEnded, requestDeadline, type FollowSettings, type JobWaitEnded } from './follow-job';
 import { checkedJob, endedJobError, jobPhase, type V2Job } from './job-record';
 import { runningV2JobForTool, v2JobItem, type V2Download } from './job-item';
 import { submitV2Job } from './submit-job';
@@ -52,7 +52,7 @@ export function v2RunSettingsOf(read: {
 
 /** A tool's wait that reached Tool Wait: not a failure of the run. */
 const isToolTimeout = (run: V2Run, error: unknown): error is JobWaitEnded =>
-	run.settings.asTool === true && error instanceof JobWaitEnded && error.context.reason === 'maxWait';
+	run.settings.asTool === true && isWaitEnded(error) && error.context.reason === 'maxWait';
 
 /** A tool's job still running at Tool Wait: its answer (the job goes on), or undefined for any other failure. */
 function stillRunningForTool(run: V2Run, error: unknown, itemIndex: number): INodeExecutionData[] | undefined {
@@ -171,7 +171,7 @@ async function executeItem(run: V2Run, prepared: PreparedWorkflow, itemIndex: nu
 		}
 		return last;
 	} catch (error) {
-		const waitEnded = error instanceof JobWaitEnded;
+		const waitEnded = isWaitEnded(error);
 		// Stop may land inside a read or the stream's opening: the wait then ends in that request's error.
 		const stopped = run.stopper.signal.aborted || (waitEnded && error.context.reason === 'stopped');
 		if (job && !ended && (waitEnded || stopped)) {
@@ -218,8 +218,7 @@ export async function waitForV2Jobs(
 			if (jobPhase(ended.status) !== 'succeeded') throw endedJobError(context, ended, itemIndex);
 			return ended;
 		} catch (error) {
-			if (error instanceof JobWaitEnded && error.context.reason === 'maxWait' && settings.cancelAtMaxWait)
-				await cancelOwn(context, job.id, itemIndex);
+			if (isWaitEnded(error) && error.context.reason === 'maxWait' && settings.cancelAtMaxWait) await cancelOwn(context, job.id, itemIndex);
 			throw errorForItem(context, error, itemIndex);
 		}
 	});
