@@ -25,9 +25,9 @@ describe.each([{ flavour: 'cloud' as const }, { flavour: 'self-hosted' as const 
 		cloud.sim.options.nodeMs = OUTLASTING_NODE_MS;
 		const stop = new AbortController();
 		const original = cloudApi.uploadFile;
-		let uploads = 0;
+		// Item 1's upload, whichever of the two places calls first (a busy machine may start item 1 first).
 		jest.spyOn(cloudApi, 'uploadFile').mockImplementation(async (context, upload, options) => {
-			if (uploads++ === 1) {
+			if (options.itemIndex === 1) {
 				await waitUntil(() => jobs().length >= 1 && jobs()[0]!.status === 'in_progress', 5000);
 				stop.abort();
 			}
