@@ -55,7 +55,8 @@ export function fileNameFromUrl(url: string): string | undefined {
 	}
 }
 
-function header(headers: IN8nHttpFullResponse['headers'], name: string): string {
+/** A response header's first value as text ('' when absent): Node gives some headers as lists. */
+export function header(headers: Record<string, unknown> | undefined, name: string): string {
 	const value = headers?.[name] ?? headers?.[name.toLowerCase()];
 	return String(Array.isArray(value) ? value[0] : (value ?? ''));
 }

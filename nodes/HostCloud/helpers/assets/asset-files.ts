@@ -15,7 +15,7 @@
 import type { IBinaryData, IDataObject, IExecuteFunctions } from 'n8n-workflow';
 import { NodeOperationError } from 'n8n-workflow';
 
-import { boundedTransfer } from '../../../shared/binary/binary';
+import { boundedTransfer, header } from '../../../shared/binary/binary';
 import { extensionFor } from '../../../shared/binary/file-types';
 import { isAsyncIterable, readableClassOf, readableFrom, withIdleTimeout } from '../../../shared/binary/streams';
 import { networkFailureReason } from '../../../shared/transport/network-failure';
@@ -228,8 +228,7 @@ async function openPart(download: Download, from: number): Promise<Part> {
 	});
 	if (answer.statusCode < 300 || answer.statusCode >= 400) return { ...answer, stop: () => answer.abandon?.(), source: 'the v2 API' };
 	answer.abandon?.();
-	const location = answer.headers.location;
-	const address = webAddress(Array.isArray(location) ? location[0] : location);
+	const address = webAddress(header(answer.headers, 'location'));
 	if (!address)
 		throw finalError(download, `the v2 API answered a redirect (HTTP ${answer.statusCode}) without an http(s) address to fetch`);
 	// The signed URL is its own permission: no credential goes with it.
@@ -253,12 +252,12 @@ function checkedPart(download: Download, part: Part, from: number): number {
 		return from;
 	}
 	if (statusCode !== 206) throw finalError(download, `${part.source} answered HTTP ${statusCode} instead of the file`);
-	const raw = part.headers['content-range'];
-	const range = /^bytes (\d+)-(\d+)\/(\d+|\*)$/.exec(String(Array.isArray(raw) ? raw[0] : (raw ?? '')).trim());
+	const raw = header(part.headers, 'content-range');
+	const range = /^bytes (\d+)-(\d+)\/(\d+|\*)$/.exec(raw.trim());
 	if (!range || Number(range[1]) !== from)
 		throw finalError(
 			download,
-			`${part.source} sent a part (Content-Range "${clipText(String(raw ?? ''), 80)}") that does not start at byte ${from}, where it was asked to`,
+			`${part.source} sent a part (Content-Range "${clipText(raw, 80)}") that does not start at byte ${from}, where it was asked to`,
 		);
 	if (range[3] !== '*' && Number(range[3]) !== download.asset.size_bytes)
 		throw finalError(
@@ -275,16 +274,11 @@ function checkedPart(download: Download, part: Part, from: number): number {
  */
 function notTheFile(download: Download, part: Part): string | undefined {
 	if (part.statusCode !== 200) return undefined;
-	const header = (name: string) => {
-		const raw = part.headers[name];
-		return String(Array.isArray(raw) ? raw[0] : (raw ?? ''))
-			.trim()
-			.toLowerCase();
-	};
+	const value = (name: string) => header(part.headers, name).trim().toLowerCase();
 	const { size_bytes: size, content_type: type } = download.asset;
 	// A packed answer's length is the packed one's.
-	const packed = !['', 'identity'].includes(header('content-encoding'));
-	const length = header('content-length');
+	const packed = !['', 'identity'].includes(value('content-encoding'));
+	const length = value('content-length');
 	if (!packed && length !== '' && Number(length) !== size)
 		return `a file of ${clipText(length, 20)} bytes (Content-Length), where its record (size_bytes) gives ${size}`;
 	const html = (value: unknown) =>
@@ -292,7 +286,7 @@ function notTheFile(download: Download, part: Part): string | undefined {
 			.trim()
 			.toLowerCase()
 			.startsWith('text/html');
-	if (html(header('content-type')) && !html(type)) return 'an HTML page instead of the file';
+	if (html(value('content-type')) && !html(type)) return 'an HTML page instead of the file';
 	return undefined;
 }
 
