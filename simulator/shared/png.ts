@@ -33,6 +33,7 @@ export function pngHeader(width: number, height: number): Buffer {
 export type Rgb = [number, number, number];
 
 const clamp = (value: number) => (value < 0 ? 0 : value > 255 ? 255 : value | 0);
+const BLACK: Rgb = [0, 0, 0];
 const mix = (a: Rgb, b: Rgb, t: number): Rgb => [a[0] + (b[0] - a[0]) * t, a[1] + (b[1] - a[1]) * t, a[2] + (b[2] - a[2]) * t];
 
 /**
@@ -67,21 +68,21 @@ export function picturePng(width: number, height: number, seed = 0, tint?: Rgb):
 		raw[at + 1] = clamp(g);
 		raw[at + 2] = clamp(b);
 	};
-	// Plain numbers rather than a colour array per pixel: the same arithmetic (`mix`), far fewer allocations.
+	// `mix` written straight into the row: the same arithmetic, without a colour array per pixel.
+	const putMix = (at: number, a: Rgb, b: Rgb, t: number) =>
+		put(at, a[0] + (b[0] - a[0]) * t, a[1] + (b[1] - a[1]) * t, a[2] + (b[2] - a[2]) * t);
 	for (let y = 0; y < height; y++) {
 		const sky = mix(top, horizon, Math.min(1, y / (height * 0.7)));
 		const dy = y - sunY;
 		for (let x = 0, at = y * rowBytes + 1; x < width; x++, at += 3) {
 			if (y >= nearLine[x]!) {
-				const t = ((y - nearLine[x]!) / height) * 1.5;
-				put(at, near[0] + (0 - near[0]) * t, near[1] + (0 - near[1]) * t, near[2] + (0 - near[2]) * t);
+				putMix(at, near, BLACK, ((y - nearLine[x]!) / height) * 1.5);
 			} else if (y >= farLine[x]!) put(at, far[0], far[1], far[2]);
 			else {
 				const dx = x - sunX;
 				const d = Math.sqrt(dx * dx + dy * dy);
-				const t = (d - sunR) / sunR;
 				if (d <= sunR) put(at, sun[0], sun[1], sun[2]);
-				else if (d <= sunR * 2) put(at, sun[0] + (sky[0] - sun[0]) * t, sun[1] + (sky[1] - sun[1]) * t, sun[2] + (sky[2] - sun[2]) * t);
+				else if (d <= sunR * 2) putMix(at, sun, sky, (d - sunR) / sunR);
 				else put(at, sky[0], sky[1], sky[2]);
 			}
 		}
