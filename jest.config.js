@@ -15,9 +15,10 @@ module.exports = {
 	globalTeardown: '<rootDir>/test/global-teardown.js',
 	setupFiles: ['<rootDir>/test/setup-env.js'],
 	testTimeout: 30000,
-	// Most engine tests wait on the simulator's timers, not the CPU: on this 2-core machine, quiet, Jest
-	// took 507 s with 2 workers (load average about 1) and 287 s with 6.
-	maxWorkers: 6,
+	// Most engine tests wait on the simulator's timers or the node's own pauses, not the CPU: on this
+	// 2-core machine, quiet, Jest took 507 s with 2 workers, 204 s with 6 and 168 s with 10 (about 240
+	// CPU-s each time, so two cores cannot go under 120 s).
+	maxWorkers: 10,
 	// A worker that has loaded n8n for many test files holds gigabytes and is slow to end (test/worker-exit.js):
 	// one over this after a test file is replaced by a fresh one.
 	workerIdleMemoryLimit: '400MB',

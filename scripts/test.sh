@@ -1,0 +1,46 @@
+#!/usr/bin/env bash
+# `npm test`: the build first (repository tests read dist/), then lint and type check beside Jest:
+# neither shares anything with it, and Jest leaves a core idle while its engine tests wait on the
+# simulator's timers. Each check's output is printed whole once Jest has ended. The last line is
+# Jest's "N passed, N failed" (CI reads it), with each failed check counted as one failure more.
+# Arguments go to Jest (`npm test -- test/unit`).
+set -uo pipefail
+cd "$(dirname "$0")/.."
+
+if ! npm run --silent build; then
+	echo "npm run build: FAILED"
+	echo "0 passed, 1 failed"
+	exit 1
+fi
+
+logs=$(mktemp -d)
+trap 'rm -rf "$logs"' EXIT
+checks=(lint typecheck)
+pids=()
+for check in "${checks[@]}"; do
+	npm run --silent "$check" >"$logs/$check" 2>&1 &
+	pids+=("$!")
+done
+
+NODE_OPTIONS=--experimental-websocket npx jest "$@" | tee "$logs/jest"
+status=${PIPESTATUS[0]}
+
+failedChecks=0
+for i in "${!checks[@]}"; do
+	if wait "${pids[$i]}"; then
+		echo "npm run ${checks[$i]}: passed"
+	else
+		echo "npm run ${checks[$i]}: FAILED"
+		failedChecks=$((failedChecks + 1))
+	fi
+	cat "$logs/${checks[$i]}"
+done
+
+if [ "$failedChecks" -gt 0 ]; then
+	summary=$(grep -E '^[0-9]+ passed, [0-9]+ failed$' "$logs/jest" | tail -n 1)
+	passed=$(echo "${summary:-0 passed, 0 failed}" | cut -d' ' -f1)
+	failed=$(echo "${summary:-0 passed, 0 failed}" | cut -d' ' -f3)
+	echo "$passed passed, $((failed + failedChecks)) failed"
+	status=1
+fi
+exit "$status"
