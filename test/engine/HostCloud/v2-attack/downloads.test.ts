@@ -37,8 +37,8 @@ describe('downloads', () => {
 	test('a Content-Length larger than what is sent (cut short each time): resumed at most 3 times, then the item fails; nothing partial kept', async () => {
 		storageAnswers((_req, res) => {
 			res.writeHead(200, { 'content-type': 'image/png', 'content-length': String(PNG.length) });
-			res.write(PNG.subarray(0, 100));
-			setTimeout(() => res.destroy(), 20);
+			// Cut once the bytes are on their way (a busy machine may not have sent them 20 ms after the write).
+			res.write(PNG.subarray(0, 100), () => setTimeout(() => res.destroy(), 20));
 		});
 		const result = await download();
 
@@ -63,8 +63,7 @@ describe('downloads', () => {
 		storageAnswers((req, res) => {
 			if (!req.headers.range) {
 				res.writeHead(200, { 'content-type': 'image/png', 'content-length': String(PNG.length) });
-				res.write(PNG.subarray(0, 1000));
-				return void setTimeout(() => res.destroy(), 20);
+				return void res.write(PNG.subarray(0, 1000), () => setTimeout(() => res.destroy(), 20));
 			}
 			res.writeHead(206, { 'content-type': 'image/png', 'content-range': `bytes 0-${PNG.length - 1}/${PNG.length}` });
 			res.end(PNG);
