@@ -6,12 +6,9 @@
  * submit's job that the queue lists late is cancelled rather than left to run unwatched (and
  * billed). The clean-up looks as late as an unstopped run would, and no later.
  */
-import type { Exchange } from '../../support/fault-proxy';
-import { cloudBehindFaultProxy } from '../../support/cloud-behind-proxy';
+import { cloudBehindFaultProxy, EMPTY_QUEUE, isSubmit } from '../../support/cloud-behind-proxy';
 import { executeTxt2img, waitUntil } from '../../support/cloud';
 
-const EMPTY_QUEUE = JSON.stringify({ queue_running: [], queue_pending: [] });
-const isSubmit = (exchange: Exchange) => exchange.method === 'POST' && exchange.path === '/api/prompt';
 const quickWait = { waitOptions: { pollIntervalSeconds: 0.05, silenceSeconds: 15, maxWaitMinutes: 1 } };
 
 describe.each([{ flavour: 'cloud' as const }, { flavour: 'self-hosted' as const }])('on $flavour', ({ flavour }) => {

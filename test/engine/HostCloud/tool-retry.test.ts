@@ -8,8 +8,7 @@
  * with one job; and two calls of the tool are never taken for one, even with equal arguments.
  */
 import { REQUEST_TIME_LIMIT } from '../../../nodes/shared/transport/transport';
-import type { Exchange } from '../../support/fault-proxy';
-import { cloudBehindFaultProxy } from '../../support/cloud-behind-proxy';
+import { cloudBehindFaultProxy, EMPTY_QUEUE, isSubmit } from '../../support/cloud-behind-proxy';
 import { txt2img } from '../../support/cloud';
 import { registerToolTypes, runAsAgentTool, toolsFor, type ToolNodeSpec } from '../../support/tools';
 
@@ -18,9 +17,7 @@ beforeAll(() => {
 	registerToolTypes(cloud.harness);
 });
 
-const EMPTY_QUEUE = JSON.stringify({ queue_running: [], queue_pending: [] });
 const PROMPT = "={{ $fromAI('prompt', 'What the image shows, in a few words', 'string') }}";
-const isSubmit = (exchange: Exchange) => exchange.method === 'POST' && exchange.path === '/api/prompt';
 
 /** Host Cloud Submit (or Execute) as a tool, through the fault proxy, with Retry On Fail (2 tries, 1.5 s apart). */
 function submitTool(operation: 'submit' | 'execute' = 'submit'): ToolNodeSpec {
