@@ -65,7 +65,9 @@ async function main(): Promise<void> {
 		[`binary_download${tag}_file_mib`]: bytes / 1024 / 1024,
 		[`binary_download${tag}_seconds`]: Math.round(seconds * 10) / 10,
 		// With --expose-gc: what the process held at most, after forced collections, while the file came.
-		...(held ? { [`binary_download${tag}_retained_mib_max`]: held.maxDeltaMiB } : {}),
+		...(held
+			? { [`binary_download${tag}_retained_mib_max`]: held.maxDeltaMiB, [`binary_download${tag}_retained_samples`]: held.samples }
+			: {}),
 	};
 	// Signed storage URLs are the cloud's: a self-hosted server serves its files itself.
 	if (flavour === 'cloud') figures.storage_credential_attempts = counters.storageCredentialAttempts;

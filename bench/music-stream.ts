@@ -40,7 +40,7 @@ async function main(): Promise<void> {
 		music_stream_audio_mib: Math.round((size / 1024 / 1024) * 10) / 10,
 		music_stream_seconds: Math.round(seconds * 10) / 10,
 		// With --expose-gc: what the process held at most, after forced collections, while the stream came.
-		...(held ? { music_stream_retained_mib_max: held.maxDeltaMiB } : {}),
+		...(held ? { music_stream_retained_mib_max: held.maxDeltaMiB, music_stream_retained_samples: held.samples } : {}),
 	});
 }
 

@@ -66,6 +66,7 @@ async function main(): Promise<void> {
 				lastEvent: result.last,
 				peakRssDeltaMiB: memory.peakDeltaMiB,
 				retainedMiBMax: held?.maxDeltaMiB,
+				retainedSamples: held?.samples,
 			})}\n`,
 		);
 	} finally {
