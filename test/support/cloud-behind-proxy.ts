@@ -8,7 +8,7 @@ import { REQUEST_TIME_LIMIT } from '../../nodes/shared/transport/transport';
 import type { WorkflowNodeSpec } from './engine';
 import { cloudForSuite, type CloudSetup } from './cloud';
 import { hostCloudCredential } from './cloud-credential';
-import { startFaultProxy, type Exchange, type FaultProxy } from './fault-proxy';
+import { startFaultProxy, type Exchange, type FaultProxy, type Hooked } from './fault-proxy';
 
 /** Whether the proxied exchange is a v1 submit. */
 export const isSubmit = (exchange: Exchange) => exchange.method === 'POST' && exchange.path === '/api/prompt';
@@ -16,6 +16,9 @@ export const isSubmit = (exchange: Exchange) => exchange.method === 'POST' && ex
 export const tagOf = (body: string) => JSON.parse(body).extra_data.n8n as { item_index: number; request_id: string; execution_id: string };
 /** A queue with no job in it, as an answer's body. */
 export const EMPTY_QUEUE = JSON.stringify({ queue_running: [], queue_pending: [] });
+/** A hook that shows every queue read empty: the cloud lists no ended jobs, and this one never shows the job at all. */
+export const hideFromQueue = (exchange: Exchange): Hooked | undefined =>
+	exchange.method === 'GET' && exchange.path === '/api/queue' ? { rewrite: () => EMPTY_QUEUE } : undefined;
 /** Wait options for a short job: polls 50 ms apart, Max Wait one minute. */
 export const quickWait = (more: Record<string, unknown> = {}) => ({
 	pollIntervalSeconds: 0.05,

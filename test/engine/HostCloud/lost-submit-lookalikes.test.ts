@@ -22,7 +22,9 @@ describe.each([
 	const proxied = (method: string, path: string) => proxy().log.filter((exchange) => exchange.method === method && exchange.path === path);
 
 	test('a job whose tag names another execution is not taken for a lost submit, though it carries its request id', async () => {
-		cloud.sim.options.nodeMs = 650;
+		// The other job (7 nodes) must still run when the run ends, 4 s of looks later: at 650 ms a node
+		// it had completed by then beside two CPU-bound processes.
+		cloud.sim.options.nodeMs = 1500;
 		const prompt = txt2img();
 		prompt['3']!.inputs.seed = 4242;
 		const tag = {

@@ -178,8 +178,9 @@ describe('what the record’s link serves', () => {
 		apiWith({ url: `${v2.elsewhere.url}/signed/${ASSET}` });
 		v2.elsewhereAnswer = (_req, res) => {
 			res.writeHead(200, { 'content-type': 'image/png', 'content-length': String(PNG.length) });
-			// Cut once the 1000 bytes are on their way (a busy machine may not have sent them 20 ms after the write).
-			res.write(PNG.subarray(0, 1000), () => setTimeout(() => res.destroy(), 20));
+			// Cut a while after the 1000 bytes are on their way: a cut that comes with them, before the node
+			// has taken the answer, makes the link a refused one (the file then comes whole through /content).
+			res.write(PNG.subarray(0, 1000), () => setTimeout(() => res.destroy(), 250));
 		};
 		const result = await download();
 
