@@ -1,6 +1,6 @@
 /**
  * The fault replay's oracles of meaning (issue 43, DESIGN.md "Answers are about something"),
- * judged beside time and size on every run of test/engine/sweeps/fault-replay.test.ts:
+ * judged beside time and size on every run of the fault replay (test/engine/sweeps/fault-replay/judge.ts):
  * - take_without_audio: a music take announced by its title whose audio never comes is no success;
  * - answer_about_another: no success built from an answer about another id (an item that is not
  *   an error, not "unknown", not still running, that holds the foreign id, or that came from that

@@ -443,8 +443,10 @@ export async function prepare(world: World, path: SweepPath): Promise<Prepared> 
 			sim.options.nodeMs = nodeMs;
 		}
 		// A job in the history too for the Server resource's history operations, which list or delete ended jobs.
+		// Not beside someone else's job: the path names that one (a job of its own would wait 3 s for nothing
+		// on a self-hosted server, behind the other job, which runs through the run).
 		const namesJob = /promptId|filename/.test(JSON.stringify(Object.keys(parameters))) || / server \w+History /.test(path.name);
-		if (namesJob && !path.unknownId) {
+		if (namesJob && !path.unknownId && !foreign) {
 			const own = await directSubmit(sim);
 			const deadline = Date.now() + 3_000;
 			while (
