@@ -22,10 +22,9 @@ import type { INodeTypeDescription } from 'n8n-workflow';
 import { EngineHarness } from '../../support/engine';
 import type { HarnessItem } from '../../support/items-node';
 import { RUNS, SEED, SWEEP_TIMEOUT_MS, recordFigures, tally, uncaughtError } from '../../support/bad-input';
-import { startHostileService, sendJson, type HostileService, type SeenRequest } from '../../support/hostile-service';
+import { sendJson, type SeenRequest } from '../../support/hostile-service';
 import { allowedValues, operationsOf, visibleFields, withField, type Field, type Parameters } from '../../support/node-parameters';
 import {
-	addSweepCredentials,
 	ITEM,
 	nodeDescription,
 	onBothGenerations,
@@ -33,7 +32,9 @@ import {
 	runSweptOnV2,
 	sweepBase,
 	type SweepRun,
+	type SweepSecrets,
 } from '../../support/sweep-operations';
+import { startSweepService, type Answer as Answering, type SweepService } from '../../support/sweep-service';
 import { V2_SERVED } from '../../support/fault-paths';
 import { startSimulator, type V2Simulator } from '../../../simulator/server';
 
@@ -45,27 +46,22 @@ const harness = new EngineHarness();
  */
 const refuseAll = (req: SeenRequest, res: ServerResponse): void =>
 	/^\/api\/job\/[^/]+\/status/.test(req.url) ? sendJson(res, 200, { status: 'failed' }) : sendJson(res, 400, { message: 'sweep: refused' });
-let respond = refuseAll;
-let service: HostileService;
-let cloudCredential = '';
-let serverCredential = '';
-let v2Credential = '';
-let hostCredential = '';
+/** Every run has its own address on the service, so a request counts for the run that sent it (`sweep-service.ts`). */
+let service: SweepService;
 const CLOUD_KEY = 'sweep-cloud-key-7f3a';
 const ACCESS_TOKEN = 'sweep-access-token-91c2';
 const PUBLISHING_TOKEN = 'sweep-publishing-token-5d0e';
 const REPOHOST_TOKEN = 'sweep-repohost-token-c48b';
 const SECRETS = [CLOUD_KEY, ACCESS_TOKEN, PUBLISHING_TOKEN, REPOHOST_TOKEN];
+const CREDENTIAL_SECRETS: SweepSecrets = {
+	cloudKey: CLOUD_KEY,
+	accessToken: ACCESS_TOKEN,
+	publishingToken: PUBLISHING_TOKEN,
+	repohostToken: REPOHOST_TOKEN,
+};
 
 beforeAll(async () => {
-	// A job's status says it failed, so an operation that waits for one ends at its first look.
-	service = await startHostileService((req, res) => respond(req, res), { onSocket: (socket) => socket.close() });
-	({ cloudCredential, serverCredential, v2Credential, hostCredential } = addSweepCredentials(harness, service.url, {
-		cloudKey: CLOUD_KEY,
-		accessToken: ACCESS_TOKEN,
-		publishingToken: PUBLISHING_TOKEN,
-		repohostToken: REPOHOST_TOKEN,
-	}));
+	service = await startSweepService(refuseAll);
 });
 
 afterAll(async () => {
@@ -81,8 +77,8 @@ afterAll(async () => {
 
 const node = (type: string): INodeTypeDescription => nodeDescription(harness, type);
 const baseParameters = (type: string, resource: string, operation: string): Parameters => sweepBase(harness, type, resource, operation);
-const runOnce = (type: string, parameters: Parameters, item: HarnessItem = ITEM): Promise<SweepRun> =>
-	runSwept(harness, { service, cloudCredential, serverCredential, v2Credential, hostCredential }, type, parameters, item);
+const runOnce = (type: string, parameters: Parameters, item: HarnessItem = ITEM, answer?: Answering): Promise<SweepRun> =>
+	runSwept(harness, { service, secrets: CREDENTIAL_SECRETS }, { type, parameters, item, answer });
 
 type Verdict = 'invalid' | 'valid' | 'any';
 interface Case {
@@ -239,10 +235,21 @@ describe(`bad-input sweep over parameters (seed ${SEED}; replay with BAD_INPUT_S
 		'%s %s: %s',
 		async (type, resource, operation) => {
 			const base = baseParameters(type, resource, operation);
-			await sweepFields(node(type), base, (parameters, item) => runOnce(type, parameters, item), RUNS);
+			await sweepFields(
+				node(type),
+				base,
+				(parameters, item) => runOnce(type, parameters, item),
+				RUNS,
+				undefined,
+				(run, what) => service.expectSilent(run, `${type} ${resource}: ${operation}, ${what}`),
+			);
 		},
 		SWEEP_TIMEOUT_MS,
 	);
+
+	test("a refused value sent nothing after its run either, and every request carried its run's address", async () => {
+		expect(await service.spokeLate()).toEqual([]);
+	});
 });
 
 /** A swept run's outcome; on v2 also its requests the contract does not allow. */
@@ -260,6 +267,7 @@ async function sweepFields(
 	run: (parameters: Parameters, item: HarnessItem) => Promise<Swept>,
 	numRuns: number,
 	skip: (field: Field) => boolean = () => false,
+	mustStaySilent?: (run: number, what: string) => void,
 ): Promise<void> {
 	const fields = visibleFields(description, base).filter((field) => casesFor(field) !== undefined && !skip(field));
 	if (fields.length === 0) return; // nothing to set (Get Queue, Interrupt)
@@ -278,6 +286,7 @@ async function sweepFields(
 			if (refused) tally.refused_before_sending++;
 			const said = swept.error?.message ?? '';
 			if (verdict === 'invalid') expect({ said, refused, named: names(said, field) }).toEqual({ said, refused: true, named: true });
+			if (refused && swept.run !== undefined) mustStaySilent?.(swept.run, `${field.displayName} = ${JSON.stringify(value)}`);
 			// An allowed value may still be refused in combination with another field ("used only when Is Portrait is true").
 			const combination = fields.some((other) => other !== field && said.includes(other.displayName));
 			if (verdict === 'valid' && refused && !combination) expect(said.startsWith(field.displayName)).toBe(false);
@@ -357,6 +366,11 @@ describe('defects the sweep found, fixed', () => {
 			sent: 0,
 			sockets: 0,
 		});
+		service.expectSilent(run.run!, `${type} ${resource}: ${operation} with ${JSON.stringify(change)}`);
+	});
+
+	test('nothing was sent for them after their runs either', async () => {
+		expect(await service.spokeLate()).toEqual([]);
 	});
 });
 
@@ -416,10 +430,6 @@ const answers: fc.Arbitrary<Answer> = fc.oneof(
 );
 
 describe(`bad-input sweep over malformed service answers (seed ${SEED}; replay with BAD_INPUT_SEED=${SEED})`, () => {
-	afterEach(() => {
-		respond = refuseAll;
-	});
-
 	const executable = OPERATIONS.filter(([type]) => node(type).properties.some((p) => p.name === 'resource'));
 
 	test.each(executable)(
@@ -430,11 +440,10 @@ describe(`bad-input sweep over malformed service answers (seed ${SEED}; replay w
 			await fc.assert(
 				fc.asyncProperty(answers, async (answer) => {
 					tally.malformed_answers_tried++;
-					respond = (_req, res) => {
+					const run = await runOnce(type, base, ITEM, (_req, res) => {
 						res.writeHead(answer.status, { 'Content-Type': answer.type });
 						res.end(answer.body);
-					};
-					const run = await runOnce(type, base);
+					});
 					const uncaught = uncaughtError(run.error);
 					if (uncaught) tally.uncaught_errors++;
 					expect(uncaught ?? 'none').toBe('none');
