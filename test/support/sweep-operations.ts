@@ -40,13 +40,18 @@ export const FILL: Parameters = {
 /** The registry's archive comes from its own binary field, so the image in `data` stays an image. */
 export const NODE_FILL: Record<string, Parameters> = { hostRegistry: { binaryPropertyName: 'archive' } };
 
-export const ITEM: HarnessItem = {
-	json: {},
-	binaryBase64: {
-		data: { data: PNG.toString('base64'), fileName: 'photo.png', mimeType: 'image/png' },
-		archive: { data: ZIP.toString('base64'), fileName: 'node-1.0.0.zip', mimeType: 'application/zip' },
-	},
+const FILES = {
+	data: { data: PNG.toString('base64'), fileName: 'photo.png', mimeType: 'image/png' },
+	archive: { data: ZIP.toString('base64'), fileName: 'node-1.0.0.zip', mimeType: 'application/zip' },
 };
+
+export const ITEM: HarnessItem = { json: {}, binaryBase64: FILES };
+
+/** The input item of a run of `type` with only the file it reads: the registry's archive, or the image the others take. */
+export const itemFor = (type: string): HarnessItem => ({
+	json: {},
+	binaryBase64: type === 'hostRegistry' ? { archive: FILES.archive } : { data: FILES.data },
+});
 
 /** A node's description as the harness loaded it. */
 export const nodeDescription = (harness: EngineHarness, type: string): INodeTypeDescription =>
