@@ -1,10 +1,11 @@
 /**
  * Shared parts of the bad-input sweep (issue 13 item 4): the seed fast-check runs with (printed,
- * replayable with BAD_INPUT_SEED; test/support/suite-seed.ts), what counts as an uncaught error,
- * and the tally the sweep writes to bench/reliability.json under `bad_input` when
+ * replayable with BAD_INPUT_SEED, which every part of the sweep takes; test/support/suite-seed.ts),
+ * what counts as an uncaught error, and the tally each part (a test file of
+ * test/engine/sweeps/bad-input-*) writes to bench/reliability.json under `bad_input.<part>` when
  * RELIABILITY_FIGURES=1 (test/support/reliability.ts).
  */
-import { recordedReliability, recordReliability } from './reliability';
+import { recordReliabilityPart } from './reliability';
 import { suiteSeed } from './suite-seed';
 
 export const SEED = suiteSeed('BAD_INPUT_SEED');
@@ -54,8 +55,7 @@ export const tally: Tally = {
 	secrets_found: 0,
 };
 
-/** Adds this file's figures under bad_input.<part>, keeping the other parts. */
+/** Adds this file's figures under bad_input.<part>, keeping the other parts (one per test file of the sweep). */
 export function recordFigures(part: string, figures: Record<string, number>): void {
-	const { recorded_at: _at, ...parts } = recordedReliability('bad_input');
-	recordReliability('bad_input', { ...parts, [part]: { ...figures, seed: SEED } });
+	recordReliabilityPart('bad_input', part, { ...figures, seed: SEED });
 }

@@ -9,7 +9,7 @@
 import fc from 'fast-check';
 
 import { SEED, uncaughtError } from './bad-input';
-import { recordedReliability, recordReliability } from './reliability';
+import { recordReliabilityPart } from './reliability';
 
 export { SEED };
 
@@ -127,8 +127,7 @@ export function recordStructureTally(part: string): void {
 		defects_found: Object.values(violations).reduce((sum, count) => sum + count, 0),
 		...violations,
 	};
-	const { recorded_at: _at, ...parts } = recordedReliability('hostile_structures');
-	recordReliability('hostile_structures', { ...parts, [part]: { ...figures, seed: SEED } });
+	recordReliabilityPart('hostile_structures', part, { ...figures, seed: SEED });
 }
 
 /** Ends `promise` with an error after `ms`: an item that never ends is a failure of its own, not a stuck test. */

@@ -3,7 +3,7 @@
  * replaces only that. Written only when RELIABILITY_FIGURES=1 (`npm run reliability`), so an
  * ordinary test run leaves the committed figures alone.
  */
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { closeSync, existsSync, openSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 
 const FILE = join(__dirname, '..', '..', 'bench', 'reliability.json');
@@ -20,4 +20,36 @@ export function recordReliability(section: string, figures: Record<string, unkno
 export function recordedReliability(section: string): Record<string, unknown> {
 	const all = existsSync(FILE) ? (JSON.parse(readFileSync(FILE, 'utf8')) as Record<string, unknown>) : {};
 	return (all[section] ?? {}) as Record<string, unknown>;
+}
+
+/**
+ * Replaces `part` of `section`, keeping its other parts. The parts of a suite are test files Jest
+ * runs side by side: without the lock, two that read the file before either wrote it lose a part.
+ */
+export function recordReliabilityPart(section: string, part: string, figures: Record<string, unknown>): void {
+	if (process.env.RELIABILITY_FIGURES !== '1') return;
+	underLock(`${FILE}.lock`, () => {
+		const { recorded_at: _at, ...parts } = recordedReliability(section);
+		recordReliability(section, { ...parts, [part]: figures });
+	});
+}
+
+/** Runs `work` holding `lock` (a file only one process can create); a lock held 5 s was left by a killed worker. */
+function underLock(lock: string, work: () => void): void {
+	const since = Date.now();
+	for (;;) {
+		try {
+			closeSync(openSync(lock, 'wx'));
+			break;
+		} catch (error) {
+			if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+			if (Date.now() - since > 5000) rmSync(lock, { force: true });
+			else Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 20);
+		}
+	}
+	try {
+		work();
+	} finally {
+		rmSync(lock, { force: true });
+	}
 }

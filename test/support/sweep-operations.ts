@@ -10,12 +10,13 @@ import { picturePng } from '../../simulator/shared/png';
 import type { EngineHarness } from './engine';
 import type { HarnessItem } from './items-node';
 import { txt2img } from './cloud';
-import type { HostileService } from './hostile-service';
+import type { SeenRequest } from './hostile-service';
 import { visibleFields, type Parameters } from './node-parameters';
 import { locator, ZIP } from './registry-node';
 import { hostApiCredential, hostCloudApiCredential, selfHostedCredential } from './credential-fixtures';
 import type { V2Simulator } from '../../simulator/server';
 import { requestBreaches } from './v2-contract';
+import type { Answer, SweepService } from './sweep-service';
 
 export const IMAGE_URL = 'https://images.example.com/photo.png';
 export const PNG = picturePng(8, 8);
@@ -39,13 +40,18 @@ export const FILL: Parameters = {
 /** The registry's archive comes from its own binary field, so the image in `data` stays an image. */
 export const NODE_FILL: Record<string, Parameters> = { hostRegistry: { binaryPropertyName: 'archive' } };
 
-export const ITEM: HarnessItem = {
-	json: {},
-	binaryBase64: {
-		data: { data: PNG.toString('base64'), fileName: 'photo.png', mimeType: 'image/png' },
-		archive: { data: ZIP.toString('base64'), fileName: 'node-1.0.0.zip', mimeType: 'application/zip' },
-	},
+const FILES = {
+	data: { data: PNG.toString('base64'), fileName: 'photo.png', mimeType: 'image/png' },
+	archive: { data: ZIP.toString('base64'), fileName: 'node-1.0.0.zip', mimeType: 'application/zip' },
 };
+
+export const ITEM: HarnessItem = { json: {}, binaryBase64: FILES };
+
+/** The input item of a run of `type` with only the file it reads: the registry's archive, or the image the others take. */
+export const itemFor = (type: string): HarnessItem => ({
+	json: {},
+	binaryBase64: type === 'hostRegistry' ? { archive: FILES.archive } : { data: FILES.data },
+});
 
 /** A node's description as the harness loaded it. */
 export const nodeDescription = (harness: EngineHarness, type: string): INodeTypeDescription =>
@@ -80,9 +86,11 @@ export function sweepBase(
 
 export interface SweepRun {
 	error?: { message: string; description?: string; constructor: { name: string } };
-	sent: HostileService['seen'];
+	sent: SeenRequest[];
 	sockets: number;
 	output: unknown;
+	/** The run's number on the sweep's service (runs on the v2 simulator have none). */
+	run?: number;
 }
 
 /** The four secrets a swept run's credentials hold (each must stay out of what the run shows). */
@@ -91,34 +99,6 @@ export interface SweepSecrets {
 	accessToken: string;
 	publishingToken: string;
 	repohostToken: string;
-}
-
-/** Both credentials of a sweep, pointing at the loopback service at `url`. */
-export function addSweepCredentials(harness: EngineHarness, url: string, secrets: SweepSecrets): Omit<SweepTarget, 'service'> {
-	return {
-		cloudCredential: harness.addCredential('hostCloudApi', hostCloudApiCredential({ apiKey: secrets.cloudKey, baseUrl: url })),
-		// Host Cloud's v2-only operations (Get Job Workflow) are swept on v2, with the same key as a bearer token.
-		v2Credential: harness.addCredential('hostCloudV2Api', { apiKey: secrets.cloudKey, baseUrl: url }),
-		// Host Cloud's Server operations refuse the cloud: they are swept on a self-hosted server at the same
-		// address, behind a proxy header whose value is the cloud key, so the same secret must stay unshown.
-		serverCredential: harness.addCredential(
-			'hostCloudApi',
-			selfHostedCredential({
-				serverUrl: url,
-				proxyHeaders: { values: [{ name: 'X-Proxy-Token', value: secrets.cloudKey }] },
-			}),
-		),
-		hostCredential: harness.addCredential(
-			'hostApi',
-			hostApiCredential({
-				accessToken: secrets.accessToken,
-				registryUrl: url,
-				publisherId: 'acme',
-				publishingToken: secrets.publishingToken,
-				repohostToken: secrets.repohostToken,
-			}),
-		),
-	};
 }
 
 /** What a Host Cloud operation says of the API generations (its module refuses the other one by name). */
@@ -136,34 +116,59 @@ export const onBothGenerations = (resource: string, operation: string): boolean 
 	return known !== undefined && !known.notOnV1 && !known.notOnV2;
 };
 
-/** Where a swept run goes: the loopback service and the two credentials that point at it. */
+/** Where swept runs go: the sweep's loopback service, and the secrets of the credentials made for each run. */
 export interface SweepTarget {
-	service: HostileService;
-	cloudCredential: string;
-	/** A self-hosted server's Host Cloud API credential, for the Server resource. */
-	serverCredential: string;
-	/** A Host Cloud V2 API credential, for the operations only v2 has. */
-	v2Credential: string;
-	hostCredential: string;
+	service: SweepService;
+	secrets: SweepSecrets;
 }
 
-/** Runs one node with `parameters` on `item`, within 10 s, and answers what it threw, sent and output. */
-export async function runSwept(
+/**
+ * The credential a run of `type` with `parameters` uses, stored for it and pointing at `url` (the
+ * run's own address), as { credential type: id }.
+ */
+export function sweepCredential(
 	harness: EngineHarness,
-	{ service, cloudCredential, serverCredential, v2Credential, hostCredential }: SweepTarget,
+	url: string,
+	secrets: SweepSecrets,
 	type: string,
 	parameters: Parameters,
-	item: HarnessItem = ITEM,
-): Promise<SweepRun> {
-	service.seen.length = 0;
-	service.sockets.length = 0;
-	const cloudApi = parameters.resource === 'server' ? serverCredential : cloudCredential;
-	const v2Only = type === 'hostCloud' && onlyOnV2(parameters);
-	const credentials: Record<string, string> =
-		type !== 'hostCloud' ? { hostApi: hostCredential } : v2Only ? { hostCloudV2Api: v2Credential } : { hostCloudApi: cloudApi };
-	if (v2Only) parameters = { apiGeneration: 'v2', ...parameters };
-	const { error, output } = await runBounded(harness, type, parameters, credentials, item);
-	return { error, sent: [...service.seen], sockets: service.sockets.length, output };
+): Record<string, string> {
+	if (type !== 'hostCloud') {
+		const { accessToken, publishingToken, repohostToken } = secrets;
+		const data = hostApiCredential({ accessToken, registryUrl: url, publisherId: 'acme', publishingToken, repohostToken });
+		return { hostApi: harness.addCredential('hostApi', data) };
+	}
+	// Host Cloud's v2-only operations (Get Job Workflow) are swept on v2, with the same key as a bearer token.
+	if (onlyOnV2(parameters)) return { hostCloudV2Api: harness.addCredential('hostCloudV2Api', { apiKey: secrets.cloudKey, baseUrl: url }) };
+	// Host Cloud's Server operations refuse the cloud: they are swept on a self-hosted server at the same
+	// address, behind a proxy header whose value is the cloud key, so the same secret must stay unshown.
+	const data =
+		parameters.resource === 'server'
+			? selfHostedCredential({ serverUrl: url, proxyHeaders: { values: [{ name: 'X-Proxy-Token', value: secrets.cloudKey }] } })
+			: hostCloudApiCredential({ apiKey: secrets.cloudKey, baseUrl: url });
+	return { hostCloudApi: harness.addCredential('hostCloudApi', data) };
+}
+
+/** One swept run: the node, its parameters and input item, and (for the malformed-answer sweep) how the service answers it. */
+export interface SweptRunSpec {
+	type: string;
+	parameters: Parameters;
+	item?: HarnessItem;
+	answer?: Answer;
+}
+
+/**
+ * Runs one node on its own address of the sweep's service, within 10 s, and answers what it threw
+ * and output, and what reached the service for it by the end of the run (`run`: its number there).
+ */
+export async function runSwept(harness: EngineHarness, { service, secrets }: SweepTarget, spec: SweptRunSpec): Promise<SweepRun> {
+	const { run, url } = service.newRun(spec.answer);
+	const v2Only = spec.type === 'hostCloud' && onlyOnV2(spec.parameters);
+	const parameters = v2Only ? { apiGeneration: 'v2', ...spec.parameters } : spec.parameters;
+	const credentials = sweepCredential(harness, url, secrets, spec.type, parameters);
+	const { error, output } = await runBounded(harness, spec.type, parameters, credentials, spec.item ?? ITEM);
+	const { sent, sockets } = service.recordOf(run);
+	return { error, sent: [...sent], sockets, output, run };
 }
 
 /**

@@ -21,7 +21,7 @@ import { buildCatalogue } from '../../../simulator/cloud/catalogue';
 import { EngineHarness } from '../../support/engine';
 import { registerToolTypes, runAsAgentTool } from '../../support/tools';
 import { txt2img } from '../../support/cloud';
-import { sendJson, startHostileService, type HostileService, type SeenRequest } from '../../support/hostile-service';
+import { sendJson, type SeenRequest } from '../../support/hostile-service';
 import {
 	OWN_NAMES,
 	SEED,
@@ -39,21 +39,28 @@ import {
 	within,
 } from '../../support/hostile-structures';
 import { operationsOf, visibleFields, withField, type Parameters } from '../../support/node-parameters';
-import { addSweepCredentials, ITEM, nodeDescription, runSwept, sweepBase, type SweepRun } from '../../support/sweep-operations';
+import {
+	ITEM,
+	nodeDescription,
+	runSwept,
+	sweepBase,
+	sweepCredential,
+	type SweepRun,
+	type SweepSecrets,
+} from '../../support/sweep-operations';
+import { startSweepService, type SweepService } from '../../support/sweep-service';
 import { uiTxt2img, uiTxt2imgInSubgraph } from '../../support/ui-workflows';
 
-const CLOUD_KEY = 'structure-cloud-key-4b7d';
-const ACCESS_TOKEN = 'structure-access-token-8e21';
-const PUBLISHING_TOKEN = 'structure-publishing-token-c3f0';
-const REPOHOST_TOKEN = 'structure-repohost-token-96aa';
-const SECRETS = [CLOUD_KEY, ACCESS_TOKEN, PUBLISHING_TOKEN, REPOHOST_TOKEN];
+const CREDENTIAL_SECRETS: SweepSecrets = {
+	cloudKey: 'structure-cloud-key-4b7d',
+	accessToken: 'structure-access-token-8e21',
+	publishingToken: 'structure-publishing-token-c3f0',
+	repohostToken: 'structure-repohost-token-96aa',
+};
+const SECRETS = Object.values(CREDENTIAL_SECRETS);
 
 const harness = new EngineHarness();
-let service: HostileService;
-let cloudCredential = '';
-let serverCredential = '';
-let v2Credential = '';
-let hostCredential = '';
+let service: SweepService;
 
 /** Node definitions for UI-format conversion; a job's status says it failed; every other request is refused. */
 function refuseAll(req: SeenRequest, res: ServerResponse): void {
@@ -64,13 +71,7 @@ function refuseAll(req: SeenRequest, res: ServerResponse): void {
 }
 
 beforeAll(async () => {
-	service = await startHostileService(refuseAll, { onSocket: (socket) => socket.close() });
-	({ cloudCredential, serverCredential, v2Credential, hostCredential } = addSweepCredentials(harness, service.url, {
-		cloudKey: CLOUD_KEY,
-		accessToken: ACCESS_TOKEN,
-		publishingToken: PUBLISHING_TOKEN,
-		repohostToken: REPOHOST_TOKEN,
-	}));
+	service = await startSweepService(refuseAll);
 	registerToolTypes(harness);
 });
 
@@ -83,7 +84,7 @@ const runOnce = (type: string, parameters: Parameters, item = ITEM): Promise<Swe
 	within(
 		15_000,
 		`${type} ${JSON.stringify(parameters).slice(0, 200)}`,
-		runSwept(harness, { service, cloudCredential, serverCredential, v2Credential, hostCredential }, type, parameters, item),
+		runSwept(harness, { service, secrets: CREDENTIAL_SECRETS }, { type, parameters, item }),
 	);
 
 /** A JSON value as an expression gives it (an object or list from `{{ }}`), so n8n hands it over unwalked. */
@@ -235,20 +236,18 @@ describe(`structural sweep over AI tool arguments (seed ${SEED})`, () => {
 		async () => {
 			await fc.assert(
 				fc.asyncProperty(fc.constantFrom(...tools), argument, async (tool, value) => {
-					service.seen.length = 0;
+					const own = service.newRun();
+					const credentials = sweepCredential(harness, own.url, CREDENTIAL_SECRETS, 'hostCloud', tool.parameters);
 					const run = await within(
 						15_000,
 						tool.name,
-						runAsAgentTool(
-							harness,
-							{ ...tool, type: 'hostCloud', credentials: { hostCloudApi: cloudCredential } },
-							{ prompt_id: value as IDataObject[string] },
-						).then(
+						runAsAgentTool(harness, { ...tool, type: 'hostCloud', credentials }, { prompt_id: value as IDataObject[string] }).then(
 							(result) => ({ error: result.error(tool.name), output: result.items }),
 							(error: unknown) => ({ error, output: [] }),
 						),
 					);
-					judge({ error: run.error as SweepRun['error'], sent: [...service.seen], sockets: 0, output: run.output }, { textInput: true });
+					const { sent } = service.recordOf(own.run);
+					judge({ error: run.error as SweepRun['error'], sent: [...sent], sockets: 0, output: run.output }, { textInput: true });
 				}),
 				{ seed: SEED, numRuns: STRUCTURE_RUNS * 2, endOnFailure: true },
 			);

@@ -31,7 +31,11 @@ export const TEST_INDEX: Record<string, string[]> = {
 	'nodes/HostMedia/helpers/music/takes.ts': ['test/engine/HostMedia/music.test.ts', 'test/engine/HostMedia/music-hostile-stream.test.ts'],
 	'nodes/shared/transport/request-limits.ts': ['test/unit/credentials/time-limits.test.ts', 'test/engine/HostCloud/slow-down.test.ts'],
 	'nodes/shared/binary/result-files.ts': ['test/engine/shared/files-convention.test.ts', 'test/engine/HostMedia/result-names.test.ts'],
-	'nodes/shared/items/fields.ts': ['test/engine/HostMedia/validation.test.ts', 'test/engine/sweeps/bad-input-parameters.test.ts'],
+	'nodes/shared/items/fields.ts': [
+		'test/engine/HostMedia/validation.test.ts',
+		'test/engine/sweeps/bad-input-parameters.test.ts',
+		'test/engine/sweeps/bad-input-defects.test.ts',
+	],
 	'nodes/shared/items/items.ts': ['test/engine/shared/continue-on-fail.test.ts', 'test/unit/shared/tools/tool-use.test.ts'],
 	'nodes/shared/items/path-segment.ts': ['test/engine/shared/path-segments.test.ts'],
 	'nodes/shared/tasks/trigger-memory.ts': [
