@@ -23,14 +23,20 @@ export function recordedReliability(section: string): Record<string, unknown> {
 }
 
 /**
- * Replaces `part` of `section`, keeping its other parts. The parts of a suite are test files Jest
- * runs side by side: without the lock, two that read the file before either wrote it lose a part.
+ * Replaces `part` of `section`, keeping its other parts: `figures`, or what `update` makes of the
+ * part as recorded so far. The parts of a suite are test files Jest runs side by side: without the
+ * lock, two that read the file before either wrote it lose a part.
  */
-export function recordReliabilityPart(section: string, part: string, figures: Record<string, unknown>): void {
+export function recordReliabilityPart(
+	section: string,
+	part: string,
+	figures: Record<string, unknown> | ((earlier: Record<string, unknown> | undefined) => Record<string, unknown>),
+): void {
 	if (process.env.RELIABILITY_FIGURES !== '1') return;
 	underLock(`${FILE}.lock`, () => {
 		const { recorded_at: _at, ...parts } = recordedReliability(section);
-		recordReliability(section, { ...parts, [part]: figures });
+		const next = typeof figures === 'function' ? figures(parts[part] as Record<string, unknown> | undefined) : figures;
+		recordReliability(section, { ...parts, [part]: next });
 	});
 }
 

@@ -4,13 +4,8 @@
  * paths, or the paths FAULT_PATHS names: a full run in parts) each file's tally by the file's
  * name, and the part's figures are their sums: the same totals one file of the whole replay gave.
  */
-import { createHash } from 'node:crypto';
-import { mkdirSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-
 import { SEED } from '../../../support/hostile-structures';
-import { recordedReliability, recordReliability } from '../../../support/reliability';
+import { recordReliabilityPart } from '../../../support/reliability';
 import { FULL, TARGETS } from './settings';
 
 export interface Figures {
@@ -55,33 +50,9 @@ export function sumOf(tallies: Figures[]): Figures {
 export function recordFigures(file: string): void {
 	if (process.env.RELIABILITY_FIGURES !== '1') return;
 	const part = process.env.FAULT_PATHS ?? (FULL ? 'all paths' : 'sample');
-	// The files of a run end at about the same time in parallel workers: one writes at a time.
-	oneAtATime(() => {
-		const { recorded_at: _at, ...kept } = recordedReliability('fault_replay');
-		const earlier = (kept[part] as { files?: Record<string, Figures> } | undefined)?.files ?? {};
-		const files = { ...earlier, [file]: { ...figures } };
-		const entry = { mode: FULL ? 'full' : 'sample', seed: SEED, targets_per_answer: TARGETS, ...sumOf(Object.values(files)), files };
-		recordReliability('fault_replay', { ...kept, [part]: entry });
+	// The files of a run end at about the same time in parallel workers: the part is updated under a lock.
+	recordReliabilityPart('fault_replay', part, (earlier) => {
+		const files = { ...((earlier as { files?: Record<string, Figures> } | undefined)?.files ?? {}), [file]: { ...figures } };
+		return { mode: FULL ? 'full' : 'sample', seed: SEED, targets_per_answer: TARGETS, ...sumOf(Object.values(files)), files };
 	});
-}
-
-/** Runs `write` holding a lock (a folder, made or not at once) shared by this checkout's processes. */
-function oneAtATime(write: () => void): void {
-	const lock = join(tmpdir(), `n8n-nodes-host-figures-${createHash('sha256').update(__dirname).digest('hex').slice(0, 12)}.lock`);
-	// A lock still there after 10 s was left by a process that ended while holding it (a write takes milliseconds).
-	const until = Date.now() + 10_000;
-	for (;;) {
-		try {
-			mkdirSync(lock);
-			break;
-		} catch {
-			if (Date.now() > until) break;
-			Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 20);
-		}
-	}
-	try {
-		write();
-	} finally {
-		rmSync(lock, { recursive: true, force: true });
-	}
 }
