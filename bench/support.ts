@@ -6,6 +6,7 @@
  */
 import { spawn, spawnSync, type ChildProcess, type SpawnSyncOptionsWithStringEncoding } from 'node:child_process';
 import { readFileSync } from 'node:fs';
+import { Socket } from 'node:net';
 import { join } from 'node:path';
 import type { ICredentialDataDecryptedObject } from 'n8n-workflow';
 
@@ -110,16 +111,17 @@ export async function startHostCloudSimulator(
 
 /**
  * Run with --expose-gc (else undefined): two full collections, then what this process still holds,
- * its heap and its Buffers, every `intervalMs` (half a second, or BENCH_RETAINED_EVERY_MS) or as
- * long as the last sample's collections took, if longer (they take tens of ms with n8n in the heap,
- * more on a busy machine: sampling never takes more than half of the process's time).
- * `maxDeltaMiB` is the most over the start, `samples` how many were taken (a transfer over before
- * the first sample was never measured: the tests ask for several). Garbage is not counted, so a
- * busy machine (collecting later, or less) cannot raise it as it can resident memory: this is the
- * figure the tests hold to a bound.
+ * its heap and its Buffers. Sampled every `intervalMs` (half a second, or BENCH_RETAINED_EVERY_MS)
+ * or as long as the last sample's collections took, if longer; or, with BENCH_RETAINED_EVERY_MIB,
+ * each time that many more MiB have come in on any socket of the process instead: the samples then
+ * fall inside the transfer however fast or slow the machine is (a transfer over between two timed
+ * samples was never measured). `maxDeltaMiB` is the most over the start, `samples` how many were
+ * taken. Garbage is not counted, so a busy machine (collecting later, or less) cannot raise it as
+ * it can resident memory: this is the figure the tests hold to a bound.
  */
 export function startRetainedSampler(
 	intervalMs = Number(process.env.BENCH_RETAINED_EVERY_MS) || 500,
+	everyMiB = Number(process.env.BENCH_RETAINED_EVERY_MIB) || 0,
 ): { stop(): { maxDeltaMiB: number; samples: number } } | undefined {
 	const gc = (globalThis as { gc?: () => void }).gc;
 	if (!gc) return undefined;
@@ -137,24 +139,51 @@ export function startRetainedSampler(
 	const baseline = held();
 	let most = baseline;
 	let samples = 0;
+	const sample = () => {
+		most = Math.max(most, held());
+		samples++;
+	};
+	const stopSampling =
+		everyMiB > 0 ? sampleAsBytesArrive(everyMiB * 1024 * 1024, sample) : sampleOnATimer(intervalMs, () => lastTook, sample);
+	return {
+		stop() {
+			stopSampling();
+			return { maxDeltaMiB: Math.round(((most - baseline) / (1024 * 1024)) * 10) / 10, samples };
+		},
+	};
+}
+
+/** Calls `sample` every `intervalMs`, or as long as the last sample took if longer; returns the stop. */
+function sampleOnATimer(intervalMs: number, lastTook: () => number, sample: () => void): () => void {
 	let timer: NodeJS.Timeout;
 	const next = () => {
 		timer = setTimeout(
 			() => {
-				most = Math.max(most, held());
-				samples++;
+				sample();
 				next();
 			},
-			Math.max(intervalMs, lastTook),
+			Math.max(intervalMs, lastTook()),
 		);
 	};
 	next();
-	return {
-		stop() {
-			clearTimeout(timer);
-			return { maxDeltaMiB: Math.round(((most - baseline) / (1024 * 1024)) * 10) / 10, samples };
-		},
+	return () => clearTimeout(timer);
+}
+
+/** Calls `sample` each time `bytes` more have come in on the process's sockets (as they are handed on); returns the stop. */
+function sampleAsBytesArrive(bytes: number, sample: () => void): () => void {
+	const prototype = Socket.prototype as unknown as { push(chunk: unknown, encoding?: BufferEncoding): boolean };
+	const push = prototype.push;
+	let received = 0;
+	let nextAt = bytes;
+	prototype.push = function (this: Socket, chunk: unknown, encoding?: BufferEncoding) {
+		received += Buffer.isBuffer(chunk) ? chunk.length : 0;
+		if (received >= nextAt) {
+			nextAt += bytes;
+			sample();
+		}
+		return push.call(this, chunk, encoding);
 	};
+	return () => void delete (prototype as { push?: unknown }).push;
 }
 
 /** Samples this process's resident memory every few ms; `peakDeltaMiB` is growth over the start. */
