@@ -38,8 +38,7 @@ done
 
 if [ "$failedChecks" -gt 0 ]; then
 	summary=$(grep -E '^[0-9]+ passed, [0-9]+ failed$' "$logs/jest" | tail -n 1)
-	passed=$(echo "${summary:-0 passed, 0 failed}" | cut -d' ' -f1)
-	failed=$(echo "${summary:-0 passed, 0 failed}" | cut -d' ' -f3)
+	read -r passed _ failed _ <<<"${summary:-0 passed, 0 failed}"
 	echo "$passed passed, $((failed + failedChecks)) failed"
 	status=1
 fi

@@ -24,17 +24,20 @@ class SummaryReporter {
 	}
 }
 
+/** A test file's seconds, from its start to its end in its worker. */
+const secondsOf = (file) => (file.perfStats.end - file.perfStats.start) / 1000;
+
 /** Every file's seconds, by its path from the project's folder, longest first. */
 function writeFileSeconds(target, files) {
 	const seconds = files
-		.map((file) => [relative(process.cwd(), file.testFilePath), Math.round((file.perfStats.end - file.perfStats.start) / 100) / 10])
+		.map((file) => [relative(process.cwd(), file.testFilePath), Math.round(secondsOf(file) * 10) / 10])
 		.sort(([, a], [, b]) => b - a);
 	writeFileSync(target, `${JSON.stringify(Object.fromEntries(seconds), null, '\t')}\n`);
 }
 
 /** The `count` slowest test files, one a line: seconds, then the path from the project's folder. */
 function slowestFiles(files, count) {
-	const timed = files.map((file) => ({ seconds: (file.perfStats.end - file.perfStats.start) / 1000, path: file.testFilePath }));
+	const timed = files.map((file) => ({ seconds: secondsOf(file), path: file.testFilePath }));
 	timed.sort((a, b) => b.seconds - a.seconds);
 	const lines = timed
 		.slice(0, count)

@@ -8,6 +8,7 @@
  * own run's, where a look after the sweep (`spokeLate`) still finds it.
  */
 import type { ServerResponse } from 'node:http';
+import { setTimeout as delay } from 'node:timers/promises';
 
 import { startHostileService, type SeenRequest } from './hostile-service';
 
@@ -95,5 +96,3 @@ export async function startSweepService(answer: Answer): Promise<SweepService> {
 		close: () => service.close(),
 	};
 }
-
-const delay = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));

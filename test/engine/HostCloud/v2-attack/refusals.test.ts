@@ -73,15 +73,14 @@ describe('API Generation in a pasted workflow', () => {
 		expect(v2.api.seen).toEqual([]);
 	});
 
+	/** A Host Cloud node with `parameters` (no API Generation) and only a Host Cloud V2 API credential. */
+	const runWithV2CredentialOnly = (parameters: Record<string, unknown>) =>
+		v2.harness.runNode({ type: 'hostCloud', parameters: parameters as never, credentials: { hostCloudV2Api: v2.credential } }, [
+			{ json: {} },
+		]);
+
 	test('absent, with only a Host Cloud V2 API credential: the node speaks v1; a v2-only operation is refused by name, nothing sent', async () => {
-		const result = await v2.harness.runNode(
-			{
-				type: 'hostCloud',
-				parameters: { resource: 'workflow', operation: 'getJobWorkflow', jobId: 'j1' } as never,
-				credentials: { hostCloudV2Api: v2.credential },
-			},
-			[{ json: {} }],
-		);
+		const result = await runWithV2CredentialOnly({ resource: 'workflow', operation: 'getJobWorkflow', jobId: 'j1' });
 
 		expect(result.error('Node')?.message).toMatch(/^Workflow → Get Job Workflow is not available on the v1 API/);
 		expect(v2.api.seen).toEqual([]);
@@ -89,14 +88,7 @@ describe('API Generation in a pasted workflow', () => {
 	});
 
 	test('absent, with only a Host Cloud V2 API credential: Execute (v1) finds no v1 credential and sends nothing', async () => {
-		const result = await v2.harness.runNode(
-			{
-				type: 'hostCloud',
-				parameters: { resource: 'workflow', operation: 'execute', workflow: '{}' } as never,
-				credentials: { hostCloudV2Api: v2.credential },
-			},
-			[{ json: {} }],
-		);
+		const result = await runWithV2CredentialOnly({ resource: 'workflow', operation: 'execute', workflow: '{}' });
 
 		expect(result.status).toBe('error');
 		expect(v2.api.seen).toEqual([]);
