@@ -1,16 +1,27 @@
-const { writeFileSync } = require('node:fs');
-const { relative } = require('node:path');
+const { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } = require('node:fs');
+const { tmpdir } = require('node:os');
+const { dirname, join, relative } = require('node:path');
 
 // Ends a Jest run with one plain line, "N passed, N failed", that CI reads as the run's verdict.
 // Before it, once each, the reason of every suite skipped for missing outside data
 // (test/support/shared-data.ts titles those "skipped: …"): several files may skip for one data set.
 // TEST_TIMES=n also lists the n slowest files (seconds from their start to their end, in their worker);
-// TEST_FILE_SECONDS=file writes every file's seconds there as JSON (test/sequencer.js reads test/file-seconds.json).
+// TEST_FILE_SECONDS=file writes every file's seconds there as JSON, with its CPU seconds from TEST_CPU_LOG
+// (test/quiet-environment.js) when that is set too (test/sequencer.js plans the order from test/file-seconds.json).
 class SummaryReporter {
+	constructor() {
+		// The workers start after the reporters, with this process's environment: each logs its files' CPU there.
+		if (process.env.TEST_FILE_SECONDS && !process.env.TEST_CPU_LOG) {
+			this.ownCpuLog = join(mkdtempSync(join(tmpdir(), 'n8n-nodes-host-cpu-')), 'cpu.log');
+			process.env.TEST_CPU_LOG = this.ownCpuLog;
+		}
+	}
+
 	onRunComplete(_contexts, results) {
 		const slowest = Number(process.env.TEST_TIMES);
 		if (slowest > 0) process.stdout.write(slowestFiles(results.testResults, slowest));
 		if (process.env.TEST_FILE_SECONDS) writeFileSeconds(process.env.TEST_FILE_SECONDS, results.testResults);
+		if (this.ownCpuLog) rmSync(dirname(this.ownCpuLog), { recursive: true, force: true });
 		const reasons = new Set();
 		for (const file of results.testResults) {
 			for (const test of file.testResults) {
@@ -27,12 +38,27 @@ class SummaryReporter {
 /** A test file's seconds, from its start to its end in its worker. */
 const secondsOf = (file) => (file.perfStats.end - file.perfStats.start) / 1000;
 
-/** Every file's seconds, by its path from the project's folder, longest first. */
+/** Every file's seconds and CPU seconds, by its path from the project's folder, longest first. */
 function writeFileSeconds(target, files) {
-	const seconds = files
-		.map((file) => [relative(process.cwd(), file.testFilePath), Math.round(secondsOf(file) * 10) / 10])
-		.sort(([, a], [, b]) => b - a);
-	writeFileSync(target, `${JSON.stringify(Object.fromEntries(seconds), null, '\t')}\n`);
+	const cpu = cpuSeconds(process.env.TEST_CPU_LOG);
+	const entries = files
+		.map((file) => {
+			const path = relative(process.cwd(), file.testFilePath);
+			return [path, { seconds: Math.round(secondsOf(file) * 10) / 10, cpu: cpu.get(path) }];
+		})
+		.sort(([, a], [, b]) => b.seconds - a.seconds);
+	writeFileSync(target, `${JSON.stringify(Object.fromEntries(entries), null, '\t')}\n`);
+}
+
+/** Each file's CPU seconds in the log TEST_CPU_LOG names (its last line for the file: the log is appended to run after run). */
+function cpuSeconds(log) {
+	const seconds = new Map();
+	if (!log || !existsSync(log)) return seconds;
+	for (const line of readFileSync(log, 'utf8').split('\n')) {
+		const [cpu, , , , path] = line.split('\t');
+		if (path) seconds.set(path, Number(cpu));
+	}
+	return seconds;
 }
 
 /** The `count` slowest test files, one a line: seconds, then the path from the project's folder. */
