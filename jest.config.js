@@ -17,11 +17,14 @@ module.exports = {
 	globalTeardown: '<rootDir>/test/global-teardown.js',
 	setupFiles: ['<rootDir>/test/setup-env.js'],
 	testTimeout: 30000,
-	// Most engine tests wait on the simulator's timers or the node's own pauses, not the CPU: on this
-	// 2-core machine, quiet, Jest took 507 s with 2 workers, 204 s with 6 and 168 s with 10 (about 240
-	// CPU-s each time, so two cores cannot go under 120 s).
-	maxWorkers: 10,
+	// Most engine tests wait on the simulator's timers or the node's own pauses, not the CPU: a worker
+	// waiting on timers holds a place that a file needing the CPU could use. On this 2-core machine,
+	// quiet, Jest took 507 s with 2 workers, 204 s with 6 and 168 s with 10 in Jest's own order; in
+	// the planned order (test/sequencer.js, which plays the run with this many) 195 s with 8, 160 to
+	// 166 s with 10, 154 s with 12 and 173 s with 14 (each worker's first file compiles n8n: more CPU).
+	maxWorkers: 12,
 	// A worker that has loaded n8n for many test files holds gigabytes and is slow to end (test/worker-exit.js):
-	// one over this after a test file is replaced by a fresh one.
+	// one still over this after a test file (test/quiet-environment.js collects its garbage first) is
+	// replaced by a fresh one.
 	workerIdleMemoryLimit: '400MB',
 };

@@ -125,7 +125,7 @@ describe('as the AI Agent has the engine run it (execute context)', () => {
 
 describe('Tool Wait', () => {
 	test('a slow job answers "running" within the wait, is not cancelled, and Get Status collects it in the same shape', async () => {
-		cloud.sim.options.nodeMs = 400; // seven nodes: about 3 s
+		cloud.sim.options.nodeMs = 1000; // seven nodes: 7 s, long past the 1 s wait on a loaded machine too
 		const [generate, status] = await toolsOf(generateNode({ toolWaitSeconds: 1 }), statusNode());
 		const started = Date.now();
 		const running = answerOf(await generate!.invoke({ prompt: 'a slow fox' }));
@@ -149,12 +149,17 @@ describe('Tool Wait', () => {
 	});
 
 	test('Get Status, still not finished after its wait, answers "running" again', async () => {
-		cloud.sim.options.nodeMs = 600;
+		// Seven nodes of 3 s: far longer than two waits of 1 s, however slow a loaded machine makes the
+		// calls around them (4 s jobs had finished by the second answer). The reset after the test ends it.
+		cloud.sim.options.nodeMs = 3000;
 		const [generate, status] = await toolsOf(generateNode({ toolWaitSeconds: 1 }), statusNode({ toolWaitSeconds: 1 }));
 		const running = answerOf(await generate!.invoke({ prompt: 'a slower fox' }));
 		const again = answerOf(await status!.invoke({ prompt_id: running.prompt_id }));
 		expect(again).toMatchObject({ status: 'running', prompt_id: running.prompt_id });
-		await waitUntil(() => cloud.sim.cloud.jobs.get(running.prompt_id)?.status === 'completed', 10000);
+		// Still left running: neither answer cancelled it.
+		expect(cloud.sim.cloud.jobs.get(running.prompt_id)?.status).toBe('in_progress');
+		expect(cloud.sim.requestsTo('POST', '/api/interrupt')).toEqual([]);
+		expect(cloud.sim.requestsTo('POST', '/api/queue')).toEqual([]);
 	});
 });
 
