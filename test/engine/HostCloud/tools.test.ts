@@ -5,7 +5,7 @@
  * ordinary execute context). Either way: the operation's own tool description, a bounded wait that
  * leaves the job running, a compact answer with each output's link, and nothing downloaded.
  */
-import { resetCloud, startCloud, txt2img, waitUntil, type CloudSetup } from '../../support/cloud';
+import { resetCloud, startCloud, txt2img, type CloudSetup } from '../../support/cloud';
 import { registerToolTypes, runAsAgentTool, toolsFor, type HarnessTool, type ToolNodeSpec } from '../../support/tools';
 
 let cloud: CloudSetup;
