@@ -2,8 +2,9 @@
 # `npm test`: the build first (repository tests read dist/), then lint and type check beside Jest:
 # neither shares anything with it. They run at the lowest priority, so they take the moments when
 # Jest's files all wait on timers and leave Jest the CPU otherwise (quiet, at the same priority they
-# made a fresh clone's `npm test` 10 s longer). Each check's output is printed whole once Jest has ended. The last line is
-# Jest's "N passed, N failed" (CI reads it), with each failed check counted as one failure more.
+# made a fresh clone's `npm test` 10 s longer). Each check's output is printed whole once Jest has ended. Jest's closing
+# line "N passed, N failed" comes before the checks' verdicts; when a check failed, it is printed again
+# last, with each failed check counted as one failure more.
 # Arguments go to Jest (`npm test -- test/unit`).
 set -uo pipefail
 cd "$(dirname "$0")/.."

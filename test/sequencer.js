@@ -7,10 +7,12 @@
  * came at the end, all at once. So the order is planned by playing the run through first, from each
  * file's seconds and CPU seconds in a quiet run (test/file-seconds.json, which `npm run
  * test:file-seconds` writes anew; for a file not there, its seconds in Jest's cache of the last run):
- * - a free worker takes the file that needs the CPU most while the running files leave a core idle,
- *   and the longest waiting file while they keep every core busy;
- * - a file too long to wait any more (it would end after four fifths of the run) starts at once.
- * A file with no time anywhere runs first, as in Jest's own order.
+ * - a free worker takes the file that needs the CPU most while the running files need less than
+ *   every core, and the longest waiting file while they need them all;
+ * - a file too long to wait any more (it would end after four fifths of the run) starts at once;
+ * - where that plays no shorter than longest first (many cores, nothing waits for the CPU), longest first.
+ * As in Jest's own order, a file with no time anywhere runs first, and a file that failed last time
+ * before all.
  */
 const { availableParallelism } = require('node:os');
 const { relative } = require('node:path');
@@ -23,6 +25,8 @@ const CORES = availableParallelism();
 const WAITING = 0.25;
 /** The part of the run by which every file over a few seconds has ended: the rest is left to short files, which fill the cores to the end. */
 const ENDS_BY = 0.8;
+/** Jest's own number when the config gives none or a share of the cores ("50%"): one less than the cores. */
+const WORKERS = Number.isInteger(maxWorkers) && maxWorkers > 0 ? maxWorkers : Math.max(1, CORES - 1);
 
 class PlannedOrder extends Sequencer {
 	time(test) {
@@ -34,39 +38,50 @@ class PlannedOrder extends Sequencer {
 		const unknown = [];
 		const files = [];
 		for (const test of tests) {
-			const ms = this.time(test);
+			test.duration = this.time(test); // Jest's estimate of the run's length
 			const cpu = recorded[relative(test.context.config.rootDir, test.path)]?.cpu;
-			if (ms === undefined) unknown.push(test);
+			if (test.duration === undefined) unknown.push(test);
 			else {
-				const seconds = Math.max(ms / 1000, 0.01);
+				const seconds = Math.max(test.duration / 1000, 0.01);
 				files.push({ test, seconds, share: Math.min(1, (cpu ?? seconds) / seconds) });
 			}
 		}
-		const workers = Math.max(1, Math.min(maxWorkers, files.length));
-		// Twice: the first play gives the run's length, which the second uses to start long files in time.
-		const length = play(files, workers, Infinity).end;
-		return [...unknown, ...play(files, workers, length).order.map((run) => run.file.test)];
+		const planned = [...unknown, ...plan(files, WORKERS, CORES).map((file) => file.test)];
+		// As in Jest's own order, a file that failed in the last run first.
+		return [...planned.filter((test) => this.hasFailed(test)), ...planned.filter((test) => !this.hasFailed(test))];
 	}
 }
 
 /**
- * Plays a run: `workers` at once, each file at its share of a core, slowed evenly when the running
- * files ask more than the cores have. Gives the files in the order they started, each with its start
- * and end, and the run's end.
+ * The files in the order to start them: planned, or longest first where that plays shorter (on many
+ * cores, where nothing has to wait for the CPU).
  */
-function play(files, workers, length) {
+function plan(files, workers, cores) {
+	// Twice: the first play gives the run's length, which the second uses to start long files in time.
+	const planned = play(files, workers, play(files, workers, Infinity, cores, pick).end, cores, pick);
+	const longestFirst = play(files, workers, Infinity, cores, () => 0);
+	return (planned.end <= longestFirst.end ? planned : longestFirst).order.map((run) => run.file);
+}
+
+/**
+ * Plays a run: `workers` at once, each file at its share of a core, slowed evenly when the running
+ * files ask more than the `cores` have; `choose` gives the index in `left` (longest first) of the
+ * file a free worker takes. Gives the files in the order they started, each with its start and
+ * end, and the run's end.
+ */
+function play(files, workers, length, cores, choose) {
 	const left = [...files].sort((a, b) => b.seconds - a.seconds);
 	const running = [];
 	const order = [];
 	let now = 0;
 	while (left.length > 0 || running.length > 0) {
 		while (running.length < workers && left.length > 0) {
-			const file = pick(left, running, now, length);
+			const [file] = left.splice(choose(left, running, now, length, cores), 1);
 			const run = { file, rest: file.seconds, start: now };
 			running.push(run);
 			order.push(run);
 		}
-		const speed = Math.min(1, CORES / demand(running));
+		const speed = Math.min(1, cores / demand(running));
 		const step = Math.min(...running.map((run) => run.rest)) / speed;
 		now += step;
 		for (const run of running) run.rest -= step * speed;
@@ -81,21 +96,17 @@ function play(files, workers, length) {
 
 const demand = (running) => running.reduce((sum, run) => sum + run.file.share, 0);
 
-/** Takes the next file from `left` (longest first): one that must start now to end in time, else one that fills the cores. */
-function pick(left, running, now, length) {
-	const longest = left[0];
-	let index = 0;
-	if (now + longest.seconds < length * ENDS_BY) {
-		const idle = demand(running) < CORES;
-		const found = idle
+/** The next file of `left` (longest first): one that must start now to end in time, else one that fills the cores. */
+function pick(left, running, now, length, cores) {
+	if (now + left[0].seconds >= length * ENDS_BY) return 0;
+	const found =
+		demand(running) < cores
 			? left.reduce((best, file, i) => (file.share > left[best].share ? i : best), 0)
 			: left.findIndex((file) => file.share < WAITING);
-		index = Math.max(0, found);
-	}
-	return left.splice(index, 1)[0];
+	return Math.max(0, found);
 }
 
 module.exports = PlannedOrder;
 // For its test (test/repo/support/sequencer.test.ts).
+module.exports.plan = plan;
 module.exports.play = play;
-module.exports.CORES = CORES;

@@ -36,6 +36,9 @@ function runJest(testMatch: string[]): Promise<{ code: number | null; output: st
 	// This worker's own folders must not be handed down: the child makes its own.
 	delete env.N8N_USER_FOLDER;
 	delete env.N8N_NODES_HOST_TEST_ROOT;
+	// Nor the run's measuring (npm run test:file-seconds): the child's files would be counted as this run's.
+	delete env.TEST_CPU_LOG;
+	delete env.TEST_FILE_SECONDS;
 	const jest = spawn(process.execPath, [join(ROOT, 'node_modules/jest/bin/jest.js'), '--ci', '--runInBand', '--testMatch', ...testMatch], {
 		cwd: ROOT,
 		env,

@@ -791,9 +791,12 @@ describe('fault switches', () => {
 	});
 
 	test('silenceWebSocket drops (not delays) the messages of its window; the job still finishes', async () => {
-		sim.options.nodeMs = 20;
+		// The window opens at execution_cached, sent in the same turn as node 4's "executing": a window
+		// of 50 ms had ended between the two on a loaded machine (the process waited for a core). A node
+		// takes 400 ms, so node 9 (the seventh) comes 2.4 s after the start, long after the window.
+		sim.options.nodeMs = 400;
 		const ws = await Listener.open();
-		sim.faults.silenceWebSocket = { afterMessages: 2, ms: 50 };
+		sim.faults.silenceWebSocket = { afterMessages: 2, ms: 1000 };
 		const id = await submit(txt2img());
 		expect((await ws.end(id)).type).toBe('execution_success');
 		const mine = ws.of(id).map((m) => m.type);
