@@ -4,7 +4,7 @@
  * the results and nothing between them.
  *
  * Where the suite's time goes, per test file (docs/development.md, "The suite's time"):
- * TEST_CPU_LOG=file appends one line per test file: CPU seconds (its worker's user+sys, plus the
+ * TEST_CPU_LOG=file appends one line per test file (cpu-log.js): CPU seconds (its worker's user+sys, plus the
  * child processes it started and waited for), the worker's pid, the worker's heap after the file
  * (MiB), wall seconds, and the file's path. TEST_CPU_PROFILE=folder writes a V8 CPU profile of each
  * test file there (`<file>.<pid>.cpuprofile`, for Chrome's DevTools).
@@ -16,12 +16,14 @@
  * over the limit after that is replaced. The file that just ended is still held by Jest at that
  * moment: what the collection frees is the files before it.
  */
-const { appendFileSync, readFileSync, writeFileSync } = require('node:fs');
+const { readFileSync, writeFileSync } = require('node:fs');
 const { basename, join, relative } = require('node:path');
 const { format } = require('node:util');
 const { setFlagsFromString } = require('node:v8');
 const { runInNewContext } = require('node:vm');
 const { TestEnvironment } = require('jest-environment-node');
+
+const { appendCpuLine } = require('./cpu-log');
 
 require('./worker-exit');
 
@@ -86,10 +88,13 @@ function childrenCpu() {
 
 function logCpu(file, testPath, started) {
 	const own = process.cpuUsage(started.cpu);
-	const cpu = (own.user + own.system) / 1e6 + (childrenCpu() - started.children);
-	const heap = Math.round(process.memoryUsage().heapUsed / 2 ** 20);
-	const wall = (Date.now() - started.wall) / 1000;
-	appendFileSync(file, `${cpu.toFixed(2)}\t${process.pid}\t${heap}M\t${wall.toFixed(2)}\t${relative(process.cwd(), testPath)}\n`);
+	appendCpuLine(file, {
+		cpu: (own.user + own.system) / 1e6 + (childrenCpu() - started.children),
+		pid: process.pid,
+		heapMiB: Math.round(process.memoryUsage().heapUsed / 2 ** 20),
+		wall: (Date.now() - started.wall) / 1000,
+		path: relative(process.cwd(), testPath),
+	});
 }
 
 function startProfiler() {

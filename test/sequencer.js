@@ -28,9 +28,12 @@ const ENDS_BY = 0.8;
 /** Jest's own number when the config gives none or a share of the cores ("50%"): one less than the cores. */
 const WORKERS = Number.isInteger(maxWorkers) && maxWorkers > 0 ? maxWorkers : Math.max(1, CORES - 1);
 
+/** A test file's seconds and CPU seconds in the quiet run, if it was there. */
+const recordOf = (test) => recorded[relative(test.context.config.rootDir, test.path)];
+
 class PlannedOrder extends Sequencer {
 	time(test) {
-		const seconds = recorded[relative(test.context.config.rootDir, test.path)]?.seconds;
+		const seconds = recordOf(test)?.seconds;
 		return seconds === undefined ? super.time(test) : seconds * 1000;
 	}
 
@@ -39,16 +42,16 @@ class PlannedOrder extends Sequencer {
 		const files = [];
 		for (const test of tests) {
 			test.duration = this.time(test); // Jest's estimate of the run's length
-			const cpu = recorded[relative(test.context.config.rootDir, test.path)]?.cpu;
 			if (test.duration === undefined) unknown.push(test);
 			else {
 				const seconds = Math.max(test.duration / 1000, 0.01);
-				files.push({ test, seconds, share: Math.min(1, (cpu ?? seconds) / seconds) });
+				files.push({ test, seconds, share: Math.min(1, (recordOf(test)?.cpu ?? seconds) / seconds) });
 			}
 		}
+		const failed = new Set(tests.filter((test) => this.hasFailed(test)));
 		const planned = [...unknown, ...plan(files, WORKERS, CORES).map((file) => file.test)];
 		// As in Jest's own order, a file that failed in the last run first.
-		return [...planned.filter((test) => this.hasFailed(test)), ...planned.filter((test) => !this.hasFailed(test))];
+		return [...planned.filter((test) => failed.has(test)), ...planned.filter((test) => !failed.has(test))];
 	}
 }
 

@@ -1,6 +1,7 @@
-const { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } = require('node:fs');
+const { mkdtempSync, rmSync, writeFileSync } = require('node:fs');
 const { tmpdir } = require('node:os');
 const { dirname, join, relative } = require('node:path');
+const { cpuSecondsIn } = require('./cpu-log');
 
 // Ends a Jest run with one plain line, "N passed, N failed", that CI reads as the run's verdict.
 // Before it, once each, the reason of every suite skipped for missing outside data
@@ -40,7 +41,7 @@ const secondsOf = (file) => (file.perfStats.end - file.perfStats.start) / 1000;
 
 /** Every file's seconds and CPU seconds, by its path from the project's folder, longest first. */
 function writeFileSeconds(target, files) {
-	const cpu = cpuSeconds(process.env.TEST_CPU_LOG);
+	const cpu = cpuSecondsIn(process.env.TEST_CPU_LOG);
 	const entries = files
 		.map((file) => {
 			const path = relative(process.cwd(), file.testFilePath);
@@ -48,17 +49,6 @@ function writeFileSeconds(target, files) {
 		})
 		.sort(([, a], [, b]) => b.seconds - a.seconds);
 	writeFileSync(target, `${JSON.stringify(Object.fromEntries(entries), null, '\t')}\n`);
-}
-
-/** Each file's CPU seconds in the log TEST_CPU_LOG names (its last line for the file: the log is appended to run after run). */
-function cpuSeconds(log) {
-	const seconds = new Map();
-	if (!log || !existsSync(log)) return seconds;
-	for (const line of readFileSync(log, 'utf8').split('\n')) {
-		const [cpu, , , , path] = line.split('\t');
-		if (path) seconds.set(path, Number(cpu));
-	}
-	return seconds;
 }
 
 /** The `count` slowest test files, one a line: seconds, then the path from the project's folder. */
